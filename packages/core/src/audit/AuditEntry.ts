@@ -1,0 +1,29 @@
+// Audit log entries and outgoing e-mails (spec §Events): side effects, written through ports.
+import { Schema } from "effect"
+
+export const AuditAction = Schema.Literals(["connection.approved", "connection.declined", "connection.ended"])
+export type AuditAction = typeof AuditAction.Type
+
+export const AuditEntry = Schema.Struct({
+  id: Schema.String,
+  workspaceId: Schema.String,
+  at: Schema.Number,
+  /** The person who acted, or null for the service itself (reuse detection, expiry). */
+  actorId: Schema.NullOr(Schema.String),
+  action: AuditAction,
+  clientId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(Schema.String),
+  /** Non-secret details: scopes, reason, surface. */
+  detail: Schema.Record(Schema.String, Schema.Unknown)
+})
+export type AuditEntry = typeof AuditEntry.Type
+
+export const MailMessage = Schema.Struct({
+  id: Schema.String,
+  to: Schema.String,
+  subject: Schema.String,
+  text: Schema.String,
+  createdAt: Schema.Number,
+  sentAt: Schema.NullOr(Schema.Number)
+})
+export type MailMessage = typeof MailMessage.Type

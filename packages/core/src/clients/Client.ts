@@ -1,0 +1,34 @@
+// An OAuth client of any of the three kinds (spec §Resources: OAuth client, Client ID Metadata Document).
+import { Schema } from "effect"
+
+export const ClientKind = Schema.Literals(["workspace_app", "dynamic", "metadata_document"])
+export type ClientKind = typeof ClientKind.Type
+
+export const TokenEndpointAuthMethod = Schema.Literals(["none", "client_secret_basic", "client_secret_post"])
+export type TokenEndpointAuthMethod = typeof TokenEndpointAuthMethod.Type
+
+export const Client = Schema.Struct({
+  /** `apc_…` for workspace apps and dynamic registrations; the document's https URL for metadata-document clients. */
+  clientId: Schema.String,
+  version: Schema.Int,
+  kind: ClientKind,
+  /** Self-given name; shown in quotes as an Unverified app unless `recognised`. */
+  name: Schema.NullOr(Schema.String),
+  redirectUris: Schema.Array(Schema.String),
+  authMethod: TokenEndpointAuthMethod,
+  /** SHA-256 of the client secret; only confidential clients have one. */
+  secretHash: Schema.NullOr(Schema.String),
+  /** The registering workspace of a workspace app: only its members may authorize it. */
+  workspaceId: Schema.NullOr(Schema.String),
+  /** A recognised (verified) product: errors redirect at once, the consent page says verified. */
+  recognised: Schema.Boolean,
+  createdAt: Schema.Number,
+  /** When a token was last issued to this client; drives forgetting unused registrations. */
+  lastTokenAt: Schema.NullOr(Schema.Number),
+  /** Removed workspace apps stay as rows so that their connections can be shown as ended. */
+  removedAt: Schema.NullOr(Schema.Number),
+  /** Metadata-document clients: the host serving the document, and until when the fetched copy may be used. */
+  documentHost: Schema.NullOr(Schema.String),
+  cacheUntil: Schema.NullOr(Schema.Number)
+})
+export type Client = typeof Client.Type

@@ -1,0 +1,30 @@
+// The authorization code record (spec §Tokens and codes, §States: Authorization code). Found by its SHA-256.
+import { Schema } from "effect"
+import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
+
+export const CodeStatus = Schema.Literals(["issued", "used"])
+export type CodeStatus = typeof CodeStatus.Type
+
+export const AuthorizationCode = Schema.Struct({
+  hash: Schema.String,
+  version: Schema.Int,
+  clientId: Schema.String,
+  redirectUri: Schema.String,
+  redirectUriSent: Schema.Boolean,
+  codeChallenge: Schema.String,
+  /** The grant the person approved; the connection is made from it at the exchange. */
+  userId: Schema.String,
+  workspaceId: Schema.String,
+  scopes: Schema.Array(Scope),
+  surface: Surface,
+  platforms: PlatformChoice,
+  writeMode: WriteMode,
+  issuedAt: Schema.Number,
+  expiresAt: Schema.Number,
+  status: CodeStatus,
+  /** Failed exchanges (wrong verifier, redirect_uri or client); the fifth kills the code (checklist decision 43). */
+  failedAttempts: Schema.Int,
+  /** Set by the first exchange: a second exchange ends this connection (RFC 6749 §4.1.2). */
+  connectionId: Schema.NullOr(Schema.String)
+})
+export type AuthorizationCode = typeof AuthorizationCode.Type

@@ -1,0 +1,51 @@
+// Access tokens, API keys and the Principal a bearer credential resolves to (spec §Tokens and codes, §Authentication).
+import { Schema } from "effect"
+import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
+
+export const AccessToken = Schema.Struct({
+  hash: Schema.String,
+  connectionId: Schema.String,
+  /** The refresh generation it was issued with: withdrawing that pair ends it. */
+  generation: Schema.Int,
+  clientId: Schema.String,
+  workspaceId: Schema.String,
+  /** May be narrower than the connection's (refresh with `scope`). */
+  scopes: Schema.Array(Scope),
+  surface: Surface,
+  issuedAt: Schema.Number,
+  expiresAt: Schema.Number,
+  revokedAt: Schema.NullOr(Schema.Number)
+})
+export type AccessToken = typeof AccessToken.Type
+
+export const ApiKey = Schema.Struct({
+  id: Schema.String,
+  hash: Schema.String,
+  version: Schema.Int,
+  workspaceId: Schema.String,
+  name: Schema.String,
+  createdBy: Schema.String,
+  scopes: Schema.Array(Scope),
+  /** The key's Tool writes setting. */
+  toolWrites: WriteMode,
+  createdAt: Schema.Number,
+  lastUsedAt: Schema.NullOr(Schema.Number),
+  revokedAt: Schema.NullOr(Schema.Number)
+})
+export type ApiKey = typeof ApiKey.Type
+
+/** Who is calling and what they may do: the one shape REST and MCP check against. */
+export const Principal = Schema.Struct({
+  kind: Schema.Literals(["connection", "api_key"]),
+  workspaceId: Schema.String,
+  /** The approver of a connection, the creator of a key. */
+  userId: Schema.String,
+  scopes: Schema.Array(Scope),
+  surface: Surface,
+  platforms: PlatformChoice,
+  writeMode: WriteMode,
+  connectionId: Schema.NullOr(Schema.String),
+  apiKeyId: Schema.NullOr(Schema.String),
+  clientId: Schema.NullOr(Schema.String)
+})
+export type Principal = typeof Principal.Type

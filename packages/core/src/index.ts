@@ -1,0 +1,13 @@
+// @adgate/core: the domain of adgate. Adapters import from here; nothing here imports an adapter.
+export * from "./ports/index.ts"
+export * from "./ports/memory/index.ts"
+export * from "./scopes/Scope.ts"
+export * from "./workspaces/Workspace.ts"
+export * from "./clients/Client.ts"
+export * from "./authorize/ConsentPage.ts"
+export * from "./codes/AuthorizationCode.ts"
+export * from "./connections/Connection.ts"
+export * from "./credentials/records.ts"
+export * from "./audit/AuditEntry.ts"
+export * from "./scopes/grant.ts"
+export * from "./people/records.ts"

@@ -1,0 +1,14 @@
+// People who sign in to the service's own pages: their password hash and their browser sessions.
+import { Schema } from "effect"
+
+/** A signed-in browser session; found by the SHA-256 of the cookie value. */
+export const Session = Schema.Struct({
+  hash: Schema.String,
+  userId: Schema.String,
+  /** The workspace the person is working in (switchable). */
+  workspaceId: Schema.NullOr(Schema.String),
+  createdAt: Schema.Number,
+  expiresAt: Schema.Number,
+  revokedAt: Schema.NullOr(Schema.Number)
+})
+export type Session = typeof Session.Type

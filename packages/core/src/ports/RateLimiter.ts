@@ -1,0 +1,16 @@
+// Fixed-window counters shared by every server process (stored in the database in production), used for the
+// per-address registration limit, the daily registration pause and, later, per-connection API limits.
+import { Context, Effect } from "effect"
+import type { StoreUnavailable } from "./errors.ts"
+
+export interface RateDecision {
+  readonly allowed: boolean
+  /** Seconds until the window resets, for Retry-After. */
+  readonly retryAfterSeconds: number
+}
+
+export interface RateLimiterShape {
+  /** Counts one hit on `key` in the window containing `now`; refuses once `limit` hits were counted. */
+  readonly hit: (key: string, limit: number, windowMs: number, now: number) => Effect.Effect<RateDecision, StoreUnavailable>
+}
+export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("core/ports/RateLimiter") {}

@@ -1,0 +1,66 @@
+// In-memory Directory: workspaces, users and memberships. `unavailable` lets a test make the role look-up fail
+// (the "role cannot be confirmed now" row of §States: Connection).
+import { Effect, Layer, Option, Ref } from "effect"
+import { Directory, DirectoryUnavailable } from "../Directory.ts"
+import type { Membership, User, Workspace } from "../../workspaces/Workspace.ts"
+
+export interface DirectoryMemoryControl {
+  readonly setUnavailable: (down: boolean) => Effect.Effect<void>
+}
+
+interface State {
+  readonly workspaces: ReadonlyMap<string, Workspace>
+  readonly users: ReadonlyMap<string, User>
+  readonly memberships: ReadonlyArray<Membership>
+  readonly down: boolean
+}
+
+export const makeDirectoryMemory = Effect.gen(function* () {
+  const state = yield* Ref.make<State>({ workspaces: new Map(), users: new Map(), memberships: [], down: false })
+  const read = <A>(f: (s: State) => A) =>
+    Effect.flatMap(Ref.get(state), (s) =>
+      s.down ? Effect.fail(new DirectoryUnavailable({ message: "directory is down" })) : Effect.succeed(f(s)))
+  const write = (f: (s: State) => State) =>
+    Effect.flatMap(read(() => undefined), () => Ref.update(state, f))
+  const directory = Directory.of({
+    workspace: (id) => read((s) => Option.fromNullishOr(s.workspaces.get(id))),
+    user: (id) => read((s) => Option.fromNullishOr(s.users.get(id))),
+    userByEmail: (email) =>
+      read((s) => Option.fromNullishOr([...s.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase()))),
+    role: (workspaceId, userId) =>
+      read((s) => Option.fromNullishOr(s.memberships.find((m) => m.workspaceId === workspaceId && m.userId === userId)?.role)),
+    workspacesOf: (userId) =>
+      read((s) => s.memberships.flatMap((m) => {
+        const workspace = m.userId === userId ? s.workspaces.get(m.workspaceId) : undefined
+        return workspace === undefined ? [] : [{ workspace, role: m.role }]
+      })),
+    members: (workspaceId) =>
+      read((s) => s.memberships.flatMap((m) => {
+        const user = m.workspaceId === workspaceId ? s.users.get(m.userId) : undefined
+        return user === undefined ? [] : [{ ...m, user }]
+      })),
+    createWorkspace: (workspace) => write((s) => ({ ...s, workspaces: new Map(s.workspaces).set(workspace.id, workspace) })),
+    createUser: (user) => write((s) => ({ ...s, users: new Map(s.users).set(user.id, user) })),
+    setRole: (workspaceId, userId, role) =>
+      write((s) => ({
+        ...s,
+        memberships: [
+          ...s.memberships.filter((m) => !(m.workspaceId === workspaceId && m.userId === userId)),
+          ...Option.match(role, { onNone: () => [], onSome: (r) => [{ workspaceId, userId, role: r }] })
+        ]
+      })),
+    setPlan: (workspaceId, plan) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, plan }))),
+    setCredits: (workspaceId, credits) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, credits })))
+  })
+  const control: DirectoryMemoryControl = {
+    setUnavailable: (down) => Ref.update(state, (s) => ({ ...s, down }))
+  }
+  return { directory, control }
+})
+
+const updateWorkspace = (s: State, id: string, f: (w: Workspace) => Workspace): State => {
+  const w = s.workspaces.get(id)
+  return w === undefined ? s : { ...s, workspaces: new Map(s.workspaces).set(id, f(w)) }
+}
+
+export const DirectoryMemory = Layer.effect(Directory, Effect.map(makeDirectoryMemory, (d) => d.directory))

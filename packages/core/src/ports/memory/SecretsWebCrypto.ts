@@ -1,0 +1,14 @@
+// Secrets from the platform's Web Crypto (globalThis.crypto, present in Node and browsers): 256-bit random
+// values and SHA-256, both base64url. Used by the server and by tests alike; nothing here is a stand-in.
+import { Effect, Layer } from "effect"
+import { Base64Url } from "effect/encoding"
+import { Secrets } from "../Secrets.ts"
+
+export const SecretsWebCrypto = Layer.succeed(Secrets, Secrets.of({
+  generate: (prefix) =>
+    Effect.sync(() => prefix + Base64Url.encode(globalThis.crypto.getRandomValues(new Uint8Array(32)))),
+  hash: (value) =>
+    Effect.promise(() => globalThis.crypto.subtle.digest("SHA-256", new TextEncoder().encode(value))).pipe(
+      Effect.map((digest) => Base64Url.encode(new Uint8Array(digest)))
+    )
+}))

@@ -1,0 +1,140 @@
+// In-memory implementations of the storage ports, exported for tests and for embedding. They pass the same
+// contract suite as the SQL stores (packages/adapters-sql/test/contracts).
+import { Effect, Layer, Option, Ref } from "effect"
+import type { AuditEntry, MailMessage } from "../../audit/AuditEntry.ts"
+import type { AccessToken } from "../../credentials/records.ts"
+import { AuditLog, Mailer } from "../Outbox.ts"
+import { PeopleStore } from "../People.ts"
+import { RateLimiter } from "../RateLimiter.ts"
+import type { Session } from "../../people/records.ts"
+import { AccessTokenStore, ApiKeyStore, ClientStore, CodeStore, ConnectionStore, ConsentStore } from "../Stores.ts"
+import { makeVersionedTable } from "./versioned.ts"
+import type { Client } from "../../clients/Client.ts"
+import type { ConsentPage } from "../../authorize/ConsentPage.ts"
+import type { AuthorizationCode } from "../../codes/AuthorizationCode.ts"
+import type { Connection } from "../../connections/Connection.ts"
+import type { ApiKey } from "../../credentials/records.ts"
+
+export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<Client>("client")
+  return ClientStore.of({
+    insert: (client) => table.insert(client.clientId, client),
+    find: table.find,
+    save: (next) => table.save(next.clientId, next),
+    listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
+    countDynamicSince: (since) =>
+      Effect.map(table.all, (all) => all.filter((c) => c.kind === "dynamic" && c.createdAt >= since).length)
+  })
+}))
+
+export const ConsentStoreMemory = Layer.effect(ConsentStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<ConsentPage>("consent_page")
+  return ConsentStore.of({
+    insert: (page) => table.insert(page.id, page),
+    find: table.find,
+    save: (next) => table.save(next.id, next)
+  })
+}))
+
+export const CodeStoreMemory = Layer.effect(CodeStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<AuthorizationCode>("authorization_code")
+  return CodeStore.of({
+    insert: (code) => table.insert(code.hash, code),
+    findByHash: table.find,
+    save: (next) => table.save(next.hash, next)
+  })
+}))
+
+export const ConnectionStoreMemory = Layer.effect(ConnectionStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<Connection>("connection")
+  // Every refresh token hash ever issued → its connection, so that reuse of a spent one is recognised.
+  const refreshIndex = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
+  const index = (c: Connection) => Ref.update(refreshIndex, (m) => (m.has(c.refresh.hash) ? m : new Map(m).set(c.refresh.hash, c.id)))
+  return ConnectionStore.of({
+    insert: (connection) => Effect.andThen(table.insert(connection.id, connection), index(connection)),
+    find: table.find,
+    findByRefreshHash: (hash) =>
+      Effect.flatMap(Ref.get(refreshIndex), (m) => {
+        const id = m.get(hash)
+        return id === undefined ? Effect.succeedNone : table.find(id)
+      }),
+    save: (next) => Effect.andThen(table.save(next.id, next), index(next)),
+    listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
+    listByClient: (clientId) => Effect.map(table.all, (all) => all.filter((c) => c.clientId === clientId))
+  })
+}))
+
+export const AccessTokenStoreMemory = Layer.effect(AccessTokenStore, Effect.gen(function* () {
+  const tokens = yield* Ref.make<ReadonlyMap<string, AccessToken>>(new Map())
+  return AccessTokenStore.of({
+    insert: (token) => Ref.update(tokens, (m) => new Map(m).set(token.hash, token)),
+    findByHash: (hash) => Effect.map(Ref.get(tokens), (m) => Option.fromNullishOr(m.get(hash))),
+    revoke: (hash, at) =>
+      Ref.modify(tokens, (m): readonly [boolean, ReadonlyMap<string, AccessToken>] => {
+        const token = m.get(hash)
+        if (token === undefined || token.revokedAt !== null) return [false, m]
+        return [true, new Map(m).set(hash, { ...token, revokedAt: at })]
+      })
+  })
+}))
+
+export const ApiKeyStoreMemory = Layer.effect(ApiKeyStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<ApiKey>("api_key")
+  return ApiKeyStore.of({
+    insert: (key) => table.insert(key.id, key),
+    find: table.find,
+    findByHash: (hash) => Effect.map(table.all, (all) => Option.fromNullishOr(all.find((k) => k.hash === hash))),
+    save: (next) => table.save(next.id, next),
+    listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((k) => k.workspaceId === workspaceId))
+  })
+}))
+
+export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
+  const entries = yield* Ref.make<ReadonlyArray<AuditEntry>>([])
+  return AuditLog.of({
+    append: (entry) => Ref.update(entries, (all) => [...all, entry]),
+    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId))
+  })
+}))
+
+export const MailerMemory = Layer.effect(Mailer, Effect.gen(function* () {
+  const outbox = yield* Ref.make<ReadonlyArray<MailMessage>>([])
+  return Mailer.of({
+    enqueue: (mail) => Ref.update(outbox, (all) => [...all, mail]),
+    pending: (limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => m.sentAt === null).slice(0, limit)),
+    markSent: (id, at) => Ref.update(outbox, (all) => all.map((m) => (m.id === id ? { ...m, sentAt: at } : m)))
+  })
+}))
+
+export const PeopleStoreMemory = Layer.effect(PeopleStore, Effect.gen(function* () {
+  const passwords = yield* Ref.make<ReadonlyMap<string, string>>(new Map())
+  const sessions = yield* Ref.make<ReadonlyMap<string, Session>>(new Map())
+  return PeopleStore.of({
+    setPasswordHash: (userId, hash) => Ref.update(passwords, (m) => new Map(m).set(userId, hash)),
+    passwordHash: (userId) => Effect.map(Ref.get(passwords), (m) => Option.fromNullishOr(m.get(userId))),
+    insertSession: (session) => Ref.update(sessions, (m) => new Map(m).set(session.hash, session)),
+    findSession: (hash) => Effect.map(Ref.get(sessions), (m) => Option.fromNullishOr(m.get(hash))),
+    updateSession: (session) => Ref.update(sessions, (m) => new Map(m).set(session.hash, session))
+  })
+}))
+
+export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* () {
+  const windows = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+  return RateLimiter.of({
+    hit: (key, limit, windowMs, now) => {
+      const windowStart = Math.floor(now / windowMs) * windowMs
+      const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+      const slot = `${key}@${windowStart}`
+      return Ref.modify(windows, (m): readonly [boolean, ReadonlyMap<string, number>] => {
+        const count = m.get(slot) ?? 0
+        return count >= limit ? [false, m] : [true, new Map(m).set(slot, count + 1)]
+      }).pipe(Effect.map((allowed) => ({ allowed, retryAfterSeconds })))
+    }
+  })
+}))
+
+/** Every in-memory store and side-effect port the OAuth core needs, with Web Crypto secrets. */
+export const CoreMemory = Layer.mergeAll(
+  ClientStoreMemory, ConsentStoreMemory, CodeStoreMemory, ConnectionStoreMemory, AccessTokenStoreMemory,
+  ApiKeyStoreMemory, AuditLogMemory, MailerMemory, PeopleStoreMemory, RateLimiterMemory
+)

@@ -1,0 +1,37 @@
+// Who may grant which scope (spec §Resources: Scopes): admin or editor for tasks and accounts; the tools:*
+// scopes only a workspace admin on a paid plan. A member who is neither admin nor editor cannot connect.
+import type { Plan, Role } from "../workspaces/Workspace.ts"
+import { allScopes, type Scope } from "./Scope.ts"
+
+export const isToolScope = (scope: Scope): boolean => scope.startsWith("tools:")
+
+/** Why a person cannot grant a scope; shown struck through on the consent page. */
+export type NotGrantable = "role_cannot_connect" | "needs_admin" | "needs_paid_plan"
+
+export const whyNotGrantable = (scope: Scope, role: Role, plan: Plan): NotGrantable | null => {
+  if (role !== "admin" && role !== "editor") return "role_cannot_connect"
+  if (!isToolScope(scope)) return null
+  if (role !== "admin") return "needs_admin"
+  if (plan !== "paid") return "needs_paid_plan"
+  return null
+}
+
+export const canGrant = (scope: Scope, role: Role, plan: Plan): boolean => whyNotGrantable(scope, role, plan) === null
+
+/** Whether a person may connect an app at all (spec: neither admin nor editor cannot connect). */
+export const canConnect = (role: Role): boolean => role === "admin" || role === "editor"
+
+/**
+ * The role a connection's approver must still hold at each refresh (spec §Authentication 8):
+ * admin when any platform-tool scope was approved, admin or editor otherwise. The plan is not re-checked here.
+ */
+export const roleStillSuffices = (scopes: ReadonlyArray<Scope>, role: Role): boolean =>
+  scopes.some(isToolScope) ? role === "admin" : canConnect(role)
+
+/** Parses a space-separated scope string: known scopes in canonical order, unknown words dropped (spec). */
+export const parseScopes = (value: string): ReadonlyArray<Scope> => {
+  const words = new Set(value.split(" ").filter((w) => w.length > 0))
+  return allScopes.filter((s) => words.has(s))
+}
+
+export const formatScopes = (scopes: ReadonlyArray<Scope>): string => allScopes.filter((s) => scopes.includes(s)).join(" ")
