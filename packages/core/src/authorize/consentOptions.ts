@@ -1,0 +1,59 @@
+// What the consent page offers, as data (spec §GET /oauth/authorize, "The consent page shows"): one checkbox per
+// asked permission, struck through with the reason when the role or plan cannot grant it; platforms and the
+// write-approval choice when they matter; verified or Unverified app label data.
+import type { AuthorizationRequest } from "./ConsentPage.ts"
+import type { Client, ClientKind } from "../clients/Client.ts"
+import { redirectUriDestination } from "../clients/redirectUri.ts"
+import { whyNotGrantable, type NotGrantable } from "../scopes/grant.ts"
+import type { Scope, Surface } from "../scopes/Scope.ts"
+import type { Plan, Role } from "../workspaces/Workspace.ts"
+
+export interface ScopeOption {
+  readonly scope: Scope
+  readonly grantable: boolean
+  readonly reason: NotGrantable | null
+  /** Raw platform access is never pre-ticked; a permission the role cannot grant is not ticked either. */
+  readonly preTicked: boolean
+}
+
+export interface ConsentOptions {
+  readonly scopes: ReadonlyArray<ScopeOption>
+  /** Platforms (all connected, including later ones, or ticked ones) when platform tools are asked. */
+  readonly showPlatforms: boolean
+  /** Wait for approval / Apply ordinary changes at once, when changes are asked. */
+  readonly showWriteChoice: boolean
+  /** Apply ordinary changes at once is a workspace admin's choice. */
+  readonly canApplyAtOnce: boolean
+  /** What the app connects to: MCP server, REST API or both. */
+  readonly surface: Surface
+  readonly app: {
+    readonly name: string | null
+    /** Recognised products show a verified label; every other app is an Unverified app with its name in quotes. */
+    readonly verified: boolean
+    readonly kind: ClientKind
+    /** For metadata-document clients, the host serving the document. */
+    readonly documentHost: string | null
+    /** Where the person is sent back: the redirect URI and its host (checklist 159). */
+    readonly redirectUri: string
+    readonly redirectHost: string
+  }
+}
+
+export const consentOptions = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client): ConsentOptions => ({
+  scopes: request.scopes.map((scope) => {
+    const reason = whyNotGrantable(scope, role, plan)
+    return { scope, grantable: reason === null, reason, preTicked: reason === null && scope !== "tools:raw" }
+  }),
+  showPlatforms: request.scopes.some((s) => s.startsWith("tools:")),
+  showWriteChoice: request.scopes.includes("tools:write") || request.scopes.includes("tools:raw"),
+  canApplyAtOnce: role === "admin",
+  surface: request.surface,
+  app: {
+    name: client.name,
+    verified: client.recognised,
+    kind: client.kind,
+    documentHost: client.documentHost,
+    redirectUri: request.redirectUri,
+    redirectHost: redirectUriDestination(request.redirectUri)
+  }
+})

@@ -1,0 +1,49 @@
+// Tagged errors of client registration and resolution (spec §POST /oauth/register, §Authentication 3–4,
+// §Resources: OAuth client). They carry what a caller needs, never a secret.
+import { Schema } from "effect"
+
+/** One redirect URI breaks the rules of spec §Authentication 3 (RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §2.1). */
+export class RedirectUriRejected extends Schema.TaggedError<RedirectUriRejected>()("RedirectUriRejected", {
+  reason: Schema.String
+}) {}
+
+/** Registration: redirect_uris missing, not an array, empty, more than 10, or one breaks the rules (RFC 7591 §3.2.2). */
+export class InvalidRedirectUri extends Schema.TaggedError<InvalidRedirectUri>()("InvalidRedirectUri", {
+  description: Schema.String
+}) {}
+
+/** Registration: not a JSON object, an unsupported capability or a known field of the wrong type (RFC 7591 §3.2.2). */
+export class InvalidClientMetadata extends Schema.TaggedError<InvalidClientMetadata>()("InvalidClientMetadata", {
+  description: Schema.String
+}) {}
+
+/** Too many registrations from one address, or the daily registration pause: 429 with Retry-After. */
+export class RegistrationRateLimited extends Schema.TaggedError<RegistrationRateLimited>()("RegistrationRateLimited", {
+  retryAfterSeconds: Schema.Number
+}) {}
+
+/** A workspace may register up to 20 apps (spec §Resources: OAuth client). */
+export class TooManyApps extends Schema.TaggedError<TooManyApps>()("TooManyApps", {
+  limit: Schema.Number
+}) {}
+
+/** Only a workspace admin or editor may register an app for the workspace. */
+export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {
+  reason: Schema.String
+}) {}
+
+/** A client_id that is not a usable client: unknown, removed, or a metadata document that failed (error page). */
+export class UnknownClient extends Schema.TaggedError<UnknownClient>()("UnknownClient", {
+  clientId: Schema.String,
+  reason: Schema.String
+}) {}
+
+/** A client ID metadata document URL that breaks the rules of spec §Authentication 4 (refused before any fetch). */
+export class InvalidMetadataDocumentUrl extends Schema.TaggedError<InvalidMetadataDocumentUrl>()("InvalidMetadataDocumentUrl", {
+  reason: Schema.String
+}) {}
+
+/** A fetched client ID metadata document that is not acceptable (CIMD §4.1; checklist I). */
+export class InvalidMetadataDocument extends Schema.TaggedError<InvalidMetadataDocument>()("InvalidMetadataDocument", {
+  reason: Schema.String
+}) {}

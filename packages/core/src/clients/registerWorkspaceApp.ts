@@ -1,0 +1,65 @@
+// A workspace's own OAuth app (spec §Resources: OAuth client, "Register an app"): a name, 1 to 10 redirect URIs and
+// a type; a Server app gets a secret shown once, a Public app none. Up to 20 per workspace; admins and editors only.
+import { Clock, Effect, Option, Result } from "effect"
+import type { Client } from "./Client.ts"
+import { InvalidClientMetadata, NotAllowed, TooManyApps } from "./errors.ts"
+import { checkRedirectUris } from "./registerClient.ts"
+import { cleanClientName } from "./registrationMetadata.ts"
+import { canConnect } from "../scopes/grant.ts"
+import { Directory } from "../ports/Directory.ts"
+import { Issuer } from "../ports/Issuer.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { ClientStore } from "../ports/Stores.ts"
+
+export const maxAppsPerWorkspace = 20
+
+export interface RegisterWorkspaceAppInput {
+  readonly workspaceId: string
+  readonly actorId: string
+  readonly name: string
+  readonly redirectUris: ReadonlyArray<string>
+  readonly type: "server" | "public"
+}
+
+export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(function* (input: RegisterWorkspaceAppInput) {
+  const directory = yield* Directory
+  const clients = yield* ClientStore
+  const secrets = yield* Secrets
+  const issuer = yield* Issuer
+  const now = yield* Clock.currentTimeMillis
+
+  const role = yield* directory.role(input.workspaceId, input.actorId)
+  if (Option.isNone(role) || !canConnect(role.value))
+    return yield* new NotAllowed({ reason: "only a workspace admin or editor may register an app" })
+
+  const name = cleanClientName(input.name)
+  if (Result.isFailure(name)) return yield* new InvalidClientMetadata({ description: name.failure.replace("client_name", "the name") })
+  if (name.success === null) return yield* new InvalidClientMetadata({ description: "the name is required" })
+  const redirectUris = yield* Effect.fromResult(checkRedirectUris(input.redirectUris, issuer.origin))
+
+  // Counted before inserting: two registrations racing for the twentieth place may both pass (no harm beyond 21).
+  const existing = yield* clients.listByWorkspace(input.workspaceId)
+  const active = existing.filter((c) => c.kind === "workspace_app" && c.removedAt === null)
+  if (active.length >= maxAppsPerWorkspace) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
+
+  const clientId = yield* secrets.generate(Prefix.clientId)
+  const clientSecret = input.type === "server" ? yield* secrets.generate(Prefix.clientSecret) : null
+  const client: Client = {
+    clientId,
+    version: 1,
+    kind: "workspace_app",
+    name: name.success,
+    redirectUris,
+    authMethod: input.type === "server" ? "client_secret_basic" : "none",
+    secretHash: clientSecret === null ? null : yield* secrets.hash(clientSecret),
+    workspaceId: input.workspaceId,
+    recognised: false,
+    createdAt: now,
+    lastTokenAt: null,
+    removedAt: null,
+    documentHost: null,
+    cacheUntil: null
+  }
+  yield* clients.insert(client)
+  return { client, clientSecret }
+})

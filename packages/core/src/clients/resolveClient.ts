@@ -1,0 +1,78 @@
+// Finding the client behind a client_id (spec §Authentication 4): at authorize a metadata-document client is
+// fetched (or taken from its cache) and upserted; the token endpoint looks in the store only and never fetches.
+import { Clock, Effect, Option, Result } from "effect"
+import type { Client } from "./Client.ts"
+import { UnknownClient } from "./errors.ts"
+import { clampCacheLifetime, isMetadataDocumentClientId, validateMetadataDocument, validateMetadataDocumentUrl } from "./metadataDocument.ts"
+import { Issuer } from "../ports/Issuer.ts"
+import { MetadataDocumentFetcher } from "../ports/MetadataDocumentFetcher.ts"
+import { Prefix } from "../ports/Secrets.ts"
+import { ClientStore } from "../ports/Stores.ts"
+
+const usable = (client: Option.Option<Client>): Option.Option<Client> =>
+  Option.filter(client, (c) => c.removedAt === null)
+
+/** The client for GET /oauth/authorize; every failure is UnknownClient, answered with an error page, never a redirect. */
+export const resolveClientForAuthorization = Effect.fn("clients.resolveClientForAuthorization")(function* (clientId: string) {
+  const clients = yield* ClientStore
+  const unknown = (reason: string) => new UnknownClient({ clientId, reason })
+
+  if (clientId.startsWith(Prefix.clientId)) {
+    const found = usable(yield* clients.find(clientId))
+    if (Option.isNone(found)) return yield* unknown("no such client")
+    return found.value
+  }
+  if (!isMetadataDocumentClientId(clientId)) return yield* unknown("no such client")
+
+  const url = validateMetadataDocumentUrl(clientId)
+  if (Result.isFailure(url)) return yield* unknown(url.failure.reason)
+  const now = yield* Clock.currentTimeMillis
+  const cached = yield* clients.find(clientId)
+  if (Option.isSome(cached) && cached.value.removedAt === null && cached.value.cacheUntil !== null && cached.value.cacheUntil > now)
+    return cached.value
+
+  // CIMD §4.4: errors are never cached; a failed fetch or an invalid document leaves the store as it was.
+  const issuer = yield* Issuer
+  const fetcher = yield* MetadataDocumentFetcher
+  const fetched = yield* fetcher.fetch(clientId).pipe(Effect.mapError((e) => unknown(`the metadata document could not be fetched: ${e.reason}`)))
+  const document = validateMetadataDocument(clientId, fetched.body, issuer.origin)
+  if (Result.isFailure(document)) return yield* unknown(document.failure.reason)
+  const cacheUntil = now + clampCacheLifetime(fetched.maxAgeSeconds)
+
+  // Compare-and-set: a concurrent refresh of the same document wins or loses whole; the loser reloads and retries.
+  return yield* Effect.gen(function* () {
+    const current = yield* clients.find(clientId)
+    const fresh = {
+      name: document.success.name,
+      redirectUris: document.success.redirectUris,
+      authMethod: "none" as const,
+      secretHash: null,
+      documentHost: url.success.host,
+      cacheUntil
+    }
+    if (Option.isNone(current)) {
+      const client: Client = {
+        clientId, version: 1, kind: "metadata_document", workspaceId: null, recognised: false,
+        createdAt: now, lastTokenAt: null, removedAt: null, ...fresh
+      }
+      yield* clients.insert(client)
+      return client
+    }
+    // A removed row is a forgotten document: seeing it again starts it afresh, keeping nothing but the row.
+    const next: Client = {
+      ...current.value,
+      ...fresh,
+      version: current.value.version + 1,
+      kind: "metadata_document",
+      removedAt: null
+    }
+    yield* clients.save(next)
+    return next
+  }).pipe(Effect.retry({ while: (e) => e._tag === "Conflict", times: 3 }), Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
+})
+
+/** The client for the token and revocation endpoints: the store only, never a fetch (spec §Authentication 4). */
+export const findClientForToken = Effect.fn("clients.findClientForToken")(function* (clientId: string) {
+  const clients = yield* ClientStore
+  return usable(yield* clients.find(clientId))
+})

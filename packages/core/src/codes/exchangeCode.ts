@@ -1,0 +1,61 @@
+// The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, spec §POST /oauth/token): load by hash → pure
+// transition → compare-and-set save (a lost race reloads and decides again) → open the connection and its tokens.
+import { Clock, Effect, Option } from "effect"
+import type { Surface } from "../scopes/Scope.ts"
+import type { Client } from "../clients/Client.ts"
+import { CodeNotFound, VerifierMalformed } from "./errors.ts"
+import { transitionCode } from "./transitionCode.ts"
+import { connectionMailRecipients } from "../audit/mailAdminsOfConnection.ts"
+import { endConnection } from "../connections/endConnection.ts"
+import { openConnection } from "../connections/openConnection.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { CodeStore } from "../ports/Stores.ts"
+
+/** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
+export const isWellFormedVerifier = (verifier: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)
+
+export interface ExchangeAttempt {
+  readonly code: string
+  /** The client authenticated by the token endpoint. */
+  readonly client: Client
+  readonly redirectUri: string | null
+  readonly codeVerifier: string
+  /** The surface named by `resource`, null when omitted. */
+  readonly surface: Surface | null
+}
+
+export const exchangeCode = Effect.fn("codes.exchangeCode")(
+  function* (attempt: ExchangeAttempt) {
+    if (!isWellFormedVerifier(attempt.codeVerifier)) return yield* new VerifierMalformed()
+    const secrets = yield* Secrets
+    const codes = yield* CodeStore
+    const codeHash = yield* secrets.hash(attempt.code)
+    // RFC 7636 §4.6: BASE64URL(SHA-256(ASCII(code_verifier))), the same digest the Secrets port stores secrets by.
+    const verifierChallenge = yield* secrets.hash(attempt.codeVerifier)
+    const connectionId = yield* secrets.generate(Prefix.connection)
+    const spend = Effect.gen(function* () {
+      const found = yield* codes.findByHash(codeHash)
+      if (Option.isNone(found)) return yield* new CodeNotFound()
+      const decision = transitionCode(found.value, {
+        _tag: "Exchange", clientId: attempt.client.clientId, redirectUri: attempt.redirectUri, verifierChallenge,
+        surface: attempt.surface, connectionId
+      }, yield* Clock.currentTimeMillis)
+      if (decision._tag === "Refused") {
+        if (decision.next !== null) yield* codes.save(decision.next)
+        return yield* decision.error
+      }
+      // Read before spending: a Directory outage refuses (503) with the code still unspent.
+      const recipients = yield* connectionMailRecipients(decision.next.workspaceId, decision.next.userId)
+      yield* codes.save(decision.next)
+      return { code: { ...decision.next, connectionId }, recipients }
+    }).pipe(Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }))
+    const spent = yield* spend.pipe(
+      // RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends.
+      Effect.tapErrorTag("CodeReused", (reused) =>
+        reused.connectionId === null
+          ? Effect.void
+          : endConnection(reused.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void)))
+    )
+    return yield* openConnection({ code: spent.code, client: attempt.client, recipients: spent.recipients })
+  }
+)

@@ -1,0 +1,68 @@
+// Opens the connection when the code is exchanged (spec §States: Connection, row "none → active": admins e-mailed,
+// audit log entry) and issues its first token pair (generation 1).
+import { Clock, Effect } from "effect"
+import type { Connection } from "./Connection.ts"
+import { connectionLifetimeMs } from "./transitionConnection.ts"
+import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
+import type { Client } from "../clients/Client.ts"
+import { recordAudit } from "../audit/recordAudit.ts"
+import { type ConnectionMailRecipients, mailAdminsOfConnection } from "../audit/mailAdminsOfConnection.ts"
+import { issueTokenPair, mintSecret } from "../credentials/issueTokenPair.ts"
+import { Prefix } from "../ports/Secrets.ts"
+import { ConnectionStore } from "../ports/Stores.ts"
+
+export interface OpenConnectionInput {
+  /** The code as saved by the exchange: status "used", carrying the connection id and the approved grant. */
+  readonly code: AuthorizationCode & { readonly connectionId: string }
+  readonly client: Client
+  /** Read before the code was spent, so that a Directory outage refuses the exchange instead of losing the mail. */
+  readonly recipients: ConnectionMailRecipients
+}
+
+export const openConnection = Effect.fn("connections.openConnection")(function* (input: OpenConnectionInput) {
+  const { code, client } = input
+  const now = yield* Clock.currentTimeMillis
+  const refresh = yield* mintSecret(Prefix.refreshToken)
+  const connection: Connection = {
+    id: code.connectionId,
+    version: 1,
+    clientId: code.clientId,
+    workspaceId: code.workspaceId,
+    approverId: code.userId,
+    scopes: code.scopes,
+    surface: code.surface,
+    platforms: code.platforms,
+    writeMode: code.writeMode,
+    status: "active",
+    endedReason: null,
+    createdAt: now,
+    endedAt: null,
+    expiresAt: now + connectionLifetimeMs,
+    // The consent decision checked the role moments ago (within the code's 10 minutes).
+    roleConfirmedAt: code.issuedAt,
+    refresh: { hash: refresh.hash, generation: 1, issuedAt: now },
+    spent: null,
+    withdrawn: [],
+    lastUsedAt: now
+  }
+  yield* (yield* ConnectionStore).insert(connection)
+  const tokens = yield* issueTokenPair({
+    connectionId: connection.id,
+    clientId: connection.clientId,
+    workspaceId: connection.workspaceId,
+    generation: 1,
+    scopes: connection.scopes,
+    surface: connection.surface,
+    refresh
+  })
+  yield* recordAudit({
+    workspaceId: connection.workspaceId,
+    actorId: connection.approverId,
+    action: "connection.approved",
+    clientId: connection.clientId,
+    connectionId: connection.id,
+    detail: { scopes: connection.scopes, surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode }
+  })
+  yield* mailAdminsOfConnection(connection, client, input.recipients)
+  return { connection, tokens }
+})

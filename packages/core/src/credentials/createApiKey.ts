@@ -1,0 +1,56 @@
+// API keys created on the management page (spec §Authentication 11, §Tokens and codes: `ap_live_`, Tool writes
+// setting). The secret is returned once; only its SHA-256 is stored. tools:* follow the OAuth rule (admin, paid plan).
+import { Clock, Effect, Option } from "effect"
+import type { ApiKey } from "./records.ts"
+import { ApiKeyInvalid, ApiKeyNotAllowed, ApiKeyScopeNotGrantable } from "./errors.ts"
+import { canConnect, whyNotGrantable } from "../scopes/grant.ts"
+import type { Scope, WriteMode } from "../scopes/Scope.ts"
+import { Directory } from "../ports/Directory.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { ApiKeyStore } from "../ports/Stores.ts"
+import { mintSecret } from "./issueTokenPair.ts"
+
+export const apiKeyNameMaxLength = 100
+
+export interface CreateApiKeyInput {
+  readonly workspaceId: string
+  readonly actorId: string
+  readonly name: string
+  readonly scopes: ReadonlyArray<Scope>
+  readonly toolWrites: WriteMode
+}
+
+export const createApiKey = Effect.fn("credentials.createApiKey")(function* (input: CreateApiKeyInput) {
+  const directory = yield* Directory
+  const name = input.name.trim()
+  if (name.length === 0 || name.length > apiKeyNameMaxLength || /[\u0000-\u001f\u007f]/.test(name))
+    return yield* new ApiKeyInvalid({ message: `name must be 1 to ${apiKeyNameMaxLength} printable characters` })
+  if (input.scopes.length === 0) return yield* new ApiKeyInvalid({ message: "at least one scope is needed" })
+  const role = yield* directory.role(input.workspaceId, input.actorId)
+  const workspace = yield* directory.workspace(input.workspaceId)
+  if (Option.isNone(role) || Option.isNone(workspace)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
+  if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  for (const scope of input.scopes) {
+    const reason = whyNotGrantable(scope, role.value, workspace.value.plan)
+    if (reason !== null) return yield* new ApiKeyScopeNotGrantable({ scope, reason })
+  }
+  // Applying ordinary changes at once is a workspace admin's choice, as on the consent page.
+  if (input.toolWrites === "apply" && role.value !== "admin") return yield* new ApiKeyNotAllowed({ reason: "apply_needs_admin" })
+  const secrets = yield* Secrets
+  const secret = yield* mintSecret(Prefix.apiKey)
+  const key: ApiKey = {
+    id: yield* secrets.generate(Prefix.apiKeyId),
+    hash: secret.hash,
+    version: 1,
+    workspaceId: input.workspaceId,
+    name,
+    createdBy: input.actorId,
+    scopes: [...new Set(input.scopes)],
+    toolWrites: input.toolWrites,
+    createdAt: yield* Clock.currentTimeMillis,
+    lastUsedAt: null,
+    revokedAt: null
+  }
+  yield* (yield* ApiKeyStore).insert(key)
+  return { key, secret: secret.value }
+})

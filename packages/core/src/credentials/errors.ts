@@ -1,0 +1,28 @@
+// Tagged errors of bearer credentials and API keys (spec §Authentication, §REST status codes 401/403).
+import { Schema } from "effect"
+import { Scope } from "../scopes/Scope.ts"
+
+/**
+ * The bearer credential does not work here: unknown, expired, revoked, withdrawn, its connection ended, or issued
+ * for another surface. One error for all, so that a 401 says nothing about which (spec §Authentication 5).
+ */
+export class InvalidCredential extends Schema.TaggedError<InvalidCredential>()("InvalidCredential", {}) {}
+
+/** The person may not create or revoke API keys in this workspace (admin or editor only). */
+export class ApiKeyNotAllowed extends Schema.TaggedError<ApiKeyNotAllowed>()("ApiKeyNotAllowed", {
+  reason: Schema.Literals(["not_a_member", "role_cannot_connect", "apply_needs_admin"])
+}) {}
+
+/** A scope the creator cannot grant (tools:* need an admin on a paid plan, spec §Authentication 11). */
+export class ApiKeyScopeNotGrantable extends Schema.TaggedError<ApiKeyScopeNotGrantable>()("ApiKeyScopeNotGrantable", {
+  scope: Scope,
+  reason: Schema.Literals(["role_cannot_connect", "needs_admin", "needs_paid_plan"])
+}) {}
+
+/** The key's name or scopes are missing or malformed. */
+export class ApiKeyInvalid extends Schema.TaggedError<ApiKeyInvalid>()("ApiKeyInvalid", {
+  message: Schema.String
+}) {}
+
+/** No such key in this workspace. */
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {}) {}

@@ -1,0 +1,67 @@
+// Issues the access and refresh tokens of a connection (spec §Tokens and codes, §Token response): the access token
+// `apo_at_` lives 1 hour, bound to its surface (RFC 8707); the refresh token `apo_rt_`. Only hashes are stored.
+import { Clock, Effect } from "effect"
+import type { Scope, Surface } from "../scopes/Scope.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { AccessTokenStore } from "../ports/Stores.ts"
+
+/** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */
+export const accessTokenLifetimeSeconds = 3600
+
+/** A freshly generated secret and the SHA-256 under which it is stored. */
+export interface MintedSecret {
+  readonly value: string
+  readonly hash: string
+}
+
+export const mintSecret = Effect.fn("credentials.mintSecret")(function* (prefix: Prefix) {
+  const secrets = yield* Secrets
+  const value = yield* secrets.generate(prefix)
+  return { value, hash: yield* secrets.hash(value) } satisfies MintedSecret
+})
+
+export interface TokenPair {
+  readonly accessToken: string
+  readonly refreshToken: string
+  readonly expiresIn: number
+  readonly scopes: ReadonlyArray<Scope>
+  readonly surface: Surface
+}
+
+export interface IssueTokenPairInput {
+  readonly connectionId: string
+  readonly clientId: string
+  readonly workspaceId: string
+  /** The refresh generation: withdrawing that pair ends this access token (decision 89). */
+  readonly generation: number
+  readonly scopes: ReadonlyArray<Scope>
+  readonly surface: Surface
+  /** The refresh token already recorded as the connection's head (minted before the compare-and-set save). */
+  readonly refresh: MintedSecret
+}
+
+/** Stores the access token (hash only) and answers the pair to hand to the client. */
+export const issueTokenPair = Effect.fn("credentials.issueTokenPair")(function* (input: IssueTokenPairInput) {
+  const tokens = yield* AccessTokenStore
+  const now = yield* Clock.currentTimeMillis
+  const access = yield* mintSecret(Prefix.accessToken)
+  yield* tokens.insert({
+    hash: access.hash,
+    connectionId: input.connectionId,
+    generation: input.generation,
+    clientId: input.clientId,
+    workspaceId: input.workspaceId,
+    scopes: input.scopes,
+    surface: input.surface,
+    issuedAt: now,
+    expiresAt: now + accessTokenLifetimeSeconds * 1000,
+    revokedAt: null
+  })
+  return {
+    accessToken: access.value,
+    refreshToken: input.refresh.value,
+    expiresIn: accessTokenLifetimeSeconds,
+    scopes: input.scopes,
+    surface: input.surface
+  } satisfies TokenPair
+})

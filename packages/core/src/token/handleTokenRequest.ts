@@ -1,0 +1,86 @@
+// The token endpoint's semantics without HTTP (spec §POST /oauth/token, RFC 6749 §3.2, §4.1.3, §5, §6; checklist
+// D, E, F): parameters → client authentication → grant → token response, every failure mapped to one OAuthError.
+import { Clock, Effect, Option } from "effect"
+import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
+import { toOAuthError } from "./oauthErrors.ts"
+import { type RawParams, readParams, required } from "./TokenParams.ts"
+import { authenticateClient, type BasicCredentials } from "./authenticateClient.ts"
+import { surfaceOfResource } from "./surfaceOfResource.ts"
+import type { Client } from "../clients/Client.ts"
+import { exchangeCode } from "../codes/exchangeCode.ts"
+import { refreshConnection } from "../connections/refreshConnection.ts"
+import type { TokenPair } from "../credentials/issueTokenPair.ts"
+import { formatScopes } from "../scopes/grant.ts"
+import type { Surface } from "../scopes/Scope.ts"
+import { Issuer } from "../ports/Issuer.ts"
+import { ClientStore } from "../ports/Stores.ts"
+
+/** Spec §Token response; answered with Cache-Control: no-store (RFC 6749 §5.1). */
+export interface TokenResponse {
+  readonly access_token: string
+  readonly token_type: "Bearer"
+  readonly expires_in: number
+  readonly refresh_token: string
+  readonly scope: string
+}
+
+export interface TokenRequest {
+  readonly params: RawParams
+  readonly basic: BasicCredentials
+}
+
+const resourceParam = (value: string | null) =>
+  Effect.gen(function* () {
+    if (value === null) return null
+    const surface = surfaceOfResource(value, (yield* Issuer).origin)
+    return surface === null ? yield* new UnknownResource() : surface
+  })
+
+/** Drives forgetting unused registrations (spec §POST /oauth/register, §Authentication 4): best effort, after issuing. */
+const noteTokenIssued = (clientId: string) =>
+  Effect.gen(function* () {
+    const clients = yield* ClientStore
+    const now = yield* Clock.currentTimeMillis
+    const found = yield* clients.find(clientId)
+    if (Option.isNone(found)) return
+    yield* clients.save({ ...found.value, lastTokenAt: now, version: found.value.version + 1 })
+  }).pipe(
+    Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }),
+    // The tokens are already issued and must reach the client: a failure here is logged, never answered.
+    Effect.catch((error) => Effect.logWarning("lastTokenAt not updated", { clientId, error: error._tag }))
+  )
+
+const toResponse = (tokens: TokenPair): TokenResponse => ({
+  access_token: tokens.accessToken,
+  token_type: "Bearer",
+  expires_in: tokens.expiresIn,
+  refresh_token: tokens.refreshToken,
+  scope: formatScopes(tokens.scopes)
+})
+
+const grant = Effect.fn("token.grant")(function* (request: TokenRequest) {
+  const params = yield* readParams(request.params)
+  const grantType = params.get("grant_type")
+  if (grantType === null) return yield* new InvalidRequest({ description: "grant_type is required" })
+  if (grantType !== "authorization_code" && grantType !== "refresh_token") return yield* new UnsupportedGrantType()
+  const client: Client = yield* authenticateClient(params, request.basic)
+  const surface: Surface | null = yield* resourceParam(params.get("resource"))
+  if (grantType === "authorization_code") {
+    const code = yield* required(params, "code")
+    // Spec §OAuth errors: "PKCE missing" is invalid_request; a malformed verifier too (RFC 7636 §4.1).
+    const codeVerifier = yield* required(params, "code_verifier")
+    const { tokens } = yield* exchangeCode({ code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface })
+    yield* noteTokenIssued(client.clientId)
+    return toResponse(tokens)
+  }
+  const refreshToken = yield* required(params, "refresh_token")
+  const { tokens } = yield* refreshConnection({ refreshToken, clientId: client.clientId, scope: params.get("scope"), surface })
+  yield* noteTokenIssued(client.clientId)
+  return toResponse(tokens)
+})
+
+/** POST /oauth/token: a TokenResponse, or an OAuthError carrying the RFC 6749 §5.2 code and the status to answer. */
+export const handleTokenRequest = (request: TokenRequest) => grant(request).pipe(Effect.mapError(toOAuthError))
+
+/** Every failure the token endpoint can meet before mapping: the table in oauthErrors.ts must name each tag. */
+export type TokenEndpointFailure = Effect.Error<ReturnType<typeof grant>>

@@ -1,0 +1,46 @@
+// The in-memory world of the clients and authorize tests: every store, Web Crypto secrets, a directory, the issuer
+// and a MetadataDocumentFetcher test double answering from a map of URL → document (and recording each fetch).
+import { Effect, Layer, Option } from "effect"
+import {
+  CoreMemory, Directory, DirectoryMemory, Issuer, MetadataDocumentFetcher, MetadataDocumentUnavailable, SecretsWebCrypto,
+  type FetchedDocument, type Plan, type Role
+} from "@adgate/core"
+
+export const ISSUER = "https://as.example"
+
+export interface Documents {
+  /** URL → what the fetch answers; a missing URL answers MetadataDocumentUnavailable. */
+  readonly served: Map<string, FetchedDocument>
+  /** Every URL fetched, in order. */
+  readonly fetched: Array<string>
+}
+
+export const makeDocuments = (entries: ReadonlyArray<readonly [string, unknown, number?]> = []): Documents => ({
+  served: new Map(entries.map(([url, body, maxAge]) => [url, { body, maxAgeSeconds: Option.fromNullishOr(maxAge) }])),
+  fetched: []
+})
+
+export const documentFetcherLayer = (documents: Documents) =>
+  Layer.succeed(MetadataDocumentFetcher, MetadataDocumentFetcher.of({
+    fetch: (url) => Effect.suspend(() => {
+      documents.fetched.push(url)
+      const served = documents.served.get(url)
+      return served === undefined
+        ? Effect.fail(new MetadataDocumentUnavailable({ url, reason: "status 404" }))
+        : Effect.succeed(served)
+    })
+  }))
+
+export const worldLayer = (documents: Documents = makeDocuments()) =>
+  Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(ISSUER), documentFetcherLayer(documents))
+
+/** A workspace on `plan` with one member per entry of `members` (user id → role). */
+export const seedWorkspace = (workspaceId: string, plan: Plan, members: Readonly<Record<string, Role>>) =>
+  Effect.gen(function* () {
+    const directory = yield* Directory
+    yield* directory.createWorkspace({ id: workspaceId, name: workspaceId, plan, credits: 100, createdAt: 0 })
+    for (const [userId, role] of Object.entries(members)) {
+      yield* directory.createUser({ id: userId, email: `${userId}@people.example`, name: userId, createdAt: 0 })
+      yield* directory.setRole(workspaceId, userId, Option.some(role))
+    }
+  })

@@ -1,0 +1,71 @@
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { ClientStore, maxAppsPerWorkspace, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput } from "@adgate/core"
+import { seedWorkspace, worldLayer } from "./TestWorld.ts"
+
+const app = (overrides: Partial<RegisterWorkspaceAppInput> = {}): RegisterWorkspaceAppInput => ({
+  workspaceId: "ws_1", actorId: "admin", name: "Reporting bot", redirectUris: ["https://bot.example/cb"], type: "server", ...overrides
+})
+const seeded = seedWorkspace("ws_1", "paid", { admin: "admin", editor: "editor", viewer: "viewer" })
+
+describe("Register an app (spec §Resources: OAuth client, workspace-registered app)", () => {
+  it.effect("a Server app gets client_secret_basic and a secret shown once; only its hash is stored", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      const { client, clientSecret } = yield* registerWorkspaceApp(app())
+      assert.strictEqual(client.kind, "workspace_app")
+      assert.strictEqual(client.workspaceId, "ws_1")
+      assert.strictEqual(client.authMethod, "client_secret_basic")
+      assert.match(client.clientId, /^apc_/)
+      assert.match(clientSecret ?? "", /^apcs_/)
+      assert.strictEqual(client.secretHash, yield* (yield* Secrets).hash(clientSecret ?? ""))
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("a Public app has no secret and authenticates with none (PKCE only)", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      const { client, clientSecret } = yield* registerWorkspaceApp(app({ type: "public", actorId: "editor" }))
+      assert.isNull(clientSecret)
+      assert.strictEqual(client.authMethod, "none")
+      assert.isNull(client.secretHash)
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("only a workspace admin or editor may register an app → NotAllowed", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      for (const actorId of ["viewer", "stranger"])
+        assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ actorId }))))._tag, "NotAllowed", actorId)
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("a name is required", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      for (const name of ["", "  ", "\u0000", "n".repeat(201)])
+        assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ name }))))._tag, "InvalidClientMetadata", JSON.stringify(name))
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("1 to 10 redirect URIs, each following the redirect rules", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      const eleven = Array.from({ length: 11 }, (_, i) => `https://bot.example/${i}`)
+      for (const redirectUris of [[], eleven, ["http://bot.example/cb"], ["https://as.example/cb"], ["https://bot.example/cb#f"]])
+        assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ redirectUris }))))._tag, "InvalidRedirectUri", JSON.stringify(redirectUris))
+      const ten = eleven.slice(0, 10)
+      assert.deepStrictEqual((yield* registerWorkspaceApp(app({ redirectUris: ten }))).client.redirectUris, ten)
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("a workspace can register up to 20 apps → TooManyApps; removed apps do not count", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      yield* seedWorkspace("ws_2", "free", { admin: "admin" })
+      const first = yield* registerWorkspaceApp(app())
+      for (let i = 1; i < maxAppsPerWorkspace; i++) yield* registerWorkspaceApp(app())
+      const error = yield* Effect.flip(registerWorkspaceApp(app()))
+      assert.strictEqual(error._tag, "TooManyApps")
+      // Another workspace has its own 20.
+      yield* registerWorkspaceApp(app({ workspaceId: "ws_2" }))
+      const clients = yield* ClientStore
+      yield* clients.save({ ...first.client, version: first.client.version + 1, removedAt: 1 })
+      yield* registerWorkspaceApp(app())
+    }).pipe(Effect.provide(worldLayer())))
+})

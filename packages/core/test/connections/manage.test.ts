@@ -1,0 +1,86 @@
+// Ending connections from the management page and by removing an app (spec §States: Connection, row "person
+// disconnects … or app removed from workspace → ended"; §Resources: OAuth client "Removing the app ends every
+// connection made with it"); and races on the code (checklist 68).
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import {
+  AuditLog, ClientStore, ConnectionStore, disconnectConnection, endConnection, handleTokenRequest, removeWorkspaceApp, resolveBearer
+} from "@adgate/core"
+import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
+
+const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
+const connect = (clientId = "apc_pub", label = "a") => Effect.gen(function* () {
+  const tokens = yield* handleTokenRequest({ params: codeGrant(yield* insertCode({ clientId, label }), { client_id: clientId }), basic: null })
+  const connection = (yield* (yield* ConnectionStore).listByClient(clientId)).at(-1)!
+  return { tokens, connection }
+})
+
+describe("disconnectConnection (management page)", () => {
+  it.effect("a person disconnects → ended (disconnected), audited with the person, tokens refused", () => run(Effect.gen(function* () {
+    const { tokens, connection } = yield* connect()
+    const outcome = yield* disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.editor })
+    assert.deepStrictEqual([outcome.endedNow, outcome.connection.endedReason], [true, "disconnected"])
+    assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
+    assert.strictEqual((yield* Effect.flip(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null }))).error, "invalid_grant")
+    const audit = (yield* (yield* AuditLog).list(ws)).at(-1)
+    assert.deepStrictEqual([audit?.action, audit?.actorId, audit?.detail], ["connection.ended", people.editor, { reason: "disconnected" }])
+  })))
+  it.effect("a viewer cannot disconnect; another workspace's connection is not found", () => run(Effect.gen(function* () {
+    const { connection } = yield* connect()
+    assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
+    assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: "ws_other", actorId: people.admin })))._tag, "ConnectionNotFound")
+  })))
+  it.effect("ending twice writes one audit entry: an ended connection never revives nor ends again", () => run(Effect.gen(function* () {
+    const { connection } = yield* connect()
+    yield* endConnection(connection.id, "revoked", null)
+    const again = yield* endConnection(connection.id, "disconnected", people.admin)
+    assert.deepStrictEqual([again.endedNow, again.connection.endedReason], [false, "revoked"])
+    const ended = (yield* (yield* AuditLog).list(ws)).filter((e) => e.action === "connection.ended")
+    assert.strictEqual(ended.length, 1)
+  })))
+})
+
+describe("removeWorkspaceApp", () => {
+  it.effect("removing the app marks it removed and ends every connection made with it (app_removed)", () => run(Effect.gen(function* () {
+    const a = yield* connect("apc_own", "a")
+    const b = yield* connect("apc_own", "b")
+    const other = yield* connect("apc_pub", "c")
+    const { client, ended } = yield* removeWorkspaceApp({ clientId: "apc_own", workspaceId: ws, actorId: people.admin })
+    assert.isNotNull(client.removedAt)
+    assert.strictEqual(ended, 2)
+    for (const c of [a, b]) {
+      const stored = Option.getOrThrow(yield* (yield* ConnectionStore).find(c.connection.id))
+      assert.deepStrictEqual([stored.status, stored.endedReason], ["ended", "app_removed"])
+    }
+    assert.strictEqual((yield* resolveBearer(other.tokens.access_token, "mcp")).kind, "connection")
+    const stored = Option.getOrThrow(yield* (yield* ClientStore).find("apc_own"))
+    assert.isNotNull(stored.removedAt)
+  })))
+  it.effect("only an admin or editor of the registering workspace removes it; other clients are not workspace apps", () => run(Effect.gen(function* () {
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: "ws_other", actorId: people.admin })))._tag, "NotAllowedToManage")
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_pub", workspaceId: ws, actorId: people.admin })))._tag, "WorkspaceAppNotFound")
+  })))
+})
+
+describe("races (checklist 68, 78)", () => {
+  it.effect("ten parallel exchanges of one code: exactly one succeeds; the losers' reuse ends the winner's connection (RFC 6749 §4.1.2)", () => run(Effect.gen(function* () {
+    const code = yield* insertCode()
+    const results = yield* Effect.forEach(Array.from({ length: 10 }), () =>
+      Effect.result(handleTokenRequest({ params: codeGrant(code), basic: null })), { concurrency: "unbounded" })
+    assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
+    assert.isTrue(results.every((r) => r._tag === "Success" || r.failure.error === "invalid_grant"))
+    assert.strictEqual((yield* (yield* ConnectionStore).listByClient("apc_pub")).length, 1)
+  })))
+  it.effect("parallel refreshes of one token: no connection is killed and exactly one refresh token stays live (checklist 78)", () => run(Effect.gen(function* () {
+    const { tokens } = yield* connect()
+    const results = yield* Effect.forEach(Array.from({ length: 8 }), () =>
+      Effect.result(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null })), { concurrency: "unbounded" })
+    const winners = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))
+    assert.isAtLeast(winners.length, 1)
+    const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
+    assert.strictEqual(connection.status, "active")
+    const live = yield* Effect.forEach(winners, (w) => Effect.result(handleTokenRequest({ params: refreshGrant(w.refresh_token), basic: null })))
+    assert.isAtMost(live.filter((r) => r._tag === "Success").length, 1)
+  })))
+})

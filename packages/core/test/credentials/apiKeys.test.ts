@@ -1,0 +1,49 @@
+// API keys (spec §Authentication 11, §Tokens and codes: ap_live_, shown once, stored as a hash).
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets } from "@adgate/core"
+import { people, seed, World, ws } from "../token/world.ts"
+
+const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
+const input = { workspaceId: ws, actorId: people.admin, name: "Nightly report", scopes: ["tasks:read"] as const, toolWrites: "wait" as const }
+
+describe("createApiKey", () => {
+  it.effect("the secret is returned once and only its SHA-256 is stored", () => run(Effect.gen(function* () {
+    const { key, secret } = yield* createApiKey(input)
+    const stored = Option.getOrThrow(yield* (yield* ApiKeyStore).find(key.id))
+    assert.strictEqual(stored.hash, yield* (yield* Secrets).hash(secret))
+    assert.notInclude(JSON.stringify(stored), secret)
+  })))
+  it.effect("the creator must be an admin or editor of the workspace", () => run(Effect.gen(function* () {
+    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, actorId: people.viewer })))._tag, "ApiKeyNotAllowed")
+    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, actorId: "usr_stranger" })))._tag, "ApiKeyNotAllowed")
+    assert.strictEqual((yield* createApiKey({ ...input, actorId: people.editor })).key.createdBy, people.editor)
+  })))
+  it.effect("tools:* scopes need the creator to be an admin on a paid plan, like OAuth (§Authentication 11)", () => run(Effect.gen(function* () {
+    const editor = yield* Effect.flip(createApiKey({ ...input, actorId: people.editor, scopes: ["tools:read"] }))
+    assert.deepStrictEqual(editor._tag === "ApiKeyScopeNotGrantable" ? editor.reason : null, "needs_admin")
+    assert.deepStrictEqual((yield* createApiKey({ ...input, scopes: ["tools:write"] })).key.scopes, ["tools:write"])
+    yield* (yield* Directory).setPlan(ws, "free")
+    const free = yield* Effect.flip(createApiKey({ ...input, scopes: ["tools:read"] }))
+    assert.deepStrictEqual(free._tag === "ApiKeyScopeNotGrantable" ? free.reason : null, "needs_paid_plan")
+  })))
+  it.effect("Tool writes 'apply ordinary changes at once' is an admin's choice", () => run(Effect.gen(function* () {
+    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, actorId: people.editor, toolWrites: "apply" })))._tag, "ApiKeyNotAllowed")
+    assert.strictEqual((yield* createApiKey({ ...input, toolWrites: "apply" })).key.toolWrites, "apply")
+  })))
+  it.effect("a key needs a name and at least one scope", () => run(Effect.gen(function* () {
+    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, name: "  " })))._tag, "ApiKeyInvalid")
+    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, scopes: [] })))._tag, "ApiKeyInvalid")
+  })))
+})
+
+describe("revokeApiKey", () => {
+  it.effect("only a member admin or editor of the key's workspace revokes it; another workspace's key is not found", () => run(Effect.gen(function* () {
+    const { key } = yield* createApiKey(input)
+    assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.viewer })))._tag, "ApiKeyNotAllowed")
+    assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: "ws_other", actorId: people.admin })))._tag, "ApiKeyNotFound")
+    const revoked = yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })
+    assert.isNotNull(revoked.revokedAt)
+    assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })).version, revoked.version)
+  })))
+})
