@@ -1,0 +1,65 @@
+// ConnectionStore on SQL (spec §Resources: Connection, §States: Connection): connections by id, workspace and
+// client, and by any refresh token hash ever issued to them (live, spent or withdrawn), so that reuse is seen.
+import { Connection, ConnectionStore } from "@adgate/core"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { compareAndSet } from "./compareAndSet.ts"
+import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { unavailable } from "./unavailable.ts"
+
+const source = (operation: string) => ({ operation: `ConnectionStore.${operation}`, table: "connections", key: "id" })
+
+export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const one = (operation: string) => (rows: ReadonlyArray<Record<string, unknown>>) =>
+    rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(Connection, source(operation))(rows[0]))
+  return ConnectionStore.of({
+    insert: (c) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* sql`INSERT INTO connections (id, version, client_id, workspace_id, approver_id, scopes, surface, platforms,
+            write_mode, status, ended_reason, created_at, ended_at, expires_at, role_confirmed_at, refresh, spent,
+            withdrawn, last_used_at)
+          VALUES (${c.id}, ${c.version}, ${c.clientId}, ${c.workspaceId}, ${c.approverId},
+            ${JSON.stringify(c.scopes)}::jsonb, ${c.surface}, ${JSON.stringify(c.platforms)}::jsonb, ${c.writeMode},
+            ${c.status}, ${c.endedReason}, ${c.createdAt}, ${c.endedAt}, ${c.expiresAt}, ${c.roleConfirmedAt},
+            ${JSON.stringify(c.refresh)}::jsonb, ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
+            ${JSON.stringify(c.withdrawn)}::jsonb, ${c.lastUsedAt})`
+        yield* sql`INSERT INTO connection_refresh_tokens (hash, connection_id) VALUES (${c.refresh.hash}, ${c.id})`
+      })).pipe(unavailable("ConnectionStore.insert")),
+    find: (id) =>
+      sql`SELECT * FROM connections WHERE id = ${id}`.pipe(unavailable("ConnectionStore.find"), Effect.flatMap(one("find"))),
+    findByRefreshHash: (hash) =>
+      sql`SELECT c.* FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
+        WHERE r.hash = ${hash}`.pipe(unavailable("ConnectionStore.findByRefreshHash"), Effect.flatMap(one("findByRefreshHash"))),
+    // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched.
+    // Of racing refreshes that loaded one version, one row matches; the losers index nothing.
+    save: (c) =>
+      sql`WITH updated AS (
+          UPDATE connections SET version = ${c.version}, client_id = ${c.clientId}, workspace_id = ${c.workspaceId},
+            approver_id = ${c.approverId}, scopes = ${JSON.stringify(c.scopes)}::jsonb, surface = ${c.surface},
+            platforms = ${JSON.stringify(c.platforms)}::jsonb, write_mode = ${c.writeMode}, status = ${c.status},
+            ended_reason = ${c.endedReason}, created_at = ${c.createdAt}, ended_at = ${c.endedAt},
+            expires_at = ${c.expiresAt}, role_confirmed_at = ${c.roleConfirmedAt},
+            refresh = ${JSON.stringify(c.refresh)}::jsonb,
+            spent = ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
+            withdrawn = ${JSON.stringify(c.withdrawn)}::jsonb, last_used_at = ${c.lastUsedAt}
+          WHERE id = ${c.id} AND version = ${c.version - 1}
+          RETURNING id
+        ), indexed AS (
+          INSERT INTO connection_refresh_tokens (hash, connection_id)
+          SELECT ${c.refresh.hash}, id FROM updated
+          ON CONFLICT (hash) DO NOTHING
+        )
+        SELECT id FROM updated`.pipe(unavailable("ConnectionStore.save"), Effect.flatMap(compareAndSet("connection"))),
+    listByWorkspace: (workspaceId) =>
+      sql`SELECT * FROM connections WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(
+        unavailable("ConnectionStore.listByWorkspace"),
+        Effect.flatMap(decodeRows(Connection, source("listByWorkspace")))
+      ),
+    listByClient: (clientId) =>
+      sql`SELECT * FROM connections WHERE client_id = ${clientId} ORDER BY created_at, id`.pipe(
+        unavailable("ConnectionStore.listByClient"),
+        Effect.flatMap(decodeRows(Connection, source("listByClient")))
+      )
+  })
+}))

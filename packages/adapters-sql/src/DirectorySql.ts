@@ -1,0 +1,79 @@
+// Directory on SQL (spec §What the service does 1): workspaces with their plan and credits, people, and their
+// roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect.
+import { Directory, Membership, Role, StoreUnavailable, User, Workspace } from "@adgate/core"
+import type { DirectoryUnavailable } from "@adgate/core"
+import { Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { directoryUnavailable, unavailable } from "./unavailable.ts"
+
+const workspaceRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "workspaces", key: "id" })
+const userRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "users", key: "id" })
+const membershipRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "memberships", key: "user_id" })
+
+const MemberRow = Schema.Struct({ ...Membership.fields, user: User })
+const WorkspaceRoleRow = Schema.Struct({ workspace: Workspace, role: Role })
+
+export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const first = <A>(decode: (row: Record<string, unknown>) => Effect.Effect<A, StoreUnavailable>) =>
+    (rows: ReadonlyArray<Record<string, unknown>>) =>
+      rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]))
+  const read = <A, E>(operation: string, effect: Effect.Effect<A, E>): Effect.Effect<A, DirectoryUnavailable> =>
+    effect.pipe(directoryUnavailable(`Directory.${operation}`))
+  return Directory.of({
+    workspace: (id) =>
+      read("workspace", sql`SELECT * FROM workspaces WHERE id = ${id}`.pipe(
+        Effect.flatMap(first(decodeRow(Workspace, workspaceRow("workspace"))))
+      )),
+    user: (id) =>
+      read("user", sql`SELECT * FROM users WHERE id = ${id}`.pipe(Effect.flatMap(first(decodeRow(User, userRow("user")))))),
+    userByEmail: (email) =>
+      read("userByEmail", sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(
+        Effect.flatMap(first(decodeRow(User, userRow("userByEmail"))))
+      )),
+    role: (workspaceId, userId) =>
+      read("role", sql`SELECT workspace_id, user_id, role FROM memberships
+        WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`.pipe(
+        Effect.flatMap(first(decodeRow(Membership, membershipRow("role")))),
+        Effect.map(Option.map((m) => m.role))
+      )),
+    // Nested records are built as JSON in SQL so that one decode checks the whole answer.
+    workspacesOf: (userId) =>
+      read("workspacesOf", sql`SELECT m.role, json_build_object('id', w.id, 'name', w.name, 'plan', w.plan,
+          'credits', w.credits, 'createdAt', w.created_at) AS workspace
+        FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
+        WHERE m.user_id = ${userId} ORDER BY w.created_at, w.id`.pipe(
+        Effect.flatMap(decodeRows(WorkspaceRoleRow, membershipRow("workspacesOf")))
+      )),
+    members: (workspaceId) =>
+      read("members", sql`SELECT m.workspace_id, m.user_id, m.role, json_build_object('id', u.id, 'email', u.email,
+          'name', u.name, 'createdAt', u.created_at) AS "user"
+        FROM memberships m JOIN users u ON u.id = m.user_id
+        WHERE m.workspace_id = ${workspaceId} ORDER BY u.created_at, u.id`.pipe(
+        Effect.flatMap(decodeRows(MemberRow, membershipRow("members")))
+      )),
+    createWorkspace: (w) =>
+      sql`INSERT INTO workspaces (id, name, plan, credits, created_at)
+        VALUES (${w.id}, ${w.name}, ${w.plan}, ${w.credits}, ${w.createdAt})
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, plan = excluded.plan, credits = excluded.credits,
+          created_at = excluded.created_at`.pipe(Effect.asVoid, unavailable("Directory.createWorkspace")),
+    createUser: (u) =>
+      sql`INSERT INTO users (id, email, name, created_at) VALUES (${u.id}, ${u.email}, ${u.name}, ${u.createdAt})
+        ON CONFLICT (id) DO UPDATE SET email = excluded.email, name = excluded.name, created_at = excluded.created_at`.pipe(
+        Effect.asVoid,
+        unavailable("Directory.createUser")
+      ),
+    setRole: (workspaceId, userId, role) =>
+      read("setRole", Option.match(role, {
+        onNone: () => sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`,
+        onSome: (r) =>
+          sql`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${userId}, ${r})
+            ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = excluded.role`
+      }).pipe(Effect.asVoid)),
+    setPlan: (workspaceId, plan) =>
+      read("setPlan", sql`UPDATE workspaces SET plan = ${plan} WHERE id = ${workspaceId}`.pipe(Effect.asVoid)),
+    setCredits: (workspaceId, credits) =>
+      read("setCredits", sql`UPDATE workspaces SET credits = ${credits} WHERE id = ${workspaceId}`.pipe(Effect.asVoid))
+  })
+}))

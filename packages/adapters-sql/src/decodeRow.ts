@@ -1,0 +1,40 @@
+// Rows come back in the core's shapes only through the core's Schema records: snake_case columns become
+// camelCase fields, int8 (bigint from sql-pg, number from PGlite) becomes number, and a row that does not decode
+// (unknown enum value, wrong-shaped JSON) fails with StoreUnavailable naming its table and row, never a defect.
+import { StoreUnavailable } from "@adgate/core"
+import { Effect, Schema } from "effect"
+
+const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
+
+const normalise = (row: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [column, value] of Object.entries(row)) out[camel(column)] = typeof value === "bigint" ? Number(value) : value
+  return out
+}
+
+export interface RowSource {
+  /** The port method answering, e.g. "CodeStore.findByHash". */
+  readonly operation: string
+  readonly table: string
+  /** The column holding the row's key, for the message. */
+  readonly key: string
+}
+
+/** Decodes one row into `schema`'s type, or fails StoreUnavailable("<table> row <key> does not decode: …"). */
+export const decodeRow = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, source: RowSource) => {
+  const decode = Schema.decodeUnknownEffect(schema)
+  return (row: Record<string, unknown>): Effect.Effect<S["Type"], StoreUnavailable> =>
+    decode(normalise(row), { errors: "all" }).pipe(
+      Effect.mapError((error) =>
+        new StoreUnavailable({
+          operation: source.operation,
+          message: `${source.table} row ${JSON.stringify(String(row[source.key]))} does not decode: ${error.message}`
+        }))
+    )
+}
+
+/** Decodes every row, failing on the first that does not decode. */
+export const decodeRows = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, source: RowSource) => {
+  const one = decodeRow(schema, source)
+  return (rows: ReadonlyArray<Record<string, unknown>>) => Effect.forEach(rows, one)
+}

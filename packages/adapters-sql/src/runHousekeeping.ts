@@ -1,0 +1,68 @@
+// Housekeeping (spec §Lifetimes): purges spent and expired rows. Every step is one idempotent DELETE, so any
+// number of server processes may run it at once without double work or lost rows.
+import type { StoreUnavailable } from "@adgate/core"
+import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql"
+import { unavailable } from "./unavailable.ts"
+
+const day = Duration.toMillis(Duration.days(1))
+
+/** How long rows are kept after they stop mattering. */
+export const retention = {
+  /** Codes live 10 minutes; a day later they are purged (a late presentation is then just unknown). */
+  codesAfterExpiry: day,
+  /** Consent pages likewise, so that a late decision still reads "expired" for a while. */
+  consentPagesAfterExpiry: day,
+  /** Spec §Register: a registration for which no token was ever issued is forgotten after 3 days. */
+  unusedDynamicClient: 3 * day,
+  /** Spec §Authentication 4: a metadata-document client is forgotten after 30 days without a token. */
+  unusedMetadataDocumentClient: 30 * day
+} as const
+
+export interface HousekeepingCounts {
+  readonly codes: number
+  readonly accessTokens: number
+  readonly consentPages: number
+  readonly dynamicClients: number
+  readonly metadataDocumentClients: number
+  readonly sessions: number
+  readonly rateLimitWindows: number
+}
+
+/** One pass at time `now` (epoch ms); answers how many rows each step removed. */
+export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, StoreUnavailable, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const count = (statement: Effect.Effect<ReadonlyArray<{ readonly n: number }>, SqlError.SqlError>) =>
+      Effect.map(statement, (rows) => rows[0]?.n ?? 0)
+    const purge = {
+      codes: count(sql<{ n: number }>`WITH d AS (DELETE FROM authorization_codes WHERE expires_at < ${now - retention.codesAfterExpiry}
+        RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      accessTokens: count(sql<{ n: number }>`WITH d AS (DELETE FROM access_tokens WHERE expires_at < ${now}
+        RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      consentPages: count(sql<{ n: number }>`WITH d AS (DELETE FROM consent_pages
+        WHERE expires_at < ${now - retention.consentPagesAfterExpiry} RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      dynamicClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients WHERE kind = 'dynamic' AND last_token_at IS NULL
+        AND created_at < ${now - retention.unusedDynamicClient} RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      metadataDocumentClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients WHERE kind = 'metadata_document'
+        AND coalesce(last_token_at, created_at) < ${now - retention.unusedMetadataDocumentClient} RETURNING 1)
+        SELECT count(*)::int AS n FROM d`),
+      sessions: count(sql<{ n: number }>`WITH d AS (DELETE FROM sessions WHERE expires_at < ${now} RETURNING 1)
+        SELECT count(*)::int AS n FROM d`),
+      rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)
+        SELECT count(*)::int AS n FROM d`)
+    }
+    return yield* Effect.all(purge)
+  }).pipe(unavailable("Housekeeping.run"))
+
+/** Runs housekeeping every minute in the background for the life of the layer; a failed pass is logged. */
+export const HousekeepingLive: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const pass = Clock.currentTimeMillis.pipe(
+      Effect.flatMap(runHousekeeping),
+      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("housekeeping pass failed", error.message))
+    )
+    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("1 minute")))
+  })
+)

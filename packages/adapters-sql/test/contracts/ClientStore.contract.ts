@@ -1,0 +1,67 @@
+// The ClientStore contract (spec §Resources: OAuth client): every store, memory or SQL, must pass it.
+import { ClientStore } from "@adgate/core"
+import { assert } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import type { Layer } from "effect"
+import { aClient, type ContractHost, t0, unique } from "./fixtures.ts"
+
+export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<ClientStore, E, R>, host: ContractHost<R>) =>
+  host.layer(layer)(`ClientStore contract (${name})`, (it) => {
+    it.effect("a client reads back exactly as inserted", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const client = aClient({ kind: "metadata_document", name: null, documentHost: "cimd.example", cacheUntil: t0 + 5,
+        redirectUris: ["https://a.example/cb", "com.example.app:/cb"], authMethod: "client_secret_basic",
+        secretHash: unique("sh"), recognised: true, lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: unique("ws_") })
+      yield* store.insert(client)
+      assert.deepStrictEqual(yield* store.find(client.clientId), Option.some(client))
+    }))
+
+    it.effect("an unknown client is none", () => Effect.gen(function* () {
+      assert.isTrue(Option.isNone(yield* (yield* ClientStore).find(unique("apc_"))))
+    }))
+
+    it.effect("a save from the stored version succeeds and is read back", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const client = aClient()
+      yield* store.insert(client)
+      const next = { ...client, version: 2, lastTokenAt: t0 + 60_000 }
+      yield* store.save(next)
+      assert.deepStrictEqual(yield* store.find(client.clientId), Option.some(next))
+    }))
+
+    it.effect("a save from a stale version is a Conflict and changes nothing (compare-and-set)", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const client = aClient()
+      yield* store.insert(client)
+      yield* store.save({ ...client, version: 2 })
+      const error = yield* Effect.flip(store.save({ ...client, version: 2, name: "late" }))
+      assert.strictEqual(error._tag, "Conflict")
+      assert.deepStrictEqual(yield* store.find(client.clientId), Option.some({ ...client, version: 2 }))
+    }))
+
+    it.effect("a save of a missing client is a Conflict", () => Effect.gen(function* () {
+      const error = yield* Effect.flip((yield* ClientStore).save({ ...aClient(), version: 2 }))
+      assert.strictEqual(error._tag, "Conflict")
+    }))
+
+    it.effect("clients are listed by their workspace only", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const workspaceId = unique("ws_")
+      const mine = [aClient({ kind: "workspace_app", workspaceId }), aClient({ kind: "workspace_app", workspaceId, createdAt: t0 + 1 })]
+      yield* Effect.forEach([...mine, aClient({ kind: "workspace_app", workspaceId: unique("ws_") })], store.insert)
+      const listed = yield* store.listByWorkspace(workspaceId)
+      assert.deepStrictEqual([...listed].sort((a, b) => a.createdAt - b.createdAt), mine)
+      assert.deepStrictEqual(yield* store.listByWorkspace(unique("ws_")), [])
+    }))
+
+    it.effect("dynamic registrations since a time are counted (daily registration pause)", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const since = t0 + 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000)
+      const before = yield* store.countDynamicSince(since)
+      yield* store.insert(aClient({ createdAt: since }))
+      yield* store.insert(aClient({ createdAt: since + 10 }))
+      yield* store.insert(aClient({ createdAt: since - 1 }))
+      yield* store.insert(aClient({ kind: "workspace_app", createdAt: since + 10 }))
+      assert.strictEqual((yield* store.countDynamicSince(since)) - before, 2)
+    }))
+  })

@@ -1,0 +1,26 @@
+// The RateLimiter contract: fixed windows per key; `limit` hits are allowed per window, then refused until it ends.
+import { RateLimiter } from "@adgate/core"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Layer } from "effect"
+import { type ContractHost, t0, unique } from "./fixtures.ts"
+
+export const rateLimiterContract = <E, R>(name: string, layer: Layer.Layer<RateLimiter, E, R>, host: ContractHost<R>) =>
+  host.layer(layer)(`RateLimiter contract (${name})`, (it) => {
+    it.effect("the limit is allowed, the next hit refused with the seconds left, and a new window starts afresh", () => Effect.gen(function* () {
+      const limiter = yield* RateLimiter
+      const key = unique("register:")
+      const windowMs = 60_000
+      const start = t0 // a multiple of the window
+      const decisions = yield* Effect.forEach([0, 1, 2], (i) => limiter.hit(key, 3, windowMs, start + i * 1000))
+      assert.deepStrictEqual(decisions.map((d) => d.allowed), [true, true, true])
+      const refused = yield* limiter.hit(key, 3, windowMs, start + 30_500)
+      assert.deepStrictEqual(refused, { allowed: false, retryAfterSeconds: 30 })
+      assert.isTrue((yield* limiter.hit(unique("register:"), 3, windowMs, start + 30_500)).allowed)
+      assert.isTrue((yield* limiter.hit(key, 3, windowMs, start + windowMs)).allowed)
+    }))
+
+    it.effect("a limit of zero allows nothing", () => Effect.gen(function* () {
+      assert.isFalse((yield* (yield* RateLimiter).hit(unique("k:"), 0, 1000, t0)).allowed)
+    }))
+  })

@@ -1,0 +1,177 @@
+// Records for the store contracts: every call makes fresh, unique ids, so tests share a store without clashing.
+import type {
+  AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, User,
+  Workspace
+} from "@adgate/core"
+import type { Vitest } from "@effect/vitest"
+import { randomBytes } from "node:crypto"
+
+/** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
+export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
+
+export const unique = (prefix: string) => `${prefix}${randomBytes(12).toString("base64url")}`
+
+const t0 = 1_767_225_600_000 // 2026-01-01T00:00:00Z
+
+export const aClient = (over: Partial<Client> = {}): Client => ({
+  clientId: unique("apc_"),
+  version: 1,
+  kind: "dynamic",
+  name: "Test app",
+  redirectUris: ["https://app.example/cb"],
+  authMethod: "none",
+  secretHash: null,
+  workspaceId: null,
+  recognised: false,
+  createdAt: t0,
+  lastTokenAt: null,
+  removedAt: null,
+  documentHost: null,
+  cacheUntil: null,
+  ...over
+})
+
+export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
+  id: unique("cp_"),
+  version: 1,
+  request: {
+    clientId: unique("apc_"),
+    redirectUri: "https://app.example/cb",
+    redirectUriSent: true,
+    scopes: ["tools:read", "tasks:read"],
+    codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+    state: "s1",
+    surface: "mcp"
+  },
+  userId: unique("usr_"),
+  workspaceId: unique("ws_"),
+  csrfHash: unique("h"),
+  openedAt: t0,
+  expiresAt: t0 + 600_000,
+  status: "open",
+  ...over
+})
+
+export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode => ({
+  hash: unique("code-hash-"),
+  version: 1,
+  clientId: unique("apc_"),
+  redirectUri: "https://app.example/cb",
+  redirectUriSent: true,
+  codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+  userId: unique("usr_"),
+  workspaceId: unique("ws_"),
+  scopes: ["tools:read", "tools:write"],
+  surface: "both",
+  platforms: ["meta", "google"],
+  writeMode: "wait",
+  issuedAt: t0,
+  expiresAt: t0 + 600_000,
+  status: "issued",
+  failedAttempts: 0,
+  connectionId: null,
+  ...over
+})
+
+export const aConnection = (over: Partial<Connection> = {}): Connection => ({
+  id: unique("con_"),
+  version: 1,
+  clientId: unique("apc_"),
+  workspaceId: unique("ws_"),
+  approverId: unique("usr_"),
+  scopes: ["tasks:read", "accounts:read"],
+  surface: "mcp",
+  platforms: "all",
+  writeMode: "apply",
+  status: "active",
+  endedReason: null,
+  createdAt: t0,
+  endedAt: null,
+  expiresAt: t0 + 365 * 86_400_000,
+  roleConfirmedAt: t0,
+  refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: t0 },
+  spent: null,
+  withdrawn: [],
+  lastUsedAt: t0,
+  ...over
+})
+
+export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => ({
+  hash: unique("at-hash-"),
+  connectionId: unique("con_"),
+  generation: 1,
+  clientId: unique("apc_"),
+  workspaceId: unique("ws_"),
+  scopes: ["tools:read"],
+  surface: "rest",
+  issuedAt: t0,
+  expiresAt: t0 + 3_600_000,
+  revokedAt: null,
+  ...over
+})
+
+export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
+  id: unique("key_"),
+  hash: unique("key-hash-"),
+  version: 1,
+  workspaceId: unique("ws_"),
+  name: "CI key",
+  createdBy: unique("usr_"),
+  scopes: ["tools:read", "tools:raw"],
+  toolWrites: "wait",
+  createdAt: t0,
+  lastUsedAt: null,
+  revokedAt: null,
+  ...over
+})
+
+export const aWorkspace = (over: Partial<Workspace> = {}): Workspace => ({
+  id: unique("ws_"),
+  name: "Acme",
+  plan: "free",
+  credits: 100,
+  createdAt: t0,
+  ...over
+})
+
+export const aUser = (over: Partial<User> = {}): User => ({
+  id: unique("usr_"),
+  email: `${unique("p")}@example.com`,
+  name: "Pat",
+  createdAt: t0,
+  ...over
+})
+
+export const anAuditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
+  id: unique("aud_"),
+  workspaceId: unique("ws_"),
+  at: t0,
+  actorId: null,
+  action: "connection.approved",
+  clientId: unique("apc_"),
+  connectionId: unique("con_"),
+  detail: { scopes: ["tools:read"], surface: "mcp" },
+  ...over
+})
+
+export const aMail = (over: Partial<MailMessage> = {}): MailMessage => ({
+  id: unique("mail_"),
+  to: "pat@example.com",
+  subject: "A new app was connected",
+  text: "Hello",
+  createdAt: t0,
+  sentAt: null,
+  ...over
+})
+
+export const aSession = (over: Partial<Session> = {}): Session => ({
+  hash: unique("ses-hash-"),
+  userId: unique("usr_"),
+  workspaceId: null,
+  createdAt: t0,
+  expiresAt: t0 + 86_400_000,
+  revokedAt: null,
+  ...over
+})
+
+export { t0 }

@@ -1,0 +1,36 @@
+// Every store contract, registered over one layer that provides all the ports (memory, PGlite or PostgreSQL).
+import type {
+  AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, Directory, Mailer,
+  PeopleStore, RateLimiter
+} from "@adgate/core"
+import type { Layer } from "effect"
+import { accessTokenStoreContract } from "./AccessTokenStore.contract.ts"
+import { apiKeyStoreContract } from "./ApiKeyStore.contract.ts"
+import { auditLogContract } from "./AuditLog.contract.ts"
+import { clientStoreContract } from "./ClientStore.contract.ts"
+import { codeStoreContract } from "./CodeStore.contract.ts"
+import { connectionStoreContract } from "./ConnectionStore.contract.ts"
+import { consentStoreContract } from "./ConsentStore.contract.ts"
+import { directoryContract } from "./Directory.contract.ts"
+import type { ContractHost } from "./fixtures.ts"
+import { mailerContract } from "./Mailer.contract.ts"
+import { peopleStoreContract } from "./PeopleStore.contract.ts"
+import { rateLimiterContract } from "./RateLimiter.contract.ts"
+
+export type AllPorts =
+  | ClientStore | ConsentStore | CodeStore | ConnectionStore | AccessTokenStore | ApiKeyStore | Directory | AuditLog
+  | Mailer | PeopleStore | RateLimiter
+
+export const everyContract = <E, R>(name: string, layer: Layer.Layer<AllPorts, E, R>, host: ContractHost<R>) => {
+  clientStoreContract(name, layer, host)
+  consentStoreContract(name, layer, host)
+  codeStoreContract(name, layer, host)
+  connectionStoreContract(name, layer, host)
+  accessTokenStoreContract(name, layer, host)
+  apiKeyStoreContract(name, layer, host)
+  directoryContract(name, layer, host)
+  auditLogContract(name, layer, host)
+  mailerContract(name, layer, host)
+  peopleStoreContract(name, layer, host)
+  rateLimiterContract(name, layer, host)
+}

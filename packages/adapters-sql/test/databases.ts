@@ -1,0 +1,40 @@
+// The databases the adapter tests run on: a PGlite in a fresh temporary folder, and (when DATABASE_URL is set) a
+// fresh PostgreSQL database created through that server and dropped afterwards.
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { mkdtempSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { DatabaseLive } from "../src/index.ts"
+
+export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
+
+export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "adgate-sql-"))
+
+/** A migrated PGlite kept in `dataDir` (default: a new temporary folder). */
+export const pgliteDatabase = (dataDir: string = tempDataDir()) =>
+  DatabaseLive({ databaseUrl: Option.none(), dataDir })
+
+const admin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(SqlClient.SqlClient, f).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+  )
+
+/** Creates `adgate_test_<random>` on the server of `url` for the life of the scope; answers its URL. */
+export const freshPostgresDatabase = (url: string) =>
+  Effect.gen(function* () {
+    const name = `adgate_test_${Math.random().toString(36).slice(2, 10)}`
+    yield* Effect.acquireRelease(
+      admin(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
+      () => admin(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
+    )
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    return target.toString()
+  })
+
+/** A migrated, fresh PostgreSQL database (dropped when the layer is released). */
+export const postgresDatabase = (url: string) =>
+  Layer.unwrap(Effect.map(freshPostgresDatabase(url), (fresh) =>
+    DatabaseLive({ databaseUrl: Option.some(Redacted.make(fresh)), dataDir: tempDataDir() })))

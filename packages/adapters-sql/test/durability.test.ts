@@ -1,0 +1,248 @@
+// What the SQL stores add to the contract: data survives a restart (PGlite folder and PostgreSQL database), the
+// migrations bring fresh and existing databases up to date, a foreign or broken row is a typed StoreUnavailable
+// naming its table and row while other rows keep being served, a failing database is never a defect, and
+// housekeeping purges exactly what has expired.
+import {
+  AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, Directory, Mailer,
+  PeopleStore, RateLimiter, StoreUnavailable
+} from "@adgate/core"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import { existsSync } from "node:fs"
+import { join } from "node:path"
+import { SqlClient } from "effect/sql"
+import { TestClock } from "effect/testing"
+import {
+  DatabaseLive, HousekeepingLive, migrationsTable, retention, runHousekeeping, runMigrations, SqlStores
+} from "../src/index.ts"
+import {
+  aClient, aCode, aConnection, aConsentPage, anAccessToken, anApiKey, anAuditEntry, aMail, aSession, aUser,
+  aWorkspace, t0, unique
+} from "./contracts/fixtures.ts"
+import { databaseUrl, freshPostgresDatabase, pgliteDatabase, postgresDatabase, tempDataDir } from "./databases.ts"
+
+/** Writes one record to every store, closes the database, opens it again and reads everything back. */
+const restartRoundTrip = (open: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
+  Effect.gen(function* () {
+    const stores = () => SqlStores.pipe(Layer.provideMerge(open()))
+    const workspace = aWorkspace()
+    const user = aUser()
+    const client = aClient()
+    const page = aConsentPage()
+    const code = aCode()
+    const connection = aConnection({ workspaceId: workspace.id })
+    const token = anAccessToken()
+    const key = anApiKey()
+    const entry = anAuditEntry({ workspaceId: workspace.id })
+    const mail = aMail()
+    const session = aSession()
+    const rateKey = unique("k:")
+    yield* Effect.scoped(Effect.gen(function* () {
+      const ctx = yield* Layer.build(stores())
+      yield* Effect.gen(function* () {
+        yield* (yield* Directory).createWorkspace(workspace)
+        yield* (yield* Directory).createUser(user)
+        yield* (yield* Directory).setRole(workspace.id, user.id, Option.some("editor"))
+        yield* (yield* ClientStore).insert(client)
+        yield* (yield* ConsentStore).insert(page)
+        yield* (yield* CodeStore).insert(code)
+        yield* (yield* ConnectionStore).insert(connection)
+        yield* (yield* AccessTokenStore).insert(token)
+        yield* (yield* ApiKeyStore).insert(key)
+        yield* (yield* AuditLog).append(entry)
+        yield* (yield* Mailer).enqueue(mail)
+        yield* (yield* PeopleStore).setPasswordHash(user.id, "$argon2id$stored")
+        yield* (yield* PeopleStore).insertSession(session)
+        yield* (yield* RateLimiter).hit(rateKey, 1, 60_000, t0)
+      }).pipe(Effect.provide(ctx))
+    }))
+    yield* Effect.scoped(Effect.gen(function* () {
+      const ctx = yield* Layer.build(stores())
+      yield* Effect.gen(function* () {
+        assert.deepStrictEqual(yield* (yield* Directory).workspace(workspace.id), Option.some(workspace))
+        assert.deepStrictEqual(yield* (yield* Directory).role(workspace.id, user.id), Option.some("editor" as const))
+        assert.deepStrictEqual(yield* (yield* ClientStore).find(client.clientId), Option.some(client))
+        assert.deepStrictEqual(yield* (yield* ConsentStore).find(page.id), Option.some(page))
+        assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
+        assert.deepStrictEqual(yield* (yield* ConnectionStore).findByRefreshHash(connection.refresh.hash), Option.some(connection))
+        assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(token.hash), Option.some(token))
+        assert.deepStrictEqual(yield* (yield* ApiKeyStore).findByHash(key.hash), Option.some(key))
+        assert.deepStrictEqual(yield* (yield* AuditLog).list(workspace.id), [entry])
+        assert.isTrue((yield* (yield* Mailer).pending(1000)).some((m) => m.id === mail.id))
+        assert.deepStrictEqual(yield* (yield* PeopleStore).passwordHash(user.id), Option.some("$argon2id$stored"))
+        assert.deepStrictEqual(yield* (yield* PeopleStore).findSession(session.hash), Option.some(session))
+        assert.isFalse((yield* (yield* RateLimiter).hit(rateKey, 1, 60_000, t0 + 1)).allowed)
+        // An existing database is already up to date: nothing runs twice.
+        assert.deepStrictEqual(yield* runMigrations, [])
+      }).pipe(Effect.provide(ctx))
+    }))
+  })
+
+describe("restart", () => {
+  it.effect("everything written before a restart of the PGlite folder reads back after it", () => {
+    const dataDir = tempDataDir()
+    return restartRoundTrip(() => pgliteDatabase(dataDir)).pipe(
+      Effect.tap(() => Effect.sync(() => assert.isTrue(existsSync(join(dataDir, "pglite", "PG_VERSION"))))))
+  }, { timeout: 60_000 })
+
+  it.effect.skipIf(Option.isNone(databaseUrl))("everything written before a restart on PostgreSQL reads back after it", () =>
+    Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      yield* restartRoundTrip(() => DatabaseLive({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir() }))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
+  ["PGlite", true, () => pgliteDatabase()],
+  ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
+]
+
+for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, () => {
+  layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
+    it.effect("a fresh database comes up with every migration recorded once", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
+      assert.deepStrictEqual(rows.map((r) => [r.migration_id, r.name]), [[1, "oauth"]])
+      assert.deepStrictEqual(yield* runMigrations, [])
+    }))
+
+    it.effect("a code row with an unknown status is StoreUnavailable naming table and row; other codes are served", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const codes = yield* CodeStore
+      const good = aCode()
+      const bad = aCode()
+      yield* codes.insert(good)
+      yield* codes.insert(bad)
+      yield* sql`UPDATE authorization_codes SET status = 'burnt' WHERE hash = ${bad.hash}`
+      const error = yield* Effect.flip(codes.findByHash(bad.hash))
+      assert.strictEqual(error._tag, "StoreUnavailable")
+      assert.strictEqual(error.operation, "CodeStore.findByHash")
+      assert.include(error.message, `authorization_codes row "${bad.hash}" does not decode`)
+      assert.include(error.message, `["status"]`)
+      assert.deepStrictEqual(yield* codes.findByHash(good.hash), Option.some(good))
+    }))
+
+    it.effect("a connection row with wrong-shaped JSON is StoreUnavailable, by id, by refresh hash and in lists", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const connections = yield* ConnectionStore
+      const workspaceId = unique("ws_")
+      const bad = aConnection({ workspaceId })
+      const good = aConnection()
+      yield* connections.insert(bad)
+      yield* connections.insert(good)
+      // jsonb holds only well-formed JSON, so a broken value is JSON of the wrong shape.
+      yield* sql`UPDATE connections SET scopes = ${'{"not":"a list"}'}::jsonb, refresh = ${'"x"'}::jsonb WHERE id = ${bad.id}`
+      const attempts: ReadonlyArray<Effect.Effect<unknown, StoreUnavailable>> =
+        [connections.find(bad.id), connections.findByRefreshHash(bad.refresh.hash), connections.listByWorkspace(workspaceId)]
+      for (const attempt of attempts) {
+        const error = yield* Effect.flip(attempt)
+        assert.strictEqual(error._tag, "StoreUnavailable")
+        assert.include(error.message, `connections row "${bad.id}" does not decode`)
+      }
+      assert.deepStrictEqual(yield* connections.find(good.id), Option.some(good))
+    }))
+
+    it.effect("a foreign client kind and audit action are StoreUnavailable; a foreign plan is DirectoryUnavailable", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const client = aClient()
+      yield* (yield* ClientStore).insert(client)
+      yield* sql`UPDATE clients SET kind = 'alien' WHERE client_id = ${client.clientId}`
+      assert.include((yield* Effect.flip((yield* ClientStore).find(client.clientId))).message, "clients row")
+      const entry = anAuditEntry()
+      yield* (yield* AuditLog).append(entry)
+      yield* sql`UPDATE audit_entries SET action = 'connection.teleported' WHERE id = ${entry.id}`
+      assert.include((yield* Effect.flip((yield* AuditLog).list(entry.workspaceId))).message, "audit_entries row")
+      const workspace = aWorkspace()
+      yield* (yield* Directory).createWorkspace(workspace)
+      yield* sql`UPDATE workspaces SET plan = 'platinum' WHERE id = ${workspace.id}`
+      const error = yield* Effect.flip((yield* Directory).workspace(workspace.id))
+      assert.strictEqual(error._tag, "DirectoryUnavailable")
+      assert.include(error.message, "workspaces row")
+    }))
+
+    it.effect("a database that fails answers StoreUnavailable, never a defect, and serves again once back", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const keys = yield* ApiKeyStore
+      const key = anApiKey()
+      yield* keys.insert(key)
+      yield* sql`ALTER TABLE api_keys RENAME TO api_keys_away`
+      const results = yield* Effect.all([keys.find(key.id), keys.insert(anApiKey()), keys.save({ ...key, version: 2 })].map(Effect.flip))
+      yield* sql`ALTER TABLE api_keys_away RENAME TO api_keys`
+      for (const error of results) assert.strictEqual(error._tag, "StoreUnavailable")
+      assert.include(results[0]!.message, "api_keys")
+      assert.deepStrictEqual(yield* keys.find(key.id), Option.some(key))
+    }))
+
+    it.effect("inserting a record whose key exists is StoreUnavailable and does not overwrite it", () => Effect.gen(function* () {
+      const codes = yield* CodeStore
+      const code = aCode()
+      yield* codes.insert(code)
+      const error = yield* Effect.flip(codes.insert({ ...code, status: "used" }))
+      assert.strictEqual(error._tag, "StoreUnavailable")
+      assert.deepStrictEqual(yield* codes.findByHash(code.hash), Option.some(code))
+    }))
+
+    it.effect("two people cannot share one e-mail address, whatever its case", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const user = aUser()
+      yield* directory.createUser(user)
+      const error = yield* Effect.flip(directory.createUser(aUser({ email: user.email.toUpperCase() })))
+      assert.strictEqual(error._tag, "StoreUnavailable")
+    }))
+
+    it.effect("housekeeping purges exactly what has expired, and a second pass finds nothing (spec §Lifetimes)", () => Effect.gen(function* () {
+      const now = t0 + 400 * 86_400_000
+      const day = 86_400_000
+      yield* runHousekeeping(now) // clears rows other tests left behind
+      const codes = yield* CodeStore
+      const clients = yield* ClientStore
+      const oldCode = aCode({ expiresAt: now - retention.codesAfterExpiry - 1 })
+      const recentCode = aCode({ expiresAt: now - 1 })
+      const unusedDynamic = aClient({ createdAt: now - 3 * day - 1 })
+      const youngDynamic = aClient({ createdAt: now - 3 * day + 1000 })
+      const usedDynamic = aClient({ createdAt: now - 10 * day, lastTokenAt: now - 10 * day })
+      const staleDocument = aClient({ kind: "metadata_document", createdAt: now - 60 * day, lastTokenAt: now - 31 * day })
+      const neverUsedDocument = aClient({ kind: "metadata_document", createdAt: now - 31 * day })
+      const liveDocument = aClient({ kind: "metadata_document", createdAt: now - 60 * day, lastTokenAt: now - 29 * day })
+      const oldApp = aClient({ kind: "workspace_app", createdAt: now - 90 * day })
+      yield* Effect.forEach([oldCode, recentCode], codes.insert)
+      yield* Effect.forEach([unusedDynamic, youngDynamic, usedDynamic, staleDocument, neverUsedDocument, liveDocument, oldApp], clients.insert)
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`INSERT INTO access_tokens (hash, connection_id, generation, client_id, workspace_id, scopes, surface, issued_at, expires_at)
+        VALUES ('hk-expired', 'c', 1, 'x', 'w', '[]'::jsonb, 'mcp', 0, ${now - 1}), ('hk-live', 'c', 1, 'x', 'w', '[]'::jsonb, 'mcp', 0, ${now + 1})`
+      yield* sql`INSERT INTO consent_pages (id, version, request, user_id, workspace_id, csrf_hash, opened_at, expires_at, status)
+        VALUES ('hk-page-old', 1, '{}'::jsonb, 'u', 'w', 'h', 0, ${now - retention.consentPagesAfterExpiry - 1}, 'open'),
+               ('hk-page-new', 1, '{}'::jsonb, 'u', 'w', 'h', 0, ${now - 1}, 'open')`
+      yield* sql`INSERT INTO sessions (hash, user_id, created_at, expires_at) VALUES ('hk-s-old', 'u', 0, ${now - 1}), ('hk-s-new', 'u', 0, ${now + 1})`
+      yield* sql`INSERT INTO rate_limit_windows (key, window_start, window_end, count)
+        VALUES ('hk', ${now - 120_000}, ${now - 60_000}, 3), ('hk', ${now - 30_000}, ${now + 30_000}, 1)`
+      const counts = yield* runHousekeeping(now)
+      assert.deepStrictEqual(counts, {
+        codes: 1, accessTokens: 1, consentPages: 1, dynamicClients: 1, metadataDocumentClients: 2, sessions: 1, rateLimitWindows: 1
+      })
+      assert.isTrue(Option.isNone(yield* codes.findByHash(oldCode.hash)))
+      assert.isTrue(Option.isSome(yield* codes.findByHash(recentCode.hash)))
+      const kept = yield* Effect.forEach([unusedDynamic, youngDynamic, usedDynamic, staleDocument, neverUsedDocument, liveDocument, oldApp],
+        (c) => Effect.map(clients.find(c.clientId), Option.isSome))
+      assert.deepStrictEqual(kept, [false, true, true, false, false, true, true])
+      assert.deepStrictEqual(yield* runHousekeeping(now), {
+        codes: 0, accessTokens: 0, consentPages: 0, dynamicClients: 0, metadataDocumentClients: 0, sessions: 0, rateLimitWindows: 0
+      })
+    }))
+
+    it.effect("HousekeepingLive runs a pass every minute in the background", () => Effect.gen(function* () {
+      yield* Layer.build(HousekeepingLive)
+      const sessions = yield* PeopleStore
+      const session = aSession({ createdAt: 0, expiresAt: (yield* Clock.currentTimeMillis) + 30_000 })
+      yield* sessions.insertSession(session)
+      // Passes run on their own fiber against a real database, so the first pass (at start) may still be running
+      // when the clock moves: move it a minute at a time, looking after each, until a pass has removed the session.
+      let found = yield* sessions.findSession(session.hash)
+      for (let minutes = 0; minutes < 50 && Option.isSome(found); minutes++) {
+        yield* TestClock.adjust("1 minute")
+        found = yield* sessions.findSession(session.hash)
+      }
+      assert.isTrue(Option.isNone(found))
+    }))
+  })
+})
