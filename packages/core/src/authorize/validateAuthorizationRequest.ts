@@ -17,6 +17,9 @@ export const maxStateLength = 2048
 /** RFC 7636 §4.2: BASE64URL(SHA-256(verifier)) is exactly 43 characters of the base64url alphabet. */
 const s256Challenge = /^[A-Za-z0-9_-]{43}$/
 
+/** A parameter name echoed in error_description: only RFC 6749 §4.1.2.1 characters, bounded. */
+const describableName = (name: string): string => name.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "?").slice(0, 40)
+
 export interface ValidatedAuthorization {
   readonly client: Client
   readonly request: AuthorizationRequest
@@ -76,7 +79,7 @@ export const validateAuthorizationRequest = Effect.fn("authorize.validateAuthori
 
   // Checklist 4 and decision 131: a duplicate of any parameter is refused, resource included.
   const otherDuplicate = sentTwice[0]
-  if (otherDuplicate !== undefined) return yield* redirect("invalid_request", `${otherDuplicate} was sent more than once`)
+  if (otherDuplicate !== undefined) return yield* redirect("invalid_request", `${describableName(otherDuplicate)} was sent more than once`)
   if (!stateValid) return yield* redirect("invalid_request", `state must be at most ${maxStateLength} characters`)
 
   const responseType = get("response_type")
@@ -99,12 +102,10 @@ export const validateAuthorizationRequest = Effect.fn("authorize.validateAuthori
   if (surface === null)
     return yield* redirect("invalid_target", "resource must be this service's MCP server, REST API or origin")
 
-  const scopeParam = get("scope")
-  const askedWords = scopeParam === undefined ? [] : scopeParam.split(" ").filter((w) => w.length > 0)
-  const known = parseScopes(scopeParam ?? "")
-  if (askedWords.length > 0 && known.length === 0)
-    return yield* redirect("invalid_scope", "none of the requested scopes is offered by this service")
-  const scopes = askedWords.length === 0 ? defaultScopes : known
+  // Spec: unknown words (openid, profile, offline_access …) are ignored without error, so a scope naming none of
+  // ours is a scope naming none at all, and the default set applies.
+  const known = parseScopes(get("scope") ?? "")
+  const scopes = known.length === 0 ? defaultScopes : known
 
   const request: AuthorizationRequest = {
     clientId: client.clientId,

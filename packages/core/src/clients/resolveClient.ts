@@ -34,7 +34,10 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   // CIMD §4.4: errors are never cached; a failed fetch or an invalid document leaves the store as it was.
   const issuer = yield* Issuer
   const fetcher = yield* MetadataDocumentFetcher
-  const fetched = yield* fetcher.fetch(clientId).pipe(Effect.mapError((e) => unknown(`the metadata document could not be fetched: ${e.reason}`)))
+  // Checklist 118: why the fetch failed (an address, a TLS detail) is logged, never shown to the person.
+  const fetched = yield* fetcher.fetch(clientId).pipe(
+    Effect.tapError((e) => Effect.logWarning("metadata document fetch failed", { clientId, reason: e.reason })),
+    Effect.mapError(() => unknown("the metadata document could not be fetched")))
   const document = validateMetadataDocument(clientId, fetched.body, issuer.origin)
   if (Result.isFailure(document)) return yield* unknown(document.failure.reason)
   const cacheUntil = now + clampCacheLifetime(fetched.maxAgeSeconds)

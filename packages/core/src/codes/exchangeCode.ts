@@ -6,6 +6,7 @@ import type { Client } from "../clients/Client.ts"
 import { CodeNotFound, VerifierMalformed } from "./errors.ts"
 import { transitionCode } from "./transitionCode.ts"
 import { connectionMailRecipients } from "../audit/mailAdminsOfConnection.ts"
+import { findClientForToken } from "../clients/resolveClient.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { openConnection } from "../connections/openConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -42,6 +43,10 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
       }, yield* Clock.currentTimeMillis)
       if (decision._tag === "Refused") {
         if (decision.next !== null) yield* codes.save(decision.next)
+        // A reuse moves the code's version on, so that an exchange still opening its connection sees it (below);
+        // a lost race here means another reuse already moved it, which is all that is needed.
+        else if (decision.error._tag === "CodeReused")
+          yield* codes.save({ ...found.value, version: found.value.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))
         return yield* decision.error
       }
       // Read before spending: a Directory outage refuses (503) with the code still unspent.
@@ -56,6 +61,13 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
           ? Effect.void
           : endConnection(reused.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void)))
     )
-    return yield* openConnection({ code: spent.code, client: attempt.client, recipients: spent.recipients })
+    const opened = yield* openConnection({ code: spent.code, client: attempt.client, recipients: spent.recipients })
+    // A second exchange, or the app's removal, may have happened while the connection was being opened: its
+    // endConnection found nothing to end yet. Re-read after inserting, so that one side always sees the other.
+    const after = yield* codes.findByHash(codeHash)
+    const removed = Option.isNone(yield* findClientForToken(attempt.client.clientId))
+    if (removed || Option.isNone(after) || after.value.version !== spent.code.version)
+      yield* endConnection(connectionId, removed ? "app_removed" : "code_reused", null)
+    return opened
   }
 )

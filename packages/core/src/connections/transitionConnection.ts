@@ -75,16 +75,17 @@ const refuse = (error: RefreshRefusal): ConnectionDecision => ({ _tag: "Refused"
 
 /**
  * The access token's scopes after `scope`: omitted keeps the approved set; unknown words are ignored as at
- * authorize (spec §GET /oauth/authorize, scope); any known scope outside the approved set, or a value naming no
- * known scope at all, is a widening (invalid_scope).
+ * authorize (spec §GET /oauth/authorize, scope), so a value naming none keeps the approved set; any known scope
+ * outside the approved set is a widening (invalid_scope).
  */
 export const narrowScopes = (approved: ReadonlyArray<Scope>, scope: string | null): ReadonlyArray<Scope> | ScopeNotGranted => {
   if (scope === null) return approved
   const words = new Set(scope.split(" ").filter((w) => w.length > 0))
   const asked = allScopes.filter((s) => words.has(s))
   const widened = asked.filter((s) => !approved.includes(s))
-  if (widened.length > 0 || asked.length === 0) return new ScopeNotGranted({ scopes: widened })
-  return asked
+  if (widened.length > 0) return new ScopeNotGranted({ scopes: widened })
+  // Unknown words are ignored as at authorize: a value naming none of our scopes keeps the approved set.
+  return asked.length === 0 ? approved : asked
 }
 
 /**

@@ -2,9 +2,10 @@
 // disconnects … or app removed from workspace → ended"; §Resources: OAuth client "Removing the app ends every
 // connection made with it"); and races on the code (checklist 68).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Layer, Option } from "effect"
 import {
-  AuditLog, ClientStore, ConnectionStore, disconnectConnection, endConnection, handleTokenRequest, removeWorkspaceApp, resolveBearer
+  AuditLog, ClientStore, ConnectionStore, disconnectConnection, endConnection, handleTokenRequest, removeWorkspaceApp, resolveBearer,
+  Secrets
 } from "@adgate/core"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
 
@@ -70,8 +71,33 @@ describe("races (checklist 68, 78)", () => {
       Effect.result(handleTokenRequest({ params: codeGrant(code), basic: null })), { concurrency: "unbounded" })
     assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
     assert.isTrue(results.every((r) => r._tag === "Success" || r.failure.error === "invalid_grant"))
-    assert.strictEqual((yield* (yield* ConnectionStore).listByClient("apc_pub")).length, 1)
+    const made = yield* (yield* ConnectionStore).listByClient("apc_pub")
+    assert.strictEqual(made.length, 1)
+    assert.deepStrictEqual([made[0]?.status, made[0]?.endedReason], ["ended", "code_reused"])
+    const winner = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))[0]!
+    assert.strictEqual((yield* Effect.flip(resolveBearer(winner.access_token, "mcp")))._tag, "InvalidCredential")
   })))
+  it.effect("an app removed while its code is being exchanged: the connection made is ended too (app_removed)", () => {
+    // The removal runs between the code being spent and the connection being inserted: its listByClient saw nothing.
+    const RemovedMidExchange = Layer.effect(ConnectionStore, Effect.gen(function* () {
+      const inner = yield* ConnectionStore
+      const clients = yield* ClientStore
+      return ConnectionStore.of({
+        ...inner,
+        insert: (connection) => Effect.gen(function* () {
+          const own = Option.getOrThrow(yield* clients.find(connection.clientId))
+          yield* Effect.orDie(clients.save({ ...own, removedAt: 1, version: own.version + 1 }))
+          yield* inner.insert(connection)
+        })
+      })
+    })).pipe(Layer.provideMerge(World))
+    return Effect.gen(function* () {
+      yield* seed
+      yield* handleTokenRequest({ params: codeGrant(yield* insertCode({ clientId: "apc_own" }), { client_id: "apc_own" }), basic: null })
+      const made = yield* (yield* ConnectionStore).listByClient("apc_own")
+      assert.deepStrictEqual(made.map((c) => [c.status, c.endedReason]), [["ended", "app_removed"]])
+    }).pipe(Effect.provide(RemovedMidExchange))
+  })
   it.effect("parallel refreshes of one token: no connection is killed and exactly one refresh token stays live (checklist 78)", () => run(Effect.gen(function* () {
     const { tokens } = yield* connect()
     const results = yield* Effect.forEach(Array.from({ length: 8 }), () =>
@@ -80,7 +106,12 @@ describe("races (checklist 68, 78)", () => {
     assert.isAtLeast(winners.length, 1)
     const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
     assert.strictEqual(connection.status, "active")
-    const live = yield* Effect.forEach(winners, (w) => Effect.result(handleTokenRequest({ params: refreshGrant(w.refresh_token), basic: null })))
-    assert.isAtMost(live.filter((r) => r._tag === "Success").length, 1)
+    // Exactly one answer carries the live refresh token and a working access token: the others were withdrawn.
+    const hash = (yield* Secrets).hash
+    const heads = yield* Effect.filter(winners, (w) => Effect.map(hash(w.refresh_token), (h) => h === connection.refresh.hash))
+    assert.strictEqual(heads.length, 1)
+    const working = yield* Effect.filter(winners, (w) => Effect.map(Effect.result(resolveBearer(w.access_token, "mcp")), (r) => r._tag === "Success"))
+    assert.deepStrictEqual(working, heads)
+    assert.strictEqual((yield* handleTokenRequest({ params: refreshGrant(heads[0]!.refresh_token), basic: null })).token_type, "Bearer")
   })))
 })

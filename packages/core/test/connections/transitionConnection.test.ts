@@ -127,11 +127,14 @@ describe("connection transitions (spec §States: Connection)", () => {
   })
   it("a refresh that widens scopes is ScopeNotGranted (invalid_scope) and spends nothing (RFC 6749 §6)", () => {
     const tasksOnly = { ...base, scopes: ["tasks:read"] as const }
-    for (const scope of ["tasks:read tools:raw", "tasks:write", "openid"]) {
+    for (const scope of ["tasks:read tools:raw", "tasks:write", "openid tasks:write"]) {
       const d = transitionConnection(tasksOnly, refresh("rt1", { scope }), 1)
       assert.strictEqual(d._tag === "Refused" && d.error._tag, "ScopeNotGranted")
     }
     assert.deepStrictEqual(narrowScopes(["tasks:read"], null), ["tasks:read"])
+  })
+  it("a refresh scope naming only unknown words keeps the approved set (unknown words ignored, spec)", () => {
+    assert.deepStrictEqual(narrowScopes(["tasks:read", "accounts:read"], "openid offline_access"), ["tasks:read", "accounts:read"])
   })
   it("a refresh resource may name the connection's surface or, for a both connection, one of its two (RFC 8707 §2.2, checklist 84)", () => {
     assert.strictEqual(rotated(base, refresh("rt1", { surface: "rest" }), 1).issue.surface, "rest")

@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { TestClock } from "effect/testing"
 import { constantTimeEqual, handleTokenRequest, resolveBearer, revokeApiKey, createApiKey, type Surface } from "@adgate/core"
 import * as fc from "fast-check"
-import { codeGrant, insertCode, people, seed, World, ws } from "../token/world.ts"
+import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
 const tokenFor = (surface: Surface) => Effect.gen(function* () {
@@ -37,6 +37,19 @@ describe("resolveBearer (spec §Authentication)", () => {
     yield* TestClock.adjust("1 minute")
     assert.strictEqual(yield* refusedOn(t.access_token, "mcp"), "InvalidCredential")
   })))
+  it.effect("an access token stops when its connection reaches 365 days, even within its own hour (spec §Limits: Connection)", () => run(Effect.gen(function* () {
+    let t = yield* tokenFor("mcp")
+    const refresh = () => handleTokenRequest({ params: refreshGrant(t.refresh_token, { client_id: "apc_pub" }), basic: null })
+    for (let day = 29; day <= 348; day += 29) {
+      yield* TestClock.adjust("29 days")
+      t = yield* refresh()
+    }
+    yield* TestClock.adjust(17 * 24 * 3600 * 1000 - 30 * 60 * 1000) // 30 minutes before day 365
+    t = yield* refresh()
+    assert.strictEqual((yield* resolveBearer(t.access_token, "mcp")).kind, "connection")
+    yield* TestClock.adjust("30 minutes")
+    assert.strictEqual(yield* refusedOn(t.access_token, "mcp"), "InvalidCredential")
+  })))
   it.effect("unknown values, other prefixes, refresh tokens and codes are refused alike", () => run(Effect.gen(function* () {
     const t = yield* tokenFor("mcp")
     for (const bearer of ["", "apo_at_unknown", "ap_live_unknown", t.refresh_token, "Bearer x"])
@@ -60,5 +73,6 @@ describe("constant-time comparison (checklist 62)", () => {
   it("a prefix or a longer string is never equal", () => {
     assert.isFalse(constantTimeEqual("abc", "abcd"))
     assert.isFalse(constantTimeEqual("", "a"))
+    assert.isFalse(constantTimeEqual("a", "a\u0000"))
   })
 })
