@@ -1,0 +1,52 @@
+// Sends the mail outbox (spec §Events: admins on a new connection, the connecting person on a waiting change):
+// through SMTP (nodemailer) when SMTP_URL is set, otherwise as one log line per mail with recipient and subject
+// only. A mail that cannot be sent stays in the outbox and is tried again on the next pass.
+import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
+import { Mailer, type MailMessage } from "@adgate/core"
+import nodemailer from "nodemailer"
+
+export interface MailSenderOptions {
+  readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
+  readonly from: string
+  /** How often the outbox is read (default 5 s). */
+  readonly every?: `${number} seconds` | `${number} millis`
+}
+
+type Deliver = (mail: MailMessage) => Effect.Effect<void, unknown>
+
+export const viaLog: Deliver = (mail) => Effect.logInfo(`mail to ${mail.to}: ${mail.subject}`)
+
+const viaSmtp = (url: Redacted.Redacted<string>, from: string): Deliver => {
+  const transport = nodemailer.createTransport(Redacted.value(url))
+  return (mail) =>
+    Effect.tryPromise(() => transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text })).pipe(Effect.asVoid)
+}
+
+/** One pass over the outbox: deliver what is pending, mark each delivered mail sent. */
+export const sendPendingMail = (deliver: Deliver, batch = 20) =>
+  Effect.gen(function* () {
+    const mailer = yield* Mailer
+    const pending = yield* mailer.pending(batch)
+    let sent = 0
+    for (const mail of pending) {
+      const delivered = yield* deliver(mail).pipe(
+        Effect.as(true),
+        // The error itself is not logged: an SMTP error may quote the URL with its credentials.
+        Effect.catch(() => Effect.as(Effect.logWarning(`mail ${mail.id} could not be sent; it stays in the outbox`), false))
+      )
+      if (delivered) {
+        yield* mailer.markSent(mail.id, yield* Clock.currentTimeMillis)
+        sent++
+      }
+    }
+    return sent
+  })
+
+export const MailSender = (options: MailSenderOptions) =>
+  Layer.effectDiscard(Effect.gen(function* () {
+    const deliver = Option.match(options.smtpUrl, { onNone: () => viaLog, onSome: (url) => viaSmtp(url, options.from) })
+    const pass = sendPendingMail(deliver).pipe(
+      Effect.catchTag("StoreUnavailable", () => Effect.logWarning("mail outbox unavailable; retrying"))
+    )
+    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(options.every ?? "5 seconds")))
+  }))

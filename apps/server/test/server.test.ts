@@ -1,0 +1,207 @@
+// The server process and the CLI as a person runs them (issue 4 "Configuration", "People", CLI): the embedded
+// database in a temporary data folder, /health, SIGTERM → exit 0, data surviving a restart, secrets printed once.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
+
+const root = join(import.meta.dirname, "..", "..", "..")
+const mainPath = join(root, "apps", "server", "src", "main.ts")
+const cliPath = join(root, "apps", "server", "src", "cli.ts")
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+interface Running {
+  readonly child: ChildProcess
+  readonly origin: string
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+const environment = (dataDir: string, port: number, extra: Record<string, string> = {}) => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(DATABASE_URL|SMTP_URL|ADGATE_|BASE_URL|PORT|HOST)/.test(k)) env[k] = v
+  return { ...env, PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, ...extra }
+}
+
+const startServer = async (dataDir: string, extra: Record<string, string> = {}): Promise<Running> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, [mainPath], { cwd: root, env: environment(dataDir, port, extra), stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout!.on("data", (d) => (output += String(d)))
+  child.stderr!.on("data", (d) => (output += String(d)))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const origin = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 90_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
+    try {
+      const health = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) })
+      if (health.status === 200) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { child, origin, output: () => output, exited }
+}
+
+const stop = async (server: Running) => {
+  server.child.kill("SIGTERM")
+  return server.exited
+}
+
+const runCli = (dataDir: string, args: ReadonlyArray<string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd: root, env: environment(dataDir, 8787), stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += String(d)))
+    child.stderr.on("data", (d) => (stderr += String(d)))
+    child.once("exit", (code) => resolve({ code, stdout, stderr }))
+  })
+
+const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1
+
+const signIn = async (origin: string, email: string, password: string) => {
+  const page = await fetch(`${origin}/signin`)
+  const cookie = cookiesFrom(page)
+  const answer = await fetch(`${origin}/signin`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString()
+  })
+  return answer.status
+}
+
+describe("the server process on the embedded database", () => {
+  let dataDir: string
+  const processes: Array<Running> = []
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), "adgate-server-"))
+  })
+  afterAll(() => {
+    for (const p of processes) if (p.child.exitCode === null) p.child.kill("SIGKILL")
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("starts, seeds the demo workspace once, answers /health, and stops on SIGTERM with exit code 0", async () => {
+    const server = await startServer(dataDir)
+    processes.push(server)
+    const health = await fetch(`${server.origin}/health`)
+    assert.deepStrictEqual(await health.json(), { status: "ok" })
+    assert.isNotNull(health.headers.get("x-request-id"))
+    const printed = /admin {2}admin@example\.com {2}password: (\S+)/.exec(server.output())
+    assert.isNotNull(printed, server.output())
+    const adminPassword = printed![1]!
+    assert.strictEqual(occurrences(server.output(), adminPassword), 1)
+    assert.strictEqual(await signIn(server.origin, "admin@example.com", adminPassword), 303)
+    assert.strictEqual(await stop(server), 0)
+    assert.strictEqual(occurrences(server.output(), adminPassword), 1, "printed once, in no log line")
+  }, 120_000)
+
+  it("the CLI refuses clearly while the server holds the data folder", async () => {
+    const server = await startServer(dataDir)
+    processes.push(server)
+    try {
+      const cli = await runCli(dataDir, ["list", "users"])
+      assert.strictEqual(cli.code, 1)
+      assert.match(cli.stderr, /in use by another adgate process \(pid \d+\)/)
+      assert.include(cli.stderr, "Stop the server")
+    } finally {
+      assert.strictEqual(await stop(server), 0)
+    }
+  }, 120_000)
+
+  it("a person added with the CLI survives a restart and can sign in; the second start seeds nothing", async () => {
+    const added = await runCli(dataDir, ["user", "add", "carol@example.com", "--name", "Carol"])
+    assert.strictEqual(added.code, 0, added.stderr)
+    const password = /password: (\S+)/.exec(added.stdout)?.[1]
+    assert.isDefined(password)
+    assert.strictEqual(occurrences(added.stdout + added.stderr, password!), 1)
+    assert.strictEqual((await runCli(dataDir, ["member", "set", "Demo", "carol@example.com", "viewer"])).code, 0)
+
+    const server = await startServer(dataDir)
+    processes.push(server)
+    try {
+      assert.strictEqual(await signIn(server.origin, "carol@example.com", password!), 303)
+      assert.strictEqual(await signIn(server.origin, "carol@example.com", "wrong-password"), 401)
+      assert.notInclude(server.output(), "first start")
+      assert.notInclude(server.output(), password!)
+    } finally {
+      assert.strictEqual(await stop(server), 0)
+    }
+  }, 120_000)
+})
+
+describe("the CLI", () => {
+  let dataDir: string
+  beforeAll(() => {
+    dataDir = mkdtempSync(join(tmpdir(), "adgate-cli-"))
+  })
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+  it("adds people, workspaces, members, plans, credits and API keys, printing each secret exactly once", async () => {
+    const ok = async (...args: Array<string>) => {
+      const run = await runCli(dataDir, args)
+      assert.strictEqual(run.code, 0, `${args.join(" ")}: ${run.stderr}`)
+      return run.stdout
+    }
+    const workspace = await ok("workspace", "add", "Acme", "Ads", "--plan", "free")
+    assert.match(workspace, /added workspace Acme Ads \(ws_[A-Za-z0-9_-]+, free plan, 0 credits\)/)
+    const dan = await ok("user", "add", "dan@example.com", "--password", "given-password-1")
+    assert.notInclude(dan, "given-password-1") // a password given on the command line is not echoed
+    const eve = await ok("user", "add", "eve@example.com")
+    const evePassword = /password: (\S+)/.exec(eve)![1]!
+    assert.strictEqual(occurrences(eve, evePassword), 1)
+    assert.include(await ok("member", "set", "Acme Ads", "dan@example.com", "admin"), "dan@example.com is admin of Acme Ads")
+    assert.include(await ok("member", "set", "acme ads", "eve@example.com", "viewer"), "eve@example.com is viewer")
+    assert.include(await ok("plan", "set", "Acme Ads", "paid"), "paid plan")
+    assert.include(await ok("credits", "set", "Acme Ads", "250"), "250 credits")
+    const key = await ok("apikey", "create", "Acme Ads", "dan@example.com", "Nightly", "report", "--scopes", "tasks:read,tools:read", "--tool-writes", "apply")
+    const secret = /key: (ap_live_\S+)/.exec(key)?.[1]
+    assert.isDefined(secret)
+    assert.strictEqual(occurrences(key, secret!), 1)
+    assert.include(key, "tasks:read tools:read; tool writes: apply")
+    const workspaces = await ok("list", "workspaces")
+    assert.match(workspaces, /Acme Ads\s+paid\s+250\s+2/)
+    const users = await ok("list", "users")
+    assert.include(users, "dan@example.com")
+    assert.include(users, "Acme Ads (admin)")
+    assert.include(users, "Acme Ads (viewer)")
+    assert.include(await ok("member", "set", "Acme Ads", "eve@example.com", "none"), "no longer a member")
+    for (const listing of [workspaces, users, await ok("list", "users")]) {
+      assert.notInclude(listing, secret!)
+      assert.notInclude(listing, evePassword)
+    }
+  }, 120_000)
+
+  it("refuses what the rules forbid, with a message and exit code 1", async () => {
+    const refused = async (args: Array<string>, message: RegExp) => {
+      const run = await runCli(dataDir, args)
+      assert.strictEqual(run.code, 1, args.join(" "))
+      assert.match(run.stderr, message, args.join(" "))
+      assert.notMatch(run.stderr, /at .*\.ts:\d+/) // no stack trace
+    }
+    await refused(["user", "add", "dan@example.com"], /exists already/)
+    await refused(["member", "set", "Nowhere", "dan@example.com", "admin"], /no workspace Nowhere/)
+    await refused(["member", "set", "Acme Ads", "dan@example.com", "owner"], /not a valid role/)
+    await refused(["plan", "set", "Acme Ads", "gold"], /not a valid plan/)
+    await refused(["apikey", "create", "Acme Ads", "eve@example.com", "x"], /cannot be created/)
+    await refused(["frobnicate"], /unknown command: frobnicate[\s\S]*Usage: npm run adgate/)
+  }, 120_000)
+})

@@ -1,0 +1,38 @@
+// The whole HTTP application as one Layer: health, page assets, the people pages, the OAuth endpoints (oauth/),
+// the security middleware with the 1 MB body limit (spec §Errors 413). Needs the core ports and the Issuer.
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { Directory, PeopleStore } from "@adgate/core"
+import { OAuthRoutes } from "./oauth/index.ts"
+import { AssetRoutes } from "./pages/AssetRoutes.ts"
+import { People, type PeopleOptions } from "./people/People.ts"
+import { PeopleRoutes } from "./people/PeopleRoutes.ts"
+import { SecurityMiddleware } from "./security.ts"
+
+/**
+ * GET /health: 200 `{"status":"ok"}` when the stores answer a trivial read, 503 `{"status":"unavailable"}` when
+ * they do not (a load balancer takes the process out of rotation; nothing else is said about why).
+ */
+export const HealthRoutes = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const directory = yield* Directory
+    const people = yield* PeopleStore
+    const noStore = { "cache-control": "no-store" }
+    yield* router.add("GET", "/health", () =>
+      Effect.all([directory.workspace("ws_health_probe"), people.findSession("health-probe")]).pipe(
+        Effect.as(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })),
+        Effect.catch(() =>
+          Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "unavailable" }, { status: 503, headers: { ...noStore, "retry-after": "5" } })))
+      ))
+  })
+)
+
+export interface HttpAppOptions extends PeopleOptions {}
+
+export const makeHttpApp = (options: HttpAppOptions = {}) =>
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, SecurityMiddleware).pipe(
+    Layer.provide(People.layer(options))
+  )
+
+export const HttpAppLive = makeHttpApp()
+

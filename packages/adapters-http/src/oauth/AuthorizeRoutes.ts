@@ -1,0 +1,230 @@
+// GET /oauth/authorize, the consent page and POST /oauth/consent (spec §GET /oauth/authorize, §States: Consent page,
+// §Authentication 9; RFC 6749 §4.1.1–4.1.2.1, RFC 9207; checklist A, B, M and decisions 5, 13, 163). The person
+// signs in first; the core validates the request, resolves the client (fetching a metadata document here and only
+// here), opens the page and decides; this file only reads the request and renders or redirects.
+import { Clock, Effect, Option, Result } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import {
+  authorizationResponseUrl,
+  ClientStore,
+  connectingRole,
+  ConsentStore,
+  consentOptions,
+  decideConsent,
+  isMetadataDocumentClientId,
+  type AuthorizeErrorPage,
+  type AuthorizeErrorRedirect,
+  Issuer,
+  openConsentPage,
+  parseScopes,
+  Secrets,
+  validateAuthorizationRequest,
+  type ConsentAnswer,
+  type ConsentPage
+} from "@adgate/core"
+import { oauthPaths } from "../discovery/metadata.ts"
+import { renderErrorPage } from "../pages/layout.ts"
+import { People, type Person } from "../people/People.ts"
+import { isCrossSite, RequestId } from "../security.ts"
+import { consentMomentMs, renderConsentPage } from "./consentView.ts"
+import type { CorePorts } from "./CorePorts.ts"
+import { bodyText, mediaType, parseAuthorizationQuery, parseFormEncoded, rawQuery, type Params } from "./requestParams.ts"
+
+const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
+
+const errorPage = (status: number, title: string, message: string, returnTo?: string) =>
+  Effect.map(Effect.service(RequestId), (requestId) =>
+    renderErrorPage({ status, title, message, requestId, ...(returnTo === undefined ? {} : { returnTo }) }))
+
+const unavailablePage = errorPage(503, "Temporarily unavailable", "The service could not answer just now. Please try again in a moment.")
+
+type AuthorizeRefusal = AuthorizeErrorPage | AuthorizeErrorRedirect
+
+const first = (params: Params, name: string): string | undefined => params.find(([key]) => key === name)?.[1]
+const all = (params: Params, name: string): ReadonlyArray<string> => params.filter(([key]) => key === name).map(([, value]) => value)
+
+const notAllowedMessages: Readonly<Record<string, string>> = {
+  not_a_member: "You are not a member of this workspace.",
+  role_cannot_connect: "Your role in this workspace cannot connect apps. Ask a workspace admin or editor.",
+  app_of_another_workspace: "This app belongs to another workspace: only that workspace's members can connect it.",
+  unknown_workspace: "This workspace does not exist."
+}
+
+/** The link back to the app with an error: the person chooses to return (decision 13, checklist 163). */
+const errorRedirect = (page: ConsentPage, issuer: string, error: string, description: string) =>
+  authorizationResponseUrl(page.request.redirectUri, { error, error_description: description, state: page.request.state }, issuer)
+
+export const AuthorizeRoutes = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<CorePorts>()
+    const people = yield* People
+    const { origin } = yield* Issuer
+
+    // Errors of GET /oauth/authorize: an error page on our own site, or a redirect to the app (at once for a
+    // workspace's own app or a recognised product; any other app's person first sees the error, decision 13).
+    const refusalPage = (e: AuthorizeRefusal) => {
+      if (e._tag === "AuthorizeErrorPage") return errorPage(400, "This sign-in request is not valid", e.description)
+      const location = authorizationResponseUrl(e.redirectUri, { error: e.error, error_description: e.description, state: e.state }, origin)
+      if (e.immediate) return Effect.succeed(seeOther(location))
+      return errorPage(400, "This sign-in request is not valid", `The app sent a request adgate cannot accept: ${e.description}.`, location)
+    }
+
+    // GET /oauth/authorize. The query is read raw (duplicates kept, checklist 4); an undecodable query has no trusted
+    // redirect yet, so it is an error page (checklist 169). The client and redirect_uri are validated before the
+    // person signs in (decision 13) — except a metadata-document client, whose document is fetched only for a
+    // signed-in person, so that nobody can make the service fetch addresses anonymously (checklist I).
+    const authorize = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        const query = parseAuthorizationQuery(request.url)
+        if (Result.isFailure(query)) return yield* errorPage(400, "This sign-in request is not valid", query.failure.description)
+        const clientIds = all(query.success, "client_id")
+        const metadataClient = clientIds.length === 1 && isMetadataDocumentClientId(clientIds[0] ?? "")
+        if (!metadataClient) {
+          const early = yield* validateAuthorizationRequest(query.success, { issuer: origin }).pipe(
+            Effect.as(Option.none<HttpServerResponse.HttpServerResponse>()),
+            Effect.catchTags({
+              AuthorizeErrorPage: (e) => Effect.map(refusalPage(e), Option.some),
+              AuthorizeErrorRedirect: (e) => Effect.map(refusalPage(e), Option.some)
+            })
+          )
+          if (Option.isSome(early)) return early.value
+        }
+        return yield* people.requirePerson(request, (person) =>
+          Effect.gen(function* () {
+            const validated = yield* validateAuthorizationRequest(query.success, { issuer: origin })
+            const workspaceId = person.workspaceId
+            if (workspaceId === null)
+              return yield* errorPage(403, "No workspace", "You are not a member of any workspace, so there is nothing to connect an app to.")
+            const opened = yield* openConsentPage({ request: validated.request, client: validated.client, userId: person.user.id, workspaceId })
+            return renderConsentPage({ pageId: opened.page.id, csrfToken: opened.csrfToken, options: opened.options, person, workspaceId })
+          }).pipe(
+            Effect.catchTags({
+              AuthorizeErrorPage: refusalPage,
+              AuthorizeErrorRedirect: refusalPage,
+              NotAllowedToConnect: (e) => errorPage(403, "You cannot connect this app", notAllowedMessages[e.reason] ?? "You cannot connect this app."),
+              DirectoryUnavailable: () => unavailablePage
+            })
+          ))
+      }).pipe(Effect.catchTag("StoreUnavailable", () => unavailablePage))
+
+    // Shows the page again with the same id and token, e.g. when Allow access came before the page had been on
+    // screen a moment (spec §Authentication 9). The token was checked against the page's hash first.
+    const showAgain = (page: ConsentPage, csrfToken: string, person: Person, notice: string) =>
+      Effect.gen(function* () {
+        const clients = yield* ClientStore
+        const client = yield* clients.find(page.request.clientId)
+        if (Option.isNone(client)) return yield* errorPage(400, "This app is no longer available", "Start again from the app.")
+        const { role, plan } = yield* connectingRole(page.workspaceId, page.userId)
+        return renderConsentPage({
+          pageId: page.id,
+          csrfToken,
+          options: consentOptions(page.request, role, plan, client.value),
+          person,
+          workspaceId: page.workspaceId,
+          notice
+        })
+      })
+
+    const tooSoon = (pageId: string, csrfToken: string, person: Person) =>
+      Effect.gen(function* () {
+        const consents = yield* ConsentStore
+        const secrets = yield* Secrets
+        const found = yield* consents.find(pageId)
+        if (Option.isNone(found) || found.value.status !== "open") return Option.none()
+        const page = found.value
+        const now = yield* Clock.currentTimeMillis
+        if (now - page.openedAt >= consentMomentMs) return Option.none()
+        // Only the person holding this page's token sees it again; anything else goes on to the core's refusal.
+        if ((yield* secrets.hash(csrfToken)) !== page.csrfHash || page.userId !== person.user.id) return Option.none()
+        return Option.some(yield* showAgain(page, csrfToken, person, "Please review what the app asks for, then select Allow access again."))
+      })
+
+    // POST /oauth/consent: the decision, posted once from our own page with its CSRF token (checklist 154–157).
+    const decide = (request: HttpServerRequest.HttpServerRequest, fields: Params) =>
+      Effect.gen(function* () {
+        const pageId = first(fields, "page") ?? ""
+        const csrfToken = first(fields, "csrf_token") ?? ""
+        const action = first(fields, "action")
+        const person = yield* people.current(request)
+        if (Option.isNone(person))
+          return yield* errorPage(400, "You are signed out", "Your session ended before you decided. Start again from the app.")
+        const workspaceId = person.value.workspaceId ?? ""
+        let answer: ConsentAnswer
+        if (action === "allow") {
+          const early = yield* tooSoon(pageId, csrfToken, person.value)
+          if (Option.isSome(early)) return early.value
+          answer = {
+            _tag: "Allow",
+            decision: {
+              // Only known scope names; the core re-checks each against the page, the role and the plan.
+              scopes: parseScopes(all(fields, "scope").join(" ")),
+              platforms: "all",
+              writeMode: first(fields, "write_mode") === "apply" ? "apply" : "wait"
+            }
+          }
+        } else if (action === "cancel") {
+          answer = { _tag: "Cancel" }
+        } else {
+          return yield* errorPage(400, "This form is not valid", "Choose Allow access or Cancel.")
+        }
+        const decided = yield* decideConsent({ pageId, csrfToken, userId: person.value.user.id, workspaceId, answer })
+        // RFC 9700 §4.12: 303, never 307, so the form is not re-posted to the app.
+        return seeOther(decided.redirectTo)
+      }).pipe(
+        Effect.catchTags({
+          CsrfMismatch: () => errorPage(403, "This form was not sent from this page", "Go back to the app and start again."),
+          ConsentPageNotFound: () => errorPage(400, "This page is not valid", "Start again from the app."),
+          ConsentPageExpired: () => errorPage(400, "This page has expired", "A consent page is valid for 10 minutes. Start again from the app."),
+          ConsentAlreadyDecided: () => errorPage(400, "Already answered", "You already answered this request. Start again from the app if you need to."),
+          ConsentRestartRequired: () => restart(first(fields, "page") ?? ""),
+          InvalidConsentDecision: (e) => errorPage(400, "This choice is not possible", `${e.description}. Start again from the app.`),
+          NotAllowedToConnect: (e) => errorPage(403, "You cannot connect this app", notAllowedMessages[e.reason] ?? "You cannot connect this app."),
+          DirectoryUnavailable: () => unavailablePage,
+          StoreUnavailable: () => unavailablePage
+        })
+      )
+
+    const consent = (request: HttpServerRequest.HttpServerRequest) =>
+      Effect.gen(function* () {
+        if (isCrossSite(request, origin) || mediaType(request) !== "application/x-www-form-urlencoded")
+          return yield* errorPage(403, "This form was not sent from this page", "Go back to the app and start again.")
+        const text = yield* bodyText(request).pipe(Effect.option)
+        const form = Option.isSome(text) ? parseFormEncoded(text.value) : Result.fail(null)
+        if (Result.isFailure(form)) return yield* errorPage(400, "This form is not valid", "Go back to the app and start again.")
+        return yield* decide(request, form.success)
+      })
+
+    // The workspace or account changed after the page opened: restart from the app (spec §States: Consent page).
+    const restart = (pageId: string) =>
+      Effect.gen(function* () {
+        const consents = yield* ConsentStore
+        const found = pageId === "" ? Option.none<ConsentPage>() : yield* consents.find(pageId)
+        const message = "You switched account or workspace after this page opened. For your safety, start connecting again from the app."
+        if (Option.isNone(found)) return yield* errorPage(400, "Start again from the app", message)
+        const back = errorRedirect(found.value, origin, "access_denied", "The person switched account or workspace; start the sign-in again")
+        return yield* errorPage(400, "Start again from the app", message, back)
+      })
+
+    const restartPage = (request: HttpServerRequest.HttpServerRequest) =>
+      people.requirePerson(request, (person) =>
+        Effect.gen(function* () {
+          const query = parseFormEncoded(rawQuery(request.url))
+          const pageId = Result.isSuccess(query) ? (first(query.success, "page") ?? "") : ""
+          const consents = yield* ConsentStore
+          const found = pageId === "" ? Option.none<ConsentPage>() : yield* consents.find(pageId)
+          // Only the person the page was opened for gets the link back to the app.
+          if (Option.isSome(found) && found.value.userId !== person.user.id) return yield* errorPage(400, "Start again from the app", "Start again from the app.")
+          return yield* restart(pageId)
+        })).pipe(Effect.catchTag("StoreUnavailable", () => unavailablePage))
+
+    const provided = <A, E>(f: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, E, CorePorts>) =>
+      (request: HttpServerRequest.HttpServerRequest) => Effect.provide(f(request), context)
+
+    yield* router.add("GET", oauthPaths.authorize, provided(authorize))
+    // Decision 5: the authorization endpoint takes GET only.
+    yield* router.add("POST", oauthPaths.authorize, errorPage(405, "Method not allowed", "Open this address with GET.").pipe(
+      Effect.map((response) => HttpServerResponse.setHeader(response, "allow", "GET"))))
+    yield* router.add("POST", oauthPaths.consent, provided(consent))
+    yield* router.add("GET", `${oauthPaths.consent}/restart`, provided(restartPage))
+  })
+)

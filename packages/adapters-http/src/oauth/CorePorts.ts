@@ -1,0 +1,32 @@
+// The core ports the OAuth routes run against, captured when the routes are built (so that the handlers have no
+// per-request requirements and one instance of each store is shared; effect4-stack.md §4).
+import type {
+  AccessTokenStore,
+  ApiKeyStore,
+  AuditLog,
+  ClientStore,
+  CodeStore,
+  ConnectionStore,
+  ConsentStore,
+  Directory,
+  Issuer,
+  Mailer,
+  MetadataDocumentFetcher,
+  RateLimiter,
+  Secrets
+} from "@adgate/core"
+
+export type CorePorts =
+  | ClientStore
+  | ConsentStore
+  | CodeStore
+  | ConnectionStore
+  | AccessTokenStore
+  | ApiKeyStore
+  | Directory
+  | Secrets
+  | AuditLog
+  | Mailer
+  | MetadataDocumentFetcher
+  | RateLimiter
+  | Issuer

@@ -1,0 +1,43 @@
+// POST /oauth/register (RFC 7591 §3; spec §POST /oauth/register, checklist H): a JSON body handed to the core's
+// registerClient with the caller's address (the socket's, or what a configured trusted-proxy middleware put there;
+// X-Forwarded-For is never read here). 201 with the client's metadata and, once, its secret.
+import { Effect, Option } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Issuer, registerClient } from "@adgate/core"
+import { oauthPaths } from "../discovery/metadata.ts"
+import { methodNotAllowed, noStore } from "./errors.ts"
+import { answerJson } from "./jsonAnswer.ts"
+import { bodyText, mediaType } from "./requestParams.ts"
+import type { CorePorts } from "./CorePorts.ts"
+
+/** Not a JSON object: the core answers invalid_client_metadata and still counts the attempt against the address. */
+const notJson: unknown = undefined
+
+const register = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const { origin } = yield* Issuer
+  return yield* answerJson(
+    Effect.gen(function* () {
+      let body: unknown = notJson
+      if (mediaType(request) === "application/json") {
+        const text = yield* bodyText(request)
+        try {
+          body = JSON.parse(text)
+        } catch {
+          body = notJson
+        }
+      }
+      const remoteAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const registration = yield* registerClient({ body, remoteAddress, serviceOrigin: origin })
+      return HttpServerResponse.jsonUnsafe(registration.response, { status: 201, headers: noStore })
+    })
+  )
+})
+
+export const RegisterRoutes = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<CorePorts>()
+    yield* router.add("POST", oauthPaths.register, Effect.provide(register, context))
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, oauthPaths.register, methodNotAllowed("POST"))
+  })
+)

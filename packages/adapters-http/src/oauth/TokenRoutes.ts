@@ -1,0 +1,51 @@
+// POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6; spec §POST /oauth/token) and POST /oauth/revoke (RFC 7009): read the
+// parameters and Basic credentials as sent, hand them to the core, answer JSON with Cache-Control: no-store.
+// No OAuth rule is decided here: the core's handleTokenRequest and revokeToken decide.
+import { Effect } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { handleTokenRequest, revokeToken } from "@adgate/core"
+import { oauthPaths } from "../discovery/metadata.ts"
+import { methodNotAllowed, noStore } from "./errors.ts"
+import { answerJson } from "./jsonAnswer.ts"
+import { basicCredentials, readBodyParams } from "./requestParams.ts"
+import type { CorePorts } from "./CorePorts.ts"
+
+const token = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const basic = basicCredentials(request)
+  const response = yield* answerJson(
+    Effect.gen(function* () {
+      const params = yield* readBodyParams(request)
+      const tokens = yield* handleTokenRequest({ params, basic })
+      return HttpServerResponse.jsonUnsafe(tokens, { headers: noStore })
+    }),
+    { basicUsed: basic !== null }
+  )
+  return response
+})
+
+const revoke = Effect.gen(function* () {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const basic = basicCredentials(request)
+  return yield* answerJson(
+    Effect.gen(function* () {
+      const params = yield* readBodyParams(request)
+      yield* revokeToken({ params, basic })
+      // RFC 7009 §2.2: 200 whether or not the token existed; the spec answers `{}`.
+      return HttpServerResponse.jsonUnsafe({}, { headers: noStore })
+    }),
+    { basicUsed: basic !== null }
+  )
+})
+
+export const TokenRoutes = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<CorePorts>()
+    yield* router.add("POST", oauthPaths.token, Effect.provide(token, context))
+    yield* router.add("POST", oauthPaths.revoke, Effect.provide(revoke, context))
+    // OAuth 2.1 §3.2, RFC 7009 §2.1: POST only (checklist 48, 98); nothing is read or logged from the URL.
+    for (const path of [oauthPaths.token, oauthPaths.revoke]) {
+      for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, path, methodNotAllowed("POST"))
+    }
+  })
+)

@@ -1,0 +1,155 @@
+// The consent page's HTML (spec §GET /oauth/authorize "The consent page shows", §Authentication 9; checklist M
+// 153–160, I 124): who asks (verified, or Unverified app with its self-given name in quotes and the document host),
+// where the answer goes, the account, the workspace with its switcher, the surface, one checkbox per permission,
+// platforms, the write-approval choice, and Allow access (enabled after a moment) / Cancel.
+import type { ConsentOptions, NotGrantable, Scope, Surface } from "@adgate/core"
+import type { HttpServerResponse } from "effect/http"
+import { html, renderPage, type Html } from "../pages/layout.ts"
+import type { Person } from "../people/People.ts"
+import { contentSecurityPolicy } from "../security.ts"
+import { oauthPaths } from "../discovery/metadata.ts"
+
+/** Spec §Resources: Scopes, "Allows". */
+export const scopeDescriptions: Readonly<Record<Scope, string>> = {
+  "tasks:read": "See tasks, their plans, results and reports",
+  "tasks:write": "Start and follow up tasks (they run on the workspace's credits under its approval rules)",
+  "accounts:read": "List the workspace's connected ad, analytics and store accounts",
+  "tools:read": "Call platform read tools (reports, settings, lists)",
+  "tools:write": "Call platform write tools (changes)",
+  "tools:raw": "Raw platform access: call the platforms' own APIs with the workspace's connections"
+}
+
+export const notGrantableReasons: Readonly<Record<NotGrantable, string>> = {
+  role_cannot_connect: "your role in this workspace cannot connect apps",
+  needs_admin: "only a workspace admin can grant this",
+  needs_paid_plan: "this needs a paid plan"
+}
+
+const surfaceNames: Readonly<Record<Surface, string>> = {
+  mcp: "the MCP server",
+  rest: "the REST API",
+  both: "the MCP server and the REST API"
+}
+
+/** The path a workspace switch returns to: it explains that the flow restarts from the app. */
+export const restartPath = (pageId: string): string => `${oauthPaths.consent}/restart?page=${encodeURIComponent(pageId)}`
+
+/** The minimum time the page is on screen before Allow access counts (spec §Authentication 9). */
+export const consentMomentMs = 1_000
+
+export interface ConsentView {
+  readonly pageId: string
+  readonly csrfToken: string
+  readonly options: ConsentOptions
+  readonly person: Person
+  readonly workspaceId: string
+  /** Shown above the form when the page is shown again (e.g. Allow access was pressed too soon). */
+  readonly notice?: string
+}
+
+const isLoopbackRedirect = (host: string): boolean => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i.test(host)
+
+/** The `form-action` source the 303 to the app needs: its origin, or its scheme for a private-use URI. */
+const formActionSource = (redirectUri: string): string | null => {
+  try {
+    const url = new URL(redirectUri)
+    return url.protocol === "http:" || url.protocol === "https:" ? url.origin : url.protocol
+  } catch {
+    return null
+  }
+}
+
+const appHeading = (app: ConsentOptions["app"]): Html =>
+  app.verified
+    ? html`<strong>${app.name ?? "An app"}</strong> <span class="verified">verified</span>`
+    : html`<span class="unverified">Unverified app</span> <strong>“${app.name ?? "unnamed app"}”</strong>`
+
+export const renderConsentPage = (view: ConsentView, status = 200): HttpServerResponse.HttpServerResponse => {
+  const { options, person } = view
+  const app = options.app
+  const membership = person.workspaces.find((w) => w.workspace.id === view.workspaceId)
+  const workspaceName = membership?.workspace.name ?? "this workspace"
+  const asksChanges = options.showWriteChoice
+  const formAction = formActionSource(app.redirectUri)
+
+  const identity = html`<section class="card">
+<h1>${appHeading(app)} wants to connect to ${workspaceName}</h1>
+${app.verified ? "" : html`<p class="warning" role="note">adgate has not verified this app. Its name is what the app says about itself.
+Only allow access if you trust it and you started this connection yourself.</p>`}
+${app.kind === "metadata_document" && app.documentHost !== null
+  ? html`<p>The app's description is served by <strong>${app.documentHost}</strong>.</p>`
+  : ""}
+<p>After you decide, you are sent back to <strong>${app.redirectHost}</strong> <span class="muted">(<code>${app.redirectUri}</code>)</span>.</p>
+${isLoopbackRedirect(app.redirectHost)
+  ? html`<p class="warning" role="note">The answer goes to a program on this computer (${app.redirectHost}). Allow only if you are connecting an app you run yourself.</p>`
+  : ""}
+</section>`
+
+  const account = html`<section class="card">
+<p>Signed in as <strong>${person.user.name}</strong> (${person.user.email}).</p>
+<p>Workspace: <strong>${workspaceName}</strong>${membership === undefined ? "" : html` <span class="muted">(${membership.role}, ${membership.workspace.plan} plan)</span>`}. An app connects to one workspace.</p>
+${person.workspaces.length > 1
+  ? html`<form method="post" action="/session/workspace">
+<input type="hidden" name="csrf_token" value="${person.csrfToken}">
+<input type="hidden" name="return_to" value="${restartPath(view.pageId)}">
+<label for="workspace_id">Connect to another workspace instead</label>
+<select id="workspace_id" name="workspace_id">
+${person.workspaces.map((w) => html`<option value="${w.workspace.id}"${w.workspace.id === view.workspaceId ? html` selected` : ""}>${w.workspace.name}</option>`)}
+</select>
+<button type="submit" class="secondary">Switch workspace</button>
+<p class="muted">Switching workspace ends this request: you then start again from the app.</p>
+</form>`
+  : ""}
+</section>`
+
+  const permissions = html`<fieldset>
+<legend>Permissions</legend>
+<ul class="plain">
+${options.scopes.map((s) =>
+  s.grantable
+    ? html`<li><label><input type="checkbox" name="scope" value="${s.scope}"${s.preTicked ? html` checked` : ""}> ${scopeDescriptions[s.scope]} <code>${s.scope}</code></label></li>`
+    : html`<li><label class="struck"><input type="checkbox" name="scope" value="${s.scope}" disabled> <s>${scopeDescriptions[s.scope]} <code>${s.scope}</code></s></label>
+<span class="muted">Not available: ${s.reason === null ? "" : notGrantableReasons[s.reason]}.</span></li>`)}
+</ul>
+</fieldset>`
+
+  // Platforms are not modelled yet: the workspace has no connected platforms to tick, so "all" is the only choice.
+  const platforms = options.showPlatforms
+    ? html`<fieldset>
+<legend>Platforms</legend>
+<label><input type="radio" name="platforms" value="all" checked> All connected platforms, including ones connected later</label>
+<p class="muted">This workspace has no connected platforms to choose from one by one yet.</p>
+</fieldset>`
+    : ""
+
+  const writeChoice = asksChanges
+    ? html`<fieldset>
+<legend>Changes made through the app</legend>
+<label><input type="radio" name="write_mode" value="wait" checked> Wait for approval: each proposed change waits in Write approvals until an admin or editor approves it, and you get an e-mail.</label>
+<label${options.canApplyAtOnce ? "" : html` class="struck"`}><input type="radio" name="write_mode" value="apply"${options.canApplyAtOnce ? "" : html` disabled`}> Apply ordinary changes at once (deletes and changes a platform marks as a person's decision still wait).</label>
+${options.canApplyAtOnce ? "" : html`<p class="muted">Only a workspace admin can choose to apply changes at once.</p>`}
+</fieldset>`
+    : ""
+
+  const decision = html`<section class="card">
+${view.notice === undefined ? "" : html`<p class="alert" role="alert">${view.notice}</p>`}
+<form method="post" action="${oauthPaths.consent}">
+<input type="hidden" name="page" value="${view.pageId}">
+<input type="hidden" name="csrf_token" value="${view.csrfToken}">
+<p>The app connects to <strong>${surfaceNames[options.surface]}</strong>.</p>
+${permissions}
+${platforms}
+${writeChoice}
+<p class="muted">Nothing is granted before you select Allow access. This page is valid for 10 minutes.</p>
+<button type="submit" name="action" value="allow" disabled data-enable-after="${String(consentMomentMs)}">Allow access</button>
+<button type="submit" name="action" value="cancel" class="secondary">Cancel</button>
+</form>
+</section>`
+
+  return renderPage({
+    title: "Allow access?",
+    status,
+    headers: { "content-security-policy": contentSecurityPolicy({ formAction: formAction === null ? [] : [formAction] }) },
+    body: html`${identity}${account}${decision}`
+  })
+}

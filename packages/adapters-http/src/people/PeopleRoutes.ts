@@ -1,0 +1,152 @@
+// The people pages: GET/POST /signin, POST /signout, POST /session/workspace and the signed-in home page `/`
+// (issue 4 "People"; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is CSRF-checked and same-site only.
+import { Effect, Option } from "effect"
+import { HttpRouter, HttpServerResponse, UrlParams } from "effect/http"
+import { Issuer } from "@adgate/core"
+import { html, renderErrorPage, renderPage } from "../pages/layout.ts"
+import { People, type Person } from "./People.ts"
+import { safeReturnTo } from "./returnTo.ts"
+import { RequestId } from "../security.ts"
+
+const field = (form: UrlParams.UrlParams, name: string): string | undefined =>
+  Option.getOrUndefined(UrlParams.getFirst(form, name))
+
+const forbidden = Effect.map(Effect.service(RequestId), (requestId) =>
+  renderErrorPage({
+    status: 403,
+    title: "This form has expired",
+    message: "The form was not sent from this page or has expired. Go back, reload the page and try again.",
+    requestId
+  }))
+
+const signInForm = (options: {
+  readonly csrfToken: string
+  readonly returnTo: string
+  readonly email?: string
+  readonly problem?: string
+  readonly status?: number
+  readonly headers?: Readonly<Record<string, string>>
+}) =>
+  renderPage({
+    title: "Sign in",
+    ...(options.status === undefined ? {} : { status: options.status }),
+    ...(options.headers === undefined ? {} : { headers: options.headers }),
+    body: html`<section class="card">
+<h1>Sign in</h1>
+${options.problem === undefined ? "" : html`<p class="alert" role="alert">${options.problem}</p>`}
+<form method="post" action="/signin">
+<input type="hidden" name="csrf_token" value="${options.csrfToken}">
+<input type="hidden" name="return_to" value="${options.returnTo}">
+<label for="email">Email</label>
+<input id="email" name="email" type="email" autocomplete="username" required value="${options.email ?? ""}">
+<label for="password">Password</label>
+<input id="password" name="password" type="password" autocomplete="current-password" required>
+<button type="submit">Sign in</button>
+</form>
+</section>`
+  })
+
+/** The header strip of a signed-in page: the account, the workspace switch and sign-out. Reusable by other pages. */
+export const personBar = (person: Person, returnTo: string) =>
+  html`<section class="card">
+<p>Signed in as <strong>${person.user.name}</strong> <span class="muted">${person.user.email}</span></p>
+${person.workspaces.length === 0
+  ? html`<p class="muted">You are not a member of any workspace yet.</p>`
+  : html`<form method="post" action="/session/workspace">
+<input type="hidden" name="csrf_token" value="${person.csrfToken}">
+<input type="hidden" name="return_to" value="${returnTo}">
+<label for="workspace_id">Workspace</label>
+<select id="workspace_id" name="workspace_id">
+${person.workspaces.map((w) =>
+  html`<option value="${w.workspace.id}"${w.workspace.id === person.workspaceId ? html` selected` : ""}>${w.workspace.name} (${w.role}, ${w.workspace.plan} plan)</option>`)}
+</select>
+<button type="submit" class="secondary">Switch workspace</button>
+</form>`}
+<form method="post" action="/signout" class="inline">
+<input type="hidden" name="csrf_token" value="${person.csrfToken}">
+<button type="submit" class="secondary">Sign out</button>
+</form>
+</section>`
+
+export const PeopleRoutes = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const people = yield* People
+    const { origin } = yield* Issuer
+    const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
+
+    yield* router.add("GET", "/signin", (request) =>
+      Effect.gen(function* () {
+        const url = new URL(request.url, origin)
+        const returnTo = safeReturnTo(url.searchParams.get("return_to"), origin)
+        if (Option.isSome(yield* people.current(request))) return seeOther(returnTo)
+        const pre = yield* people.preSession(request)
+        return pre.set(signInForm({ csrfToken: yield* people.csrfTokenFor(pre.value), returnTo }))
+      }))
+
+    yield* router.add("POST", "/signin", (request) =>
+      Effect.gen(function* () {
+        const form = yield* request.urlParamsBody
+        const returnTo = safeReturnTo(field(form, "return_to"), origin)
+        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
+        const email = (field(form, "email") ?? "").slice(0, 320)
+        const password = (field(form, "password") ?? "").slice(0, 1024)
+        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+        const outcome = yield* people.signIn(email, password, address)
+        const pre = yield* people.preSession(request)
+        const csrfToken = yield* people.csrfTokenFor(pre.value)
+        switch (outcome._tag) {
+          case "RateLimited":
+            return pre.set(signInForm({
+              csrfToken, returnTo, email, status: 429,
+              headers: { "retry-after": String(outcome.retryAfterSeconds) },
+              problem: "Too many sign-in attempts. Please wait a few minutes and try again."
+            }))
+          case "Refused":
+            // One answer for an unknown address and a wrong password.
+            return pre.set(signInForm({ csrfToken, returnTo, email, status: 401, problem: "The email or password is not right." }))
+          case "SignedIn": {
+            // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
+            yield* people.signOut(request)
+            return people.withSessionCookie(seeOther(returnTo), outcome.cookieValue)
+          }
+        }
+      }))
+
+    yield* router.add("POST", "/signout", (request) =>
+      Effect.gen(function* () {
+        const form = yield* request.urlParamsBody
+        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
+        yield* people.signOut(request)
+        return people.withoutSessionCookie(seeOther("/signin"))
+      }))
+
+    yield* router.add("POST", "/session/workspace", (request) =>
+      Effect.gen(function* () {
+        const form = yield* request.urlParamsBody
+        const returnTo = safeReturnTo(field(form, "return_to"), origin)
+        return yield* people.requirePerson(request.modify({ url: returnTo }), (person) =>
+          Effect.gen(function* () {
+            if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
+            const chosen = yield* people.setWorkspace(person.session, field(form, "workspace_id") ?? "").pipe(
+              Effect.map(() => true),
+              Effect.catchTag("NotAMember", () => Effect.succeed(false))
+            )
+            if (!chosen)
+              return renderErrorPage({
+                status: 403,
+                title: "Not your workspace",
+                message: "You are not a member of that workspace.",
+                returnTo
+              })
+            return seeOther(returnTo)
+          }))
+      }))
+
+    yield* router.add("GET", "/", (request) =>
+      people.requirePerson(request, (person) =>
+        Effect.succeed(renderPage({
+          title: "adgate",
+          body: personBar(person, "/")
+        }))))
+  })
+)

@@ -1,0 +1,165 @@
+// What every response gets: security headers (RFC 9700 §4.16 clickjacking, §4.2.4 Referer leakage; checklist M
+// 153/160), a request id, one log line per request without query, bodies or header values (checklist P 180), a
+// 1 MB body limit (spec §Errors: 413), and HTML pages for failures nobody handled (404, 500 with the request id).
+import { ByteSize, Cause, Clock, Context, Effect } from "effect"
+import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { Issuer } from "@adgate/core"
+import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
+
+export const maxBodyBytes = 1024 * 1024
+
+/** The id of the request being served ("" outside a request); also the `requestId` annotation of its log lines. */
+export const RequestId = Context.Reference<string>("adapters-http/RequestId", { defaultValue: () => "" })
+
+/**
+ * The Content-Security-Policy of our pages. `formAction` adds sources to `form-action`: a form posting to us and
+ * answered with a 303 to the app (the consent decision) is checked against form-action by some browsers at the
+ * redirect too, so the consent page passes the redirect URI's origin (or `scheme:` for private-use schemes).
+ */
+export const contentSecurityPolicy = (options?: { readonly formAction?: ReadonlyArray<string> }): string =>
+  [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "object-src 'none'",
+    "base-uri 'none'",
+    `form-action ${["'self'", ...(options?.formAction ?? []).filter((s) => /^[A-Za-z0-9.+\-:/\[\]*]+$/.test(s))].join(" ")}`,
+    "frame-ancestors 'none'"
+  ].join("; ")
+
+/**
+ * True when a state-changing request comes from another site (checklist M 157): `Sec-Fetch-Site: cross-site`, or an
+ * `Origin` header that is not our own origin. Pages answer such POSTs with 403 before looking at their CSRF token.
+ */
+export const isCrossSite = (request: HttpServerRequest.HttpServerRequest, origin: string): boolean => {
+  const site = request.headers["sec-fetch-site"]
+  if (site === "cross-site") return true
+  const from = request.headers["origin"]
+  if (from === undefined) return false
+  return from.replace(/\/+$/, "").toLowerCase() !== origin.replace(/\/+$/, "").toLowerCase()
+}
+
+const safeIncomingId = /^[A-Za-z0-9._-]{8,64}$/
+
+const newRequestId = (): string => globalThis.crypto.randomUUID()
+
+const responseIsHtml = (response: HttpServerResponse.HttpServerResponse): boolean => {
+  const fromBody = "contentType" in response.body ? (response.body as { readonly contentType?: string }).contentType : undefined
+  const type = fromBody ?? response.headers["content-type"] ?? ""
+  return type.startsWith("text/html")
+}
+
+const unavailableTags = new Set(["StoreUnavailable", "DirectoryUnavailable"])
+
+/** A store or the directory could not answer: 503, fail closed (checklist O 173). */
+const isUnavailable = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.some((r) => r._tag === "Fail" && unavailableTags.has((r.error as { readonly _tag?: string } | null)?._tag ?? ""))
+
+/**
+ * The response for a failure no route turned into a response: 404/413 keep their status, an unavailable store is
+ * 503 with Retry-After, anything else 500; pages name the request id, never the error.
+ */
+const failureResponse = (cause: Cause.Cause<unknown>, requestId: string) =>
+  isUnavailable(cause)
+    ? Effect.succeed(renderErrorPage({
+      status: 503,
+      title: "Temporarily unavailable",
+      message: "The service cannot answer right now. Please try again in a moment.",
+      requestId,
+      headers: { "retry-after": "5" }
+    }))
+    : Effect.map(HttpServerError.causeResponse(cause), ([response]) => {
+    if (response.status === 404)
+      return renderErrorPage({ status: 404, title: "Not found", message: "There is no page at this address.", requestId })
+    if (response.status === 413)
+      return HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })
+    if (response.status >= 500)
+      return renderErrorPage({
+        status: response.status === 503 ? 503 : 500,
+        title: "Something went wrong",
+        message: "The service could not answer this request. Please try again in a moment.",
+        requestId
+      })
+    return response
+  })
+
+/** What may be logged about a failure: error tags and defect names, never their messages (they may echo input). */
+const describeFailure = (cause: Cause.Cause<unknown>): string =>
+  cause.reasons
+    .map((reason) => {
+      if (reason._tag === "Fail") {
+        const e = reason.error as { readonly _tag?: unknown; readonly reason?: { readonly _tag?: unknown } }
+        const inner = typeof e?.reason?._tag === "string" ? `/${e.reason._tag}` : ""
+        return `fail:${typeof e?._tag === "string" ? e._tag : typeof reason.error}${inner}`
+      }
+      if (reason._tag === "Die") {
+        const d = reason.defect
+        return `die:${d instanceof Error ? d.name : typeof d}`
+      }
+      return "interrupt"
+    })
+    .join(",")
+
+const interruptedOnly = (cause: Cause.Cause<unknown>) => cause.reasons.every((r) => r._tag === "Interrupt")
+
+/**
+ * The global middleware: body limit, request id, failure pages, security headers and the request log line.
+ * Request logging of `HttpRouter.serve` must be disabled (`disableLogger: true`): this line replaces it.
+ */
+export const SecurityMiddleware = HttpRouter.middleware(
+  Effect.gen(function* () {
+    const issuer = yield* Issuer
+    const https = issuer.origin.startsWith("https://")
+    // Typed as keeping the app's errors (the router's contract for global middleware); in fact it answers them all.
+    const secured = <E>(
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const incoming = request.headers["x-request-id"]
+        const requestId = incoming !== undefined && safeIncomingId.test(incoming) ? incoming : newRequestId()
+        const started = yield* Clock.currentTimeMillis
+        const exit = yield* app.pipe(
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+          Effect.provideService(RequestId, requestId),
+          Effect.annotateLogs({ requestId }),
+          Effect.exit
+        )
+        let response: HttpServerResponse.HttpServerResponse
+        if (exit._tag === "Success") {
+          response = exit.value
+        } else {
+          response = yield* failureResponse(exit.cause, requestId)
+          // Client mistakes (404, 413, 400) are in the request line already; server failures get their own line.
+          if (response.status >= 500 && !interruptedOnly(exit.cause))
+            yield* Effect.logWarning("request failed").pipe(Effect.annotateLogs({ requestId, failure: describeFailure(exit.cause) }))
+        }
+        const headers: Record<string, string> = {
+          "x-request-id": requestId,
+          "x-content-type-options": "nosniff",
+          "x-frame-options": "DENY",
+          "referrer-policy": "no-referrer",
+          "cross-origin-opener-policy": "same-origin"
+        }
+        if (response.headers["content-security-policy"] === undefined) headers["content-security-policy"] = contentSecurityPolicy()
+        if (https) headers["strict-transport-security"] = "max-age=31536000; includeSubDomains"
+        if (responseIsHtml(response) && response.headers["cache-control"] === undefined) Object.assign(headers, htmlHeaders)
+        response = HttpServerResponse.setHeaders(response, headers)
+        const finished = yield* Clock.currentTimeMillis
+        const path = request.url.split(/[?#]/, 1)[0] ?? "/"
+        yield* Effect.logInfo("http").pipe(
+          Effect.annotateLogs({
+            requestId,
+            method: request.method,
+            path: path.length > 200 ? path.slice(0, 200) + "…" : path,
+            status: response.status,
+            durationMs: finished - started
+          })
+        )
+        return response
+      })
+    return secured
+  }),
+  { global: true }
+)

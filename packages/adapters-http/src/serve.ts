@@ -1,0 +1,41 @@
+// Runs the HTTP application on Node's http server. The security middleware writes the request log line, so the
+// router's own logger is off. Stopping the layer (SIGTERM through NodeRuntime.runMain) stops accepting, closes
+// idle keep-alive connections at once, lets requests in flight finish for up to `drainSeconds`, then closes the rest.
+import { Effect, Layer } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { createServer } from "node:http"
+import { HttpAppLive } from "./HttpApp.ts"
+
+export interface ServeOptions {
+  readonly port: number
+  readonly host?: string
+  /** The application layer; defaults to HttpAppLive. */
+  readonly app?: typeof HttpAppLive
+  /** How long requests in flight may take to finish once stopping (default 10 s). */
+  readonly drainSeconds?: number
+}
+
+export const serveHttp = (options: ServeOptions) => {
+  const server = createServer()
+  const listening = NodeHttpServer.layer(() => server, {
+    port: options.port,
+    ...(options.host === undefined ? {} : { host: options.host })
+  })
+  // Built after the listener, so its finalizer runs before the listener's close: a browser's or client's idle
+  // keep-alive connection would otherwise hold the shutdown open.
+  const drain = Layer.effectDiscard(Effect.gen(function* () {
+    yield* HttpServer.HttpServer
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        server.closeIdleConnections()
+        setTimeout(() => server.closeAllConnections(), (options.drainSeconds ?? 10) * 1000).unref()
+      }))
+  }))
+  // The application is built completely before the port opens: a request arriving in between would find no
+  // handler and wait forever.
+  return Layer.unwrap(Effect.gen(function* () {
+    const handler = yield* HttpRouter.toHttpEffect(options.app ?? HttpAppLive)
+    return HttpServer.serve(handler).pipe(HttpServer.withLogAddress, Layer.provide(drain), Layer.provideMerge(listening))
+  }))
+}

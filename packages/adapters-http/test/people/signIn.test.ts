@@ -1,0 +1,223 @@
+// Sign-in, sign-out and the workspace switch over HTTP (issue 4 "People"; checklist M 154, 157, 162; RFC 6749
+// §10.12 CSRF; RFC 9700 §4.11.1 open redirects).
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { cookiesFrom, csrfTokenIn, startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
+
+const sessionCookieOf = (response: Response) =>
+  response.headers.getSetCookie().find((c) => c.startsWith("adgate_session=") && !/max-age=0/i.test(c))
+
+describe("sign-in over HTTP", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer()
+  }, 60_000)
+  afterAll(() => server?.close())
+
+  const openForm = async (returnTo?: string) => {
+    const page = await server.get(returnTo === undefined ? "/signin" : `/signin?return_to=${encodeURIComponent(returnTo)}`)
+    assert.strictEqual(page.status, 200)
+    return { cookie: cookiesFrom(page), csrf: csrfTokenIn(await page.text()) }
+  }
+
+  it("the right password starts a session: cookie HttpOnly, SameSite=Lax, Path=/, 12 h; the home page knows the person", async () => {
+    const { cookie, csrf } = await openForm()
+    const { admin } = server.users
+    const answer = await server.postForm("/signin", { csrf_token: csrf, email: admin.email, password: admin.password, return_to: "/" }, cookie)
+    assert.strictEqual(answer.status, 303)
+    assert.strictEqual(answer.headers.get("location"), "/")
+    const setCookie = sessionCookieOf(answer)
+    assert.isDefined(setCookie)
+    assert.match(setCookie!, /HttpOnly/i)
+    assert.match(setCookie!, /SameSite=Lax/i)
+    assert.match(setCookie!, /Path=\//)
+    assert.match(setCookie!, /Max-Age=43200/)
+    assert.notMatch(setCookie!, /Secure/i) // the issuer is http://127.0.0.1 here
+    const home = await server.get("/", cookiesFrom(answer, cookie))
+    assert.strictEqual(home.status, 200)
+    assert.include(await home.text(), admin.email)
+  })
+
+  it("the email is matched case-insensitively and trimmed", async () => {
+    const { cookie, csrf } = await openForm()
+    const { editor } = server.users
+    const answer = await server.postForm("/signin", { csrf_token: csrf, email: `  ${editor.email.toUpperCase()} `, password: editor.password }, cookie)
+    assert.strictEqual(answer.status, 303)
+  })
+
+  it("a wrong password and an unknown address get one and the same answer, and no session", async () => {
+    const wrong = await openForm()
+    const a = await server.postForm("/signin", { csrf_token: wrong.csrf, email: server.users.admin.email, password: "not-it" }, wrong.cookie)
+    const unknown = await openForm()
+    const b = await server.postForm("/signin", { csrf_token: unknown.csrf, email: "nobody@paid.test", password: "not-it" }, unknown.cookie)
+    assert.strictEqual(a.status, 401)
+    assert.strictEqual(b.status, 401)
+    assert.isUndefined(sessionCookieOf(a))
+    assert.isUndefined(sessionCookieOf(b))
+    const problem = (page: string) => /<p class="alert" role="alert">([^<]*)<\/p>/.exec(page)?.[1]
+    const [pa, pb] = [problem(await a.text()), problem(await b.text())]
+    assert.isDefined(pa)
+    assert.strictEqual(pa, pb)
+  })
+
+  it("a sign-in POST without a CSRF token, or with another browser's token, is refused (RFC 6749 §10.12)", async () => {
+    const { admin } = server.users
+    const mine = await openForm()
+    const theirs = await openForm()
+    const missing = await server.postForm("/signin", { email: admin.email, password: admin.password }, mine.cookie)
+    const foreign = await server.postForm("/signin", { csrf_token: theirs.csrf, email: admin.email, password: admin.password }, mine.cookie)
+    const noCookie = await server.postForm("/signin", { csrf_token: mine.csrf, email: admin.email, password: admin.password })
+    for (const answer of [missing, foreign, noCookie]) {
+      assert.strictEqual(answer.status, 403)
+      assert.isUndefined(sessionCookieOf(answer))
+    }
+  })
+
+  it("a cross-site sign-in POST is refused even with a valid token (checklist M 157)", async () => {
+    const { cookie, csrf } = await openForm()
+    const { admin } = server.users
+    const body = new URLSearchParams({ csrf_token: csrf, email: admin.email, password: admin.password }).toString()
+    const headers = { "content-type": "application/x-www-form-urlencoded", cookie }
+    const evilOrigin = await server.fetch("/signin", { method: "POST", body, headers: { ...headers, origin: "https://evil.example" } })
+    const crossSite = await server.fetch("/signin", { method: "POST", body, headers: { ...headers, "sec-fetch-site": "cross-site" } })
+    assert.strictEqual(evilOrigin.status, 403)
+    assert.strictEqual(crossSite.status, 403)
+  })
+
+  it("return_to pointing off the site is ignored: the person lands on / (no open redirect, RFC 9700 §4.11.1)", async () => {
+    const { admin } = server.users
+    for (const target of ["https://evil.example/x", "//evil.example/x", "/\\evil.example/x", "javascript:alert(1)", "http://127.0.0.1:1/x"]) {
+      const { cookie, csrf } = await openForm(target)
+      const answer = await server.postForm("/signin", { csrf_token: csrf, email: admin.email, password: admin.password, return_to: target }, cookie)
+      assert.strictEqual(answer.status, 303, target)
+      assert.strictEqual(answer.headers.get("location"), "/", target)
+    }
+  })
+
+  it("a page that needs a person sends them to sign-in and back to where they were", async () => {
+    const first = await server.get("/?tab=apps")
+    assert.strictEqual(first.status, 303)
+    const signInAt = first.headers.get("location")!
+    assert.strictEqual(signInAt, "/signin?return_to=%2F%3Ftab%3Dapps")
+    const form = await server.get(signInAt)
+    const cookie = cookiesFrom(form)
+    const page = await form.text()
+    assert.include(page, 'name="return_to" value="/?tab=apps"')
+    const { admin } = server.users
+    const answer = await server.postForm("/signin", { csrf_token: csrfTokenIn(page), email: admin.email, password: admin.password, return_to: "/?tab=apps" }, cookie)
+    assert.strictEqual(answer.headers.get("location"), "/?tab=apps")
+    const back = await server.get("/?tab=apps", cookiesFrom(answer, cookie))
+    assert.strictEqual(back.status, 200)
+  })
+
+  it("signing in again replaces the session: the cookie held before no longer works (checklist M 162)", async () => {
+    const { admin } = server.users
+    const before = await server.signIn(admin.email, admin.password)
+    const form = await server.get("/signin?return_to=%2Fsettings", before) // signed in: sent straight back
+    assert.strictEqual(form.status, 303)
+    const fresh = await openForm()
+    const both = `${before}; ${fresh.cookie}`
+    const answer = await server.postForm("/signin", { csrf_token: fresh.csrf, email: admin.email, password: admin.password }, both)
+    assert.strictEqual(answer.status, 303)
+    const after = cookiesFrom(answer, both)
+    assert.notStrictEqual(after, before)
+    assert.strictEqual((await server.get("/", before)).status, 303)
+    assert.strictEqual((await server.get("/", after)).status, 200)
+  })
+
+  it("sign-out needs the session's CSRF token; then the session is over", async () => {
+    const { viewer } = server.users
+    const cookie = await server.signIn(viewer.email, viewer.password)
+    const csrf = csrfTokenIn(await (await server.get("/", cookie)).text())
+    const refused = await server.postForm("/signout", {}, cookie)
+    assert.strictEqual(refused.status, 403)
+    assert.strictEqual((await server.get("/", cookie)).status, 200)
+    const done = await server.postForm("/signout", { csrf_token: csrf }, cookie)
+    assert.strictEqual(done.status, 303)
+    assert.strictEqual(done.headers.get("location"), "/signin")
+    assert.isTrue(done.headers.getSetCookie().some((c) => c.startsWith("adgate_session=;") && /Max-Age=0/i.test(c)))
+    assert.strictEqual((await server.get("/", cookie)).status, 303)
+  })
+
+  it("the workspace switch needs CSRF and membership, and returns to return_to", async () => {
+    const { admin, editor } = server.users
+    const { paid, free } = server.workspaces
+    const cookie = await server.signIn(admin.email, admin.password)
+    const csrf = csrfTokenIn(await (await server.get("/", cookie)).text())
+    const noToken = await server.postForm("/session/workspace", { workspace_id: free.id, return_to: "/?x=1" }, cookie)
+    assert.strictEqual(noToken.status, 403)
+    const switched = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: free.id, return_to: "/?x=1" }, cookie)
+    assert.strictEqual(switched.status, 303)
+    assert.strictEqual(switched.headers.get("location"), "/?x=1")
+    assert.match(await (await server.get("/", cookie)).text(), new RegExp(`value="${free.id}" selected`))
+    const offSite = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: paid.id, return_to: "https://evil.example/" }, cookie)
+    assert.strictEqual(offSite.headers.get("location"), "/")
+
+    const editorCookie = await server.signIn(editor.email, editor.password)
+    const editorCsrf = csrfTokenIn(await (await server.get("/", editorCookie)).text())
+    const notMember = await server.postForm("/session/workspace", { csrf_token: editorCsrf, workspace_id: free.id }, editorCookie)
+    assert.strictEqual(notMember.status, 403)
+  })
+
+  it("no password, cookie value or CSRF token appears in a log line (checklist P 180)", async () => {
+    const { admin } = server.users
+    const cookie = await server.signIn(admin.email, admin.password)
+    await server.get("/?code=apo_ac_should-not-be-logged", cookie)
+    const everything = server.logs.join("\n")
+    assert.notInclude(everything, admin.password)
+    assert.notInclude(everything, cookie.split("=")[1]!)
+    assert.notInclude(everything, "apo_ac_should-not-be-logged")
+    assert.notInclude(everything, "csrf_")
+  })
+})
+
+describe("sign-in rate limit", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ signInLimit: { attempts: 3, windowMs: 60_000 } })
+  }, 60_000)
+  afterAll(() => server?.close())
+
+  it("after the limit an address gets 429 with Retry-After, even with the right password", async () => {
+    const { admin } = server.users
+    const attempt = async (password: string) => {
+      const page = await server.get("/signin")
+      const cookie = cookiesFrom(page)
+      return server.postForm("/signin", { csrf_token: csrfTokenIn(await page.text()), email: admin.email, password }, cookie)
+    }
+    for (let i = 0; i < 3; i++) assert.strictEqual((await attempt("wrong")).status, 401)
+    const limited = await attempt(admin.password)
+    assert.strictEqual(limited.status, 429)
+    assert.isTrue(Number(limited.headers.get("retry-after")) > 0)
+    assert.isUndefined(sessionCookieOf(limited))
+  })
+})
+
+describe("sign-in on the SQL stores (embedded PGlite)", () => {
+  let server: Omit<TestServer, "directory">
+  let dataDir: string
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "adgate-http-sql-"))
+    server = await startTestServerSql(dataDir)
+  }, 120_000)
+  afterAll(async () => {
+    await server?.close()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("a person signs in, switches workspace and signs out, with sessions kept in the database", async () => {
+    const { admin } = server.users
+    const cookie = await server.signIn(admin.email, admin.password)
+    const home = await (await server.get("/", cookie)).text()
+    assert.include(home, admin.email)
+    const csrf = csrfTokenIn(home)
+    const switched = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: server.workspaces.free.id, return_to: "/" }, cookie)
+    assert.strictEqual(switched.status, 303)
+    assert.match(await (await server.get("/", cookie)).text(), new RegExp(`value="${server.workspaces.free.id}" selected`))
+    assert.strictEqual((await server.postForm("/signout", { csrf_token: csrf }, cookie)).status, 303)
+    assert.strictEqual((await server.get("/", cookie)).status, 303)
+    assert.strictEqual((await server.get("/health")).status, 200)
+  })
+})

@@ -1,0 +1,224 @@
+// A real adgate HTTP server for tests: bound to 127.0.0.1 on an ephemeral port first, then built with that
+// origin as the Issuer, on the core's in-memory stores, seeded with known people and workspaces.
+import { Context, Effect, Exit, Layer, Logger, Option, Scope } from "effect"
+import { HttpRouter, HttpServer } from "effect/http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { createServer } from "node:http"
+import {
+  CoreMemory,
+  Directory,
+  type DirectoryMemoryControl,
+  Issuer,
+  MetadataDocumentFetcher,
+  MetadataDocumentUnavailable,
+  PasswordHasher,
+  PeopleStore,
+  Prefix,
+  Secrets,
+  SecretsWebCrypto,
+  makeDirectoryMemory,
+  type Role,
+  type Workspace
+} from "@adgate/core"
+import { DatabaseLive, SqlStores } from "@adgate/adapters-sql"
+import { makeHttpApp, type HttpAppOptions } from "../../src/HttpApp.ts"
+import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
+
+export interface TestUser {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+  readonly password: string
+}
+
+export interface TestServerOptions extends HttpAppOptions {
+  /** Defaults to a fetcher that refuses every URL. */
+  readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher>
+  /** Sign-in attempts per address and window; the default is generous so that suites can sign in freely. */
+  readonly signInLimit?: { readonly attempts: number; readonly windowMs: number }
+}
+
+type Ports = Layer.Success<typeof CoreMemory> | Directory | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher
+
+export interface TestServer {
+  /** `http://127.0.0.1:<port>`, also the Issuer. */
+  readonly origin: string
+  readonly close: () => Promise<void>
+  readonly users: { readonly admin: TestUser; readonly editor: TestUser; readonly viewer: TestUser }
+  /** `paid`: admin, editor, viewer. `free`: the same admin, as admin. */
+  readonly workspaces: { readonly paid: Workspace; readonly free: Workspace }
+  /** Makes the Directory answer DirectoryUnavailable (or answer again). */
+  readonly directory: DirectoryMemoryControl
+  /** Runs an effect against the server's own ports (stores, directory, secrets …). */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, Ports>) => Promise<A>
+  /** Every log line the server wrote (logfmt), for checks that no secret is logged. */
+  readonly logs: ReadonlyArray<string>
+  /** fetch relative to the origin; redirects are not followed. */
+  readonly fetch: (path: string, init?: RequestInit) => Promise<Response>
+  /** GET a page with an optional Cookie header. */
+  readonly get: (path: string, cookie?: string) => Promise<Response>
+  /** POST an x-www-form-urlencoded form (with Origin set to our origin, as a browser does). */
+  readonly postForm: (path: string, fields: Readonly<Record<string, string>>, cookie?: string) => Promise<Response>
+  /** Signs in over HTTP (GET /signin, POST /signin with its CSRF token); returns the Cookie header value. */
+  readonly signIn: (email: string, password: string) => Promise<string>
+}
+
+/** The value of `<input name="csrf_token" value="…">` in a page. */
+export const csrfTokenIn = (page: string): string => {
+  const match = /name="csrf_token" value="([^"]+)"/.exec(page)
+  if (match?.[1] === undefined) throw new Error("no csrf_token field in the page")
+  return match[1]
+}
+
+/** `name=value` pairs of the response's Set-Cookie headers, joined for a Cookie header (expired ones dropped). */
+export const cookiesFrom = (response: Response, previous = ""): string => {
+  const jar = new Map<string, string>()
+  for (const pair of previous.split(/;\s*/)) {
+    const i = pair.indexOf("=")
+    if (i > 0) jar.set(pair.slice(0, i), pair.slice(i + 1))
+  }
+  for (const header of response.headers.getSetCookie()) {
+    const [pair = ""] = header.split(";", 1)
+    const i = pair.indexOf("=")
+    if (i <= 0) continue
+    const name = pair.slice(0, i)
+    const value = pair.slice(i + 1)
+    if (value === "" || /max-age=0/i.test(header)) jar.delete(name)
+    else jar.set(name, value)
+  }
+  return [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
+}
+
+const refuseEverything = Layer.succeed(MetadataDocumentFetcher, MetadataDocumentFetcher.of({
+  fetch: (url) => Effect.fail(new MetadataDocumentUnavailable({ url, reason: "the test server fetches no documents" }))
+}))
+
+const seedPeople = {
+  admin: { email: "admin@paid.test", name: "Ada Admin", password: "admin-password-1" },
+  editor: { email: "editor@paid.test", name: "Eddie Editor", password: "editor-password-1" },
+  viewer: { email: "viewer@paid.test", name: "Vic Viewer", password: "viewer-password-1" }
+} as const
+
+/** The in-memory server: CoreMemory, DirectoryMemory (with its control), Web Crypto secrets. */
+export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
+  const { directory, control } = await Effect.runPromise(makeDirectoryMemory)
+  return startWith(Layer.mergeAll(CoreMemory, Layer.succeed(Directory, directory)), control, options)
+}
+
+/** The same server on C's SQL stores over the embedded PGlite database in `dataDir` (migrated on start). */
+export const startTestServerSql = async (dataDir: string, options: TestServerOptions = {}): Promise<Omit<TestServer, "directory">> => {
+  const stores = SqlStores.pipe(Layer.provide(DatabaseLive({ databaseUrl: Option.none(), dataDir })), Layer.orDie)
+  const { directory: _none, ...server } = await startWith(stores, noControl, options)
+  return server
+}
+
+const noControl: DirectoryMemoryControl = { setUnavailable: () => Effect.die("the SQL directory has no availability switch") }
+
+const startWith = async (
+  stores: Layer.Layer<Layer.Success<typeof CoreMemory> | Directory>,
+  control: DirectoryMemoryControl,
+  options: TestServerOptions
+): Promise<TestServer> => {
+  const scope = Effect.runSync(Scope.make())
+  const logs: Array<string> = []
+  const captureLogs = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
+  try {
+    const listening = await Effect.runPromise(
+      Layer.buildWithScope(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }), scope)
+    )
+    const bound = Context.get(listening, HttpServer.HttpServer).address
+    if (bound._tag === "UnixPathAddress") throw new Error("expected a TCP address")
+    const origin = `http://127.0.0.1:${bound.port}`
+
+    const ports = Layer.mergeAll(
+      stores,
+      SecretsWebCrypto,
+      Issuer.layer(origin),
+      options.metadataDocumentFetcher ?? refuseEverything,
+      PasswordHasherScrypt
+    )
+    const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
+    const run = <A, E>(effect: Effect.Effect<A, E, Ports>) => Effect.runPromise(Effect.provide(effect, portsContext))
+
+    const seeded = await run(Effect.gen(function* () {
+      const secrets = yield* Secrets
+      const dir = yield* Directory
+      const people = yield* PeopleStore
+      const hasher = yield* PasswordHasher
+      const makeWorkspace = (name: string, plan: "free" | "paid", credits: number) =>
+        Effect.gen(function* () {
+          const workspace: Workspace = { id: yield* secrets.generate(Prefix.workspace), name, plan, credits, createdAt: 0 }
+          yield* dir.createWorkspace(workspace)
+          return workspace
+        })
+      const makeUser = (person: { readonly email: string; readonly name: string; readonly password: string }) =>
+        Effect.gen(function* () {
+          const id = yield* secrets.generate(Prefix.user)
+          yield* dir.createUser({ id, email: person.email, name: person.name, createdAt: 0 })
+          yield* people.setPasswordHash(id, yield* hasher.hash(person.password))
+          return { id, ...person }
+        })
+      const paid = yield* makeWorkspace("Acme Ads", "paid", 1000)
+      const free = yield* makeWorkspace("Free Corner", "free", 0)
+      const [admin, editor, viewer] = yield* Effect.all(
+        [makeUser(seedPeople.admin), makeUser(seedPeople.editor), makeUser(seedPeople.viewer)],
+        { concurrency: "unbounded" }
+      )
+      const member = (w: Workspace, u: TestUser, role: Role) => dir.setRole(w.id, u.id, Option.some(role))
+      yield* member(paid, admin, "admin")
+      yield* member(paid, editor, "editor")
+      yield* member(paid, viewer, "viewer")
+      yield* member(free, admin, "admin")
+      return { users: { admin, editor, viewer }, workspaces: { paid, free } }
+    }))
+
+    const app = makeHttpApp({ signInLimit: options.signInLimit ?? { attempts: 10_000, windowMs: 60_000 } })
+    await Effect.runPromise(
+      Layer.buildWithScope(
+        HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
+          Layer.provide(Layer.mergeAll(Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs))
+        ),
+        scope
+      )
+    )
+
+    const fetchAt = (path: string, init?: RequestInit) => fetch(new URL(path, origin), { redirect: "manual", ...init })
+    const get = (path: string, cookie?: string) => fetchAt(path, cookie === undefined ? {} : { headers: { cookie } })
+    const postForm = (path: string, fields: Readonly<Record<string, string>>, cookie?: string) =>
+      fetchAt(path, {
+        method: "POST",
+        body: new URLSearchParams(fields).toString(),
+        headers: {
+          "content-type": "application/x-www-form-urlencoded",
+          origin,
+          ...(cookie === undefined ? {} : { cookie })
+        }
+      })
+    const signIn = async (email: string, password: string) => {
+      const page = await get("/signin")
+      const preCookie = cookiesFrom(page)
+      const csrf = csrfTokenIn(await page.text())
+      const answer = await postForm("/signin", { csrf_token: csrf, email, password, return_to: "/" }, preCookie)
+      if (answer.status !== 303) throw new Error(`sign-in failed with ${answer.status}`)
+      await answer.body?.cancel()
+      return cookiesFrom(answer, preCookie)
+    }
+
+    return {
+      origin,
+      close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
+      users: seeded.users,
+      workspaces: seeded.workspaces,
+      directory: control,
+      run,
+      logs,
+      fetch: fetchAt,
+      get,
+      postForm,
+      signIn
+    }
+  } catch (error) {
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    throw error
+  }
+}
