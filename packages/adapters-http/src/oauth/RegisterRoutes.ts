@@ -6,6 +6,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer, registerClient } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
 import { methodNotAllowed, noStore } from "./errors.ts"
+import { corsPreflight, withCors } from "./cors.ts"
 import { answerJson } from "./jsonAnswer.ts"
 import { bodyText, mediaType } from "./requestParams.ts"
 import type { CorePorts } from "./CorePorts.ts"
@@ -37,7 +38,8 @@ const register = Effect.gen(function* () {
 export const RegisterRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<CorePorts>()
-    yield* router.add("POST", oauthPaths.register, Effect.provide(register, context))
+    yield* router.add("POST", oauthPaths.register, withCors(Effect.provide(register, context)))
+    yield* router.add("OPTIONS", oauthPaths.register, corsPreflight)
     for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, oauthPaths.register, methodNotAllowed("POST"))
   })
 )

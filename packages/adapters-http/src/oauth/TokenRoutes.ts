@@ -6,6 +6,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { handleTokenRequest, revokeToken } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
 import { methodNotAllowed, noStore } from "./errors.ts"
+import { corsPreflight, withCors } from "./cors.ts"
 import { answerJson } from "./jsonAnswer.ts"
 import { basicCredentials, readBodyParams } from "./requestParams.ts"
 import type { CorePorts } from "./CorePorts.ts"
@@ -41,10 +42,11 @@ const revoke = Effect.gen(function* () {
 export const TokenRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const context = yield* Effect.context<CorePorts>()
-    yield* router.add("POST", oauthPaths.token, Effect.provide(token, context))
-    yield* router.add("POST", oauthPaths.revoke, Effect.provide(revoke, context))
+    yield* router.add("POST", oauthPaths.token, withCors(Effect.provide(token, context)))
+    yield* router.add("POST", oauthPaths.revoke, withCors(Effect.provide(revoke, context)))
     // OAuth 2.1 §3.2, RFC 7009 §2.1: POST only (checklist 48, 98); nothing is read or logged from the URL.
     for (const path of [oauthPaths.token, oauthPaths.revoke]) {
+      yield* router.add("OPTIONS", path, corsPreflight)
       for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, path, methodNotAllowed("POST"))
     }
   })

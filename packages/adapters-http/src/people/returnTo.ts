@@ -2,7 +2,8 @@
 // (no open redirect: RFC 9700 §4.11.1 applies to our own redirects as much as to clients').
 /** A same-site relative path (`/x?y#z`) for `value`, or `/` when `value` is missing, foreign or malformed. */
 export const safeReturnTo = (value: string | undefined | null, origin: string): string => {
-  if (value === undefined || value === null || value === "" || value.length > 4096) return "/"
+  // 16 KB: an authorize request with a 2048-character non-ASCII state, percent-encoded, must still come back.
+  if (value === undefined || value === null || value === "" || value.length > 16384) return "/"
   // Control characters and backslashes are read differently by browsers (`/\evil.example` is protocol-relative).
   if (/[\u0000-\u001f\u007f\\]/.test(value)) return "/"
   let candidate = value

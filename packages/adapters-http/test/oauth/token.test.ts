@@ -374,3 +374,29 @@ describe("revocation (RFC 7009)", () => {
     expect((await server.get("/oauth/revoke?token=x")).status).toBe(405)
   })
 })
+
+describe("browser apps: CORS on the JSON OAuth endpoints (spec §Authentication 10)", () => {
+  it("a preflight of /oauth/token, /oauth/revoke and /oauth/register allows POST from any origin, without credentials", async () => {
+    for (const path of ["/oauth/token", "/oauth/revoke", "/oauth/register"]) {
+      const response = await server.fetch(path, {
+        method: "OPTIONS",
+        headers: { origin: "https://spa.example", "access-control-request-method": "POST", "access-control-request-headers": "content-type" }
+      })
+      expect(response.status).toBe(204)
+      expect(response.headers.get("access-control-allow-origin")).toBe("*")
+      expect(response.headers.get("access-control-allow-methods")).toContain("POST")
+      expect(response.headers.get("access-control-allow-headers")).toContain("content-type")
+      expect(response.headers.get("access-control-allow-credentials")).toBeNull()
+    }
+  })
+
+  it("token answers, errors included, are readable cross-origin", async () => {
+    const { code, verifier } = await codeFor(publicApp)
+    const ok = await exchange(code, verifier)
+    expect(ok.status).toBe(200)
+    expect(ok.headers.get("access-control-allow-origin")).toBe("*")
+    const refused = await exchange(code, verifier)
+    expect(refused.status).toBe(400)
+    expect(refused.headers.get("access-control-allow-origin")).toBe("*")
+  })
+})

@@ -92,3 +92,12 @@ describe("return_to (no open redirect, RFC 9700 §4.11.1)", () => {
     assert.strictEqual(safeReturnTo("/a/b?c=d#e", origin), "/a/b?c=d#e")
   })
 })
+
+describe("coming back after sign-in to a long authorization request", () => {
+  it("a return path with a 2048-character non-ASCII state, percent-encoded, comes back whole", () => {
+    const state = encodeURIComponent("é".repeat(2048))
+    const path = `/oauth/authorize?response_type=code&client_id=apc_x&state=${state}`
+    assert.isAbove(path.length, 8192)
+    assert.strictEqual(safeReturnTo(path, "http://127.0.0.1:1"), path)
+  })
+})
