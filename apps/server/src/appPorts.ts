@@ -1,17 +1,13 @@
 // The core ports of the server process and the CLI, on one database: PostgreSQL with DATABASE_URL, else the
-// embedded PGlite in the data folder (held with a lock file: one process at a time).
-import { Layer, Option } from "effect"
+// embedded PGlite in the data folder (which the SQL adapter holds with a lock file: one process at a time).
+import { Layer } from "effect"
 import { Issuer, SecretsWebCrypto } from "@adgate/core"
 import { CredentialCipherLive, DatabaseLive, SqlStores } from "@adgate/adapters-sql"
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import type { AppConfig } from "./config.ts"
-import { DataDirLock } from "./dataDirLock.ts"
 
-/** The database (migrated) with the lock when embedded. Exposes SqlClient. */
-export const appDatabase = (config: AppConfig) => {
-  const database = DatabaseLive({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
-  return Option.isSome(config.databaseUrl) ? database : database.pipe(Layer.provide(DataDirLock(config.dataDir)))
-}
+/** The database (migrated). Exposes SqlClient. */
+export const appDatabase = (config: AppConfig) => DatabaseLive({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 
 /** Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer; also SqlClient. */
 export const appPorts = (config: AppConfig) =>

@@ -5,6 +5,7 @@ import { Plan, Role, Scope, WriteMode, defaultScopes } from "@adgate/core"
 import {
   addUser, addWorkspace, createKey, generatePassword, listUsers, listWorkspaces, setCredits, setMember, setPlan
 } from "./Administration.ts"
+import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
 import { loadAppConfig } from "./config.ts"
 import { UsageError } from "./errors.ts"
@@ -155,10 +156,13 @@ export const describeCliFailure = (cause: Cause.Cause<unknown>): string => {
       return `${error.message}\n\n${usage}`
     case "CommandRefused":
       return String(error.message)
-    case "DataDirInUse":
-      return `The data folder ${error.dataDir} is in use by another adgate process${error.pid ? ` (pid ${error.pid})` : ""}, ` +
+    case "SqlError": {
+      const held = dataFolderInUse(error)
+      if (held === null) return `Failed: the database (${error.message ?? "unavailable"})`
+      return `The data folder ${held.dir} is in use by another adgate process${held.pid === null ? "" : ` (pid ${held.pid})`}, ` +
         "probably the running server: the embedded database allows one process at a time. Stop the server and run " +
         "the command again, or run both against PostgreSQL (DATABASE_URL)."
+    }
     case "ConfigurationInvalid":
       return `Configuration: ${error.message}`
     case "ApiKeyNotAllowed":

@@ -1,11 +1,10 @@
 // The adgate server process (`npm start`): configuration from the environment, the database (PostgreSQL or the
 // embedded PGlite), first-start seeding, the HTTP application, housekeeping and the mail sender. SIGTERM or
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
-import { Cause, Effect, Exit, Layer, Logger } from "effect"
+import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
 import { HousekeepingLive } from "@adgate/adapters-sql"
 import { MetadataDocumentFetcherHttps, serveHttp } from "@adgate/adapters-http"
-import { Option } from "effect"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { MailSender } from "./MailSender.ts"
@@ -26,6 +25,9 @@ export const serverLayer = (config: AppConfig) => {
 const program = Effect.gen(function* () {
   const config = yield* loadAppConfig
   yield* Effect.logInfo(`adgate starting: issuer ${config.baseUrl}, ${Option.isSome(config.databaseUrl) ? "PostgreSQL (DATABASE_URL)" : `embedded database in ${config.dataDir}`}`)
+  // Processes sharing one PostgreSQL database must share the key that encrypts platform credentials at rest.
+  if (Option.isSome(config.databaseUrl) && Option.isNone(config.credentialsKey))
+    yield* Effect.logWarning(`ADGATE_CREDENTIALS_KEY is not set: using the key file in ${config.dataDir}; every process sharing this database needs the same key`)
   return yield* Layer.launch(serverLayer(config))
 }).pipe(Effect.provide(Logger.layer([Logger.consoleLogFmt])))
 

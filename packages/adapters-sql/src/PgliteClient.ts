@@ -3,7 +3,8 @@
 // compiler (`PgClient.makeCompiler`), so every store, the Migrator (dialect "pg") and every migration run unchanged
 // on both databases; it needs no socket file, no second package pinning PGlite to an older version, and no
 // `maxConnections: 1` on two sides. One semaphore serialises access and is held for a whole transaction, which is
-// what a single-session PGlite needs; `FOR UPDATE SKIP LOCKED` and row locks behave as in PostgreSQL.
+// what a single-session PGlite needs; `FOR UPDATE SKIP LOCKED` and row locks behave as in PostgreSQL. One process
+// per data folder (lockDataDir): a second one fails at start with a clear error.
 import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Semaphore, Stream } from "effect"
@@ -11,6 +12,7 @@ import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
 import { mkdirSync } from "node:fs"
+import { lockDataDir } from "./lockDataDir.ts"
 
 interface PgliteFailure {
   readonly code?: unknown
@@ -72,12 +74,15 @@ export const PgliteClient = (dataDir: string): Layer.Layer<SqlClient.SqlClient, 
   Layer.effect(
     SqlClient.SqlClient,
     Effect.gen(function* () {
+      yield* Effect.try({
+        try: () => mkdirSync(dataDir, { recursive: true, mode: 0o700 }),
+        catch: (cause) => classify(cause, "connect")
+      })
+      // Before PGlite touches the files: a second process on this folder fails here, clearly, instead of corrupting it.
+      yield* lockDataDir(dataDir)
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => {
-            mkdirSync(dataDir, { recursive: true, mode: 0o700 })
-            return PGlite.create(dataDir)
-          },
+          try: () => PGlite.create(dataDir),
           catch: (cause) => classify(cause, "connect")
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

@@ -2,6 +2,7 @@
 // housekeeping, and at-rest encryption of platform credentials.
 export { DatabaseLive, type DatabaseOptions } from "./DatabaseLive.ts"
 export { PgliteClient } from "./PgliteClient.ts"
+export { DataFolderInUse, dataFolderInUse } from "./lockDataDir.ts"
 export { runMigrations, migrationsTable } from "./runMigrations.ts"
 export { migrations } from "./migrations/index.ts"
 export { SqlStores } from "./SqlStores.ts"

@@ -1,5 +1,6 @@
 // Housekeeping (spec §Lifetimes): purges spent and expired rows. Every step is one idempotent DELETE, so any
 // number of server processes may run it at once without double work or lost rows.
+import { refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
@@ -14,7 +15,7 @@ export const retention = {
   codesAfterExpiry: day,
   /** Consent pages likewise, so that a late decision still reads "expired" for a while. */
   consentPagesAfterExpiry: day,
-  /** Spec §Register: a registration for which no token was ever issued is forgotten after 3 days. */
+  /** Spec §Register: a registration for which no token was ever issued (no connection) is forgotten after 3 days. */
   unusedDynamicClient: 3 * day,
   /** Spec §Authentication 4: a metadata-document client is forgotten after 30 days without a token. */
   unusedMetadataDocumentClient: 30 * day
@@ -43,11 +44,21 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
       consentPages: count(sql<{ n: number }>`WITH d AS (DELETE FROM consent_pages
         WHERE expires_at < ${now - retention.consentPagesAfterExpiry} RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      dynamicClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients WHERE kind = 'dynamic' AND last_token_at IS NULL
-        AND created_at < ${now - retention.unusedDynamicClient} RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      metadataDocumentClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients WHERE kind = 'metadata_document'
-        AND coalesce(last_token_at, created_at) < ${now - retention.unusedMetadataDocumentClient} RETURNING 1)
-        SELECT count(*)::int AS n FROM d`),
+      // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof
+      // of a token issued, and an unexpired code one about to be.
+      dynamicClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'dynamic'
+        AND c.last_token_at IS NULL AND c.created_at < ${now - retention.unusedDynamicClient}
+        AND NOT EXISTS (SELECT 1 FROM connections k WHERE k.client_id = c.client_id)
+        AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
+        RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      // Kept while any of its connections could still obtain a token (active, refresh token used within 30 days): the
+      // token endpoint never fetches the document, so it needs the row.
+      metadataDocumentClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'metadata_document'
+        AND coalesce(c.last_token_at, c.created_at) < ${now - retention.unusedMetadataDocumentClient}
+        AND NOT EXISTS (SELECT 1 FROM connections k WHERE k.client_id = c.client_id AND k.status = 'active'
+          AND k.expires_at > ${now} AND (k.refresh->>'issuedAt')::bigint > ${now - refreshIdleMs})
+        AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
+        RETURNING 1) SELECT count(*)::int AS n FROM d`),
       sessions: count(sql<{ n: number }>`WITH d AS (DELETE FROM sessions WHERE expires_at < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)

@@ -230,6 +230,38 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       })
     }))
 
+    it.effect("housekeeping keeps a client that a connection or an unexpired code still needs, whatever lastTokenAt says", () => Effect.gen(function* () {
+      const now = t0 + 500 * 86_400_000
+      const day = 86_400_000
+      const clients = yield* ClientStore
+      const connections = yield* ConnectionStore
+      // lastTokenAt is noted best effort after tokens are issued: a failed note must not cost a live connection its client.
+      const connectedDynamic = aClient({ createdAt: now - 10 * day })
+      const authorizingDynamic = aClient({ createdAt: now - 4 * day })
+      const refreshedDocument = aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 40 * day })
+      const authorizingDocument = aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 40 * day })
+      const idleDocument = aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 40 * day })
+      const endedDocument = aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 40 * day })
+      const all = [connectedDynamic, authorizingDynamic, refreshedDocument, authorizingDocument, idleDocument, endedDocument]
+      yield* Effect.forEach(all, clients.insert)
+      const year = 365 * day
+      yield* connections.insert(aConnection({ clientId: connectedDynamic.clientId, createdAt: now - 9 * day, expiresAt: now - 9 * day + year,
+        refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: now - 9 * day } }))
+      yield* connections.insert(aConnection({ clientId: refreshedDocument.clientId, createdAt: now - 80 * day, expiresAt: now - 80 * day + year,
+        refresh: { hash: unique("rt-hash-"), generation: 7, issuedAt: now - 2 * day } }))
+      // Connections that can never give a token again (refresh unused 30 days; ended) keep nothing alive.
+      yield* connections.insert(aConnection({ clientId: idleDocument.clientId, createdAt: now - 80 * day, expiresAt: now - 80 * day + year,
+        refresh: { hash: unique("rt-hash-"), generation: 3, issuedAt: now - 31 * day } }))
+      yield* connections.insert(aConnection({ clientId: endedDocument.clientId, createdAt: now - 80 * day, status: "ended",
+        endedReason: "disconnected", endedAt: now - 2 * day, refresh: { hash: unique("rt-hash-"), generation: 3, issuedAt: now - 2 * day } }))
+      const codes = yield* CodeStore
+      yield* codes.insert(aCode({ clientId: authorizingDynamic.clientId, issuedAt: now - 60_000, expiresAt: now + 540_000 }))
+      yield* codes.insert(aCode({ clientId: authorizingDocument.clientId, issuedAt: now - 60_000, expiresAt: now + 540_000 }))
+      yield* runHousekeeping(now)
+      const kept = yield* Effect.forEach(all, (c) => Effect.map(clients.find(c.clientId), Option.isSome))
+      assert.deepStrictEqual(kept, [true, true, true, true, false, false])
+    }))
+
     it.effect("HousekeepingLive runs a pass every minute in the background", () => Effect.gen(function* () {
       yield* Layer.build(HousekeepingLive)
       const sessions = yield* PeopleStore
