@@ -7,10 +7,13 @@ import { unavailable } from "./unavailable.ts"
 
 export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const window = (windowMs: number, now: number) => {
+    const windowStart = Math.floor(now / windowMs) * windowMs
+    return { windowStart, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) }
+  }
   return RateLimiter.of({
     hit: (key, limit, windowMs, now) => {
-      const windowStart = Math.floor(now / windowMs) * windowMs
-      const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
+      const { windowStart, retryAfterSeconds } = window(windowMs, now)
       if (limit <= 0) return Effect.succeed({ allowed: false, retryAfterSeconds })
       // The WHERE on the conflict branch leaves a full window untouched and returns no row: refused.
       return sql`INSERT INTO rate_limit_windows (key, window_start, window_end, count)
@@ -20,6 +23,14 @@ export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () 
           RETURNING count`.pipe(
         unavailable("RateLimiter.hit"),
         Effect.map((rows) => ({ allowed: rows.length === 1, retryAfterSeconds }))
+      )
+    },
+    peek: (key, limit, windowMs, now) => {
+      const { windowStart, retryAfterSeconds } = window(windowMs, now)
+      return sql<{ readonly count: number }>`SELECT count FROM rate_limit_windows
+          WHERE key = ${key} AND window_start = ${windowStart}`.pipe(
+        unavailable("RateLimiter.peek"),
+        Effect.map((rows) => ({ allowed: Number(rows[0]?.count ?? 0) < limit, retryAfterSeconds }))
       )
     }
   })

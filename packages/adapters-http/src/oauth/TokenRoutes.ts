@@ -1,28 +1,34 @@
 // POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6; spec §POST /oauth/token) and POST /oauth/revoke (RFC 7009): read the
 // parameters and Basic credentials as sent, hand them to the core, answer JSON with Cache-Control: no-store.
 // No OAuth rule is decided here: the core's handleTokenRequest and revokeToken decide.
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { handleTokenRequest, revokeToken } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
 import { methodNotAllowed, noStore } from "./errors.ts"
 import { corsPreflight, withCors } from "./cors.ts"
 import { answerJson } from "./jsonAnswer.ts"
-import { basicCredentials, readBodyParams } from "./requestParams.ts"
+import { guardClientAuthentication } from "./clientAuthenticationGuard.ts"
+import { basicCredentials, readBodyParams, type BasicCredentials, type Params } from "./requestParams.ts"
 import type { CorePorts } from "./CorePorts.ts"
+
+/** Who is authenticating: the socket's address and the client_id named by Basic or the body. */
+const caller = (request: HttpServerRequest.HttpServerRequest, basic: BasicCredentials, params: Params) => ({
+  address: Option.getOrElse(request.remoteAddress, () => "unknown"),
+  clientId: basic !== null && basic !== "malformed" ? basic.clientId : params.find(([key]) => key === "client_id")?.[1]
+})
 
 const token = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const basic = basicCredentials(request)
-  const response = yield* answerJson(
+  return yield* answerJson(
     Effect.gen(function* () {
       const params = yield* readBodyParams(request)
-      const tokens = yield* handleTokenRequest({ params, basic })
+      const tokens = yield* guardClientAuthentication(caller(request, basic, params), handleTokenRequest({ params, basic }))
       return HttpServerResponse.jsonUnsafe(tokens, { headers: noStore })
     }),
     { basicUsed: basic !== null }
   )
-  return response
 })
 
 const revoke = Effect.gen(function* () {
@@ -31,7 +37,7 @@ const revoke = Effect.gen(function* () {
   return yield* answerJson(
     Effect.gen(function* () {
       const params = yield* readBodyParams(request)
-      yield* revokeToken({ params, basic })
+      yield* guardClientAuthentication(caller(request, basic, params), revokeToken({ params, basic }))
       // RFC 7009 §2.2: 200 whether or not the token existed; the spec answers `{}`.
       return HttpServerResponse.jsonUnsafe({}, { headers: noStore })
     }),

@@ -10,6 +10,7 @@ import type {
   RegistrationRateLimited,
   StoreUnavailable
 } from "@adgate/core"
+import type { ClientAuthenticationThrottled } from "./clientAuthenticationGuard.ts"
 
 /** A request the endpoint cannot read: malformed encoding, wrong content type, parameters in the URL, too large. */
 export class Unreadable extends Schema.TaggedError<Unreadable>()("Unreadable", {
@@ -41,6 +42,7 @@ type Mapped =
   | StoreUnavailable
   | DirectoryUnavailable
   | Unreadable
+  | ClientAuthenticationThrottled
 
 /** Core error tag → HTTP answer. A missing row does not compile. */
 const table: { readonly [K in Mapped["_tag"]]: (error: Extract<Mapped, { readonly _tag: K }>) => OAuthJsonError } = {
@@ -67,7 +69,14 @@ const table: { readonly [K in Mapped["_tag"]]: (error: Extract<Mapped, { readonl
     description: "The service is temporarily unavailable.",
     retryAfterSeconds: retryAfterUnavailableSeconds
   }),
-  Unreadable: (e) => ({ status: e.status, error: "invalid_request", description: e.description })
+  Unreadable: (e) => ({ status: e.status, error: "invalid_request", description: e.description }),
+  // Checklist 63: too many failed client authentications from one address or for one client.
+  ClientAuthenticationThrottled: (e) => ({
+    status: 429,
+    error: "temporarily_unavailable",
+    description: "Too many failed client authentications; try again later.",
+    retryAfterSeconds: Math.max(1, Math.ceil(e.retryAfterSeconds))
+  })
 }
 
 export const mapOAuthError = (error: Mapped): OAuthJsonError =>

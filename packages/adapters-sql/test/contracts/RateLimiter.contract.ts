@@ -23,4 +23,16 @@ export const rateLimiterContract = <E, R>(name: string, layer: Layer.Layer<RateL
     it.effect("a limit of zero allows nothing", () => Effect.gen(function* () {
       assert.isFalse((yield* (yield* RateLimiter).hit(unique("k:"), 0, 1000, t0)).allowed)
     }))
+
+    it.effect("peek tells whether a key is under its limit without counting a hit", () => Effect.gen(function* () {
+      const limiter = yield* RateLimiter
+      const key = unique("auth-fail:")
+      assert.deepStrictEqual(yield* limiter.peek(key, 2, 60_000, t0 + 1000), { allowed: true, retryAfterSeconds: 59 })
+      yield* limiter.hit(key, 2, 60_000, t0)
+      assert.isTrue((yield* limiter.peek(key, 2, 60_000, t0)).allowed)
+      assert.isTrue((yield* limiter.peek(key, 2, 60_000, t0)).allowed) // peeking counted nothing
+      yield* limiter.hit(key, 2, 60_000, t0)
+      assert.isFalse((yield* limiter.peek(key, 2, 60_000, t0)).allowed)
+      assert.isTrue((yield* limiter.peek(key, 2, 60_000, t0 + 60_000)).allowed) // a new window
+    }))
   })

@@ -12,5 +12,7 @@ export interface RateDecision {
 export interface RateLimiterShape {
   /** Counts one hit on `key` in the window containing `now`; refuses once `limit` hits were counted. */
   readonly hit: (key: string, limit: number, windowMs: number, now: number) => Effect.Effect<RateDecision, StoreUnavailable>
+  /** Whether `key` is still under `limit` in the window containing `now`, without counting a hit. */
+  readonly peek: (key: string, limit: number, windowMs: number, now: number) => Effect.Effect<RateDecision, StoreUnavailable>
 }
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("core/ports/RateLimiter") {}

@@ -120,15 +120,21 @@ export const PeopleStoreMemory = Layer.effect(PeopleStore, Effect.gen(function* 
 
 export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* () {
   const windows = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
+  const window = (key: string, windowMs: number, now: number) => {
+    const windowStart = Math.floor(now / windowMs) * windowMs
+    return { slot: `${key}@${windowStart}`, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) }
+  }
   return RateLimiter.of({
     hit: (key, limit, windowMs, now) => {
-      const windowStart = Math.floor(now / windowMs) * windowMs
-      const retryAfterSeconds = Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000))
-      const slot = `${key}@${windowStart}`
+      const { slot, retryAfterSeconds } = window(key, windowMs, now)
       return Ref.modify(windows, (m): readonly [boolean, ReadonlyMap<string, number>] => {
         const count = m.get(slot) ?? 0
         return count >= limit ? [false, m] : [true, new Map(m).set(slot, count + 1)]
       }).pipe(Effect.map((allowed) => ({ allowed, retryAfterSeconds })))
+    },
+    peek: (key, limit, windowMs, now) => {
+      const { slot, retryAfterSeconds } = window(key, windowMs, now)
+      return Effect.map(Ref.get(windows), (m) => ({ allowed: (m.get(slot) ?? 0) < limit, retryAfterSeconds }))
     }
   })
 }))
