@@ -6,9 +6,12 @@ import { vi } from "vitest"
 import { registerWorkspaceApp } from "@adgate/core"
 import type { TestServer } from "../support/testServer.ts"
 
+/** What the person and the client need of a test server (memory or SQL). */
+type WebServer = Omit<TestServer, "directory">
+
 export const insecure = { [oauth.allowInsecureRequests]: true } as const
 
-export const discover = async (server: TestServer): Promise<oauth.AuthorizationServer> => {
+export const discover = async (server: WebServer): Promise<oauth.AuthorizationServer> => {
   const issuer = new URL(server.origin)
   return oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }))
 }
@@ -56,12 +59,12 @@ export const readConsentForm = (html: string): ConsentForm => {
 }
 
 /** GET the authorization URL as the signed-in person; the consent page, or the response when there is none. */
-export const openAuthorization = async (server: TestServer, url: URL | string, cookie: string) => {
+export const openAuthorization = async (server: WebServer, url: URL | string, cookie: string) => {
   const target = typeof url === "string" ? url : `${url.pathname}${url.search}`
   return server.get(target, cookie)
 }
 
-export const postConsent = (server: TestServer, cookie: string, fields: ReadonlyArray<readonly [string, string]>) =>
+export const postConsent = (server: WebServer, cookie: string, fields: ReadonlyArray<readonly [string, string]>) =>
   server.fetch("/oauth/consent", {
     method: "POST",
     body: new URLSearchParams(fields.map(([k, v]) => [k, v])).toString(),
@@ -85,7 +88,7 @@ export const decisionFields = (form: ConsentForm, choice: Choice = {}): Array<re
 ]
 
 /** The person's whole part: open the consent page, let the moment pass, post the decision; the 303's Location. */
-export const approve = async (server: TestServer, url: URL | string, cookie: string, choice: Choice = {}): Promise<URL> => {
+export const approve = async (server: WebServer, url: URL | string, cookie: string, choice: Choice = {}): Promise<URL> => {
   const page = await openAuthorization(server, url, cookie)
   const html = await page.text()
   if (page.status !== 200) throw new Error(`expected the consent page, got ${page.status}: ${html.slice(0, 500)}`)
@@ -118,7 +121,7 @@ export const authorizationUrl = (
 
 /** A workspace's own app registered through the core (the management page is another issue). */
 export const registerApp = (
-  server: TestServer,
+  server: WebServer,
   options: { readonly type: "server" | "public"; readonly redirectUris: ReadonlyArray<string>; readonly name?: string }
 ) =>
   server.run(
@@ -137,7 +140,7 @@ export const registerDynamic = async (as: oauth.AuthorizationServer, metadata: P
 
 /** Runs the whole authorization code flow for a client and returns the token response. */
 export const connect = async (
-  server: TestServer,
+  server: WebServer,
   as: oauth.AuthorizationServer,
   options: {
     readonly client: oauth.Client
