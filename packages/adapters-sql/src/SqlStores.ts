@@ -7,14 +7,21 @@ import { ClientStoreSql } from "./ClientStoreSql.ts"
 import { CodeStoreSql } from "./CodeStoreSql.ts"
 import { ConnectionStoreSql } from "./ConnectionStoreSql.ts"
 import { ConsentStoreSql } from "./ConsentStoreSql.ts"
+import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
+import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
 import { PeopleStoreSql } from "./PeopleStoreSql.ts"
 import { RateLimiterSql } from "./RateLimiterSql.ts"
+import { TaskStoreSql } from "./TaskStoreSql.ts"
+import { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
+import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
- * Mailer, PeopleStore and RateLimiter; requires SqlClient. */
+ * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore and ToolUsageLog;
+ * requires SqlClient. */
 export const SqlStores = Layer.mergeAll(
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
-  DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql
+  DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
+  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql
 )

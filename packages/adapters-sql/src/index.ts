@@ -17,6 +17,11 @@ export { AuditLogSql } from "./AuditLogSql.ts"
 export { MailerSql } from "./MailerSql.ts"
 export { PeopleStoreSql } from "./PeopleStoreSql.ts"
 export { RateLimiterSql } from "./RateLimiterSql.ts"
+export { WriteRequestStoreSql, expireDueWriteRequests } from "./WriteRequestStoreSql.ts"
+export { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
+export { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
+export { TaskStoreSql } from "./TaskStoreSql.ts"
+export { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
 export { runHousekeeping, HousekeepingLive, retention, type HousekeepingCounts } from "./runHousekeeping.ts"
 export {
   CredentialCipher, CredentialCipherLive, makeCredentialCipher, CredentialUnreadable, CredentialKeyInvalid,

@@ -1,11 +1,13 @@
-// Housekeeping (spec §Lifetimes): purges spent and expired rows. Every step is one idempotent DELETE, so any
-// number of server processes may run it at once without double work or lost rows.
+// Housekeeping (spec §Lifetimes, §States: Write request): purges spent and expired rows and expires unanswered write
+// requests. Every step is one idempotent statement, so any number of server processes may run it at once without
+// double work or lost rows.
 import { refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
+import { expireDueWriteRequests } from "./WriteRequestStoreSql.ts"
 
 const day = Duration.toMillis(Duration.days(1))
 
@@ -29,6 +31,10 @@ export interface HousekeepingCounts {
   readonly metadataDocumentClients: number
   readonly sessions: number
   readonly rateLimitWindows: number
+  /** Pending write requests past their deadline, moved to expired (not deleted). */
+  readonly writeRequestsExpired: number
+  /** Idempotency keys past their 24 hours, completed or left in flight by a process that stopped. */
+  readonly idempotencyKeys: number
 }
 
 /** One pass at time `now` (epoch ms); answers how many rows each step removed. */
@@ -62,6 +68,10 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
       sessions: count(sql<{ n: number }>`WITH d AS (DELETE FROM sessions WHERE expires_at < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)
+        SELECT count(*)::int AS n FROM d`),
+      // The same rule as the pure transition's Expire (isDueToExpire), each request expired by one process.
+      writeRequestsExpired: Effect.map(expireDueWriteRequests(now), (ids) => ids.length),
+      idempotencyKeys: count(sql<{ n: number }>`WITH d AS (DELETE FROM idempotency_keys WHERE expires_at <= ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`)
     }
     return yield* Effect.all(purge)

@@ -102,7 +102,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
     it.effect("a fresh database comes up with every migration recorded once", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
-      assert.deepStrictEqual(rows.map((r) => [r.migration_id, r.name]), [[1, "oauth"]])
+      assert.deepStrictEqual(rows.map((r) => [r.migration_id, r.name]), [[1, "oauth"], [2, "operations"]])
       assert.deepStrictEqual(yield* runMigrations, [])
     }))
 
@@ -218,7 +218,8 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
         VALUES ('hk', ${now - 120_000}, ${now - 60_000}, 3), ('hk', ${now - 30_000}, ${now + 30_000}, 1)`
       const counts = yield* runHousekeeping(now)
       assert.deepStrictEqual(counts, {
-        codes: 1, accessTokens: 1, consentPages: 1, dynamicClients: 1, metadataDocumentClients: 2, sessions: 1, rateLimitWindows: 1
+        codes: 1, accessTokens: 1, consentPages: 1, dynamicClients: 1, metadataDocumentClients: 2, sessions: 1, rateLimitWindows: 1,
+        writeRequestsExpired: 0, idempotencyKeys: 0
       })
       assert.isTrue(Option.isNone(yield* codes.findByHash(oldCode.hash)))
       assert.isTrue(Option.isSome(yield* codes.findByHash(recentCode.hash)))
@@ -226,7 +227,8 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
         (c) => Effect.map(clients.find(c.clientId), Option.isSome))
       assert.deepStrictEqual(kept, [false, true, true, false, false, true, true])
       assert.deepStrictEqual(yield* runHousekeeping(now), {
-        codes: 0, accessTokens: 0, consentPages: 0, dynamicClients: 0, metadataDocumentClients: 0, sessions: 0, rateLimitWindows: 0
+        codes: 0, accessTokens: 0, consentPages: 0, dynamicClients: 0, metadataDocumentClients: 0, sessions: 0, rateLimitWindows: 0,
+        writeRequestsExpired: 0, idempotencyKeys: 0
       })
     }))
 

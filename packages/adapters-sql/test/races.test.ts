@@ -1,15 +1,17 @@
 // Exactly-once on PostgreSQL under real concurrency (architecture §Persistence is compare-and-set): 32 racing
-// compare-and-set saves, 32 racing rate-limit hits, and the core's token endpoint raced on one code and one refresh
-// token. Only when DATABASE_URL is set (PGlite serialises every statement, so it cannot race).
+// compare-and-set saves, 32 racing rate-limit hits, the core's token endpoint raced on one code and one refresh
+// token, 32 calls with one Idempotency-Key, racing decisions on one write request, 32 parallel credit charges and
+// housekeeping passes racing each other. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {
-  ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Issuer, RateLimiter, Secrets, SecretsWebCrypto
+  ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest,
+  IdempotencyStore, Issuer, queueWriteRequest, RateLimiter, runIdempotent, Secrets, SecretsWebCrypto, WriteRequestStore
 } from "@adgate/core"
-import type { AuthorizationCode, Connection } from "@adgate/core"
+import type { AuthorizationCode, Connection, IdempotentResponse } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { SqlStores } from "../src/index.ts"
-import { aClient, aCode, aConnection, unique } from "./contracts/fixtures.ts"
+import { runHousekeeping, SqlStores } from "../src/index.ts"
+import { aClient, aCode, aConnection, aWorkspace, aWriteRequest, unique } from "./contracts/fixtures.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
 
 const origin = "https://adgate.example"
@@ -46,6 +48,29 @@ const seedCode = Effect.gen(function* () {
 
 const refreshGrant = (clientId: string, refreshToken: string) =>
   [["grant_type", "refresh_token"], ["refresh_token", refreshToken], ["client_id", clientId]] as const
+
+/** A workspace with `credits`, an admin and an editor. */
+const seedWorkspace = (credits: number) => Effect.gen(function* () {
+  const directory = yield* Directory
+  const workspace = aWorkspace({ credits })
+  const [admin, editor] = [unique("usr_"), unique("usr_")]
+  yield* directory.createWorkspace(workspace)
+  for (const [id, role] of [[admin, "admin"], [editor, "editor"]] as const) {
+    yield* directory.createUser({ id, email: `${id}@race.example`, name: role, createdAt: 0 })
+    yield* directory.setRole(workspace.id, id, Option.some(role))
+  }
+  return { workspaceId: workspace.id, admin, editor }
+})
+
+/** A pending write request of a seeded workspace, and its deciders. */
+const seedWriteRequest = Effect.gen(function* () {
+  const seeded = yield* seedWorkspace(100)
+  const request = yield* queueWriteRequest({
+    workspaceId: seeded.workspaceId, connectionId: unique("con_"), apiKeyId: null, requestedBy: seeded.editor,
+    tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, reason: "approval"
+  })
+  return { ...seeded, request }
+})
 
 const url = Option.getOrElse(databaseUrl, () => "")
 
@@ -115,6 +140,104 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const stale = [first.refresh_token, ...issued.filter((t) => t !== live[0])][0]!
       const refused = yield* Effect.flip(handleTokenRequest({ params: refreshGrant(clientId, stale), basic: null }))
       assert.strictEqual(refused.error, "invalid_grant")
+    }))
+
+    it.effect("32 concurrent calls with one Idempotency-Key: one executes, the 31 arriving meanwhile are InFlight (409), later ones replay its answer (checklist 175)", () => Effect.gen(function* () {
+      const scope = unique("ws_/connection/")
+      const key = unique("idem-")
+      const answer: IdempotentResponse = { status: 200, body: { ok: true, result: { paused: ["c1"] } } }
+      const runs = yield* Ref.make(0)
+      const refused = yield* Ref.make(0)
+      const gate = yield* Deferred.make<void>()
+      const open = Deferred.succeed(gate, undefined)
+      // The execution waits until every other racer has answered, so all 31 arrive while it is in flight. A second
+      // execution (the bug this test is for) opens the gate at once rather than hanging.
+      const execute = Effect.gen(function* () {
+        if ((yield* Ref.updateAndGet(runs, (n) => n + 1)) > 1) yield* open
+        yield* Deferred.await(gate)
+        return answer
+      })
+      const results = yield* race(() => runIdempotent(scope, key, "hash-a", execute).pipe(
+        Effect.tapError(() => Effect.flatMap(Ref.updateAndGet(refused, (n) => n + 1), (n) => (n === racers - 1 ? open : Effect.void)))
+      ))
+      assert.strictEqual(yield* Ref.get(runs), 1)
+      assert.deepStrictEqual(results.flatMap((r) => (r._tag === "Success" ? [r.success] : [])), [{ _tag: "Executed", response: answer }])
+      assert.deepStrictEqual(results.flatMap((r) => (r._tag === "Failure" ? [r.failure._tag] : [])), Array(racers - 1).fill("IdempotencyKeyInFlight"))
+      const replays = yield* race(() => runIdempotent(scope, key, "hash-a", execute))
+      assert.isTrue(replays.every((r) => r._tag === "Success" && r.success._tag === "Replayed"))
+      assert.deepStrictEqual([...new Set(replays.map((r) => JSON.stringify(r._tag === "Success" ? r.success.response : null)))], [JSON.stringify(answer)])
+      assert.strictEqual(yield* Ref.get(runs), 1)
+    }))
+
+    it.effect("32 concurrent claims of one key with different payloads: one Claimed, every other InFlight or Mismatch", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const scope = unique("ws_/api_key/")
+      const key = unique("idem-")
+      const results = yield* race((i) => store.claim(scope, key, `hash-${i % 2}`, 0, 86_400_000))
+      const outcomes = results.map((r) => (r._tag === "Success" ? r.success._tag : r.failure._tag))
+      assert.strictEqual(outcomes.filter((o) => o === "Claimed").length, 1)
+      assert.isTrue(outcomes.every((o) => o === "Claimed" || o === "InFlight" || o === "Mismatch"))
+    }))
+
+    it.effect("two concurrent decisions on one write request: exactly one wins, the other is WriteRequestNotPending", () => Effect.gen(function* () {
+      for (let round = 0; round < 5; round++) {
+        const { request, admin, editor, workspaceId } = yield* seedWriteRequest
+        const results = yield* Effect.all([
+          Effect.result(decideWriteRequest({ id: request.id, workspaceId, deciderId: editor, decision: "approve", argumentsHash: request.argumentsHash })),
+          Effect.result(decideWriteRequest({ id: request.id, workspaceId, deciderId: admin, decision: "reject" }))
+        ], { concurrency: "unbounded" })
+        const won = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))
+        assert.strictEqual(won.length, 1)
+        assert.deepStrictEqual(results.flatMap((r) => (r._tag === "Failure" ? [r.failure._tag] : [])), ["WriteRequestNotPending"])
+        assert.deepStrictEqual(yield* (yield* WriteRequestStore).find(request.id), Option.some(won[0]!))
+      }
+    }))
+
+    it.effect("32 concurrent decisions on one write request: exactly one wins, 31 are WriteRequestNotPending, the version moved once", () => Effect.gen(function* () {
+      const { request, admin, editor, workspaceId } = yield* seedWriteRequest
+      const results = yield* race((i) => i % 2 === 0
+        ? decideWriteRequest({ id: request.id, workspaceId, deciderId: editor, decision: "approve", argumentsHash: request.argumentsHash })
+        : decideWriteRequest({ id: request.id, workspaceId, deciderId: admin, decision: "reject" }))
+      const won = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))
+      assert.strictEqual(won.length, 1)
+      assert.deepStrictEqual(results.flatMap((r) => (r._tag === "Failure" ? [r.failure._tag] : [])), Array(racers - 1).fill("WriteRequestNotPending"))
+      const stored = Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id))
+      assert.deepStrictEqual([stored.version, stored.status, stored.decidedBy], [2, won[0]!.status, won[0]!.decidedBy])
+    }))
+
+    it.effect("32 parallel charges of 7 against 100 credits: exactly floor(100/7) = 14 succeed and the balance never goes negative (checklist 178)", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const { workspaceId } = yield* seedWorkspace(100)
+      const results = yield* race((i) => ledger.charge({ workspaceId, amount: 7, reason: "tool:race", reference: `use_${i}`, now: i }))
+      assert.strictEqual(results.filter((r) => r._tag === "Success").length, Math.floor(100 / 7))
+      for (const r of results) if (r._tag === "Failure") {
+        assert.strictEqual(r.failure._tag, "InsufficientCredits")
+        if (r.failure._tag === "InsufficientCredits") assert.isAtLeast(r.failure.left, 0)
+      }
+      assert.strictEqual(yield* ledger.balance(workspaceId), 2)
+      const entries = yield* ledger.entries(workspaceId, 100)
+      assert.strictEqual(entries.length, 14)
+      // Each success left a distinct balance: 93, 86, … 2, every one of them at least zero.
+      assert.deepStrictEqual(entries.map((e) => e.balanceAfter).sort((a, b) => a - b), Array.from({ length: 14 }, (_, i) => 2 + 7 * i))
+    }))
+
+    it.effect("8 housekeeping passes at once expire exactly the past-deadline pending requests, each once, and purge expired keys", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      // Far before the requests other tests queued (they expire 7 days after time 0), so only these are due.
+      const now = 1_000
+      const due = Array.from({ length: 20 }, (_, i) => aWriteRequest({ createdAt: -10_000, expiresAt: now - i }))
+      const notYet = aWriteRequest({ createdAt: -10_000, expiresAt: now + 1 })
+      const decided = aWriteRequest({ createdAt: -10_000, expiresAt: now - 1, status: "rejected", decidedBy: unique("usr_"), decidedAt: 0 })
+      yield* Effect.forEach([...due, notYet, decided], store.insert)
+      const scope = unique("ws_/connection/")
+      yield* (yield* IdempotencyStore).claim(scope, "old-key", "hash-a", -86_400_000, 86_400_000)
+      const passes = yield* Effect.forEach(Array.from({ length: 8 }, () => 0), () => runHousekeeping(now), { concurrency: "unbounded" })
+      assert.strictEqual(passes.reduce((n, p) => n + p.writeRequestsExpired, 0), due.length)
+      assert.strictEqual(passes.reduce((n, p) => n + p.idempotencyKeys, 0), 1)
+      const after = yield* Effect.forEach([...due, notYet, decided], (r) => Effect.map(store.find(r.id), (f) => Option.getOrThrow(f)))
+      assert.isTrue(after.slice(0, due.length).every((r) => r.status === "expired" && r.version === 2 && r.updatedAt === now))
+      assert.deepStrictEqual(after.slice(due.length).map((r) => r.status), ["pending_approval", "rejected"])
+      assert.deepStrictEqual(yield* (yield* IdempotencyStore).claim(scope, "old-key", "hash-b", now, 86_400_000), { _tag: "Claimed" })
     }))
   })
 })

@@ -118,7 +118,7 @@ describe("what the consent page shows", () => {
     const { response } = await openPage(admin)
     expect(response.headers.get("content-security-policy")).toContain("frame-ancestors 'none'")
     expect(response.headers.get("x-frame-options")).toBe("DENY")
-    expect(response.headers.get("referrer-policy")).toBe("no-referrer")
+    expect(response.headers.get("referrer-policy")).toBe("same-origin")
   })
 
   it("Allow access is rendered disabled and enabled by the page's script after a moment", async () => {

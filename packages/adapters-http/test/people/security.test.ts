@@ -24,7 +24,7 @@ describe("security headers, request ids, body limit, health", () => {
       assert.include(csp, "form-action 'self'", path)
       assert.strictEqual(page.headers.get("x-frame-options"), "DENY", path)
       assert.strictEqual(page.headers.get("x-content-type-options"), "nosniff", path)
-      assert.strictEqual(page.headers.get("referrer-policy"), "no-referrer", path)
+      assert.strictEqual(page.headers.get("referrer-policy"), "same-origin", path)
       assert.strictEqual(page.headers.get("cache-control"), "no-store", path)
       assert.strictEqual(page.headers.get("content-type"), "text/html; charset=utf-8", path)
       assert.isNull(page.headers.get("strict-transport-security"), path) // the issuer is http here

@@ -82,8 +82,25 @@ describe("sign-in over HTTP", () => {
     const headers = { "content-type": "application/x-www-form-urlencoded", cookie }
     const evilOrigin = await server.fetch("/signin", { method: "POST", body, headers: { ...headers, origin: "https://evil.example" } })
     const crossSite = await server.fetch("/signin", { method: "POST", body, headers: { ...headers, "sec-fetch-site": "cross-site" } })
+    const sibling = await server.fetch("/signin", { method: "POST", body, headers: { ...headers, "sec-fetch-site": "same-site" } })
+    const nullOrigin = await server.fetch("/signin", { method: "POST", body, headers: { ...headers, origin: "null" } })
     assert.strictEqual(evilOrigin.status, 403)
     assert.strictEqual(crossSite.status, 403)
+    assert.strictEqual(sibling.status, 403)
+    assert.strictEqual(nullOrigin.status, 403)
+  })
+
+  it("a browser's same-origin POST is recognised by Sec-Fetch-Site, whatever its Origin header says", async () => {
+    const { cookie, csrf } = await openForm()
+    const { admin } = server.users
+    const body = new URLSearchParams({ csrf_token: csrf, email: admin.email, password: admin.password }).toString()
+    const answer = await server.fetch("/signin", {
+      method: "POST",
+      body,
+      headers: { "content-type": "application/x-www-form-urlencoded", cookie, "sec-fetch-site": "same-origin" }
+    })
+    assert.strictEqual(answer.status, 303)
+    assert.isDefined(sessionCookieOf(answer))
   })
 
   it("return_to pointing off the site is ignored: the person lands on / (no open redirect, RFC 9700 §4.11.1)", async () => {

@@ -1,9 +1,11 @@
 // The migration set, in id order. Forward-only: never edit a file once released; add `000N_<name>.ts` and one line
-// here (later issues: tools usage and idempotency keys, write requests, tasks, the credits ledger).
+// here.
 import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import oauth from "./0001_oauth.ts"
+import operations from "./0002_operations.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_oauth": oauth
+  "0001_oauth": oauth,
+  "0002_operations": operations
 }

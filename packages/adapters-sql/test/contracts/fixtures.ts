@@ -1,7 +1,7 @@
 // Records for the store contracts: every call makes fresh, unique ids, so tests share a store without clashing.
 import type {
-  AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, User,
-  Workspace
+  AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
+  ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
@@ -171,6 +171,57 @@ export const aSession = (over: Partial<Session> = {}): Session => ({
   createdAt: t0,
   expiresAt: t0 + 86_400_000,
   revokedAt: null,
+  ...over
+})
+
+export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest => ({
+  id: unique("rwq_"),
+  version: 1,
+  workspaceId: unique("ws_"),
+  connectionId: unique("con_"),
+  apiKeyId: null,
+  requestedBy: unique("usr_"),
+  tool: "meta__pause_campaign",
+  arguments: { accountId: "act_1", campaign: { id: "c-9", labels: ["q1", "brand"] }, dryRun: false, budget: 12.5 },
+  argumentsHash: unique("args-hash-"),
+  reason: "approval",
+  status: "pending_approval",
+  providerStatus: null,
+  result: null,
+  decidedBy: null,
+  decidedAt: null,
+  createdAt: t0,
+  expiresAt: t0 + 7 * 86_400_000,
+  updatedAt: t0,
+  ...over
+})
+
+export const aTask = (over: Partial<Task> = {}): Task => ({
+  id: unique("task_"),
+  version: 1,
+  workspaceId: unique("ws_"),
+  createdBy: unique("usr_"),
+  connectionId: null,
+  apiKeyId: unique("key_"),
+  goal: "Pause every campaign that spent over budget last week",
+  status: "planning",
+  plan: null,
+  report: null,
+  createdAt: t0,
+  updatedAt: t0,
+  ...over
+})
+
+export const aToolUsage = (over: Partial<ToolUsage> = {}): ToolUsage => ({
+  id: unique("use_"),
+  workspaceId: unique("ws_"),
+  connectionId: unique("con_"),
+  apiKeyId: null,
+  tool: "google__campaign_report",
+  kind: "read",
+  outcome: "succeeded",
+  credits: 1,
+  at: t0,
   ...over
 })
 

@@ -1,7 +1,7 @@
 // Every store contract, registered over one layer that provides all the ports (memory, PGlite or PostgreSQL).
 import type {
-  AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, Directory, Mailer,
-  PeopleStore, RateLimiter
+  AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, CreditsLedger, Directory,
+  IdempotencyStore, Mailer, PeopleStore, RateLimiter, TaskStore, ToolUsageLog, WriteRequestStore
 } from "@adgate/core"
 import type { Layer } from "effect"
 import { accessTokenStoreContract } from "./AccessTokenStore.contract.ts"
@@ -11,15 +11,20 @@ import { clientStoreContract } from "./ClientStore.contract.ts"
 import { codeStoreContract } from "./CodeStore.contract.ts"
 import { connectionStoreContract } from "./ConnectionStore.contract.ts"
 import { consentStoreContract } from "./ConsentStore.contract.ts"
+import { creditsLedgerContract } from "./CreditsLedger.contract.ts"
 import { directoryContract } from "./Directory.contract.ts"
 import type { ContractHost } from "./fixtures.ts"
+import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
 import { mailerContract } from "./Mailer.contract.ts"
 import { peopleStoreContract } from "./PeopleStore.contract.ts"
 import { rateLimiterContract } from "./RateLimiter.contract.ts"
+import { taskStoreContract } from "./TaskStore.contract.ts"
+import { toolUsageLogContract } from "./ToolUsageLog.contract.ts"
+import { writeRequestStoreContract } from "./WriteRequestStore.contract.ts"
 
 export type AllPorts =
   | ClientStore | ConsentStore | CodeStore | ConnectionStore | AccessTokenStore | ApiKeyStore | Directory | AuditLog
-  | Mailer | PeopleStore | RateLimiter
+  | Mailer | PeopleStore | RateLimiter | WriteRequestStore | IdempotencyStore | CreditsLedger | TaskStore | ToolUsageLog
 
 export const everyContract = <E, R>(name: string, layer: Layer.Layer<AllPorts, E, R>, host: ContractHost<R>) => {
   clientStoreContract(name, layer, host)
@@ -33,4 +38,9 @@ export const everyContract = <E, R>(name: string, layer: Layer.Layer<AllPorts, E
   mailerContract(name, layer, host)
   peopleStoreContract(name, layer, host)
   rateLimiterContract(name, layer, host)
+  writeRequestStoreContract(name, layer, host)
+  idempotencyStoreContract(name, layer, host)
+  creditsLedgerContract(name, layer, host)
+  taskStoreContract(name, layer, host)
+  toolUsageLogContract(name, layer, host)
 }

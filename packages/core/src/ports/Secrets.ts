@@ -20,7 +20,8 @@ export const Prefix = {
   workspace: "ws_",
   apiKeyId: "key_",
   session: "ses_",
-  csrf: "csrf_"
+  csrf: "csrf_",
+  toolUsage: "use_"
 } as const
 export type Prefix = (typeof Prefix)[keyof typeof Prefix]
 

@@ -1,0 +1,64 @@
+// WriteRequestStore on SQL (spec §Write request, §States: Write request): compare-and-set saves, the pending queue,
+// and expiry of unanswered requests as one statement that any number of processes may run at once.
+import { WriteRequest, WriteRequestStore } from "@adgate/core"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { SqlError } from "effect/sql"
+import { compareAndSet } from "./compareAndSet.ts"
+import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { unavailable } from "./unavailable.ts"
+
+const source = (operation: string) => ({ operation: `WriteRequestStore.${operation}`, table: "write_requests", key: "id" })
+const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
+
+/**
+ * isDueToExpire in SQL: pending, and `expires_at <= now`. Rows are claimed with FOR UPDATE SKIP LOCKED and the
+ * status is checked again on update, so of N processes running this together each due request is expired by one,
+ * and a decision racing it either commits first (its version moves, this skips the row) or loses its
+ * compare-and-set. Answers the ids this call expired.
+ */
+export const expireDueWriteRequests = (now: number): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ readonly id: string }>`WITH due AS (
+        SELECT id FROM write_requests WHERE status = 'pending_approval' AND expires_at <= ${now}
+        FOR UPDATE SKIP LOCKED
+      )
+      UPDATE write_requests w SET status = 'expired', version = w.version + 1, updated_at = ${now}
+      FROM due WHERE w.id = due.id AND w.status = 'pending_approval'
+      RETURNING w.id`).pipe(Effect.map((rows) => rows.map((r) => r.id)))
+
+export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return WriteRequestStore.of({
+    insert: (r) =>
+      sql`INSERT INTO write_requests (id, version, workspace_id, connection_id, api_key_id, requested_by, tool, arguments,
+          arguments_hash, reason, status, provider_status, result, decided_by, decided_at, created_at, expires_at, updated_at)
+        VALUES (${r.id}, ${r.version}, ${r.workspaceId}, ${r.connectionId}, ${r.apiKeyId}, ${r.requestedBy}, ${r.tool},
+          ${JSON.stringify(r.arguments)}::jsonb, ${r.argumentsHash}, ${r.reason}, ${r.status}, ${r.providerStatus},
+          ${json(r.result)}::jsonb, ${r.decidedBy}, ${r.decidedAt}, ${r.createdAt}, ${r.expiresAt}, ${r.updatedAt})`.pipe(
+        Effect.asVoid,
+        unavailable("WriteRequestStore.insert")
+      ),
+    find: (id) =>
+      sql`SELECT * FROM write_requests WHERE id = ${id}`.pipe(
+        unavailable("WriteRequestStore.find"),
+        Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(WriteRequest, source("find"))(rows[0])))
+      ),
+    save: (r) =>
+      sql`UPDATE write_requests SET version = ${r.version}, workspace_id = ${r.workspaceId}, connection_id = ${r.connectionId},
+          api_key_id = ${r.apiKeyId}, requested_by = ${r.requestedBy}, tool = ${r.tool},
+          arguments = ${JSON.stringify(r.arguments)}::jsonb, arguments_hash = ${r.argumentsHash}, reason = ${r.reason},
+          status = ${r.status}, provider_status = ${r.providerStatus}, result = ${json(r.result)}::jsonb,
+          decided_by = ${r.decidedBy}, decided_at = ${r.decidedAt}, created_at = ${r.createdAt},
+          expires_at = ${r.expiresAt}, updated_at = ${r.updatedAt}
+        WHERE id = ${r.id} AND version = ${r.version - 1}
+        RETURNING id`.pipe(unavailable("WriteRequestStore.save"), Effect.flatMap(compareAndSet("write_request"))),
+    listPending: (workspaceId) =>
+      sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId} AND status = 'pending_approval'
+        ORDER BY created_at, id COLLATE "C"`.pipe(
+        unavailable("WriteRequestStore.listPending"),
+        Effect.flatMap(decodeRows(WriteRequest, source("listPending")))
+      ),
+    expireDue: (now) => expireDueWriteRequests(now).pipe(Effect.provideService(SqlClient.SqlClient, sql), unavailable("WriteRequestStore.expireDue"))
+  })
+}))

@@ -1,0 +1,81 @@
+// The CreditsLedger contract (spec §Limits: Credits, §REST 402; checklist 178): the balance is the workspace's
+// credits as the Directory shows them; charges never go below zero; every move is an entry with its balance after.
+import { CreditsLedger, Directory } from "@adgate/core"
+import type { CreditMovement } from "@adgate/core"
+import { assert } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import type { Layer } from "effect"
+import { aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
+
+const movement = (workspaceId: string, amount: number, over: Partial<CreditMovement> = {}): CreditMovement => ({
+  workspaceId, amount, reason: "tool:meta__campaign_report", reference: unique("use_"), now: t0, ...over
+})
+
+export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<CreditsLedger | Directory, E, R>, host: ContractHost<R>) =>
+  host.layer(layer)(`CreditsLedger contract (${name})`, (it) => {
+    const workspaceWith = (credits: number) => Effect.gen(function* () {
+      const workspace = aWorkspace({ credits })
+      yield* (yield* Directory).createWorkspace(workspace)
+      return workspace.id
+    })
+    const directoryCredits = (workspaceId: string) =>
+      Effect.map(Effect.flatMap(Directory, (d) => d.workspace(workspaceId)), Option.map((w) => w.credits))
+
+    it.effect("a charge takes from the balance the Directory shows, and is an entry with the balance after", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(100)
+      assert.strictEqual(yield* ledger.balance(workspaceId), 100)
+      const first = movement(workspaceId, 30, { now: t0 + 1 })
+      const second = movement(workspaceId, 12.5, { now: t0 + 2, reason: "task", reference: null })
+      assert.strictEqual(yield* ledger.charge(first), 70)
+      assert.strictEqual(yield* ledger.charge(second), 57.5)
+      assert.strictEqual(yield* ledger.balance(workspaceId), 57.5)
+      assert.deepStrictEqual(yield* directoryCredits(workspaceId), Option.some(57.5))
+      assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [
+        { workspaceId, kind: "charge", amount: 12.5, balanceAfter: 57.5, reason: "task", reference: null, at: t0 + 2 },
+        { workspaceId, kind: "charge", amount: 30, balanceAfter: 70, reason: first.reason, reference: first.reference, at: t0 + 1 }
+      ])
+      assert.strictEqual((yield* ledger.entries(workspaceId, 1)).length, 1)
+    }))
+
+    it.effect("a charge over the balance is InsufficientCredits with needed and left, and changes nothing (spec §REST 402)", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(5)
+      const error = yield* Effect.flip(ledger.charge(movement(workspaceId, 6)))
+      assert.deepStrictEqual([error._tag, error._tag === "InsufficientCredits" && [error.needed, error.left]], ["InsufficientCredits", [6, 5]])
+      assert.strictEqual(yield* ledger.balance(workspaceId), 5)
+      assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])
+      assert.strictEqual(yield* ledger.charge(movement(workspaceId, 5)), 0)
+      assert.strictEqual((yield* Effect.flip(ledger.charge(movement(workspaceId, 1))))._tag, "InsufficientCredits")
+    }))
+
+    it.effect("a grant adds and is an entry; credits set through the Directory are the ledger's balance (one source of truth)", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(0)
+      assert.strictEqual(yield* ledger.grant(movement(workspaceId, 40, { reason: "top-up", reference: null })), 40)
+      assert.deepStrictEqual(yield* directoryCredits(workspaceId), Option.some(40))
+      yield* (yield* Directory).setCredits(workspaceId, 7)
+      assert.strictEqual(yield* ledger.balance(workspaceId), 7)
+      assert.strictEqual(yield* ledger.charge(movement(workspaceId, 7)), 0)
+      assert.deepStrictEqual((yield* ledger.entries(workspaceId, 10)).map((e) => [e.kind, e.amount, e.balanceAfter]), [["charge", 7, 0], ["grant", 40, 40]])
+    }))
+
+    it.effect("an unknown workspace has no balance: CreditsWorkspaceNotFound for balance, charge and grant", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = unique("ws_")
+      const errors = yield* Effect.all([ledger.balance(workspaceId), ledger.charge(movement(workspaceId, 1)), ledger.grant(movement(workspaceId, 1))].map(Effect.flip))
+      assert.deepStrictEqual(errors.map((e) => e._tag), ["CreditsWorkspaceNotFound", "CreditsWorkspaceNotFound", "CreditsWorkspaceNotFound"])
+      assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])
+    }))
+
+    it.effect("zero, negative and non-finite amounts are InvalidCreditAmount and change nothing", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(10)
+      for (const amount of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+        assert.strictEqual((yield* Effect.flip(ledger.charge(movement(workspaceId, amount))))._tag, "InvalidCreditAmount")
+        assert.strictEqual((yield* Effect.flip(ledger.grant(movement(workspaceId, amount))))._tag, "InvalidCreditAmount")
+      }
+      assert.strictEqual(yield* ledger.balance(workspaceId), 10)
+      assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])
+    }))
+  })

@@ -1,0 +1,77 @@
+// The IdempotencyStore contract (checklist 175–176): one claim per key and principal; in flight, replay, mismatch,
+// release for a retry, and expiry after which a key is free again.
+import { IdempotencyStore } from "@adgate/core"
+import type { IdempotentResponse } from "@adgate/core"
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
+import type { Layer } from "effect"
+import { type ContractHost, t0, unique } from "./fixtures.ts"
+
+const ttl = 86_400_000
+const answer: IdempotentResponse = { status: 200, body: { ok: true, result: { rows: [{ clicks: 3, cost: 1.25 }], next: null } } }
+
+export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<IdempotencyStore, E, R>, host: ContractHost<R>) =>
+  host.layer(layer)(`IdempotencyStore contract (${name})`, (it) => {
+    it.effect("the first claim executes; the same key and payload while in flight is InFlight, another payload Mismatch (checklist 175)", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const [scope, key] = [unique("ws_/connection/"), unique("k-")]
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0, ttl), { _tag: "Claimed" })
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 1, ttl), { _tag: "InFlight" })
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 1, ttl), { _tag: "Mismatch" })
+    }))
+
+    it.effect("a completed key replays its response to the same payload and refuses another (checklist 175)", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const [scope, key] = [unique("ws_/api_key/"), unique("k-")]
+      yield* store.claim(scope, key, "hash-a", t0, ttl)
+      yield* store.complete(scope, key, answer)
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 5, ttl), { _tag: "Completed", response: answer })
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 5, ttl), { _tag: "Mismatch" })
+      // Completing again (a late duplicate) changes nothing.
+      yield* store.complete(scope, key, { status: 500, body: null })
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 6, ttl), { _tag: "Completed", response: answer })
+    }))
+
+    it.effect("a released key can be claimed again; release leaves a completed key alone", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const [scope, key] = [unique("ws_/connection/"), unique("k-")]
+      yield* store.claim(scope, key, "hash-a", t0, ttl)
+      yield* store.release(scope, key)
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 1, ttl), { _tag: "Claimed" })
+      yield* store.complete(scope, key, answer)
+      yield* store.release(scope, key)
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 2, ttl), { _tag: "Completed", response: answer })
+    }))
+
+    it.effect("complete or release of a key never claimed does nothing", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const [scope, key] = [unique("ws_/connection/"), unique("k-")]
+      yield* store.complete(scope, key, answer)
+      yield* store.release(scope, key)
+      assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0, ttl), { _tag: "Claimed" })
+    }))
+
+    it.effect("the same key of another principal is another key: never InFlight, Mismatch or a leaked answer (checklist 176)", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const key = unique("shared-")
+      const [alice, bob] = [unique("ws_/connection/"), unique("ws_/api_key/")]
+      yield* store.claim(alice, key, "hash-a", t0, ttl)
+      yield* store.complete(alice, key, answer)
+      assert.deepStrictEqual(yield* store.claim(bob, key, "hash-a", t0, ttl), { _tag: "Claimed" })
+      assert.deepStrictEqual(yield* store.claim(bob, key, "hash-a", t0, ttl), { _tag: "InFlight" })
+    }))
+
+    it.effect("a key is remembered until it expires; from its expiry on it is free, whatever it held", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const [scope, completed, stuck] = [unique("ws_/connection/"), unique("k-"), unique("k-")]
+      yield* store.claim(scope, completed, "hash-a", t0, ttl)
+      yield* store.complete(scope, completed, answer)
+      yield* store.claim(scope, stuck, "hash-a", t0, ttl)
+      assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-a", t0 + ttl - 1, ttl), { _tag: "Completed", response: answer })
+      assert.deepStrictEqual(yield* store.claim(scope, stuck, "hash-a", t0 + ttl - 1, ttl), { _tag: "InFlight" })
+      assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-b", t0 + ttl, ttl), { _tag: "Claimed" })
+      assert.deepStrictEqual(yield* store.claim(scope, stuck, "hash-a", t0 + ttl, ttl), { _tag: "Claimed" })
+      // The new claim holds for its own lifetime.
+      assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-b", t0 + 2 * ttl - 1, ttl), { _tag: "InFlight" })
+    }))
+  })

@@ -1,0 +1,97 @@
+// The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
+// compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
+import { WriteRequestStore } from "@adgate/core"
+import { assert } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import type { Layer } from "effect"
+import { aWriteRequest, type ContractHost, t0, unique } from "./fixtures.ts"
+
+const day = 86_400_000
+
+export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer<WriteRequestStore, E, R>, host: ContractHost<R>) =>
+  host.layer(layer)(`WriteRequestStore contract (${name})`, (it) => {
+    it.effect("a request is found by id exactly as inserted, its arguments JSON intact; an unknown id is none", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const request = aWriteRequest({ connectionId: null, apiKeyId: unique("key_"), reason: "person_decision" })
+      yield* store.insert(request)
+      assert.deepStrictEqual(yield* store.find(request.id), Option.some(request))
+      assert.isTrue(Option.isNone(yield* store.find(unique("rwq_"))))
+    }))
+
+    it.effect("a second decision from the same loaded version is a Conflict and the first stands", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const request = aWriteRequest()
+      yield* store.insert(request)
+      const approved = { ...request, version: 2, status: "approved" as const, decidedBy: unique("usr_"), decidedAt: t0 + 1, updatedAt: t0 + 1 }
+      yield* store.save(approved)
+      const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "rejected", decidedBy: unique("usr_"), decidedAt: t0 + 2 }))
+      assert.strictEqual(error._tag, "Conflict")
+      assert.deepStrictEqual(yield* store.find(request.id), Option.some(approved))
+    }))
+
+    it.effect("the outcome of a run is kept: providerStatus and the platform's JSON answer", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const request = aWriteRequest()
+      yield* store.insert(request)
+      const approved = { ...request, version: 2, status: "approved" as const, decidedBy: unique("usr_"), decidedAt: t0 + 1 }
+      yield* store.save(approved)
+      const failed = { ...approved, version: 3, status: "failed" as const, providerStatus: 422, result: { error: { code: 17, message: "budget too low", fields: ["budget"] } } }
+      yield* store.save(failed)
+      assert.deepStrictEqual(yield* store.find(request.id), Option.some(failed))
+      const other = aWriteRequest({ status: "executed", version: 1, providerStatus: 200, result: "ok" })
+      yield* store.insert(other)
+      assert.deepStrictEqual(yield* store.find(other.id), Option.some(other))
+    }))
+
+    it.effect("a save of a missing request is a Conflict", () => Effect.gen(function* () {
+      const error = yield* Effect.flip((yield* WriteRequestStore).save({ ...aWriteRequest(), version: 2 }))
+      assert.strictEqual(error._tag, "Conflict")
+    }))
+
+    it.effect("the pending queue lists the workspace's pending requests oldest first; decided ones and other workspaces are not in it", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const workspaceId = unique("ws_")
+      const newer = aWriteRequest({ workspaceId, createdAt: t0 + 2 })
+      const older = aWriteRequest({ workspaceId, createdAt: t0 + 1 })
+      const rejected = aWriteRequest({ workspaceId, status: "rejected", decidedBy: unique("usr_"), decidedAt: t0 })
+      const elsewhere = aWriteRequest()
+      yield* Effect.forEach([newer, older, rejected, elsewhere], store.insert)
+      assert.deepStrictEqual((yield* store.listPending(workspaceId)).map((r) => r.id), [older.id, newer.id])
+      yield* store.save({ ...older, version: 2, status: "approved", decidedBy: unique("usr_"), decidedAt: t0 + 3 })
+      assert.deepStrictEqual((yield* store.listPending(workspaceId)).map((r) => r.id), [newer.id])
+      assert.deepStrictEqual(yield* store.listPending(unique("ws_")), [])
+    }))
+
+    // Expiry runs far before t0 so that it never touches the other tests' requests (they expire after t0).
+    it.effect("expireDue expires exactly the pending requests whose deadline is reached, once (spec §States: Write request)", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const now = t0 - 100 * day
+      const due = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1 })
+      const atDeadline = aWriteRequest({ createdAt: now - 7 * day, expiresAt: now })
+      const notYet = aWriteRequest({ createdAt: now - 7 * day + 1, expiresAt: now + 1 })
+      const decided = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1, status: "approved", decidedBy: unique("usr_"), decidedAt: now - 2 })
+      yield* Effect.forEach([due, atDeadline, notYet, decided], store.insert)
+      const expired = yield* store.expireDue(now)
+      assert.includeMembers([...expired], [due.id, atDeadline.id])
+      assert.notInclude(expired, notYet.id)
+      assert.notInclude(expired, decided.id)
+      assert.deepStrictEqual(yield* store.find(due.id), Option.some({ ...due, status: "expired" as const, version: 2, updatedAt: now }))
+      assert.deepStrictEqual(yield* store.find(atDeadline.id), Option.some({ ...atDeadline, status: "expired" as const, version: 2, updatedAt: now }))
+      assert.deepStrictEqual(yield* store.find(notYet.id), Option.some(notYet))
+      assert.deepStrictEqual(yield* store.find(decided.id), Option.some(decided))
+      const again = yield* store.expireDue(now)
+      assert.notInclude(again, due.id)
+      assert.notInclude(again, atDeadline.id)
+    }))
+
+    it.effect("a decision made from the version loaded before expiry loses: Conflict, and the request stays expired", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const now = t0 - 200 * day
+      const request = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1 })
+      yield* store.insert(request)
+      yield* store.expireDue(now)
+      const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "approved", decidedBy: unique("usr_"), decidedAt: now }))
+      assert.strictEqual(error._tag, "Conflict")
+      assert.deepStrictEqual(Option.map(yield* store.find(request.id), (r) => r.status), Option.some("expired" as const))
+    }))
+  })

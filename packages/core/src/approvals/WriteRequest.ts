@@ -1,0 +1,50 @@
+// The write request: a tool write queued for a person (spec §Resources: Write request, §States: Write request;
+// checklist 177). Its approval is bound to `argumentsHash`, the fingerprint of the exact tool call.
+import { Schema } from "effect"
+
+export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])
+export type WriteRequestStatus = typeof WriteRequestStatus.Type
+
+/**
+ * Why it waits (spec §What the service does 6): `person_decision` for deletes, activations, website code and other
+ * changes a platform marks as a person's decision (they always wait); `approval` for an ordinary change made under
+ * the "Wait for approval" setting.
+ */
+export const WaitReason = Schema.Literals(["person_decision", "approval"])
+export type WaitReason = typeof WaitReason.Type
+
+/** An unanswered request expires 7 days after it was queued (docs/decisions.md, Write requests). */
+export const writeRequestLifetimeMs = 7 * 24 * 60 * 60 * 1000
+
+export const WriteRequest = Schema.Struct({
+  /** `rwq_…` (Prefix.writeRequest). */
+  id: Schema.String,
+  version: Schema.Int,
+  workspaceId: Schema.String,
+  /** The connection that made the call, or null for an API key. */
+  connectionId: Schema.NullOr(Schema.String),
+  /** The API key that made the call, or null for a connection. */
+  apiKeyId: Schema.NullOr(Schema.String),
+  /** The person behind the credential: the connection's approver or the key's creator (mailed on queueing). */
+  requestedBy: Schema.String,
+  tool: Schema.String,
+  arguments: Schema.JsonObject,
+  /** hashToolCall(tool, arguments): what an approval approves. */
+  argumentsHash: Schema.String,
+  reason: WaitReason,
+  status: WriteRequestStatus,
+  /** The platform's HTTP status once the write ran. */
+  providerStatus: Schema.NullOr(Schema.Int),
+  /** The platform's answer once the write ran. */
+  result: Schema.NullOr(Schema.Json),
+  decidedBy: Schema.NullOr(Schema.String),
+  decidedAt: Schema.NullOr(Schema.Number),
+  createdAt: Schema.Number,
+  expiresAt: Schema.Number,
+  updatedAt: Schema.Number
+})
+export type WriteRequest = typeof WriteRequest.Type
+
+/** Final statuses: nothing moves a request out of them. */
+export const isFinalWriteRequestStatus = (status: WriteRequestStatus): boolean =>
+  status === "executed" || status === "failed" || status === "rejected" || status === "expired"

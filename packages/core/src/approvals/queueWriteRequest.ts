@@ -1,0 +1,38 @@
+// Queues a tool write for a person (spec §POST /tools/{name} 202, §Write request): a new `rwq_` request, pending,
+// bound to the fingerprint of the exact call, due to expire after writeRequestLifetimeMs.
+import { Clock, Effect } from "effect"
+import type { Schema } from "effect"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
+import { hashToolCall } from "../tools/hashToolCall.ts"
+import { type WaitReason, type WriteRequest, writeRequestLifetimeMs } from "./WriteRequest.ts"
+
+export interface WriteRequestInput {
+  readonly workspaceId: string
+  readonly connectionId: string | null
+  readonly apiKeyId: string | null
+  readonly requestedBy: string
+  readonly tool: string
+  readonly arguments: Schema.JsonObject
+  readonly reason: WaitReason
+}
+
+export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(function* (input: WriteRequestInput) {
+  const now = yield* Clock.currentTimeMillis
+  const request: WriteRequest = {
+    ...input,
+    id: yield* (yield* Secrets).generate(Prefix.writeRequest),
+    version: 1,
+    argumentsHash: yield* hashToolCall(input.tool, input.arguments),
+    status: "pending_approval",
+    providerStatus: null,
+    result: null,
+    decidedBy: null,
+    decidedAt: null,
+    createdAt: now,
+    expiresAt: now + writeRequestLifetimeMs,
+    updatedAt: now
+  }
+  yield* (yield* WriteRequestStore).insert(request)
+  return request
+})

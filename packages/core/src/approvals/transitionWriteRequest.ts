@@ -1,0 +1,65 @@
+// The write request lifecycle as a pure transition (spec §States: Write request; checklist 177): a person approves or
+// rejects a pending request before its deadline, an unanswered one expires, an approved one runs once and ends
+// executed or failed. No I/O and no clock: `now` (epoch ms) comes from the caller.
+import { Result } from "effect"
+import type { Schema } from "effect"
+import {
+  WriteRequestExpired, WriteRequestNotApproved, WriteRequestNotDue, WriteRequestNotPending, WriteRequestPayloadMismatch,
+  type WriteRequestRefusal
+} from "./errors.ts"
+import type { WriteRequest } from "./WriteRequest.ts"
+
+/** An admin or editor approves the exact payload they were shown (its hashToolCall). */
+export interface Approve { readonly _tag: "Approve"; readonly deciderId: string; readonly argumentsHash: string }
+/** An admin or editor declines. */
+export interface Reject { readonly _tag: "Reject"; readonly deciderId: string }
+/** Spec row "pending_approval, no answer from an admin or editor → expired". */
+export interface Expire { readonly _tag: "Expire" }
+/** The approved write ran and the platform accepted it. */
+export interface Executed { readonly _tag: "Executed"; readonly providerStatus: number; readonly result: Schema.Json }
+/** The approved write ran and the platform refused it (or could not be reached: providerStatus null). */
+export interface Failed { readonly _tag: "Failed"; readonly providerStatus: number | null; readonly result: Schema.Json }
+export type WriteRequestEvent = Approve | Reject | Expire | Executed | Failed
+
+/**
+ * The expiry rule, shared by the transition, the in-memory store and (as SQL, `expires_at <= now`) housekeeping:
+ * pending, and the deadline reached. The deadline instant itself is past it, as for codes.
+ */
+export const isDueToExpire = (request: WriteRequest, now: number): boolean =>
+  request.status === "pending_approval" && now >= request.expiresAt
+
+const moved = (request: WriteRequest, now: number, change: Partial<WriteRequest>): WriteRequest => ({
+  ...request, ...change, version: request.version + 1, updatedAt: now
+})
+
+export const transitionWriteRequest = (
+  request: WriteRequest,
+  event: WriteRequestEvent,
+  now: number
+): Result.Result<WriteRequest, WriteRequestRefusal> => {
+  const requestId = request.id
+  switch (event._tag) {
+    case "Approve":
+    case "Reject": {
+      if (request.status !== "pending_approval") return Result.fail(new WriteRequestNotPending({ requestId, status: request.status }))
+      // A decision after the deadline is too late even if housekeeping has not marked the request expired yet.
+      if (isDueToExpire(request, now)) return Result.fail(new WriteRequestExpired({ requestId }))
+      if (event._tag === "Reject") return Result.succeed(moved(request, now, { status: "rejected", decidedBy: event.deciderId, decidedAt: now }))
+      // Checklist 177: the approval is bound to the exact payload; an edited write needs a new approval.
+      if (event.argumentsHash !== request.argumentsHash) return Result.fail(new WriteRequestPayloadMismatch({ requestId }))
+      return Result.succeed(moved(request, now, { status: "approved", decidedBy: event.deciderId, decidedAt: now }))
+    }
+    case "Expire": {
+      if (request.status !== "pending_approval") return Result.fail(new WriteRequestNotPending({ requestId, status: request.status }))
+      if (!isDueToExpire(request, now)) return Result.fail(new WriteRequestNotDue({ requestId }))
+      return Result.succeed(moved(request, now, { status: "expired" }))
+    }
+    case "Executed":
+    case "Failed": {
+      if (request.status !== "approved") return Result.fail(new WriteRequestNotApproved({ requestId, status: request.status }))
+      return Result.succeed(moved(request, now, {
+        status: event._tag === "Executed" ? "executed" : "failed", providerStatus: event.providerStatus, result: event.result
+      }))
+    }
+  }
+}

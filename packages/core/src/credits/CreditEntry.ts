@@ -1,0 +1,33 @@
+// The credits ledger of a workspace (spec §Limits: Credits; §REST status codes 402; checklist 178): every charge and
+// grant is an entry with the balance it left. The balance itself is the workspace's `credits` (one source of truth).
+import { Schema } from "effect"
+
+export const CreditEntryKind = Schema.Literals(["charge", "grant"])
+export type CreditEntryKind = typeof CreditEntryKind.Type
+
+export const CreditEntry = Schema.Struct({
+  workspaceId: Schema.String,
+  kind: CreditEntryKind,
+  /** Always positive: a charge takes it, a grant adds it. */
+  amount: Schema.Number,
+  /** The workspace's balance right after this entry. */
+  balanceAfter: Schema.Number,
+  /** What it was for, e.g. "tool:meta__create_campaign", "task", "top-up". */
+  reason: Schema.String,
+  /** The tool usage, task or write request it belongs to, when there is one. */
+  reference: Schema.NullOr(Schema.String),
+  at: Schema.Number
+})
+export type CreditEntry = typeof CreditEntry.Type
+
+/** What charge and grant are given. */
+export interface CreditMovement {
+  readonly workspaceId: string
+  readonly amount: number
+  readonly reason: string
+  readonly reference: string | null
+  readonly now: number
+}
+
+/** Amounts are positive and finite; zero moves nothing and is refused as well. */
+export const isValidCreditAmount = (amount: number): boolean => Number.isFinite(amount) && amount > 0

@@ -1,0 +1,23 @@
+// The credits ledger (spec §Limits: Credits; checklist 178): atomic charges that never take a balance below zero,
+// grants, and the entries behind the balance. The balance is the workspace's `credits`, the number the Directory
+// shows and sets: both ports read and write the same value.
+import { Context, Effect } from "effect"
+import type { CreditEntry, CreditMovement } from "../credits/CreditEntry.ts"
+import type { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
+import type { StoreUnavailable } from "./errors.ts"
+
+export interface CreditsLedgerShape {
+  readonly balance: (workspaceId: string) => Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable>
+  /**
+   * In one atomic step: if the balance covers `amount`, takes it and writes a charge entry, answering the new
+   * balance; otherwise changes nothing and fails InsufficientCredits { needed: amount, left: balance }.
+   */
+  readonly charge: (
+    movement: CreditMovement
+  ) => Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
+  /** Adds `amount` and writes a grant entry, atomically; answers the new balance. */
+  readonly grant: (movement: CreditMovement) => Effect.Effect<number, CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
+  /** The workspace's latest entries, newest first. */
+  readonly entries: (workspaceId: string, limit: number) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
+}
+export class CreditsLedger extends Context.Service<CreditsLedger, CreditsLedgerShape>()("core/ports/CreditsLedger") {}

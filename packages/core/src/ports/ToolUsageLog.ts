@@ -1,0 +1,12 @@
+// The per-call record of tool use (architecture §One tool pipeline: "audit entry and credit charge"), read by the
+// audit trail and billing.
+import { Context, Effect } from "effect"
+import type { ToolUsage } from "../tools/ToolUsage.ts"
+import type { StoreUnavailable } from "./errors.ts"
+
+export interface ToolUsageLogShape {
+  readonly record: (usage: ToolUsage) => Effect.Effect<void, StoreUnavailable>
+  /** The workspace's latest calls, newest first. */
+  readonly list: (workspaceId: string, limit: number) => Effect.Effect<ReadonlyArray<ToolUsage>, StoreUnavailable>
+}
+export class ToolUsageLog extends Context.Service<ToolUsageLog, ToolUsageLogShape>()("core/ports/ToolUsageLog") {}

@@ -1,0 +1,22 @@
+// Storage of write requests (spec §Write request): compare-and-set on `version` like every lifecycle store, the
+// pending queue of a workspace (management page, Write approvals), and expiry of unanswered requests in one step.
+import { Context, Effect, Option } from "effect"
+import type { WriteRequest } from "../approvals/WriteRequest.ts"
+import type { Conflict, StoreUnavailable } from "./errors.ts"
+
+type Fx<A> = Effect.Effect<A, StoreUnavailable>
+
+export interface WriteRequestStoreShape {
+  readonly insert: (request: WriteRequest) => Fx<void>
+  readonly find: (id: string) => Fx<Option.Option<WriteRequest>>
+  /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
+  readonly save: (next: WriteRequest) => Effect.Effect<void, Conflict | StoreUnavailable>
+  /** The workspace's requests waiting for a person, oldest first. */
+  readonly listPending: (workspaceId: string) => Fx<ReadonlyArray<WriteRequest>>
+  /**
+   * Moves every pending request whose deadline is reached (isDueToExpire) to expired, version + 1, updatedAt = now,
+   * each at most once even with many processes at it; answers the ids this call expired.
+   */
+  readonly expireDue: (now: number) => Fx<ReadonlyArray<string>>
+}
+export class WriteRequestStore extends Context.Service<WriteRequestStore, WriteRequestStoreShape>()("core/ports/WriteRequestStore") {}

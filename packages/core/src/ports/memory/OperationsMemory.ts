@@ -1,0 +1,148 @@
+// In-memory twins of the operations ports (write requests, idempotency keys, credits ledger, tasks, tool usage),
+// for tests and embedding. They pass the same contract suite as the SQL stores (packages/adapters-sql/test/contracts).
+import { Effect, Layer, Option, Ref, Semaphore } from "effect"
+import { isDueToExpire } from "../../approvals/transitionWriteRequest.ts"
+import type { WriteRequest } from "../../approvals/WriteRequest.ts"
+import { type CreditEntry, type CreditMovement, isValidCreditAmount } from "../../credits/CreditEntry.ts"
+import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../../credits/errors.ts"
+import type { ClaimOutcome, IdempotencyRecord } from "../../idempotency/IdempotencyRecord.ts"
+import type { Task } from "../../tasks/Task.ts"
+import type { ToolUsage } from "../../tools/ToolUsage.ts"
+import { CreditsLedger } from "../CreditsLedger.ts"
+import { Directory } from "../Directory.ts"
+import { StoreUnavailable } from "../errors.ts"
+import { IdempotencyStore } from "../IdempotencyStore.ts"
+import { TaskStore } from "../TaskStore.ts"
+import { ToolUsageLog } from "../ToolUsageLog.ts"
+import { WriteRequestStore } from "../WriteRequestStore.ts"
+import { makeVersionedTable } from "./versioned.ts"
+
+const newestFirst = <A extends { readonly id: string }>(at: (a: A) => number) => (a: A, b: A) =>
+  at(b) - at(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+
+export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<WriteRequest>("write_request")
+  return WriteRequestStore.of({
+    insert: (request) => table.insert(request.id, request),
+    find: table.find,
+    save: (next) => table.save(next.id, next),
+    listPending: (workspaceId) =>
+      Effect.map(table.all, (all) =>
+        all.filter((r) => r.workspaceId === workspaceId && r.status === "pending_approval")
+          .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))),
+    // One Ref.modify: every due request moves once, as the SQL UPDATE … WHERE status = 'pending_approval' does.
+    expireDue: (now) =>
+      Ref.modify(table.ref, (m): readonly [ReadonlyArray<string>, ReadonlyMap<string, WriteRequest>] => {
+        const due = [...m.values()].filter((r) => isDueToExpire(r, now))
+        if (due.length === 0) return [[], m]
+        const next = new Map(m)
+        for (const r of due) next.set(r.id, { ...r, status: "expired", version: r.version + 1, updatedAt: now })
+        return [due.map((r) => r.id), next]
+      })
+  })
+}))
+
+export const IdempotencyStoreMemory = Layer.effect(IdempotencyStore, Effect.gen(function* () {
+  const records = yield* Ref.make<ReadonlyMap<string, IdempotencyRecord>>(new Map())
+  const at = (scope: string, key: string) => JSON.stringify([scope, key])
+  return IdempotencyStore.of({
+    claim: (scope, key, requestHash, now, ttlMs) =>
+      Ref.modify(records, (m): readonly [ClaimOutcome, ReadonlyMap<string, IdempotencyRecord>] => {
+        const found = m.get(at(scope, key))
+        if (found === undefined || found.expiresAt <= now) {
+          const record: IdempotencyRecord = {
+            scope, key, requestHash, state: "in_flight", response: null, createdAt: now, expiresAt: now + ttlMs
+          }
+          return [{ _tag: "Claimed" }, new Map(m).set(at(scope, key), record)]
+        }
+        if (found.requestHash !== requestHash) return [{ _tag: "Mismatch" }, m]
+        if (found.state === "in_flight" || found.response === null) return [{ _tag: "InFlight" }, m]
+        return [{ _tag: "Completed", response: found.response }, m]
+      }),
+    complete: (scope, key, response) =>
+      Ref.update(records, (m) => {
+        const found = m.get(at(scope, key))
+        return found === undefined || found.state !== "in_flight"
+          ? m
+          : new Map(m).set(at(scope, key), { ...found, state: "completed", response })
+      }),
+    release: (scope, key) =>
+      Ref.update(records, (m) => {
+        if (m.get(at(scope, key))?.state !== "in_flight") return m
+        const next = new Map(m)
+        next.delete(at(scope, key))
+        return next
+      })
+  })
+}))
+
+/**
+ * The ledger over the Directory's workspaces: the balance is `Workspace.credits`, read and set through the Directory
+ * (one source of truth). A semaphore makes check-and-take one step, as the SQL `UPDATE … WHERE credits >= $n` is.
+ */
+export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(function* () {
+  const directory = yield* Directory
+  const entries = yield* Ref.make<ReadonlyArray<CreditEntry>>([])
+  const lock = yield* Semaphore.make(1)
+  const unavailable = (operation: string) => Effect.mapError((error: { readonly message: string }) =>
+    new StoreUnavailable({ operation: `CreditsLedger.${operation}`, message: error.message }))
+  const balanceOf = (operation: string, workspaceId: string) =>
+    directory.workspace(workspaceId).pipe(
+      unavailable(operation),
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(new CreditsWorkspaceNotFound({ workspaceId })),
+        onSome: (w) => Effect.succeed(w.credits)
+      }))
+    )
+  const move = <E>(operation: "charge" | "grant", m: CreditMovement, guard: (left: number) => Effect.Effect<void, E>) =>
+    Effect.gen(function* () {
+      if (!isValidCreditAmount(m.amount)) return yield* new InvalidCreditAmount({ amount: m.amount })
+      const left = yield* balanceOf(operation, m.workspaceId)
+      yield* guard(left)
+      const balanceAfter = operation === "charge" ? left - m.amount : left + m.amount
+      yield* directory.setCredits(m.workspaceId, balanceAfter).pipe(unavailable(operation))
+      yield* Ref.update(entries, (all) => [...all, {
+        workspaceId: m.workspaceId, kind: operation, amount: m.amount, balanceAfter, reason: m.reason,
+        reference: m.reference, at: m.now
+      }])
+      return balanceAfter
+    }).pipe(lock.withPermits(1))
+  return CreditsLedger.of({
+    balance: (workspaceId) => balanceOf("balance", workspaceId),
+    charge: (m) => move("charge", m, (left) =>
+      left < m.amount ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left })) : Effect.void),
+    grant: (m) => move("grant", m, () => Effect.void),
+    entries: (workspaceId, limit) =>
+      Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit)))
+  })
+}))
+
+export const TaskStoreMemory = Layer.effect(TaskStore, Effect.gen(function* () {
+  const table = yield* makeVersionedTable<Task>("task")
+  return TaskStore.of({
+    insert: (task) => table.insert(task.id, task),
+    find: table.find,
+    save: (next) => table.save(next.id, next),
+    list: (workspaceId, query) =>
+      Effect.map(table.all, (all) =>
+        all.filter((t) => t.workspaceId === workspaceId && (query.status === null || t.status === query.status))
+          .sort(newestFirst((t) => t.createdAt))
+          .slice(Math.max(0, query.skip), Math.max(0, query.skip) + Math.max(0, query.limit)))
+  })
+}))
+
+export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function* () {
+  const usages = yield* Ref.make<ReadonlyArray<ToolUsage>>([])
+  return ToolUsageLog.of({
+    record: (usage) => Ref.update(usages, (all) => [...all, usage]),
+    list: (workspaceId, limit) =>
+      Effect.map(Ref.get(usages), (all) =>
+        all.map((u, i) => [u, i] as const).filter(([u]) => u.workspaceId === workspaceId)
+          .sort(([a, i], [b, j]) => b.at - a.at || j - i).slice(0, Math.max(0, limit)).map(([u]) => u))
+  })
+}))
+
+/** Write requests, idempotency keys, credits, tasks and tool usage in memory; the ledger reads the given Directory. */
+export const OperationsMemory = Layer.mergeAll(
+  WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory, TaskStoreMemory, ToolUsageLogMemory
+)

@@ -1,0 +1,20 @@
+// Tagged errors of the task lifecycle (spec §States: Task, §REST /tasks).
+import { Schema } from "effect"
+import { TaskStatus } from "./Task.ts"
+
+/** No such task in this workspace (404). */
+export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", {
+  taskId: Schema.String
+}) {}
+
+/** The goal is empty or longer than 4000 characters (422). */
+export class TaskGoalInvalid extends Schema.TaggedError<TaskGoalInvalid>()("TaskGoalInvalid", {
+  length: Schema.Int
+}) {}
+
+/** The event does not apply in the task's status (e.g. completing a cancelled task). */
+export class TaskTransitionRefused extends Schema.TaggedError<TaskTransitionRefused>()("TaskTransitionRefused", {
+  taskId: Schema.String,
+  status: TaskStatus,
+  event: Schema.String
+}) {}

@@ -1,0 +1,47 @@
+// The task lifecycle as a pure transition (spec §States: Task: created in `planning`; the other moves are ours, see
+// docs/decisions.md, Tasks). No I/O and no clock: `now` (epoch ms) comes from the caller.
+import { Result } from "effect"
+import type { Schema } from "effect"
+import { TaskTransitionRefused } from "./errors.ts"
+import { isFinalTaskStatus, type Task, type TaskStatus } from "./Task.ts"
+
+/** planning → running, with the plan made. */
+export interface Planned { readonly _tag: "Planned"; readonly plan: Schema.Json }
+/** running → waiting_approval: a step is a write waiting for a person. */
+export interface AwaitApproval { readonly _tag: "AwaitApproval" }
+/** waiting_approval → running: the write was decided (approved, rejected or expired) and the task goes on. */
+export interface Resume { readonly _tag: "Resume" }
+/** running → completed, with the report. */
+export interface Complete { readonly _tag: "Complete"; readonly report: Schema.Json }
+/** planning | running | waiting_approval → failed, with a report saying why (out of credits, platform error…). */
+export interface Fail { readonly _tag: "Fail"; readonly report: Schema.Json }
+/** planning | running | waiting_approval → cancelled. */
+export interface Cancel { readonly _tag: "Cancel" }
+export type TaskEvent = Planned | AwaitApproval | Resume | Complete | Fail | Cancel
+
+const from: Record<TaskEvent["_tag"], ReadonlyArray<TaskStatus>> = {
+  Planned: ["planning"],
+  AwaitApproval: ["running"],
+  Resume: ["waiting_approval"],
+  Complete: ["running"],
+  Fail: ["planning", "running", "waiting_approval"],
+  Cancel: ["planning", "running", "waiting_approval"]
+}
+
+const next = (event: TaskEvent): Partial<Task> => {
+  switch (event._tag) {
+    case "Planned": return { status: "running", plan: event.plan }
+    case "AwaitApproval": return { status: "waiting_approval" }
+    case "Resume": return { status: "running" }
+    case "Complete": return { status: "completed", report: event.report }
+    case "Fail": return { status: "failed", report: event.report }
+    case "Cancel": return { status: "cancelled" }
+  }
+}
+
+export const transitionTask = (task: Task, event: TaskEvent, now: number): Result.Result<Task, TaskTransitionRefused> => {
+  // A finished task never moves again; every other move is allowed only from the statuses listed above.
+  if (isFinalTaskStatus(task.status) || !from[event._tag].includes(task.status))
+    return Result.fail(new TaskTransitionRefused({ taskId: task.id, status: task.status, event: event._tag }))
+  return Result.succeed({ ...task, ...next(event), version: task.version + 1, updatedAt: now })
+}

@@ -1,0 +1,32 @@
+// One tool call as billing and the audit trail read it (spec §Limits: Credits; architecture §One tool pipeline,
+// last step "audit entry and credit charge"): who called which tool, of which kind, how it ended, what it cost.
+import { Schema } from "effect"
+
+/** Spec §Tool: a tool is of kind read or write. */
+export const ToolKind = Schema.Literals(["read", "write"])
+export type ToolKind = typeof ToolKind.Type
+
+/**
+ * How a call ended, as REST answers it (spec §REST status codes): `succeeded` 200, `queued` 202 (a write request
+ * waits for a person), `failed` 422 after the platform ran and answered with an error, `refused` before anything ran
+ * (scope, plan, arguments, guardrail, credits).
+ */
+export const ToolOutcome = Schema.Literals(["succeeded", "queued", "failed", "refused"])
+export type ToolOutcome = typeof ToolOutcome.Type
+
+export const ToolUsage = Schema.Struct({
+  /** `use_…` (Prefix.toolUsage). */
+  id: Schema.String,
+  workspaceId: Schema.String,
+  /** The calling connection, or null for an API key. */
+  connectionId: Schema.NullOr(Schema.String),
+  /** The calling API key, or null for a connection. */
+  apiKeyId: Schema.NullOr(Schema.String),
+  tool: Schema.String,
+  kind: ToolKind,
+  outcome: ToolOutcome,
+  /** Credits charged for this call (0 for a refused call). */
+  credits: Schema.Number,
+  at: Schema.Number
+})
+export type ToolUsage = typeof ToolUsage.Type

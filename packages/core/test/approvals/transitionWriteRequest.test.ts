@@ -1,0 +1,125 @@
+// One test per row of spec §States: Write request (and the moves the spec leaves open, docs/decisions.md), on the
+// pure transition; and the lifecycle's invariants as a fast-check model: a decided request is decided once, an
+// expired one never approves, only an approved one runs, and it runs once.
+import { assert, describe, it } from "@effect/vitest"
+import { Result } from "effect"
+import * as fc from "fast-check"
+import {
+  isFinalWriteRequestStatus, transitionWriteRequest, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
+} from "@adgate/core"
+
+const request: WriteRequest = {
+  id: "rwq_1", version: 1, workspaceId: "ws_1", connectionId: "con_1", apiKeyId: null, requestedBy: "usr_req",
+  tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, argumentsHash: "hash-of-c1", reason: "approval",
+  status: "pending_approval", providerStatus: null, result: null, decidedBy: null, decidedAt: null, createdAt: 0,
+  expiresAt: writeRequestLifetimeMs, updatedAt: 0
+}
+const approve = { _tag: "Approve", deciderId: "usr_editor", argumentsHash: "hash-of-c1" } as const
+const reject = { _tag: "Reject", deciderId: "usr_admin" } as const
+const executed = { _tag: "Executed", providerStatus: 200, result: { id: "c1", status: "PAUSED" } } as const
+const failed = { _tag: "Failed", providerStatus: 422, result: { error: "campaign is archived" } } as const
+
+const tagOf = (r: Result.Result<WriteRequest, { readonly _tag: string }>) => (Result.isSuccess(r) ? r.success.status : r.failure._tag)
+const at = (status: WriteRequest["status"]): WriteRequest => ({ ...request, status })
+
+describe("write request transitions (spec §States: Write request)", () => {
+  it("pending_approval, no answer from an admin or editor → expired once the deadline is reached (the spec's row)", () => {
+    const r = transitionWriteRequest(request, { _tag: "Expire" }, writeRequestLifetimeMs)
+    assert.isTrue(Result.isSuccess(r))
+    if (Result.isFailure(r)) return
+    assert.deepStrictEqual([r.success.status, r.success.version, r.success.updatedAt, r.success.decidedBy], ["expired", 2, writeRequestLifetimeMs, null])
+  })
+  it("a pending request before its deadline is not due: Expire is WriteRequestNotDue", () => {
+    assert.strictEqual(tagOf(transitionWriteRequest(request, { _tag: "Expire" }, writeRequestLifetimeMs - 1)), "WriteRequestNotDue")
+  })
+  it("the deadline is 7 days after queueing (docs/decisions.md, Write requests)", () => {
+    assert.strictEqual(writeRequestLifetimeMs, 7 * 24 * 3600 * 1000)
+  })
+  it("pending_approval, an admin or editor approves the payload they were shown before the deadline → approved, by them, at now", () => {
+    const r = transitionWriteRequest(request, approve, 5)
+    assert.isTrue(Result.isSuccess(r))
+    if (Result.isFailure(r)) return
+    assert.deepStrictEqual([r.success.status, r.success.decidedBy, r.success.decidedAt, r.success.version], ["approved", "usr_editor", 5, 2])
+  })
+  it("pending_approval, an admin or editor declines → rejected, by them, at now", () => {
+    const r = transitionWriteRequest(request, reject, 5)
+    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.decidedBy, r.success.decidedAt] : null, ["rejected", "usr_admin", 5])
+  })
+  it("an approval of another payload is WriteRequestPayloadMismatch: an edited write needs its own approval (checklist 177)", () => {
+    assert.strictEqual(tagOf(transitionWriteRequest(request, { ...approve, argumentsHash: "hash-of-c2" }, 5)), "WriteRequestPayloadMismatch")
+  })
+  it("a decision at or after the deadline is WriteRequestExpired, even before housekeeping marked it", () => {
+    assert.strictEqual(tagOf(transitionWriteRequest(request, approve, writeRequestLifetimeMs)), "WriteRequestExpired")
+    assert.strictEqual(tagOf(transitionWriteRequest(request, reject, writeRequestLifetimeMs + 1)), "WriteRequestExpired")
+  })
+  it("a decided, run or expired request is decided once: a later decision or expiry is WriteRequestNotPending", () => {
+    for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const) {
+      for (const event of [approve, reject, { _tag: "Expire" } as const]) {
+        assert.strictEqual(tagOf(transitionWriteRequest(at(status), event, writeRequestLifetimeMs + 1)), "WriteRequestNotPending")
+      }
+    }
+  })
+  it("approved, the write ran and the platform accepted → executed with providerStatus and its answer", () => {
+    const r = transitionWriteRequest(at("approved"), executed, 9)
+    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.providerStatus, r.success.result] : null, ["executed", 200, executed.result])
+  })
+  it("approved, the write ran and the platform refused → failed with providerStatus and its answer", () => {
+    const r = transitionWriteRequest(at("approved"), failed, 9)
+    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.providerStatus, r.success.result] : null, ["failed", 422, failed.result])
+  })
+  it("only an approved request runs: Executed or Failed from any other status is WriteRequestNotApproved", () => {
+    for (const status of ["pending_approval", "executed", "failed", "rejected", "expired"] as const) {
+      assert.strictEqual(tagOf(transitionWriteRequest(at(status), executed, 9)), "WriteRequestNotApproved")
+      assert.strictEqual(tagOf(transitionWriteRequest(at(status), failed, 9)), "WriteRequestNotApproved")
+    }
+  })
+})
+
+describe("write request lifecycle model (fast-check)", () => {
+  const event: fc.Arbitrary<WriteRequestEvent> = fc.oneof(
+    fc.record({ _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2") }),
+    fc.record({ _tag: fc.constant("Reject" as const), deciderId: fc.constantFrom("usr_a", "usr_b") }),
+    fc.constant({ _tag: "Expire" as const }),
+    fc.constant(executed),
+    fc.constant(failed)
+  )
+  const step = fc.tuple(event, fc.integer({ min: 0, max: writeRequestLifetimeMs / 2 }))
+
+  it("a decided request is decided once, an expired one never approves, and only an approved one runs, once", () => {
+    fc.assert(fc.property(fc.array(step, { maxLength: 30 }), (steps) => {
+      let current = request
+      let now = 0
+      let decisions = 0
+      let runs = 0
+      for (const [e, advance] of steps) {
+        now += advance
+        const before = current
+        const r = transitionWriteRequest(current, e, now)
+        if (Result.isFailure(r)) {
+          // A refusal changes nothing (the caller saves nothing).
+          continue
+        }
+        current = r.success
+        assert.strictEqual(current.version, before.version + 1)
+        if (e._tag === "Approve" || e._tag === "Reject") {
+          decisions++
+          // Decisions happen only while pending, before the deadline, and approvals only for the queued payload.
+          assert.strictEqual(before.status, "pending_approval")
+          assert.isBelow(now, before.expiresAt)
+          if (e._tag === "Approve") assert.strictEqual(e.argumentsHash, before.argumentsHash)
+        }
+        if (e._tag === "Expire") assert.isAtLeast(now, before.expiresAt)
+        if (e._tag === "Executed" || e._tag === "Failed") {
+          runs++
+          assert.strictEqual(before.status, "approved")
+        }
+        // Once final, always final.
+        if (isFinalWriteRequestStatus(before.status)) assert.fail(`moved out of ${before.status}`)
+      }
+      assert.isAtMost(decisions, 1)
+      assert.isAtMost(runs, 1)
+      if (current.status === "expired") assert.strictEqual(current.decidedBy, null)
+      if (runs === 1) assert.include(["executed", "failed"], current.status)
+    }), { numRuns: 500 })
+  })
+})
