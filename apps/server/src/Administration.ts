@@ -4,6 +4,7 @@ import { Clock, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   createApiKey,
+  CreditsLedger,
   Directory,
   PasswordHasher,
   PeopleStore,
@@ -134,7 +135,13 @@ export const setCredits = (workspaceRef: string, credits: number) =>
   Effect.gen(function* () {
     if (!Number.isFinite(credits) || credits < 0) return yield* new CommandRefused({ message: "credits must be a number of 0 or more" })
     const workspace = yield* findWorkspace(workspaceRef)
-    yield* (yield* Directory).setCredits(workspace.id, credits)
+    // Through the ledger, so that its entries explain the new balance (an administrator's grant or charge).
+    const ledger = yield* CreditsLedger
+    const now = yield* Clock.currentTimeMillis
+    const difference = credits - (yield* ledger.balance(workspace.id))
+    const movement = { workspaceId: workspace.id, amount: Math.abs(difference), reason: "set by an administrator (CLI)", reference: null, now }
+    if (difference > 0) yield* ledger.grant(movement)
+    if (difference < 0) yield* ledger.charge(movement)
     return workspace
   })
 

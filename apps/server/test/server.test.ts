@@ -171,7 +171,8 @@ describe("the CLI", () => {
     assert.include(await ok("member", "set", "Acme Ads", "dan@example.com", "admin"), "dan@example.com is admin of Acme Ads")
     assert.include(await ok("member", "set", "acme ads", "eve@example.com", "viewer"), "eve@example.com is viewer")
     assert.include(await ok("plan", "set", "Acme Ads", "paid"), "paid plan")
-    assert.include(await ok("credits", "set", "Acme Ads", "250"), "250 credits")
+    assert.include(await ok("credits", "set", "Acme Ads", "300"), "300 credits")
+    assert.include(await ok("credits", "set", "Acme Ads", "250"), "250 credits") // down as well as up, through the ledger
     const key = await ok("apikey", "create", "Acme Ads", "dan@example.com", "Nightly", "report", "--scopes", "tasks:read,tools:read", "--tool-writes", "apply")
     const secret = /key: (ap_live_\S+)/.exec(key)?.[1]
     assert.isDefined(secret)

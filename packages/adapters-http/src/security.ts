@@ -29,12 +29,14 @@ export const contentSecurityPolicy = (options?: { readonly formAction?: Readonly
   ].join("; ")
 
 /**
- * True when a state-changing request comes from another site (checklist M 157): `Sec-Fetch-Site: cross-site`, or an
- * `Origin` header that is not our own origin. Pages answer such POSTs with 403 before looking at their CSRF token.
+ * True when a state-changing request comes from another site (checklist M 157). A browser's `Sec-Fetch-Site` is
+ * trusted when present (it cannot be set by a page): only `same-origin` is ours — `same-site` is a sibling host,
+ * another party. Without it, an `Origin` header must be our own origin (`null`, sent by sandboxed frames, is not).
+ * Pages answer such POSTs with 403 before looking at their CSRF token.
  */
 export const isCrossSite = (request: HttpServerRequest.HttpServerRequest, origin: string): boolean => {
   const site = request.headers["sec-fetch-site"]
-  if (site === "cross-site") return true
+  if (site !== undefined) return site !== "same-origin"
   const from = request.headers["origin"]
   if (from === undefined) return false
   return from.replace(/\/+$/, "").toLowerCase() !== origin.replace(/\/+$/, "").toLowerCase()
@@ -139,7 +141,9 @@ export const SecurityMiddleware = HttpRouter.middleware(
           "x-request-id": requestId,
           "x-content-type-options": "nosniff",
           "x-frame-options": "DENY",
-          "referrer-policy": "no-referrer",
+          // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own form posts; either way
+          // no Referer reaches another site, such as the app the code is redirected to (checklist 160, 185).
+          "referrer-policy": "same-origin",
           "cross-origin-opener-policy": "same-origin"
         }
         if (response.headers["content-security-policy"] === undefined) headers["content-security-policy"] = contentSecurityPolicy()

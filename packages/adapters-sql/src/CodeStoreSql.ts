@@ -36,6 +36,11 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
         WHERE hash = ${c.hash} AND version = ${c.version - 1} RETURNING hash`.pipe(
         unavailable("CodeStore.save"),
         Effect.flatMap(compareAndSet("authorization_code"))
+      ),
+    challengeSeen: (clientId, codeChallenge) =>
+      sql`SELECT 1 FROM authorization_codes WHERE client_id = ${clientId} AND code_challenge = ${codeChallenge} LIMIT 1`.pipe(
+        unavailable("CodeStore.challengeSeen"),
+        Effect.map((rows) => rows.length > 0)
       )
   })
 }))

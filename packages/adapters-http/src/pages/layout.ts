@@ -57,7 +57,7 @@ export const renderDocument = (title: string, body: Html): Html =>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · adgate</title>
 <link rel="stylesheet" href="${stylesheetPath}">
 <script src="${scriptPath}" defer></script>

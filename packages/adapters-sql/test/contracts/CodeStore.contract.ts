@@ -35,6 +35,16 @@ export const codeStoreContract = <E, R>(name: string, layer: Layer.Layer<CodeSto
       assert.deepStrictEqual(Option.map(yield* store.findByHash(code.hash), (c) => [c.version, c.failedAttempts]), Option.some([3, 2]))
     }))
 
+    it.effect("a challenge is seen again only for the same client (checklist decision 47)", () => Effect.gen(function* () {
+      const store = yield* CodeStore
+      const code = aCode({ codeChallenge: unique("challenge-") })
+      assert.isFalse(yield* store.challengeSeen(code.clientId, code.codeChallenge))
+      yield* store.insert(code)
+      assert.isTrue(yield* store.challengeSeen(code.clientId, code.codeChallenge))
+      assert.isFalse(yield* store.challengeSeen(unique("apc_"), code.codeChallenge))
+      assert.isFalse(yield* store.challengeSeen(code.clientId, unique("challenge-")))
+    }))
+
     it.effect("a save of a missing code is a Conflict", () => Effect.gen(function* () {
       const error = yield* Effect.flip((yield* CodeStore).save({ ...aCode(), version: 2 }))
       assert.strictEqual(error._tag, "Conflict")

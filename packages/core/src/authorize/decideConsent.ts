@@ -137,6 +137,9 @@ export const decideConsent = Effect.fn("authorize.decideConsent")(function* (inp
     failedAttempts: 0,
     connectionId: null
   }
+  // Checklist decision 47 (RFC 9700 §2.1.1): a client that reuses its PKCE challenge is logged, not refused.
+  if (yield* codes.challengeSeen(record.clientId, record.codeChallenge))
+    yield* Effect.logWarning("a client used a PKCE challenge again (RFC 9700 §2.1.1)").pipe(Effect.annotateLogs({ clientId: record.clientId }))
   yield* codes.insert(record)
   return { redirectTo: authorizationResponseUrl(request.redirectUri, { code, state: request.state }, issuer.origin) }
 })

@@ -32,6 +32,8 @@ export interface CodeStoreShape {
   readonly insert: (code: AuthorizationCode) => Fx<void>
   readonly findByHash: (hash: string) => Fx<Option.Option<AuthorizationCode>>
   readonly save: (next: AuthorizationCode) => Cas
+  /** Whether a code still kept was issued to this client with this PKCE challenge (checklist decision 47). */
+  readonly challengeSeen: (clientId: string, codeChallenge: string) => Fx<boolean>
 }
 export class CodeStore extends Context.Service<CodeStore, CodeStoreShape>()("core/ports/CodeStore") {}
 

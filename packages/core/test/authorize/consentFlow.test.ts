@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AuditLog, CodeStore, ConsentStore, ConsentStoreMemory, Directory, decideConsent, openConsentPage, registerClient, registerWorkspaceApp, Secrets,
@@ -209,5 +209,23 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       assert.strictEqual(yield* post(opened.csrfToken, "admin", "ws_1", "cp_nope"), "ConsentPageNotFound")
       // None of these decided the page: the right post still works.
       yield* decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: "admin", workspaceId: "ws_1", answer: allow() })
+    }).pipe(Effect.provide(worldLayer())))
+})
+
+describe("a repeated PKCE challenge (checklist decision 47, RFC 9700 §2.1.1)", () => {
+  it.effect("is logged as a warning naming the client, and the code is still issued", () =>
+    Effect.gen(function* () {
+      const client = yield* setup
+      const lines: Array<string> = []
+      const capture = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { lines.push(line) })])
+      const first = yield* openAndDecide(client, allow()).pipe(Effect.provide(capture))
+      assert.isFalse(lines.some((l) => l.includes("PKCE challenge")))
+      const again = yield* openAndDecide(client, allow()).pipe(Effect.provide(capture))
+      assert.isNotNull(first.redirect.searchParams.get("code"))
+      assert.isNotNull(again.redirect.searchParams.get("code"))
+      const warnings = lines.filter((l) => l.includes("PKCE challenge"))
+      assert.strictEqual(warnings.length, 1)
+      assert.include(warnings[0], "level=WARN")
+      assert.include(warnings[0], client.clientId)
     }).pipe(Effect.provide(worldLayer())))
 })

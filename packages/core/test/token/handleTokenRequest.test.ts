@@ -310,7 +310,8 @@ describe("§OAuth errors: temporarily_unavailable (503) and server_error (503)",
   it.effect("storage unavailable → server_error 503; nothing issued (checklist 173)", () => {
     const down = new StoreUnavailable({ operation: "codes", message: "down" })
     const CodesDown = Layer.succeed(CodeStore, CodeStore.of({
-      insert: () => Effect.fail(down), findByHash: () => Effect.fail(down), save: () => Effect.fail(down)
+      insert: () => Effect.fail(down), findByHash: () => Effect.fail(down), save: () => Effect.fail(down),
+      challengeSeen: () => Effect.fail(down)
     }))
     return Effect.gen(function* () {
       yield* seed

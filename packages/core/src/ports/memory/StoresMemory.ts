@@ -41,7 +41,9 @@ export const CodeStoreMemory = Layer.effect(CodeStore, Effect.gen(function* () {
   return CodeStore.of({
     insert: (code) => table.insert(code.hash, code),
     findByHash: table.find,
-    save: (next) => table.save(next.hash, next)
+    save: (next) => table.save(next.hash, next),
+    challengeSeen: (clientId, codeChallenge) =>
+      Effect.map(table.all, (all) => all.some((c) => c.clientId === clientId && c.codeChallenge === codeChallenge))
   })
 }))
 
