@@ -77,7 +77,9 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
       { redirect_uris: ["http://127.0.0.1/callback"], client_name: "Browser Test App" }, { [oauth.allowInsecureRequests]: true }))
     let callback: URL | undefined
     const listener = createHttpServer((request, response) => {
-      callback = new URL(request.url ?? "/", "http://127.0.0.1")
+      // Only the callback itself: the browser may ask this host for /favicon.ico afterwards.
+      const url = new URL(request.url ?? "/", "http://127.0.0.1")
+      if (url.pathname === "/callback") callback = url
       response.end("You can close this window.")
     })
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve))
