@@ -4,71 +4,39 @@
 // §Authentication 9; issue 4 "a person can sign in and approve a connection on the consent page").
 import * as oauth from "oauth4webapi"
 import { type Browser, chromium } from "playwright-core"
-import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
 import { createServer as createHttpServer } from "node:http"
-import { type AddressInfo, createServer } from "node:net"
+import type { AddressInfo } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { type Running, startServer, stop } from "../../apps/server/test/support/serverProcess.ts"
 
-export const chromiumPath = "/usr/bin/chromium"
-const root = join(import.meta.dirname, "..", "..")
+const chromiumPath = "/usr/bin/chromium"
 const admin = { email: "ada@browser.test", password: "correct horse battery staple" }
 
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      probe.close(() => resolve(typeof address === "object" && address !== null ? address.port : 0))
-    })
-  })
-
-let server: ChildProcess | undefined
+let server: Running | undefined
 let browser: Browser | undefined
 let origin = ""
-let output = ""
-const dataDir = mkdtempSync(join(tmpdir(), "adgate-browser-"))
-
-beforeAll(async () => {
-  const port = await freePort()
-  origin = `http://127.0.0.1:${port}`
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(DATABASE_URL|SMTP_URL|ADGATE_|BASE_URL|PORT|HOST)/.test(k)) env[k] = v
-  server = spawn(process.execPath, [join(root, "apps", "server", "src", "main.ts")], {
-    cwd: root,
-    env: { ...env, PORT: String(port), HOST: "127.0.0.1", BASE_URL: origin, ADGATE_DATA_DIR: dataDir, ADGATE_ADMIN_EMAIL: admin.email, ADGATE_ADMIN_PASSWORD: admin.password },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  server.stdout!.on("data", (d) => (output += String(d)))
-  server.stderr!.on("data", (d) => (output += String(d)))
-  const deadline = Date.now() + 90_000
-  for (;;) {
-    if (server.exitCode !== null) throw new Error(`server exited early:\n${output}`)
-    const up = await fetch(`${origin}/health`).then((r) => r.status === 200, () => false)
-    if (up) break
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  browser = await chromium.launch({
-    executablePath: chromiumPath,
-    args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-  })
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  if (server !== undefined && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once("exit", resolve))
-    server.kill("SIGTERM")
-    await exited
-  }
-  rmSync(dataDir, { recursive: true, force: true })
-})
+let dataDir = ""
 
 describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server process", () => {
+  beforeAll(async () => {
+    dataDir = mkdtempSync(join(tmpdir(), "adgate-browser-"))
+    server = await startServer(dataDir, (base) => ({ BASE_URL: base, ADGATE_ADMIN_EMAIL: admin.email, ADGATE_ADMIN_PASSWORD: admin.password }))
+    origin = server.origin
+    browser = await chromium.launch({
+      executablePath: chromiumPath,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+    })
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (server !== undefined) await stop(server)
+    if (dataDir !== "") rmSync(dataDir, { recursive: true, force: true })
+  })
+
   it("an app registers, the person signs in, waits a moment, allows access, and the app gets tokens", async () => {
     const issuer = new URL(origin)
     const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", [oauth.allowInsecureRequests]: true }))
@@ -121,7 +89,7 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
     expect(tokens.access_token).toMatch(/^apo_at_/)
     expect(tokens.refresh_token).toMatch(/^apo_rt_/)
     expect(tokens.scope).toBe("tasks:read accounts:read tools:read") // fewer than asked: the token says which
-    expect(output).not.toContain(tokens.access_token)
+    expect(server!.output()).not.toContain(tokens.access_token)
   }, 60_000)
 
   it("the consent page refuses to be framed by another site", async () => {

@@ -3,7 +3,7 @@
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
-import { HousekeepingLive } from "@adgate/adapters-sql"
+import { dataFolderInUse, HousekeepingLive } from "@adgate/adapters-sql"
 import { MetadataDocumentFetcherHttps, serveHttp } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
@@ -31,8 +31,48 @@ const program = Effect.gen(function* () {
   return yield* Layer.launch(serverLayer(config))
 }).pipe(Effect.provide(Logger.layer([Logger.consoleLogFmt])))
 
-// A stop by signal is an orderly end: exit code 0 (the default teardown answers 130 to an interruption).
-const teardown = <E, A>(exit: Exit.Exit<A, E>, onExit: (code: number) => void) =>
-  onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+/** A URL's password never reaches the terminal, whatever a driver put into its message. */
+const withoutPasswords = (text: string) => text.replace(/\/\/([^/:@\s]*):[^@\s]*@/g, "//$1:***@")
 
-if (import.meta.main) NodeRuntime.runMain(program, { teardown })
+const oneLine = (text: unknown) => withoutPasswords(String(text ?? "")).replace(/\s+/g, " ").trim()
+
+/**
+ * What a failed start (or a crash) says on stderr: one line naming the setting or the database, never a stack
+ * trace or a secret. Interruption (SIGTERM) says nothing.
+ */
+export const describeServerFailure = (cause: Cause.Cause<unknown>): string | undefined => {
+  if (Cause.hasInterruptsOnly(cause)) return undefined
+  const error = Cause.squash(cause) as {
+    readonly _tag?: string
+    readonly message?: string
+    readonly cause?: { readonly message?: string; readonly code?: string }
+  } | null
+  switch (error?._tag) {
+    case "ConfigError":
+      return `adgate: configuration: ${oneLine(error.cause?.message ?? error.message)}`
+    case "ConfigurationInvalid":
+      return `adgate: configuration: ${oneLine(error.message)}`
+    case "SqlError":
+    case "MigrationError": {
+      const held = dataFolderInUse(error)
+      if (held !== null)
+        return `adgate: the data folder ${held.dir} is in use by another adgate process${held.pid === null ? "" : ` (pid ${held.pid})`}: ` +
+          "the embedded database allows one process at a time; run several servers against PostgreSQL (DATABASE_URL)."
+      return `adgate: the database could not be opened: ${oneLine(error.message)} (check DATABASE_URL or ADGATE_DATA_DIR)`
+    }
+    case "ServeError":
+      return `adgate: cannot listen: ${oneLine(error.cause?.code ?? error.cause?.message ?? error.message)} (check PORT and HOST)`
+    default:
+      return `adgate: stopped by an unexpected failure: ${oneLine(error?._tag ?? (error instanceof Error ? error.name : typeof error))}`
+  }
+}
+
+// A stop by signal is an orderly end: exit code 0 (the default teardown answers 130 to an interruption).
+const teardown = <E, A>(exit: Exit.Exit<A, E>, onExit: (code: number) => void) => {
+  const said = Exit.isFailure(exit) ? describeServerFailure(exit.cause) : undefined
+  if (said !== undefined) process.stderr.write(said + "\n")
+  onExit(Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? 0 : 1)
+}
+
+// The failure is reported by `teardown` as one clear line, not as a logged cause with its stack.
+if (import.meta.main) NodeRuntime.runMain(program, { teardown, disableErrorReporting: true })

@@ -1,8 +1,10 @@
 // First start on an empty database (issue 4 "People"): a demo workspace "Demo" on the paid plan with credits, its
 // admin (ADGATE_ADMIN_EMAIL / ADGATE_ADMIN_PASSWORD, else admin@example.com) and an editor. A generated password
-// is printed once, to stdout, and never logged.
+// is printed once, to stdout, and never logged. Processes starting together on one PostgreSQL seed it once: the
+// check and the seeding run in one transaction under an advisory lock.
 import { Effect, Option, Redacted } from "effect"
-import type { Workspace } from "@adgate/core"
+import { SqlClient } from "effect/sql"
+import type { User, Workspace } from "@adgate/core"
 import { Directory } from "@adgate/core"
 import { addUser, addWorkspace, databaseIsEmpty, generatePassword } from "./Administration.ts"
 
@@ -15,10 +17,45 @@ export interface SeedOptions {
   readonly print?: (line: string) => void
 }
 
+/** The key of the transaction-scoped advisory lock that serialises first-start seeding across processes. */
+const seedLock = 0x6164676174 // "adgat"
+
 export const seedOnFirstStart = (options: SeedOptions) =>
   Effect.gen(function* () {
-    if (!(yield* databaseIsEmpty)) return Option.none<Workspace>()
+    const sql = yield* SqlClient.SqlClient
+    const seeded = yield* sql.withTransaction(Effect.gen(function* () {
+      // Held until commit: a second process waits here, then finds the database no longer empty.
+      yield* sql`SELECT pg_advisory_xact_lock(${seedLock})`
+      if (!(yield* databaseIsEmpty)) return Option.none<Seeded>()
+      return Option.some(yield* seed(options))
+    }))
+    if (Option.isNone(seeded)) return Option.none<Workspace>()
+    const { workspace, admin, editor, adminPassword, editorPassword, given } = seeded.value
+    yield* Effect.logInfo(`first start: created workspace "Demo" (paid, ${demoCredits} credits) with ${admin.email} (admin) and ${editor.email} (editor)`)
+    // Printed after the commit, so a password is never shown for people a rolled-back seeding did not create.
     const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
+    yield* Effect.sync(() => {
+      print("adgate first start: demo workspace \"Demo\" created.")
+      if (!given) print(`  admin  ${admin.email}  password: ${adminPassword}`)
+      else print(`  admin  ${admin.email}  password: (ADGATE_ADMIN_PASSWORD)`)
+      print(`  editor ${editor.email}  password: ${editorPassword}`)
+      print("  These passwords are shown only this once.")
+    })
+    return Option.some(workspace)
+  })
+
+interface Seeded {
+  readonly workspace: Workspace
+  readonly admin: User
+  readonly editor: User
+  readonly adminPassword: string
+  readonly editorPassword: string
+  /** The admin's password came from ADGATE_ADMIN_PASSWORD (not printed). */
+  readonly given: boolean
+}
+
+const seed = (options: SeedOptions) =>
+  Effect.gen(function* () {
     const directory = yield* Directory
     const workspace = yield* addWorkspace({ name: "Demo", plan: "paid", credits: demoCredits })
     const adminEmail = Option.getOrElse(options.adminEmail, () => "admin@example.com")
@@ -29,13 +66,5 @@ export const seedOnFirstStart = (options: SeedOptions) =>
     const editorPassword = yield* generatePassword
     const editor = yield* addUser({ email: "editor@example.com", name: "Editor", password: editorPassword })
     yield* directory.setRole(workspace.id, editor.id, Option.some("editor"))
-    yield* Effect.logInfo(`first start: created workspace "Demo" (paid, ${demoCredits} credits) with ${admin.email} (admin) and ${editor.email} (editor)`)
-    yield* Effect.sync(() => {
-      print("adgate first start: demo workspace \"Demo\" created.")
-      if (Option.isNone(given)) print(`  admin  ${admin.email}  password: ${adminPassword}`)
-      else print(`  admin  ${admin.email}  password: (ADGATE_ADMIN_PASSWORD)`)
-      print(`  editor ${editor.email}  password: ${editorPassword}`)
-      print("  These passwords are shown only this once.")
-    })
-    return Option.some(workspace)
+    return { workspace, admin, editor, adminPassword, editorPassword, given: Option.isSome(given) } satisfies Seeded
   })

@@ -1,78 +1,12 @@
 // The server process and the CLI as a person runs them (issue 4 "Configuration", "People", CLI): the embedded
 // database in a temporary data folder, /health, SIGTERM → exit 0, data surviving a restart, secrets printed once.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { type ChildProcess, spawn } from "node:child_process"
+import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
-
-const root = join(import.meta.dirname, "..", "..", "..")
-const mainPath = join(root, "apps", "server", "src", "main.ts")
-const cliPath = join(root, "apps", "server", "src", "cli.ts")
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const address = probe.address()
-      const port = typeof address === "object" && address !== null ? address.port : 0
-      probe.close(() => resolve(port))
-    })
-  })
-
-interface Running {
-  readonly child: ChildProcess
-  readonly origin: string
-  readonly output: () => string
-  readonly exited: Promise<number | null>
-}
-
-const environment = (dataDir: string, port: number, extra: Record<string, string> = {}) => {
-  const env: Record<string, string> = {}
-  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(DATABASE_URL|SMTP_URL|ADGATE_|BASE_URL|PORT|HOST)/.test(k)) env[k] = v
-  return { ...env, PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, ...extra }
-}
-
-const startServer = async (dataDir: string, extra: Record<string, string> = {}): Promise<Running> => {
-  const port = await freePort()
-  const child = spawn(process.execPath, [mainPath], { cwd: root, env: environment(dataDir, port, extra), stdio: ["ignore", "pipe", "pipe"] })
-  let output = ""
-  child.stdout!.on("data", (d) => (output += String(d)))
-  child.stderr!.on("data", (d) => (output += String(d)))
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
-  const origin = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 90_000
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
-    try {
-      const health = await fetch(`http://127.0.0.1:${port}/health`, { signal: AbortSignal.timeout(2_000) })
-      if (health.status === 200) break
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  return { child, origin, output: () => output, exited }
-}
-
-const stop = async (server: Running) => {
-  server.child.kill("SIGTERM")
-  return server.exited
-}
-
-const runCli = (dataDir: string, args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: root, env: environment(dataDir, 8787), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += String(d)))
-    child.stderr.on("data", (d) => (stderr += String(d)))
-    child.once("exit", (code) => resolve({ code, stdout, stderr }))
-  })
+import { environment, mainPath, root, runCli, type Running, startServer, stop } from "./support/serverProcess.ts"
 
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1
 
@@ -144,6 +78,40 @@ describe("the server process on the embedded database", () => {
       assert.notInclude(server.output(), password!)
     } finally {
       assert.strictEqual(await stop(server), 0)
+    }
+  }, 120_000)
+})
+
+describe("the server process refusing to start", () => {
+  const startFailing = (extra: Record<string, string>, dataDir: string) =>
+    new Promise<{ code: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [mainPath], { cwd: root, env: environment(dataDir, 8787, extra), stdio: ["ignore", "pipe", "pipe"] })
+      let output = ""
+      child.stdout.on("data", (d) => (output += String(d)))
+      child.stderr.on("data", (d) => (output += String(d)))
+      child.once("exit", (code) => resolve({ code, output }))
+    })
+
+  it("bad configuration or an unreachable database: one clear line, exit code 1, no stack trace, no password", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "adgate-badconfig-"))
+    try {
+      const cases: ReadonlyArray<readonly [Record<string, string>, RegExp]> = [
+        [{ PORT: "70000" }, /PORT/],
+        [{ PORT: "eighty" }, /PORT/],
+        [{ BASE_URL: "https://adgate.example/path" }, /BASE_URL must be an origin/],
+        [{ DATABASE_URL: "postgres://adgate:s3cret-pw@[bad/adgate" }, /database/i],
+        [{ DATABASE_URL: "postgres://adgate:s3cret-pw@127.0.0.1:1/adgate" }, /database/i]
+      ]
+      for (const [extra, message] of cases) {
+        const run = await startFailing(extra, dataDir)
+        const what = JSON.stringify(extra)
+        assert.strictEqual(run.code, 1, `${what}: ${run.output}`)
+        assert.match(run.output, message, what)
+        assert.notMatch(run.output, /^\s+at /m, `${what}: no stack trace:\n${run.output}`)
+        assert.notInclude(run.output, "s3cret-pw", what)
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
     }
   }, 120_000)
 })

@@ -11,7 +11,8 @@ import { SecurityMiddleware } from "./security.ts"
 
 /**
  * GET /health: 200 `{"status":"ok"}` when the stores answer a trivial read, 503 `{"status":"unavailable"}` when
- * they do not (a load balancer takes the process out of rotation; nothing else is said about why).
+ * they do not, or not within 5 seconds (a load balancer takes the process out of rotation; nothing else is said
+ * about why).
  */
 export const HealthRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
@@ -20,6 +21,8 @@ export const HealthRoutes = HttpRouter.use((router) =>
     const noStore = { "cache-control": "no-store" }
     yield* router.add("GET", "/health", () =>
       Effect.all([directory.workspace("ws_health_probe"), people.findSession("health-probe")]).pipe(
+        // A hung database is as unavailable as a failing one.
+        Effect.timeout("5 seconds"),
         Effect.as(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })),
         Effect.catch(() =>
           Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "unavailable" }, { status: 503, headers: { ...noStore, "retry-after": "5" } })))

@@ -42,8 +42,10 @@ export const isCrossSite = (request: HttpServerRequest.HttpServerRequest, origin
   return from.replace(/\/+$/, "").toLowerCase() !== origin.replace(/\/+$/, "").toLowerCase()
 }
 
-const safeIncomingId = /^[A-Za-z0-9._-]{8,64}$/
-
+/**
+ * Always our own: an incoming `x-request-id` is not adopted, since any client can send one (no proxy is trusted,
+ * as with `X-Forwarded-For`), and a chosen id could repeat another request's or carry a secret into the logs.
+ */
 const newRequestId = (): string => globalThis.crypto.randomUUID()
 
 const responseIsHtml = (response: HttpServerResponse.HttpServerResponse): boolean => {
@@ -53,6 +55,9 @@ const responseIsHtml = (response: HttpServerResponse.HttpServerResponse): boolea
 }
 
 const unavailableTags = new Set(["StoreUnavailable", "DirectoryUnavailable"])
+
+/** 413, and the connection closes: the rest of the body is not read. */
+const tooLarge = () => HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })
 
 /** A store or the directory could not answer: 503, fail closed (checklist O 173). */
 const isUnavailable = (cause: Cause.Cause<unknown>) =>
@@ -74,8 +79,7 @@ const failureResponse = (cause: Cause.Cause<unknown>, requestId: string) =>
     : Effect.map(HttpServerError.causeResponse(cause), ([response]) => {
     if (response.status === 404)
       return renderErrorPage({ status: 404, title: "Not found", message: "There is no page at this address.", requestId })
-    if (response.status === 413)
-      return HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })
+    if (response.status === 413) return tooLarge()
     if (response.status >= 500)
       return renderErrorPage({
         status: response.status === 503 ? 503 : 500,
@@ -119,10 +123,11 @@ export const SecurityMiddleware = HttpRouter.middleware(
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const incoming = request.headers["x-request-id"]
-        const requestId = incoming !== undefined && safeIncomingId.test(incoming) ? incoming : newRequestId()
+        const requestId = newRequestId()
         const started = yield* Clock.currentTimeMillis
-        const exit = yield* app.pipe(
+        // A body declared over the limit is refused before any route runs, whether or not the route reads it.
+        const declared = Number(request.headers["content-length"] ?? "0")
+        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge()) : app).pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
           Effect.provideService(RequestId, requestId),
           Effect.annotateLogs({ requestId }),

@@ -70,9 +70,14 @@ export interface PeopleShape {
   readonly setWorkspace: (session: Session, workspaceId: string) => Effect.Effect<Session, StoreUnavailable | NotAMember>
   /**
    * True when a POST may change state: not cross-site, and `submitted` equals the CSRF token of the request's
-   * session cookie (or, for the sign-in form, of its pre-sign-in cookie). Compared in constant time.
+   * session cookie (or, with `signInForm`, of its pre-sign-in cookie: only the sign-in POST accepts that one).
+   * Compared in constant time.
    */
-  readonly verifyCsrf: (request: HttpServerRequest.HttpServerRequest, submitted: string | undefined) => Effect.Effect<boolean>
+  readonly verifyCsrf: (
+    request: HttpServerRequest.HttpServerRequest,
+    submitted: string | undefined,
+    options?: { readonly signInForm?: boolean }
+  ) => Effect.Effect<boolean>
   /** The CSRF token for a cookie value (session or pre-sign-in). */
   readonly csrfTokenFor: (cookieValue: string) => Effect.Effect<string>
   readonly signIn: (email: string, password: string, address: string) => Effect.Effect<SignInOutcome, StoreUnavailable>
@@ -174,14 +179,19 @@ export const makePeople = (options: PeopleOptions) =>
         return next
       })
 
-    const verifyCsrf = (request: HttpServerRequest.HttpServerRequest, submitted: string | undefined) =>
+    const verifyCsrf = (
+      request: HttpServerRequest.HttpServerRequest,
+      submitted: string | undefined,
+      options?: { readonly signInForm?: boolean }
+    ) =>
       Effect.gen(function* () {
         if (submitted === undefined || submitted === "" || isCrossSite(request, issuer.origin)) return false
         const bound: Array<string> = []
         const session = request.cookies[sessionCookie]
         if (session !== undefined && sessionValue.test(session)) bound.push(session)
+        // The pre-sign-in cookie binds only the sign-in form: it can be planted on http (no __Host- prefix).
         const pre = request.cookies[preSessionCookie]
-        if (pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
+        if (options?.signInForm === true && pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
         let ok = false
         for (const value of bound) if (equalInConstantTime(yield* csrfTokenFor(value), submitted)) ok = true
         return ok

@@ -87,7 +87,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
       Effect.gen(function* () {
         const form = yield* request.urlParamsBody
         const returnTo = safeReturnTo(field(form, "return_to"), origin)
-        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
+        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* forbidden
         const email = (field(form, "email") ?? "").slice(0, 320)
         const password = (field(form, "password") ?? "").slice(0, 1024)
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")

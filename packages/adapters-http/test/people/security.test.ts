@@ -3,7 +3,8 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer, HttpServerResponse } from "effect/http"
-import { Issuer } from "@adgate/core"
+import { Directory, Issuer, PeopleStore } from "@adgate/core"
+import { HealthRoutes } from "../../src/HttpApp.ts"
 import { contentSecurityPolicy, SecurityMiddleware } from "../../src/security.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 
@@ -49,11 +50,27 @@ describe("security headers, request ids, body limit, health", () => {
     assert.notInclude(server.logs.join("\n"), "secret-value")
   })
 
-  it("a request id sent by a proxy is kept only when it is a plain token", async () => {
-    const kept = await server.fetch("/health", { headers: { "x-request-id": "lb-1234abcd" } })
-    assert.strictEqual(kept.headers.get("x-request-id"), "lb-1234abcd")
-    const replaced = await server.fetch("/health", { headers: { "x-request-id": "bad id\" with spaces" } })
-    assert.notStrictEqual(replaced.headers.get("x-request-id"), "bad id\" with spaces")
+  it("a request id sent by the client is never adopted: anyone can send one (no trusted proxy), ids stay ours and unique", async () => {
+    for (const sent of ["lb-1234abcd", "bad id\" with spaces"]) {
+      const answer = await server.fetch("/health", { headers: { "x-request-id": sent } })
+      const id = answer.headers.get("x-request-id")
+      assert.isNotNull(id)
+      assert.notStrictEqual(id, sent)
+    }
+    const twice = await Promise.all([1, 2].map(() => server.fetch("/health", { headers: { "x-request-id": "same-id-for-both" } })))
+    assert.notStrictEqual(twice[0]!.headers.get("x-request-id"), twice[1]!.headers.get("x-request-id"))
+    assert.notInclude(server.logs.join("\n"), "same-id-for-both") // a header value never reaches a log line
+  })
+
+  it("a declared body over 1 MB is 413 on every route before the route runs, even one that never reads it (checklist N 164)", async () => {
+    const big = "a=" + "x".repeat(2 * 1024 * 1024)
+    for (const path of ["/oauth/register", "/no-such-page", "/health"]) {
+      const answer = await server.fetch(path, {
+        method: "POST", body: big, headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin }
+      })
+      assert.strictEqual(answer.status, 413, path)
+      assert.strictEqual(answer.headers.get("x-content-type-options"), "nosniff", path)
+    }
   })
 
   it("a 2 MB body is answered 413 (spec §Errors), with a declared length and chunked alike", async () => {
@@ -141,4 +158,22 @@ describe("security headers on https", () => {
     assert.notInclude(csp, "unsafe-inline")
     assert.include(csp, "frame-ancestors 'none'")
   })
+})
+
+describe("health when the database hangs", () => {
+  it.effect("a store that does not answer within 5 seconds is unavailable: 503, fail closed", () =>
+    Effect.gen(function* () {
+      const hanging = Layer.mergeAll(
+        Layer.succeed(Directory, { workspace: () => Effect.never } as unknown as Directory["Service"]),
+        Layer.succeed(PeopleStore, { findSession: () => Effect.never } as unknown as PeopleStore["Service"])
+      )
+      const app = HealthRoutes.pipe(Layer.provide(hanging), Layer.provide(HttpServer.layerServices))
+      const { handler, dispose } = HttpRouter.toWebHandler(app, { disableLogger: true })
+      const started = Date.now()
+      const response = yield* Effect.promise(() => handler(new Request("http://as.example/health")))
+      yield* Effect.promise(dispose)
+      assert.strictEqual(response.status, 503)
+      assert.deepStrictEqual(yield* Effect.promise(() => response.json()), { status: "unavailable" })
+      assert.isAtLeast(Date.now() - started, 4_900)
+    }), 15_000)
 })

@@ -158,6 +158,19 @@ describe("sign-in over HTTP", () => {
     assert.strictEqual((await server.get("/", cookie)).status, 303)
   })
 
+  it("the sign-in form's token does not sign a person out or switch their workspace: those need the session's token", async () => {
+    const { viewer } = server.users
+    const session = await server.signIn(viewer.email, viewer.password)
+    // A pre-sign-in cookie and its form token, as a planted cookie (a sibling host on http) would give an attacker.
+    const form = await server.get("/signin")
+    const pre = cookiesFrom(form)
+    const preToken = csrfTokenIn(await form.text())
+    const both = `${session}; ${pre}`
+    assert.strictEqual((await server.postForm("/signout", { csrf_token: preToken }, both)).status, 403)
+    assert.strictEqual((await server.postForm("/session/workspace", { csrf_token: preToken, workspace_id: server.workspaces.paid.id }, both)).status, 403)
+    assert.strictEqual((await server.get("/", session)).status, 200)
+  })
+
   it("the workspace switch needs CSRF and membership, and returns to return_to", async () => {
     const { admin, editor } = server.users
     const { paid, free } = server.workspaces

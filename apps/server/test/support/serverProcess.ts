@@ -1,0 +1,74 @@
+// The server process and the CLI as separate processes, the way a person runs them (`npm start`, `npm run adgate`):
+// Node 24 (process.execPath) on the TypeScript sources, a clean environment, a free port on 127.0.0.1.
+import { type ChildProcess, spawn } from "node:child_process"
+import { createServer } from "node:net"
+import { join } from "node:path"
+
+export const root = join(import.meta.dirname, "..", "..", "..", "..")
+export const mainPath = join(root, "apps", "server", "src", "main.ts")
+const cliPath = join(root, "apps", "server", "src", "cli.ts")
+
+export const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const probe = createServer()
+    probe.once("error", reject)
+    probe.listen(0, "127.0.0.1", () => {
+      const address = probe.address()
+      const port = typeof address === "object" && address !== null ? address.port : 0
+      probe.close(() => resolve(port))
+    })
+  })
+
+export interface Running {
+  readonly child: ChildProcess
+  readonly origin: string
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+/** This process's environment without adgate's own settings, plus the ones given. */
+export const environment = (dataDir: string, port: number, extra: Record<string, string> = {}) => {
+  const env: Record<string, string> = {}
+  for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !/^(DATABASE_URL|SMTP_URL|ADGATE_|BASE_URL|PORT|HOST)/.test(k)) env[k] = v
+  return { ...env, PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, ...extra }
+}
+
+/** Starts the server on a free port and waits until /health answers 200 (up to 90 s). */
+export const startServer = async (dataDir: string, extra: (origin: string) => Record<string, string> = () => ({})): Promise<Running> => {
+  const port = await freePort()
+  const origin = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, [mainPath], { cwd: root, env: environment(dataDir, port, extra(origin)), stdio: ["ignore", "pipe", "pipe"] })
+  let output = ""
+  child.stdout!.on("data", (d) => (output += String(d)))
+  child.stderr!.on("data", (d) => (output += String(d)))
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  const deadline = Date.now() + 90_000
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`server exited early:\n${output}`)
+    try {
+      const health = await fetch(`${origin}/health`, { signal: AbortSignal.timeout(2_000) })
+      if (health.status === 200) break
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`)
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  return { child, origin, output: () => output, exited }
+}
+
+/** SIGTERM, then the exit code. */
+export const stop = async (server: Running) => {
+  if (server.child.exitCode === null) server.child.kill("SIGTERM")
+  return server.exited
+}
+
+export const runCli = (dataDir: string, args: ReadonlyArray<string>) =>
+  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+    const child = spawn(process.execPath, [cliPath, ...args], { cwd: root, env: environment(dataDir, 8787), stdio: ["ignore", "pipe", "pipe"] })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (d) => (stdout += String(d)))
+    child.stderr.on("data", (d) => (stderr += String(d)))
+    child.once("exit", (code) => resolve({ code, stdout, stderr }))
+  })
