@@ -1,6 +1,6 @@
 // `npm run adgate -- <command>`: administration against the server's database (DATABASE_URL, else the embedded
 // database in ADGATE_DATA_DIR, which only one process may hold). Secrets it makes are printed once, here only.
-import { Cause, Effect, Exit, Layer, Logger, Schema } from "effect"
+import { Cause, Effect, Exit, Logger, Schema } from "effect"
 import { Plan, Role, Scope, WriteMode, defaultScopes } from "@adgate/core"
 import {
   addUser, addWorkspace, createKey, generatePassword, listUsers, listWorkspaces, setCredits, setMember, setPlan
@@ -8,7 +8,8 @@ import {
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
 import { loadAppConfig } from "./config.ts"
-import { UsageError } from "./errors.ts"
+import { UsageInvalid } from "./errors.ts"
+import { withoutPasswords } from "./withoutPasswords.ts"
 
 export const usage = `Usage: npm run adgate -- <command>
 
@@ -30,7 +31,7 @@ interface Parsed {
   readonly flags: ReadonlyMap<string, string>
 }
 
-const parse = (argv: ReadonlyArray<string>): Parsed | UsageError => {
+const parse = (argv: ReadonlyArray<string>): Parsed | UsageInvalid => {
   const words: Array<string> = []
   const flags = new Map<string, string>()
   for (let i = 0; i < argv.length; i++) {
@@ -39,7 +40,7 @@ const parse = (argv: ReadonlyArray<string>): Parsed | UsageError => {
       const eq = arg.indexOf("=")
       const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2)
       const value = eq > 0 ? arg.slice(eq + 1) : argv[++i]
-      if (value === undefined) return new UsageError({ message: `--${name} needs a value` })
+      if (value === undefined) return new UsageInvalid({ message: `--${name} needs a value` })
       flags.set(name, value)
     } else words.push(arg)
   }
@@ -47,12 +48,12 @@ const parse = (argv: ReadonlyArray<string>): Parsed | UsageError => {
 }
 
 const literal = <A extends string>(schema: Schema.Codec<A>, what: string, value: string | undefined) =>
-  Effect.mapError(Schema.decodeUnknownEffect(schema)(value), () => new UsageError({ message: `not a valid ${what}: ${value ?? "(missing)"}` }))
+  Effect.mapError(Schema.decodeUnknownEffect(schema)(value), () => new UsageInvalid({ message: `not a valid ${what}: ${value ?? "(missing)"}` }))
 
 const say = (line: string) => Effect.sync(() => process.stdout.write(line + "\n"))
 
 const only = (flags: ReadonlyMap<string, string>, allowed: ReadonlyArray<string>) => {
-  for (const name of flags.keys()) if (!allowed.includes(name)) return Effect.fail(new UsageError({ message: `unknown option --${name}` }))
+  for (const name of flags.keys()) if (!allowed.includes(name)) return Effect.fail(new UsageInvalid({ message: `unknown option --${name}` }))
   return Effect.void
 }
 
@@ -64,7 +65,7 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
 export const runCommand = (argv: ReadonlyArray<string>) =>
   Effect.gen(function* () {
     const parsed = parse(argv)
-    if (parsed instanceof UsageError) return yield* parsed
+    if (parsed instanceof UsageInvalid) return yield* parsed
     const { words, flags } = parsed
     const [noun, verb, ...rest] = words
     const command = `${noun ?? ""} ${verb ?? ""}`.trim()
@@ -72,7 +73,7 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
       case "user add": {
         yield* only(flags, ["name", "password"])
         const [email] = rest
-        if (email === undefined) return yield* new UsageError({ message: "user add <email>" })
+        if (email === undefined) return yield* new UsageInvalid({ message: "user add <email>" })
         const given = flags.get("password")
         const password = given ?? (yield* generatePassword)
         const user = yield* addUser({ email, password, ...(flags.has("name") ? { name: flags.get("name")! } : {}) })
@@ -85,7 +86,7 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
         const name = rest.join(" ")
         const plan = yield* literal(Plan, "plan", flags.get("plan") ?? "free")
         const credits = flags.has("credits") ? Number(flags.get("credits")) : 0
-        if (!Number.isFinite(credits) || credits < 0) return yield* new UsageError({ message: "--credits must be a number of 0 or more" })
+        if (!Number.isFinite(credits) || credits < 0) return yield* new UsageInvalid({ message: "--credits must be a number of 0 or more" })
         const workspace = yield* addWorkspace({ name, plan, credits })
         yield* say(`added workspace ${workspace.name} (${workspace.id}, ${workspace.plan} plan, ${workspace.credits} credits)`)
         return
@@ -93,7 +94,7 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
       case "member set": {
         yield* only(flags, [])
         const [workspace, email, role] = rest
-        if (workspace === undefined || email === undefined) return yield* new UsageError({ message: "member set <workspace> <email> <role>" })
+        if (workspace === undefined || email === undefined) return yield* new UsageInvalid({ message: "member set <workspace> <email> <role>" })
         const chosen = role === "none" ? "none" as const : yield* literal(Role, "role", role)
         const done = yield* setMember(workspace, email, chosen)
         yield* say(chosen === "none"
@@ -104,7 +105,7 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
       case "plan set": {
         yield* only(flags, [])
         const [workspace, plan] = rest
-        if (workspace === undefined) return yield* new UsageError({ message: "plan set <workspace> <free|paid>" })
+        if (workspace === undefined) return yield* new UsageInvalid({ message: "plan set <workspace> <free|paid>" })
         const done = yield* setPlan(workspace, yield* literal(Plan, "plan", plan))
         yield* say(`${done.name} is on the ${plan} plan`)
         return
@@ -112,7 +113,7 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
       case "credits set": {
         yield* only(flags, [])
         const [workspace, n] = rest
-        if (workspace === undefined || n === undefined) return yield* new UsageError({ message: "credits set <workspace> <n>" })
+        if (workspace === undefined || n === undefined) return yield* new UsageInvalid({ message: "credits set <workspace> <n>" })
         const done = yield* setCredits(workspace, Number(n))
         yield* say(`${done.name} has ${Number(n)} credits`)
         return
@@ -121,7 +122,7 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
         yield* only(flags, ["scopes", "tool-writes"])
         const [workspace, creatorEmail, ...nameWords] = rest
         if (workspace === undefined || creatorEmail === undefined || nameWords.length === 0)
-          return yield* new UsageError({ message: "apikey create <workspace> <creator-email> <name>" })
+          return yield* new UsageInvalid({ message: "apikey create <workspace> <creator-email> <name>" })
         const scopes = flags.has("scopes")
           ? yield* Effect.forEach(flags.get("scopes")!.split(",").map((s) => s.trim()).filter((s) => s !== ""),
             (s) => literal(Scope, "scope", s))
@@ -144,15 +145,17 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
         return yield* say(table([["ID", "EMAIL", "NAME", "WORKSPACES"], ...rows.map((u) => [u.id, u.email, u.name, u.workspaces])]))
       }
       default:
-        return yield* new UsageError({ message: command === "" ? "no command given" : `unknown command: ${command}` })
+        return yield* new UsageInvalid({ message: command === "" ? "no command given" : `unknown command: ${command}` })
     }
   })
 
 /** What a failure says to the person at the terminal; never a stack trace, never a secret. */
-export const describeCliFailure = (cause: Cause.Cause<unknown>): string => {
+export const describeCliFailure = (cause: Cause.Cause<unknown>): string => withoutPasswords(describeFailure(cause))
+
+const describeFailure = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause) as { readonly _tag?: string; readonly message?: string; readonly dataDir?: string; readonly pid?: number; readonly reason?: unknown }
   switch (error?._tag) {
-    case "UsageError":
+    case "UsageInvalid":
       return `${error.message}\n\n${usage}`
     case "CommandRefused":
       return String(error.message)
@@ -183,7 +186,7 @@ const main = async () => {
   const program = Effect.gen(function* () {
     const config = yield* loadAppConfig
     return yield* runCommand(argv).pipe(Effect.provide(appPorts(config)))
-  }).pipe(Effect.provide(Layer.mergeAll(Logger.layer([Logger.consoleLogFmt]))), Effect.scoped)
+  }).pipe(Effect.provide(Logger.layer([Logger.consoleLogFmt])), Effect.scoped)
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isFailure(exit)) {
     process.stderr.write(describeCliFailure(exit.cause) + "\n")

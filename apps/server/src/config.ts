@@ -1,4 +1,4 @@
-// The server's configuration, read from the environment (issue 4 "Configuration"; README §Configuration):
+// The server's configuration, read from the environment (README §Configuration):
 // PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key.
 import { Config, Effect, Option, Redacted } from "effect"
 import { resolve } from "node:path"
@@ -35,6 +35,10 @@ const originOf = (raw: string) =>
     return url.origin
   })
 
+/** A secret setting (a URL with credentials, a password, a key): absent when unset or empty, redacted when shown. */
+const optionalSecret = (name: string) =>
+  Config.option(Config.Redacted(name)).pipe(Config.map(Option.filter((value) => Redacted.value(value) !== "")))
+
 /** Reads and checks the configuration from the current ConfigProvider (the environment by default). */
 export const loadAppConfig = Effect.gen(function* () {
   const port = yield* Config.Port("PORT").pipe(Config.withDefault(8787))
@@ -49,12 +53,12 @@ export const loadAppConfig = Effect.gen(function* () {
     port,
     host,
     baseUrl,
-    databaseUrl: yield* Config.option(Config.Redacted("DATABASE_URL")).pipe(Config.map(Option.filter((u) => Redacted.value(u) !== ""))),
+    databaseUrl: yield* optionalSecret("DATABASE_URL"),
     dataDir,
-    smtpUrl: yield* Config.option(Config.Redacted("SMTP_URL")).pipe(Config.map(Option.filter((u) => Redacted.value(u) !== ""))),
+    smtpUrl: yield* optionalSecret("SMTP_URL"),
     mailFrom,
     adminEmail: yield* Config.option(Config.NonEmptyString("ADGATE_ADMIN_EMAIL")),
-    adminPassword: yield* Config.option(Config.Redacted("ADGATE_ADMIN_PASSWORD")).pipe(Config.map(Option.filter((u) => Redacted.value(u) !== ""))),
-    credentialsKey: yield* Config.option(Config.Redacted("ADGATE_CREDENTIALS_KEY")).pipe(Config.map(Option.filter((u) => Redacted.value(u) !== "")))
+    adminPassword: yield* optionalSecret("ADGATE_ADMIN_PASSWORD"),
+    credentialsKey: yield* optionalSecret("ADGATE_CREDENTIALS_KEY")
   } satisfies AppConfig
 })

@@ -5,7 +5,8 @@ export class ConfigurationInvalid extends Schema.TaggedError<ConfigurationInvali
   message: Schema.String
 }) {}
 
-export class UsageError extends Schema.TaggedError<UsageError>()("UsageError", {
+/** The command line was not understood: an unknown command or option, a missing or invalid argument. */
+export class UsageInvalid extends Schema.TaggedError<UsageInvalid>()("UsageInvalid", {
   message: Schema.String
 }) {}
 

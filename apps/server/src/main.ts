@@ -9,6 +9,7 @@ import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { MailSender } from "./MailSender.ts"
 import { seedOnFirstStart } from "./seed.ts"
+import { withoutPasswords } from "./withoutPasswords.ts"
 
 export const serverLayer = (config: AppConfig) => {
   const ports = appPorts(config)
@@ -30,9 +31,6 @@ const program = Effect.gen(function* () {
     yield* Effect.logWarning(`ADGATE_CREDENTIALS_KEY is not set: using the key file in ${config.dataDir}; every process sharing this database needs the same key`)
   return yield* Layer.launch(serverLayer(config))
 }).pipe(Effect.provide(Logger.layer([Logger.consoleLogFmt])))
-
-/** A URL's password never reaches the terminal, whatever a driver put into its message. */
-const withoutPasswords = (text: string) => text.replace(/\/\/([^/:@\s]*):[^@\s]*@/g, "//$1:***@")
 
 const oneLine = (text: unknown) => withoutPasswords(String(text ?? "")).replace(/\s+/g, " ").trim()
 

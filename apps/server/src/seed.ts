@@ -1,4 +1,4 @@
-// First start on an empty database (issue 4 "People"): a demo workspace "Demo" on the paid plan with credits, its
+// First start on an empty database (README, first start): a demo workspace "Demo" on the paid plan with credits, its
 // admin (ADGATE_ADMIN_EMAIL / ADGATE_ADMIN_PASSWORD, else admin@example.com) and an editor. A generated password
 // is printed once, to stdout, and never logged. Processes starting together on one PostgreSQL seed it once: the
 // check and the seeding run in one transaction under an advisory lock.

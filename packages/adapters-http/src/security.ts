@@ -28,6 +28,9 @@ export const contentSecurityPolicy = (options?: { readonly formAction?: Readonly
     "frame-ancestors 'none'"
   ].join("; ")
 
+/** The policy of every response that does not set its own: built once. */
+const defaultContentSecurityPolicy = contentSecurityPolicy()
+
 /**
  * True when a state-changing request comes from another site (checklist M 157). A browser's `Sec-Fetch-Site` is
  * trusted when present (it cannot be set by a page): only `same-origin` is ours — `same-site` is a sibling host,
@@ -151,7 +154,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
           "referrer-policy": "same-origin",
           "cross-origin-opener-policy": "same-origin"
         }
-        if (response.headers["content-security-policy"] === undefined) headers["content-security-policy"] = contentSecurityPolicy()
+        if (response.headers["content-security-policy"] === undefined) headers["content-security-policy"] = defaultContentSecurityPolicy
         if (https) headers["strict-transport-security"] = "max-age=31536000; includeSubDomains"
         if (responseIsHtml(response) && response.headers["cache-control"] === undefined) Object.assign(headers, htmlHeaders)
         response = HttpServerResponse.setHeaders(response, headers)

@@ -3,12 +3,12 @@
 import { AccessToken, AccessTokenStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeRow } from "./decodeRow.ts"
+import { decodeFirstRow } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 export const AccessTokenStoreSql = Layer.effect(AccessTokenStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decode = decodeRow(AccessToken, { operation: "AccessTokenStore.findByHash", table: "access_tokens", key: "hash" })
+  const decode = decodeFirstRow(AccessToken, { operation: "AccessTokenStore.findByHash", table: "access_tokens", key: "hash" })
   return AccessTokenStore.of({
     insert: (t) =>
       sql`INSERT INTO access_tokens (hash, connection_id, generation, client_id, workspace_id, scopes, surface,
@@ -21,7 +21,7 @@ export const AccessTokenStoreSql = Layer.effect(AccessTokenStore, Effect.gen(fun
     findByHash: (hash) =>
       sql`SELECT * FROM access_tokens WHERE hash = ${hash}`.pipe(
         unavailable("AccessTokenStore.findByHash"),
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]))))
+        Effect.flatMap(decode)
       ),
     revoke: (hash, at) =>
       sql`UPDATE access_tokens SET revoked_at = ${at} WHERE hash = ${hash} AND revoked_at IS NULL RETURNING hash`.pipe(

@@ -4,15 +4,16 @@ import { ApiKey, ApiKeyStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `ApiKeyStore.${operation}`, table: "api_keys", key: "id" })
 
 export const ApiKeyStoreSql = Layer.effect(ApiKeyStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const one = (operation: string) => (rows: ReadonlyArray<Record<string, unknown>>) =>
-    rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(ApiKey, source(operation))(rows[0]))
+  const findByHash = decodeFirstRow(ApiKey, source("findByHash"))
+  const find = decodeFirstRow(ApiKey, source("find"))
+  const listByWorkspace = decodeRows(ApiKey, source("listByWorkspace"))
   return ApiKeyStore.of({
     insert: (k) =>
       sql`INSERT INTO api_keys (id, hash, version, workspace_id, name, created_by, scopes, tool_writes, created_at,
@@ -23,8 +24,8 @@ export const ApiKeyStoreSql = Layer.effect(ApiKeyStore, Effect.gen(function* () 
         unavailable("ApiKeyStore.insert")
       ),
     findByHash: (hash) =>
-      sql`SELECT * FROM api_keys WHERE hash = ${hash}`.pipe(unavailable("ApiKeyStore.findByHash"), Effect.flatMap(one("findByHash"))),
-    find: (id) => sql`SELECT * FROM api_keys WHERE id = ${id}`.pipe(unavailable("ApiKeyStore.find"), Effect.flatMap(one("find"))),
+      sql`SELECT * FROM api_keys WHERE hash = ${hash}`.pipe(unavailable("ApiKeyStore.findByHash"), Effect.flatMap(findByHash)),
+    find: (id) => sql`SELECT * FROM api_keys WHERE id = ${id}`.pipe(unavailable("ApiKeyStore.find"), Effect.flatMap(find)),
     save: (k) =>
       sql`UPDATE api_keys SET version = ${k.version}, hash = ${k.hash}, workspace_id = ${k.workspaceId},
           name = ${k.name}, created_by = ${k.createdBy}, scopes = ${JSON.stringify(k.scopes)}::jsonb,
@@ -37,7 +38,7 @@ export const ApiKeyStoreSql = Layer.effect(ApiKeyStore, Effect.gen(function* () 
     listByWorkspace: (workspaceId) =>
       sql`SELECT * FROM api_keys WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(
         unavailable("ApiKeyStore.listByWorkspace"),
-        Effect.flatMap(decodeRows(ApiKey, source("listByWorkspace")))
+        Effect.flatMap(listByWorkspace)
       )
   })
 }))

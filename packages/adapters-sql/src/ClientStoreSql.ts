@@ -4,13 +4,15 @@ import { Client, ClientStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `ClientStore.${operation}`, table: "clients", key: "client_id" })
 
 export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const find = decodeFirstRow(Client, source("find"))
+  const listByWorkspace = decodeRows(Client, source("listByWorkspace"))
   return ClientStore.of({
     insert: (c) =>
       sql`INSERT INTO clients (client_id, version, kind, name, redirect_uris, auth_method, secret_hash, workspace_id,
@@ -21,8 +23,7 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
     find: (clientId) =>
       sql`SELECT * FROM clients WHERE client_id = ${clientId}`.pipe(
         unavailable("ClientStore.find"),
-        Effect.flatMap((rows) =>
-          rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(Client, source("find"))(rows[0])))
+        Effect.flatMap(find)
       ),
     // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches.
     save: (c) =>
@@ -39,7 +40,7 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
     listByWorkspace: (workspaceId) =>
       sql`SELECT * FROM clients WHERE workspace_id = ${workspaceId} ORDER BY created_at, client_id`.pipe(
         unavailable("ClientStore.listByWorkspace"),
-        Effect.flatMap(decodeRows(Client, source("listByWorkspace")))
+        Effect.flatMap(listByWorkspace)
       ),
     countDynamicSince: (since) =>
       sql<{ n: number }>`SELECT count(*)::int AS n FROM clients WHERE kind = 'dynamic' AND created_at >= ${since}`.pipe(

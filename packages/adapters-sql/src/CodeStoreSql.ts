@@ -4,12 +4,12 @@ import { AuthorizationCode, CodeStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow } from "./decodeRow.ts"
+import { decodeFirstRow } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decode = decodeRow(AuthorizationCode, { operation: "CodeStore.findByHash", table: "authorization_codes", key: "hash" })
+  const decode = decodeFirstRow(AuthorizationCode, { operation: "CodeStore.findByHash", table: "authorization_codes", key: "hash" })
   return CodeStore.of({
     insert: (c) =>
       sql`INSERT INTO authorization_codes (hash, version, client_id, redirect_uri, redirect_uri_sent, code_challenge,
@@ -22,7 +22,7 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
     findByHash: (hash) =>
       sql`SELECT * FROM authorization_codes WHERE hash = ${hash}`.pipe(
         unavailable("CodeStore.findByHash"),
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]))))
+        Effect.flatMap(decode)
       ),
     // Of 32 racing exchanges that loaded one version, exactly one row matches: the code is spent once.
     save: (c) =>

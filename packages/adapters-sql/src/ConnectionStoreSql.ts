@@ -4,15 +4,17 @@ import { Connection, ConnectionStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `ConnectionStore.${operation}`, table: "connections", key: "id" })
 
 export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const one = (operation: string) => (rows: ReadonlyArray<Record<string, unknown>>) =>
-    rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(Connection, source(operation))(rows[0]))
+  const find = decodeFirstRow(Connection, source("find"))
+  const findByRefreshHash = decodeFirstRow(Connection, source("findByRefreshHash"))
+  const listByWorkspace = decodeRows(Connection, source("listByWorkspace"))
+  const listByClient = decodeRows(Connection, source("listByClient"))
   return ConnectionStore.of({
     insert: (c) =>
       sql.withTransaction(Effect.gen(function* () {
@@ -27,10 +29,10 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
         yield* sql`INSERT INTO connection_refresh_tokens (hash, connection_id) VALUES (${c.refresh.hash}, ${c.id})`
       })).pipe(unavailable("ConnectionStore.insert")),
     find: (id) =>
-      sql`SELECT * FROM connections WHERE id = ${id}`.pipe(unavailable("ConnectionStore.find"), Effect.flatMap(one("find"))),
+      sql`SELECT * FROM connections WHERE id = ${id}`.pipe(unavailable("ConnectionStore.find"), Effect.flatMap(find)),
     findByRefreshHash: (hash) =>
       sql`SELECT c.* FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
-        WHERE r.hash = ${hash}`.pipe(unavailable("ConnectionStore.findByRefreshHash"), Effect.flatMap(one("findByRefreshHash"))),
+        WHERE r.hash = ${hash}`.pipe(unavailable("ConnectionStore.findByRefreshHash"), Effect.flatMap(findByRefreshHash)),
     // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched.
     // Of racing refreshes that loaded one version, one row matches; the losers index nothing.
     save: (c) =>
@@ -54,12 +56,12 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
     listByWorkspace: (workspaceId) =>
       sql`SELECT * FROM connections WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(
         unavailable("ConnectionStore.listByWorkspace"),
-        Effect.flatMap(decodeRows(Connection, source("listByWorkspace")))
+        Effect.flatMap(listByWorkspace)
       ),
     listByClient: (clientId) =>
       sql`SELECT * FROM connections WHERE client_id = ${clientId} ORDER BY created_at, id`.pipe(
         unavailable("ConnectionStore.listByClient"),
-        Effect.flatMap(decodeRows(Connection, source("listByClient")))
+        Effect.flatMap(listByClient)
       )
   })
 }))

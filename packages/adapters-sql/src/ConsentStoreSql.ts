@@ -3,12 +3,12 @@ import { ConsentPage, ConsentStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow } from "./decodeRow.ts"
+import { decodeFirstRow } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 export const ConsentStoreSql = Layer.effect(ConsentStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decode = decodeRow(ConsentPage, { operation: "ConsentStore.find", table: "consent_pages", key: "id" })
+  const decode = decodeFirstRow(ConsentPage, { operation: "ConsentStore.find", table: "consent_pages", key: "id" })
   return ConsentStore.of({
     insert: (p) =>
       sql`INSERT INTO consent_pages (id, version, request, user_id, workspace_id, csrf_hash, opened_at, expires_at, status)
@@ -17,7 +17,7 @@ export const ConsentStoreSql = Layer.effect(ConsentStore, Effect.gen(function* (
     find: (id) =>
       sql`SELECT * FROM consent_pages WHERE id = ${id}`.pipe(
         unavailable("ConsentStore.find"),
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]))))
+        Effect.flatMap(decode)
       ),
     // Approval decisions are exactly-once: of two racing decisions from one loaded version, one row matches.
     save: (p) =>

@@ -10,6 +10,7 @@ import { unavailable } from "./unavailable.ts"
 
 export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const decodeEntries = decodeRows(CreditEntry, { operation: "CreditsLedger.entries", table: "credit_entries", key: "workspace_id" })
   const balance = (operation: string, workspaceId: string): Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable> =>
     sql<{ readonly credits: number }>`SELECT credits FROM workspaces WHERE id = ${workspaceId}`.pipe(
       unavailable(`CreditsLedger.${operation}`),
@@ -55,7 +56,7 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
       sql`SELECT workspace_id, kind, amount, balance_after, reason, reference, at FROM credit_entries
         WHERE workspace_id = ${workspaceId} ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("CreditsLedger.entries"),
-        Effect.flatMap(decodeRows(CreditEntry, { operation: "CreditsLedger.entries", table: "credit_entries", key: "workspace_id" }))
+        Effect.flatMap(decodeEntries)
       )
   })
 }))

@@ -1,10 +1,10 @@
 // Directory on SQL (spec §What the service does 1): workspaces with their plan and credits, people, and their
 // roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect.
-import { Directory, Membership, Role, StoreUnavailable, User, Workspace } from "@adgate/core"
+import { Directory, Membership, Role, User, Workspace } from "@adgate/core"
 import type { DirectoryUnavailable } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { directoryUnavailable, unavailable } from "./unavailable.ts"
 
 const workspaceRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "workspaces", key: "id" })
@@ -16,26 +16,29 @@ const WorkspaceRoleRow = Schema.Struct({ workspace: Workspace, role: Role })
 
 export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const first = <A>(decode: (row: Record<string, unknown>) => Effect.Effect<A, StoreUnavailable>) =>
-    (rows: ReadonlyArray<Record<string, unknown>>) =>
-      rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]))
+  const decodeWorkspace = decodeFirstRow(Workspace, workspaceRow("workspace"))
+  const decodeUser = decodeFirstRow(User, userRow("user"))
+  const decodeUserByEmail = decodeFirstRow(User, userRow("userByEmail"))
+  const decodeMembership = decodeFirstRow(Membership, membershipRow("role"))
+  const decodeWorkspacesOf = decodeRows(WorkspaceRoleRow, membershipRow("workspacesOf"))
+  const decodeMembers = decodeRows(MemberRow, membershipRow("members"))
   const read = <A, E>(operation: string, effect: Effect.Effect<A, E>): Effect.Effect<A, DirectoryUnavailable> =>
     effect.pipe(directoryUnavailable(`Directory.${operation}`))
   return Directory.of({
     workspace: (id) =>
       read("workspace", sql`SELECT * FROM workspaces WHERE id = ${id}`.pipe(
-        Effect.flatMap(first(decodeRow(Workspace, workspaceRow("workspace"))))
+        Effect.flatMap(decodeWorkspace)
       )),
     user: (id) =>
-      read("user", sql`SELECT * FROM users WHERE id = ${id}`.pipe(Effect.flatMap(first(decodeRow(User, userRow("user")))))),
+      read("user", sql`SELECT * FROM users WHERE id = ${id}`.pipe(Effect.flatMap(decodeUser))),
     userByEmail: (email) =>
       read("userByEmail", sql`SELECT * FROM users WHERE lower(email) = lower(${email})`.pipe(
-        Effect.flatMap(first(decodeRow(User, userRow("userByEmail"))))
+        Effect.flatMap(decodeUserByEmail)
       )),
     role: (workspaceId, userId) =>
       read("role", sql`SELECT workspace_id, user_id, role FROM memberships
         WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`.pipe(
-        Effect.flatMap(first(decodeRow(Membership, membershipRow("role")))),
+        Effect.flatMap(decodeMembership),
         Effect.map(Option.map((m) => m.role))
       )),
     // Nested records are built as JSON in SQL so that one decode checks the whole answer.
@@ -44,14 +47,14 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
           'credits', w.credits, 'createdAt', w.created_at) AS workspace
         FROM memberships m JOIN workspaces w ON w.id = m.workspace_id
         WHERE m.user_id = ${userId} ORDER BY w.created_at, w.id`.pipe(
-        Effect.flatMap(decodeRows(WorkspaceRoleRow, membershipRow("workspacesOf")))
+        Effect.flatMap(decodeWorkspacesOf)
       )),
     members: (workspaceId) =>
       read("members", sql`SELECT m.workspace_id, m.user_id, m.role, json_build_object('id', u.id, 'email', u.email,
           'name', u.name, 'createdAt', u.created_at) AS "user"
         FROM memberships m JOIN users u ON u.id = m.user_id
         WHERE m.workspace_id = ${workspaceId} ORDER BY u.created_at, u.id`.pipe(
-        Effect.flatMap(decodeRows(MemberRow, membershipRow("members")))
+        Effect.flatMap(decodeMembers)
       )),
     createWorkspace: (w) =>
       sql`INSERT INTO workspaces (id, name, plan, credits, created_at)

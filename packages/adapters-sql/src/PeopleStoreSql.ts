@@ -3,12 +3,12 @@
 import { PeopleStore, Session } from "@adgate/core"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeRow } from "./decodeRow.ts"
+import { decodeFirstRow } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 export const PeopleStoreSql = Layer.effect(PeopleStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decode = decodeRow(Session, { operation: "PeopleStore.findSession", table: "sessions", key: "hash" })
+  const decode = decodeFirstRow(Session, { operation: "PeopleStore.findSession", table: "sessions", key: "hash" })
   const upsertSession = (s: Session, operation: string) =>
     sql`INSERT INTO sessions (hash, user_id, workspace_id, created_at, expires_at, revoked_at)
       VALUES (${s.hash}, ${s.userId}, ${s.workspaceId}, ${s.createdAt}, ${s.expiresAt}, ${s.revokedAt})
@@ -34,7 +34,7 @@ export const PeopleStoreSql = Layer.effect(PeopleStore, Effect.gen(function* () 
     findSession: (hash) =>
       sql`SELECT * FROM sessions WHERE hash = ${hash}`.pipe(
         unavailable("PeopleStore.findSession"),
-        Effect.flatMap((rows) => (rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decode(rows[0]))))
+        Effect.flatMap(decode)
       ),
     updateSession: (s) => upsertSession(s, "PeopleStore.updateSession")
   })

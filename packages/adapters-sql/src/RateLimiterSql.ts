@@ -1,19 +1,15 @@
 // RateLimiter on SQL: fixed-window counters shared by every server process. One atomic statement counts the hit
 // only while the window is under its limit, so N concurrent hits with limit L allow exactly min(N, L).
-import { RateLimiter } from "@adgate/core"
+import { RateLimiter, rateWindow } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
 
 export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const window = (windowMs: number, now: number) => {
-    const windowStart = Math.floor(now / windowMs) * windowMs
-    return { windowStart, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) }
-  }
   return RateLimiter.of({
     hit: (key, limit, windowMs, now) => {
-      const { windowStart, retryAfterSeconds } = window(windowMs, now)
+      const { start: windowStart, retryAfterSeconds } = rateWindow(windowMs, now)
       if (limit <= 0) return Effect.succeed({ allowed: false, retryAfterSeconds })
       // The WHERE on the conflict branch leaves a full window untouched and returns no row: refused.
       return sql`INSERT INTO rate_limit_windows (key, window_start, window_end, count)
@@ -26,7 +22,7 @@ export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () 
       )
     },
     peek: (key, limit, windowMs, now) => {
-      const { windowStart, retryAfterSeconds } = window(windowMs, now)
+      const { start: windowStart, retryAfterSeconds } = rateWindow(windowMs, now)
       return sql<{ readonly count: number }>`SELECT count FROM rate_limit_windows
           WHERE key = ${key} AND window_start = ${windowStart}`.pipe(
         unavailable("RateLimiter.peek"),

@@ -3,7 +3,7 @@ import { Task, TaskStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `TaskStore.${operation}`, table: "tasks", key: "id" })
@@ -11,6 +11,8 @@ const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
 
 export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const find = decodeFirstRow(Task, source("find"))
+  const list = decodeRows(Task, source("list"))
   return TaskStore.of({
     insert: (t) =>
       sql`INSERT INTO tasks (id, version, workspace_id, created_by, connection_id, api_key_id, goal, status, plan, report,
@@ -23,7 +25,7 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
     find: (id) =>
       sql`SELECT * FROM tasks WHERE id = ${id}`.pipe(
         unavailable("TaskStore.find"),
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(Task, source("find"))(rows[0])))
+        Effect.flatMap(find)
       ),
     save: (t) =>
       sql`UPDATE tasks SET version = ${t.version}, workspace_id = ${t.workspaceId}, created_by = ${t.createdBy},
@@ -37,7 +39,7 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
         ORDER BY created_at DESC, id COLLATE "C" DESC
         LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.skip))}`.pipe(
         unavailable("TaskStore.list"),
-        Effect.flatMap(decodeRows(Task, source("list")))
+        Effect.flatMap(list)
       )
   })
 }))

@@ -5,7 +5,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
-import { decodeRow, decodeRows } from "./decodeRow.ts"
+import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `WriteRequestStore.${operation}`, table: "write_requests", key: "id" })
@@ -29,6 +29,8 @@ export const expireDueWriteRequests = (now: number): Effect.Effect<ReadonlyArray
 
 export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  const find = decodeFirstRow(WriteRequest, source("find"))
+  const listPending = decodeRows(WriteRequest, source("listPending"))
   return WriteRequestStore.of({
     insert: (r) =>
       sql`INSERT INTO write_requests (id, version, workspace_id, connection_id, api_key_id, requested_by, tool, arguments,
@@ -42,7 +44,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
     find: (id) =>
       sql`SELECT * FROM write_requests WHERE id = ${id}`.pipe(
         unavailable("WriteRequestStore.find"),
-        Effect.flatMap((rows) => rows[0] === undefined ? Effect.succeedNone : Effect.asSome(decodeRow(WriteRequest, source("find"))(rows[0])))
+        Effect.flatMap(find)
       ),
     save: (r) =>
       sql`UPDATE write_requests SET version = ${r.version}, workspace_id = ${r.workspaceId}, connection_id = ${r.connectionId},
@@ -57,7 +59,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
       sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId} AND status = 'pending_approval'
         ORDER BY created_at, id COLLATE "C"`.pipe(
         unavailable("WriteRequestStore.listPending"),
-        Effect.flatMap(decodeRows(WriteRequest, source("listPending")))
+        Effect.flatMap(listPending)
       ),
     expireDue: (now) => expireDueWriteRequests(now).pipe(Effect.provideService(SqlClient.SqlClient, sql), unavailable("WriteRequestStore.expireDue"))
   })

@@ -2,7 +2,7 @@
 // camelCase fields, int8 (bigint from sql-pg, number from PGlite) becomes number, and a row that does not decode
 // (unknown enum value, wrong-shaped JSON) fails with StoreUnavailable naming its table and row, never a defect.
 import { StoreUnavailable } from "@adgate/core"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 
 const camel = (column: string) => column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
 
@@ -31,6 +31,13 @@ export const decodeRow = <S extends Schema.Top & { readonly DecodingServices: ne
           message: `${source.table} row ${JSON.stringify(String(row[source.key]))} does not decode: ${error.message}`
         }))
     )
+}
+
+/** Decodes the first row when there is one (a look-up by key): none when the query found nothing. */
+export const decodeFirstRow = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, source: RowSource) => {
+  const one = decodeRow(schema, source)
+  return (rows: ReadonlyArray<Record<string, unknown>>): Effect.Effect<Option.Option<S["Type"]>, StoreUnavailable> =>
+    rows[0] === undefined ? Effect.succeedNone : Effect.asSome(one(rows[0]))
 }
 
 /** Decodes every row, failing on the first that does not decode. */

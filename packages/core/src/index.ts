@@ -11,7 +11,7 @@ export * from "./credentials/records.ts"
 export * from "./audit/AuditEntry.ts"
 export * from "./scopes/grant.ts"
 export * from "./people/records.ts"
-// codes, connections, credentials, token endpoint, audit (issue 2, part B)
+// codes, connections, credentials, token endpoint, audit, clients, authorize
 export * from "./codes/errors.ts"
 export * from "./codes/transitionCode.ts"
 export * from "./codes/exchangeCode.ts"
@@ -52,7 +52,7 @@ export * from "./authorize/consentOptions.ts"
 export * from "./authorize/transitionConsentPage.ts"
 export * from "./authorize/openConsentPage.ts"
 export * from "./authorize/decideConsent.ts"
-// write requests, idempotency keys, credits ledger, tasks, tool usage (issue 3, operations)
+// write requests, idempotency keys, credits ledger, tasks, tool usage
 export * from "./tools/ToolUsage.ts"
 export * from "./tools/hashToolCall.ts"
 export * from "./approvals/WriteRequest.ts"

@@ -9,6 +9,7 @@ import {
   ClientStore,
   connectingRole,
   ConsentStore,
+  constantTimeEqual,
   consentOptions,
   decideConsent,
   isMetadataDocumentClientId,
@@ -135,7 +136,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         const now = yield* Clock.currentTimeMillis
         if (now - page.openedAt >= consentMomentMs) return Option.none()
         // Only the person holding this page's token sees it again; anything else goes on to the core's refusal.
-        if ((yield* secrets.hash(csrfToken)) !== page.csrfHash || page.userId !== person.user.id) return Option.none()
+        if (!constantTimeEqual(yield* secrets.hash(csrfToken), page.csrfHash) || page.userId !== person.user.id) return Option.none()
         return Option.some(yield* showAgain(page, csrfToken, person, "Please review what the app asks for, then select Allow access again."))
       })
 
@@ -176,7 +177,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
           ConsentPageNotFound: () => errorPage(400, "This page is not valid", "Start again from the app."),
           ConsentPageExpired: () => errorPage(400, "This page has expired", "A consent page is valid for 10 minutes. Start again from the app."),
           ConsentAlreadyDecided: () => errorPage(400, "Already answered", "You already answered this request. Start again from the app if you need to."),
-          ConsentRestartRequired: () => restart(first(fields, "page") ?? ""),
+          ConsentRestartRequired: () => Effect.flatMap(findPage(first(fields, "page") ?? ""), restart),
           InvalidConsentDecision: (e) => errorPage(400, "This choice is not possible", `${e.description}. Start again from the app.`),
           NotAllowedToConnect: (e) => errorPage(403, "You cannot connect this app", notAllowedMessages[e.reason] ?? "You cannot connect this app."),
           DirectoryUnavailable: () => unavailablePage,
@@ -194,11 +195,16 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         return yield* decide(request, form.success)
       })
 
-    // The workspace or account changed after the page opened: restart from the app (spec §States: Consent page).
-    const restart = (pageId: string) =>
+    /** The consent page a form or link names; none for an empty id. */
+    const findPage = (pageId: string) =>
       Effect.gen(function* () {
-        const consents = yield* ConsentStore
-        const found = pageId === "" ? Option.none<ConsentPage>() : yield* consents.find(pageId)
+        if (pageId === "") return Option.none<ConsentPage>()
+        return yield* (yield* ConsentStore).find(pageId)
+      })
+
+    // The workspace or account changed after the page opened: restart from the app (spec §States: Consent page).
+    const restart = (found: Option.Option<ConsentPage>) =>
+      Effect.gen(function* () {
         const message = "You switched account or workspace after this page opened. For your safety, start connecting again from the app."
         if (Option.isNone(found)) return yield* errorPage(400, "Start again from the app", message)
         const back = errorRedirect(found.value, origin, "access_denied", "The person switched account or workspace; start the sign-in again")
@@ -209,12 +215,10 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
       people.requirePerson(request, (person) =>
         Effect.gen(function* () {
           const query = parseFormEncoded(rawQuery(request.url))
-          const pageId = Result.isSuccess(query) ? (first(query.success, "page") ?? "") : ""
-          const consents = yield* ConsentStore
-          const found = pageId === "" ? Option.none<ConsentPage>() : yield* consents.find(pageId)
+          const found = yield* findPage(Result.isSuccess(query) ? (first(query.success, "page") ?? "") : "")
           // Only the person the page was opened for gets the link back to the app.
           if (Option.isSome(found) && found.value.userId !== person.user.id) return yield* errorPage(400, "Start again from the app", "Start again from the app.")
-          return yield* restart(pageId)
+          return yield* restart(found)
         })).pipe(Effect.catchTag("StoreUnavailable", () => unavailablePage))
 
     const provided = <A, E>(f: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, E, CorePorts>) =>

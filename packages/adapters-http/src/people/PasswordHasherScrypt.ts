@@ -1,4 +1,4 @@
-// The PasswordHasher port on scrypt from node:crypto (memory-hard KDF; issue 4 "People"): N=2^15, r=8, p=1,
+// The PasswordHasher port on scrypt from node:crypto (memory-hard KDF; docs/decisions.md, People): N=2^15, r=8, p=1,
 // a fresh 16-byte salt per password, a self-describing string, constant-time comparison.
 import { Effect, Layer } from "effect"
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"

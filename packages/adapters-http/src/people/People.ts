@@ -4,8 +4,8 @@
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpServerResponse as Response } from "effect/http"
-import { timingSafeEqual } from "node:crypto"
 import {
+  constantTimeEqual,
   Directory,
   type DirectoryUnavailable,
   Issuer,
@@ -104,12 +104,6 @@ const cookiePattern = (prefix: string) => new RegExp(`^${prefix}[A-Za-z0-9_-]{43
 const sessionValue = cookiePattern(Prefix.session)
 const preSessionValue = cookiePattern(Prefix.csrf)
 
-const equalInConstantTime = (a: string, b: string) => {
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
-}
-
 export const makePeople = (options: PeopleOptions) =>
   Effect.gen(function* () {
     const issuer = yield* Issuer
@@ -193,7 +187,7 @@ export const makePeople = (options: PeopleOptions) =>
         const pre = request.cookies[preSessionCookie]
         if (options?.signInForm === true && pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
         let ok = false
-        for (const value of bound) if (equalInConstantTime(yield* csrfTokenFor(value), submitted)) ok = true
+        for (const value of bound) if (constantTimeEqual(yield* csrfTokenFor(value), submitted)) ok = true
         return ok
       })
 

@@ -1,5 +1,6 @@
 // The people pages: GET/POST /signin, POST /signout, POST /session/workspace and the signed-in home page `/`
-// (issue 4 "People"; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is CSRF-checked and same-site only.
+// (docs/decisions.md, People, sessions and pages; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is
+// CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerResponse, UrlParams } from "effect/http"
 import { Issuer } from "@adgate/core"

@@ -8,13 +8,15 @@ import { makeMetadataDocumentFetcherHttps } from "../../src/cimd/MetadataDocumen
 import { startLocalHttpsServer, testCertificate, type LocalHttpsServer } from "../cimd/localHttpsServer.ts"
 
 const seen: Array<{ readonly method: string; readonly headers: IncomingHttpHeaders }> = []
+// Compressed once, up front: compressing 10 MB inside the request handler could outlast the fetcher's 5 seconds on a
+// loaded machine, and the refusal would then be a timeout instead of "compressed".
+const bomb = gzipSync(`{"padding":"${"x".repeat(10 * 1024 * 1024)}"}`)
 let documents: LocalHttpsServer
 beforeAll(async () => {
   documents = await startLocalHttpsServer((req, res) => {
     seen.push({ method: req.method ?? "", headers: req.headers })
     const body = JSON.stringify({ client_id: `https://cimd.test${req.url ?? ""}`, redirect_uris: ["http://127.0.0.1/cb"], token_endpoint_auth_method: "none" })
     if (req.url === "/bomb.json") {
-      const bomb = gzipSync(`{"padding":"${"x".repeat(10 * 1024 * 1024)}"}`)
       res.writeHead(200, { "content-type": "application/json", "content-encoding": "gzip", "content-length": String(bomb.length) })
       res.end(bomb)
       return

@@ -3,6 +3,7 @@
 // WriteRequestNotPending. A decision arriving after the deadline marks the request expired and is refused.
 import { Clock, Effect, Option } from "effect"
 import { Directory } from "../ports/Directory.ts"
+import { canConnect } from "../scopes/grant.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestDecisionNotAllowed, WriteRequestNotFound } from "./errors.ts"
 import { transitionWriteRequest, type WriteRequestEvent } from "./transitionWriteRequest.ts"
@@ -22,7 +23,7 @@ export type WriteRequestDecision =
 export const decideWriteRequest = Effect.fn("approvals.decideWriteRequest")(function* (input: WriteRequestDecision) {
   const store = yield* WriteRequestStore
   const role = yield* (yield* Directory).role(input.workspaceId, input.deciderId)
-  if (!Option.exists(role, (r) => r === "admin" || r === "editor"))
+  if (!Option.exists(role, canConnect))
     return yield* new WriteRequestDecisionNotAllowed({ requestId: input.id })
   const event: WriteRequestEvent = input.decision === "approve"
     ? { _tag: "Approve", deciderId: input.deciderId, argumentsHash: input.argumentsHash }

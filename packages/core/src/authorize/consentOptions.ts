@@ -4,7 +4,7 @@
 import type { AuthorizationRequest } from "./ConsentPage.ts"
 import type { Client, ClientKind } from "../clients/Client.ts"
 import { redirectUriDestination } from "../clients/redirectUri.ts"
-import { whyNotGrantable, type NotGrantable } from "../scopes/grant.ts"
+import { isToolScope, makesChanges, whyNotGrantable, type NotGrantable } from "../scopes/grant.ts"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
@@ -44,8 +44,8 @@ export const consentOptions = (request: AuthorizationRequest, role: Role, plan: 
     const reason = whyNotGrantable(scope, role, plan)
     return { scope, grantable: reason === null, reason, preTicked: reason === null && scope !== "tools:raw" }
   }),
-  showPlatforms: request.scopes.some((s) => s.startsWith("tools:")),
-  showWriteChoice: request.scopes.includes("tools:write") || request.scopes.includes("tools:raw"),
+  showPlatforms: request.scopes.some(isToolScope),
+  showWriteChoice: makesChanges(request.scopes),
   canApplyAtOnce: role === "admin",
   surface: request.surface,
   app: {

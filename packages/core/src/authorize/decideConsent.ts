@@ -7,17 +7,15 @@ import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
 import { ConsentAlreadyDecided, ConsentPageNotFound, InvalidConsentDecision } from "./errors.ts"
 import { connectingRole } from "./openConsentPage.ts"
 import { transitionConsentPage } from "./transitionConsentPage.ts"
-import type { AuditEntry } from "../audit/AuditEntry.ts"
+import { recordAudit } from "../audit/recordAudit.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
+import { codeLifetimeMs } from "../codes/transitionCode.ts"
 import { Issuer } from "../ports/Issuer.ts"
-import { AuditLog } from "../ports/Outbox.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore, ConsentStore } from "../ports/Stores.ts"
-import { canGrant, formatScopes, parseScopes } from "../scopes/grant.ts"
+import { canGrant, formatScopes, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
-/** Authorization codes live 10 minutes (spec §Tokens and codes). */
-const codeLifetimeMs = 10 * 60 * 1000
 const maxPlatformNameLength = 100
 
 export type ConsentAnswer = { readonly _tag: "Allow"; readonly decision: ConsentDecision } | { readonly _tag: "Cancel" }
@@ -52,11 +50,10 @@ export const checkConsentDecision = (
   if (platforms !== "all" && platforms.some((p) => p.length === 0 || p.length > maxPlatformNameLength))
     return fail("a platform name is empty or too long")
   const scopes = parseScopes(formatScopes(decision.scopes))
-  const makesChanges = scopes.includes("tools:write") || scopes.includes("tools:raw")
   return Result.succeed({
     scopes,
     platforms: platforms === "all" ? "all" : [...new Set(platforms)],
-    writeMode: makesChanges ? decision.writeMode : "wait"
+    writeMode: makesChanges(scopes) ? decision.writeMode : "wait"
   })
 }
 
@@ -64,7 +61,6 @@ export const decideConsent = Effect.fn("authorize.decideConsent")(function* (inp
   const secrets = yield* Secrets
   const consents = yield* ConsentStore
   const codes = yield* CodeStore
-  const audit = yield* AuditLog
   const issuer = yield* Issuer
   const csrfHash = yield* secrets.hash(input.csrfToken)
 
@@ -96,17 +92,14 @@ export const decideConsent = Effect.fn("authorize.decideConsent")(function* (inp
   const request = page.request
   if (grant === null) {
     const description = decided.cancelled ? "The person declined access" : "No permission was approved"
-    const entry: AuditEntry = {
-      id: yield* secrets.generate(Prefix.audit),
+    yield* recordAudit({
       workspaceId: page.workspaceId,
-      at: now,
       actorId: page.userId,
       action: "connection.declined",
       clientId: request.clientId,
       connectionId: null,
       detail: { scopesAsked: formatScopes(request.scopes), surface: request.surface, reason: decided.cancelled ? "cancelled" : "no_permission_approved" }
-    }
-    yield* audit.append(entry)
+    })
     return {
       redirectTo: authorizationResponseUrl(
         request.redirectUri,

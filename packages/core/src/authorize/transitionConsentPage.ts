@@ -2,6 +2,7 @@
 // row. Pure: `now` is an argument; the caller hashes the posted CSRF token through the Secrets port.
 import { Result } from "effect"
 import type { ConsentPage } from "./ConsentPage.ts"
+import { constantTimeEqual } from "../credentials/constantTimeEqual.ts"
 import { ConsentAlreadyDecided, ConsentPageExpired, ConsentRestartRequired, CsrfMismatch } from "./errors.ts"
 
 /** A consent page is valid 10 minutes from opening (spec §Limits). */
@@ -21,13 +22,6 @@ export type ConsentEvent = Decide
 
 export type ConsentRefusal = CsrfMismatch | ConsentRestartRequired | ConsentAlreadyDecided | ConsentPageExpired
 
-/** Compares two hashes in time that depends only on their length, never on where they first differ. */
-const sameHash = (a: string, b: string): boolean => {
-  let diff = a.length ^ b.length
-  for (let i = 0; i < Math.max(a.length, b.length); i++) diff |= (a.charCodeAt(i) | 0) ^ (b.charCodeAt(i) | 0)
-  return diff === 0
-}
-
 export const transitionConsentPage = (
   page: ConsentPage,
   event: ConsentEvent,
@@ -36,7 +30,7 @@ export const transitionConsentPage = (
   switch (event._tag) {
     case "Decide": {
       // RFC 6749 §10.12: a post without this page's CSRF token is forged; nothing about the page is revealed.
-      if (!sameHash(event.csrfHash, page.csrfHash)) return Result.fail(new CsrfMismatch())
+      if (!constantTimeEqual(event.csrfHash, page.csrfHash)) return Result.fail(new CsrfMismatch())
       // Spec §States: Consent page: a switch of account or workspace after opening restarts the flow from the app.
       if (event.userId !== page.userId || event.workspaceId !== page.workspaceId) return Result.fail(new ConsentRestartRequired())
       // Spec §Authentication 9: each approval is posted once; a double click or a replay issues nothing more.

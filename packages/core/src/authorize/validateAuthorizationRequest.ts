@@ -11,14 +11,12 @@ import { originOf, parseRawUri } from "../clients/RawUri.ts"
 import { defaultScopes } from "../scopes/Scope.ts"
 import { parseScopes } from "../scopes/grant.ts"
 import { surfaceOfResource } from "../token/surfaceOfResource.ts"
+import { describableName } from "../token/TokenParams.ts"
 
 export const maxStateLength = 2048
 
 /** RFC 7636 §4.2: BASE64URL(SHA-256(verifier)) is exactly 43 characters of the base64url alphabet. */
 const s256Challenge = /^[A-Za-z0-9_-]{43}$/
-
-/** A parameter name echoed in error_description: only RFC 6749 §4.1.2.1 characters, bounded. */
-const describableName = (name: string): string => name.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, "?").slice(0, 40)
 
 export interface ValidatedAuthorization {
   readonly client: Client

@@ -1,4 +1,4 @@
-// Tagged errors of client registration and resolution (spec §POST /oauth/register, §Authentication 3–4,
+// Tagged errors of client registration, resolution and removal (spec §POST /oauth/register, §Authentication 3–4,
 // §Resources: OAuth client). They carry what a caller needs, never a secret.
 import { Schema } from "effect"
 
@@ -47,3 +47,6 @@ export class InvalidMetadataDocumentUrl extends Schema.TaggedError<InvalidMetada
 export class InvalidMetadataDocument extends Schema.TaggedError<InvalidMetadataDocument>()("InvalidMetadataDocument", {
   reason: Schema.String
 }) {}
+
+/** No app of this workspace with this client_id (removing a workspace app). */
+export class WorkspaceAppNotFound extends Schema.TaggedError<WorkspaceAppNotFound>()("WorkspaceAppNotFound", {}) {}

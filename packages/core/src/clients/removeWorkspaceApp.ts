@@ -1,14 +1,12 @@
 // Removes a workspace's own OAuth app (spec §Resources: OAuth client, "Removing the app ends every connection made
 // with it"; §States: Connection, row "app removed from workspace → ended"). Compare-and-set on the client row.
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option } from "effect"
+import { WorkspaceAppNotFound } from "./errors.ts"
 import { ClientStore, ConnectionStore } from "../ports/Stores.ts"
 import { Directory } from "../ports/Directory.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { NotAllowedToManage } from "../connections/errors.ts"
-
-/** No app of this workspace with this client_id (clients/errors.ts belongs to the registration module). */
-export class WorkspaceAppNotFound extends Schema.TaggedError<WorkspaceAppNotFound>()("WorkspaceAppNotFound", {}) {}
 
 export interface RemoveWorkspaceAppInput {
   readonly clientId: string

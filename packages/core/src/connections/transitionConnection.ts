@@ -1,8 +1,8 @@
 // The connection lifecycle as a pure transition, one branch per row of spec §States: Connection, with checklist
 // section F and decisions 78-81, 89, 90, 92. No I/O and no clock: `now` (epoch ms) and the role answer come in.
 import type { Role } from "../workspaces/Workspace.ts"
-import { allScopes, type Scope, type Surface } from "../scopes/Scope.ts"
-import { roleStillSuffices } from "../scopes/grant.ts"
+import type { Scope, Surface } from "../scopes/Scope.ts"
+import { parseScopes, roleStillSuffices } from "../scopes/grant.ts"
 import type { Connection, EndReason } from "./Connection.ts"
 import { RefreshTokenInvalid, type RefreshRefusal, RoleUnconfirmed, ScopeNotGranted, SurfaceNotGranted } from "./errors.ts"
 
@@ -80,11 +80,9 @@ const refuse = (error: RefreshRefusal): ConnectionDecision => ({ _tag: "Refused"
  */
 export const narrowScopes = (approved: ReadonlyArray<Scope>, scope: string | null): ReadonlyArray<Scope> | ScopeNotGranted => {
   if (scope === null) return approved
-  const words = new Set(scope.split(" ").filter((w) => w.length > 0))
-  const asked = allScopes.filter((s) => words.has(s))
+  const asked = parseScopes(scope)
   const widened = asked.filter((s) => !approved.includes(s))
   if (widened.length > 0) return new ScopeNotGranted({ scopes: widened })
-  // Unknown words are ignored as at authorize: a value naming none of our scopes keeps the approved set.
   return asked.length === 0 ? approved : asked
 }
 

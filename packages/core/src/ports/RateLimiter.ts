@@ -9,6 +9,15 @@ export interface RateDecision {
   readonly retryAfterSeconds: number
 }
 
+/**
+ * The fixed window containing `now`: it starts at a multiple of `windowMs`; `retryAfterSeconds` counts to its end,
+ * at least 1. Every implementation counts in these windows, so that they answer alike.
+ */
+export const rateWindow = (windowMs: number, now: number): { readonly start: number; readonly retryAfterSeconds: number } => {
+  const start = Math.floor(now / windowMs) * windowMs
+  return { start, retryAfterSeconds: Math.max(1, Math.ceil((start + windowMs - now) / 1000)) }
+}
+
 export interface RateLimiterShape {
   /** Counts one hit on `key` in the window containing `now`; refuses once `limit` hits were counted. */
   readonly hit: (key: string, limit: number, windowMs: number, now: number) => Effect.Effect<RateDecision, StoreUnavailable>

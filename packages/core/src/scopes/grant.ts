@@ -5,6 +5,9 @@ import { allScopes, type Scope } from "./Scope.ts"
 
 export const isToolScope = (scope: Scope): boolean => scope.startsWith("tools:")
 
+/** Whether the scopes let an app make changes through tools: then the write-approval setting matters. */
+export const makesChanges = (scopes: ReadonlyArray<Scope>): boolean => scopes.includes("tools:write") || scopes.includes("tools:raw")
+
 /** Why a person cannot grant a scope; shown struck through on the consent page. */
 export type NotGrantable = "role_cannot_connect" | "needs_admin" | "needs_paid_plan"
 

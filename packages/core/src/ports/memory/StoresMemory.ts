@@ -5,7 +5,7 @@ import type { AuditEntry, MailMessage } from "../../audit/AuditEntry.ts"
 import type { AccessToken } from "../../credentials/records.ts"
 import { AuditLog, Mailer } from "../Outbox.ts"
 import { PeopleStore } from "../People.ts"
-import { RateLimiter } from "../RateLimiter.ts"
+import { RateLimiter, rateWindow } from "../RateLimiter.ts"
 import type { Session } from "../../people/records.ts"
 import { AccessTokenStore, ApiKeyStore, ClientStore, CodeStore, ConnectionStore, ConsentStore } from "../Stores.ts"
 import { makeVersionedTable } from "./versioned.ts"
@@ -123,8 +123,8 @@ export const PeopleStoreMemory = Layer.effect(PeopleStore, Effect.gen(function* 
 export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* () {
   const windows = yield* Ref.make<ReadonlyMap<string, number>>(new Map())
   const window = (key: string, windowMs: number, now: number) => {
-    const windowStart = Math.floor(now / windowMs) * windowMs
-    return { slot: `${key}@${windowStart}`, retryAfterSeconds: Math.max(1, Math.ceil((windowStart + windowMs - now) / 1000)) }
+    const { start, retryAfterSeconds } = rateWindow(windowMs, now)
+    return { slot: `${key}@${start}`, retryAfterSeconds }
   }
   return RateLimiter.of({
     hit: (key, limit, windowMs, now) => {
