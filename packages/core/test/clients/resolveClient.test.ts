@@ -1,7 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { ClientStore, ClientStoreMemory, findClientForToken, registerClient, resolveClientForAuthorization } from "@adgate/core"
+import {
+  ClientStore, ClientStoreMemory, findClientForToken, metadataFetchesPerHostPerMinute, registerClient, resolveClientForAuthorization
+} from "@adgate/core"
 import { ISSUER, makeDocuments, worldLayer } from "./TestWorld.ts"
 
 const URL = "https://cimd.example/client.json"
@@ -149,4 +151,25 @@ describe("resolving the client at the token endpoint (spec §Authentication 4: n
       assert.isTrue(Option.isNone(yield* findClientForToken(client.clientId)))
       assert.isTrue(Option.isNone(yield* findClientForToken("apc_unknown")))
     }).pipe(Effect.provide(worldLayer())))
+})
+
+describe("fetch amplification (checklist 123)", () => {
+  it.effect("at most metadataFetchesPerHostPerMinute fetches per host per minute; other hosts and cached documents are unaffected", () => {
+    const urls = Array.from({ length: metadataFetchesPerHostPerMinute + 1 }, (_, i) => `https://busy.example/c${i}.json`)
+    const other = "https://quiet.example/client.json"
+    const docs = makeDocuments([...urls.map((u) => [u, { client_id: u, redirect_uris: ["https://app.example/cb"] }, 600] as const),
+      [other, { client_id: other, redirect_uris: ["https://app.example/cb"] }, 600]])
+    return Effect.gen(function* () {
+      for (const u of urls.slice(0, -1)) yield* resolveClientForAuthorization(u)
+      const refused = yield* Effect.flip(resolveClientForAuthorization(urls.at(-1)!))
+      assert.strictEqual(refused._tag, "UnknownClient")
+      assert.strictEqual(docs.fetched.length, metadataFetchesPerHostPerMinute) // the refused one was not fetched
+      // A cached document of the busy host is still served; another host is still fetched.
+      assert.strictEqual((yield* resolveClientForAuthorization(urls[0]!)).clientId, urls[0])
+      assert.strictEqual((yield* resolveClientForAuthorization(other)).clientId, other)
+      // The next minute the host may be fetched again.
+      yield* TestClock.adjust("1 minute")
+      assert.strictEqual((yield* resolveClientForAuthorization(urls.at(-1)!)).clientId, urls.at(-1))
+    }).pipe(Effect.provide(worldLayer(docs)))
+  })
 })
