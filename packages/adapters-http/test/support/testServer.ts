@@ -36,6 +36,8 @@ export interface TestServerOptions extends HttpAppOptions {
   readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher>
   /** Sign-in attempts per address and window; the default is generous so that suites can sign in freely. */
   readonly signInLimit?: { readonly attempts: number; readonly windowMs: number }
+  /** The issuer the app believes it serves, e.g. `https://as.example` behind a TLS terminator; default: the bound origin. */
+  readonly issuer?: string
 }
 
 type Ports = Layer.Success<typeof CoreMemory> | Directory | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher
@@ -133,7 +135,7 @@ const startWith = async (
     const ports = Layer.mergeAll(
       stores,
       SecretsWebCrypto,
-      Issuer.layer(origin),
+      Issuer.layer(options.issuer ?? origin),
       options.metadataDocumentFetcher ?? refuseEverything,
       PasswordHasherScrypt
     )
@@ -190,7 +192,7 @@ const startWith = async (
         body: new URLSearchParams(fields).toString(),
         headers: {
           "content-type": "application/x-www-form-urlencoded",
-          origin,
+          origin: options.issuer ?? origin,
           ...(cookie === undefined ? {} : { cookie })
         }
       })

@@ -1,0 +1,36 @@
+// Checklist M 157 and P 184 on an https issuer (behind a TLS terminator): the session and sign-in cookies are
+// `__Host-` prefixed, Secure, HttpOnly, Path=/ and have no Domain; every page sends Strict-Transport-Security.
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { cookiesFrom, csrfTokenIn, startTestServer, type TestServer } from "../support/testServer.ts"
+
+let server: TestServer
+beforeAll(async () => {
+  server = await startTestServer({ issuer: "https://as.example" })
+})
+afterAll(() => server.close())
+
+const cookieHeaders = (response: Response) => response.headers.getSetCookie()
+
+describe("cookies and transport on an https issuer (checklist 157, 184)", () => {
+  it("the pre-sign-in and session cookies are __Host- prefixed, Secure, HttpOnly, SameSite=Lax, Path=/, without Domain", async () => {
+    const page = await server.get("/signin")
+    assert.match(page.headers.get("strict-transport-security") ?? "", /^max-age=\d+/)
+    const pre = cookieHeaders(page)
+    assert.isNotEmpty(pre)
+    const { admin } = server.users
+    const signedIn = await server.postForm("/signin",
+      { csrf_token: csrfTokenIn(await page.text()), email: admin.email, password: admin.password, return_to: "/" }, cookiesFrom(page))
+    assert.strictEqual(signedIn.status, 303)
+    const session = cookieHeaders(signedIn).find((h) => h.startsWith("__Host-adgate_session="))
+    assert.isDefined(session)
+    const home = await server.get("/", cookiesFrom(signedIn, cookiesFrom(page)))
+    assert.strictEqual(home.status, 200) // the session works under its prefixed name
+    for (const header of [...pre, session!]) {
+      assert.match(header, /^__Host-/, header)
+      assert.match(header, /;\s*Secure/i, header)
+      assert.match(header, /;\s*HttpOnly/i, header)
+      assert.match(header, /;\s*Path=\//i, header)
+      assert.notMatch(header, /;\s*Domain=/i, header)
+    }
+  })
+})
