@@ -15,13 +15,14 @@ import { PeopleStoreSql } from "./PeopleStoreSql.ts"
 import { RateLimiterSql } from "./RateLimiterSql.ts"
 import { TaskStoreSql } from "./TaskStoreSql.ts"
 import { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
+import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
- * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore and ToolUsageLog;
- * requires SqlClient. */
+ * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog and
+ * the Transactor (one transaction on the same SqlClient); requires SqlClient. */
 export const SqlStores = Layer.mergeAll(
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
   DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
-  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql
+  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, TransactorSql
 )

@@ -22,6 +22,7 @@ export { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 export { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 export { TaskStoreSql } from "./TaskStoreSql.ts"
 export { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
+export { TransactorSql } from "./TransactorSql.ts"
 export { runHousekeeping, HousekeepingLive, retention, type HousekeepingCounts } from "./runHousekeeping.ts"
 export {
   CredentialCipher, CredentialCipherLive, makeCredentialCipher, CredentialUnreadable, CredentialKeyInvalid,

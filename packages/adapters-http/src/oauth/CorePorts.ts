@@ -13,7 +13,8 @@ import type {
   Mailer,
   MetadataDocumentFetcher,
   RateLimiter,
-  Secrets
+  Secrets,
+  Transactor
 } from "@adgate/core"
 
 export type CorePorts =
@@ -30,3 +31,4 @@ export type CorePorts =
   | MetadataDocumentFetcher
   | RateLimiter
   | Issuer
+  | Transactor

@@ -1,6 +1,7 @@
 // Allow access or Cancel on the consent page (spec §GET /oauth/authorize "After the person decides", §States:
 // Consent page, §Authentication 9; RFC 6749 §4.1.2, RFC 9207). The page is saved with compare-and-set before a
-// code is issued, so two concurrent posts of one page issue at most one code.
+// code is issued, so two concurrent posts of one page issue at most one code; the page, the code (or the declined
+// audit entry) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
 import { Clock, Effect, Option, Result } from "effect"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
 import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
@@ -13,6 +14,7 @@ import { codeLifetimeMs } from "../codes/transitionCode.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore, ConsentStore } from "../ports/Stores.ts"
+import { Transactor } from "../ports/Transactor.ts"
 import { canGrant, formatScopes, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
@@ -58,6 +60,11 @@ export const checkConsentDecision = (
 }
 
 export const decideConsent = Effect.fn("authorize.decideConsent")(function* (input: DecideConsentInput) {
+  const transactor = yield* Transactor
+  return yield* transactor.atomically(decideAndIssue(input))
+})
+
+const decideAndIssue = Effect.fnUntraced(function* (input: DecideConsentInput) {
   const secrets = yield* Secrets
   const consents = yield* ConsentStore
   const codes = yield* CodeStore

@@ -1,5 +1,6 @@
 // The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, spec §POST /oauth/token): load by hash → pure
-// transition → compare-and-set save (a lost race reloads and decides again) → open the connection and its tokens.
+// transition → compare-and-set save (a lost race reloads and decides again) → open the connection and its tokens,
+// all in one transaction: a failure anywhere leaves the code unspent for a retry (docs/decisions.md §Atomicity).
 import { Clock, Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Client } from "../clients/Client.ts"
@@ -11,6 +12,7 @@ import { endConnection } from "../connections/endConnection.ts"
 import { openConnection } from "../connections/openConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore } from "../ports/Stores.ts"
+import { Transactor } from "../ports/Transactor.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 export const isWellFormedVerifier = (verifier: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)
@@ -47,26 +49,34 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         // a lost race here means another reuse already moved it, which is all that is needed.
         else if (decision.error._tag === "CodeReused")
           yield* codes.save({ ...found.value, version: found.value.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))
-        return yield* decision.error
+        // What a refusal saved (a counted attempt, checklist decision 43; a reuse) must stay: answered as a value,
+        // failed only once the transaction has committed.
+        return { _tag: "Refused", error: decision.error } as const
       }
       // Read before spending: a Directory outage refuses (503) with the code still unspent.
       const recipients = yield* connectionMailRecipients(decision.next.workspaceId, decision.next.userId)
       yield* codes.save(decision.next)
-      return { code: { ...decision.next, connectionId }, recipients }
+      return { _tag: "Spent", code: { ...decision.next, connectionId }, recipients } as const
     }).pipe(Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }))
-    const spent = yield* spend.pipe(
-      // RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends.
-      Effect.tapErrorTag("CodeReused", (reused) =>
-        reused.connectionId === null
-          ? Effect.void
-          : endConnection(reused.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void)))
-    )
-    const opened = yield* openConnection({ code: spent.code, client: attempt.client, recipients: spent.recipients })
+    const outcome = yield* (yield* Transactor).atomically(Effect.gen(function* () {
+      const spent = yield* spend
+      if (spent._tag === "Refused") {
+        // RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends.
+        const reused = spent.error
+        if (reused._tag === "CodeReused" && reused.connectionId !== null)
+          yield* endConnection(reused.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void))
+        return spent
+      }
+      const opened = yield* openConnection({ code: spent.code, client: attempt.client, recipients: spent.recipients })
+      return { _tag: "Opened", opened, version: spent.code.version } as const
+    }))
+    if (outcome._tag === "Refused") return yield* outcome.error
+    const { opened } = outcome
     // A second exchange, or the app's removal, may have happened while the connection was being opened: its
-    // endConnection found nothing to end yet. Re-read after inserting, so that one side always sees the other.
+    // endConnection found nothing to end yet. Re-read after committing, so that one side always sees the other.
     const after = yield* codes.findByHash(codeHash)
     const removed = Option.isNone(yield* findClientForToken(attempt.client.clientId))
-    if (removed || Option.isNone(after) || after.value.version !== spent.code.version)
+    if (removed || Option.isNone(after) || after.value.version !== outcome.version)
       yield* endConnection(connectionId, removed ? "app_removed" : "code_reused", null)
     return opened
   }

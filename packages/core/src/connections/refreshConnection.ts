@@ -1,5 +1,6 @@
 // The refresh_token grant (RFC 6749 §6, spec §POST /oauth/token, §States: Connection): load by hash → re-check the
-// approver's role → pure transition → compare-and-set save → issue the new pair. A refusal spends nothing.
+// approver's role → pure transition → compare-and-set save → issue the new pair. A refusal spends nothing; the
+// rotation and the new access token are one transaction, so a failure spends nothing either (§Atomicity).
 import { Clock, Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import { RefreshTokenInvalid } from "./errors.ts"
@@ -9,6 +10,7 @@ import { issueTokenPair, mintSecret } from "../credentials/issueTokenPair.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ConnectionStore } from "../ports/Stores.ts"
+import { Transactor } from "../ports/Transactor.ts"
 
 export interface RefreshAttempt {
   readonly refreshToken: string
@@ -24,17 +26,21 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
   const secrets = yield* Secrets
   const store = yield* ConnectionStore
   const directory = yield* Directory
+  const transactor = yield* Transactor
   const presentedHash = yield* secrets.hash(attempt.refreshToken)
   const refresh = yield* mintSecret(Prefix.refreshToken)
+  const located = yield* store.findByRefreshHash(presentedHash)
+  if (Option.isNone(located)) return yield* new RefreshTokenInvalid({ reason: "not_found" })
+  // "Cannot be confirmed now" is an answer too: the transition applies the 24-hour grace (spec §Limits). Asked before
+  // the transaction (workspace and approver never change), so that a failing Directory read cannot abort it.
+  const role: RoleAnswer = yield* directory.role(located.value.workspaceId, located.value.approverId).pipe(
+    Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
+    Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
+  )
   const decide = Effect.gen(function* () {
     const found = yield* store.findByRefreshHash(presentedHash)
     if (Option.isNone(found)) return yield* new RefreshTokenInvalid({ reason: "not_found" })
     const connection = found.value
-    // "Cannot be confirmed now" is an answer too: the transition applies the 24-hour grace (spec §Limits).
-    const role: RoleAnswer = yield* directory.role(connection.workspaceId, connection.approverId).pipe(
-      Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
-      Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
-    )
     const now = yield* Clock.currentTimeMillis
     const decision = transitionConnection(connection, {
       _tag: "Refresh", presentedHash, clientId: attempt.clientId, role, scope: attempt.scope, surface: attempt.surface,
@@ -46,23 +52,26 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
       case "Unchanged":
         return yield* new RefreshTokenInvalid({ reason: "connection_ended" })
       case "Ended":
+        // Reuse, role lost, 365 days: the ending must stay, so it is returned out of the transaction, not failed in it.
         yield* store.save(decision.next)
         yield* auditEnded(decision.next, decision.reason, null)
-        return yield* (decision.error ?? new RefreshTokenInvalid({ reason: "connection_ended" }))
-      case "Rotated":
+        return { _tag: "Ended", error: decision.error ?? new RefreshTokenInvalid({ reason: "connection_ended" }) } as const
+      case "Rotated": {
         yield* store.save(decision.next)
-        return decision
+        const tokens = yield* issueTokenPair({
+          connectionId: decision.next.id,
+          clientId: decision.next.clientId,
+          workspaceId: decision.next.workspaceId,
+          generation: decision.issue.generation,
+          scopes: decision.issue.scopes,
+          surface: decision.issue.surface,
+          refresh
+        })
+        return { _tag: "Rotated", connection: decision.next, tokens } as const
+      }
     }
   }).pipe(Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }))
-  const rotated = yield* decide
-  const tokens = yield* issueTokenPair({
-    connectionId: rotated.next.id,
-    clientId: rotated.next.clientId,
-    workspaceId: rotated.next.workspaceId,
-    generation: rotated.issue.generation,
-    scopes: rotated.issue.scopes,
-    surface: rotated.issue.surface,
-    refresh
-  })
-  return { connection: rotated.next, tokens, approvedScopes: rotated.next.scopes }
+  const outcome = yield* transactor.atomically(decide)
+  if (outcome._tag === "Ended") return yield* outcome.error
+  return { connection: outcome.connection, tokens: outcome.tokens, approvedScopes: outcome.connection.scopes }
 })

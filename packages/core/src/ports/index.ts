@@ -1,6 +1,7 @@
 export * from "./errors.ts"
 export * from "./Secrets.ts"
 export * from "./Stores.ts"
+export * from "./Transactor.ts"
 export * from "./Directory.ts"
 export * from "./Outbox.ts"
 export * from "./MetadataDocumentFetcher.ts"

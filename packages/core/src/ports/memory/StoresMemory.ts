@@ -8,6 +8,7 @@ import { PeopleStore } from "../People.ts"
 import { RateLimiter, rateWindow } from "../RateLimiter.ts"
 import type { Session } from "../../people/records.ts"
 import { AccessTokenStore, ApiKeyStore, ClientStore, CodeStore, ConnectionStore, ConsentStore } from "../Stores.ts"
+import { Transactor } from "../Transactor.ts"
 import { makeVersionedTable } from "./versioned.ts"
 import type { Client } from "../../clients/Client.ts"
 import type { ConsentPage } from "../../authorize/ConsentPage.ts"
@@ -141,8 +142,16 @@ export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* 
   })
 }))
 
-/** Every in-memory store and side-effect port the OAuth core needs, with Web Crypto secrets. */
+/**
+ * The Transactor of the memory stores, which cannot roll back: it runs the effect as it is, so writes made before a
+ * failure inside it stay. Atomicity is a property of the SQL stores (TransactorSql) and is proven there
+ * (packages/adapters-sql/test/atomicity.test.ts); over memory the services keep their order of writes and their
+ * answers, which is what the core's tests check.
+ */
+export const TransactorMemory = Layer.succeed(Transactor, Transactor.of({ atomically: (effect) => effect }))
+
+/** Every in-memory store and side-effect port the OAuth core needs, and the (non-rolling-back) Transactor. */
 export const CoreMemory = Layer.mergeAll(
   ClientStoreMemory, ConsentStoreMemory, CodeStoreMemory, ConnectionStoreMemory, AccessTokenStoreMemory,
-  ApiKeyStoreMemory, AuditLogMemory, MailerMemory, PeopleStoreMemory, RateLimiterMemory
+  ApiKeyStoreMemory, AuditLogMemory, MailerMemory, PeopleStoreMemory, RateLimiterMemory, TransactorMemory
 )

@@ -1,0 +1,17 @@
+// The Transactor on SQL: one database transaction (BEGIN … COMMIT, a SAVEPOINT when nested) on the SqlClient every
+// store uses, so a service's writes commit together or roll back together (docs/decisions.md §Atomicity). On PGlite
+// the client's one semaphore is held for the whole transaction, so other fibers' statements wait for it.
+import { StoreUnavailable, Transactor } from "@adgate/core"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { unavailable } from "./unavailable.ts"
+
+export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return Transactor.of({
+    // The stores inside already map their statements' SqlError to StoreUnavailable; what is left here comes from
+    // BEGIN, COMMIT or ROLLBACK, and is StoreUnavailable too (a failed COMMIT has changed nothing).
+    atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+      sql.withTransaction(effect).pipe(unavailable("Transactor.atomically")) as Effect.Effect<A, E | StoreUnavailable, R>
+  })
+}))
