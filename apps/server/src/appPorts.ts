@@ -2,16 +2,16 @@
 // embedded PGlite in the data folder (which the SQL adapter holds with a lock file: one process at a time).
 import { Layer } from "effect"
 import { Issuer, SecretsWebCrypto } from "@adgate/core"
-import { CredentialCipherLive, DatabaseLive, SqlStores } from "@adgate/adapters-sql"
+import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import type { AppConfig } from "./config.ts"
 
 /** The database (migrated). Exposes SqlClient. */
-export const appDatabase = (config: AppConfig) => DatabaseLive({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 
 /** Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer; also SqlClient. */
 export const appPorts = (config: AppConfig) =>
   Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
-    CredentialCipherLive({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(
+    CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(
     Layer.provideMerge(appDatabase(config))
   )

@@ -3,7 +3,7 @@
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
-import { dataFolderInUse, HousekeepingLive } from "@adgate/adapters-sql"
+import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
 import { MetadataDocumentFetcherHttps, serveHttp } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
@@ -18,7 +18,7 @@ export const serverLayer = (config: AppConfig) => {
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
-    HousekeepingLive,
+    HousekeepingSchedule,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports))
 }

@@ -37,5 +37,5 @@ export const makeHttpApp = (options: HttpAppOptions = {}) =>
     Layer.provide(People.layer(options))
   )
 
-export const HttpAppLive = makeHttpApp()
+export const HttpApp = makeHttpApp()
 

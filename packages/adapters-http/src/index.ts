@@ -1,6 +1,6 @@
 // @adgate/adapters-http: the HTTP application (OAuth endpoints, discovery, people pages), its server and the
 // adapters that live on HTTP (scrypt passwords, https metadata-document fetcher).
-export { HttpAppLive, makeHttpApp, HealthRoutes, type HttpAppOptions } from "./HttpApp.ts"
+export { HttpApp, makeHttpApp, HealthRoutes, type HttpAppOptions } from "./HttpApp.ts"
 export { serveHttp, type ServeOptions } from "./serve.ts"
 export { SecurityMiddleware, RequestId, contentSecurityPolicy, isCrossSite, maxBodyBytes } from "./security.ts"
 export { People, type Person, type PeopleShape, type PeopleOptions, type SignInLimit } from "./people/People.ts"

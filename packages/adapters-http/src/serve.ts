@@ -5,13 +5,13 @@ import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { createServer } from "node:http"
-import { HttpAppLive } from "./HttpApp.ts"
+import { HttpApp } from "./HttpApp.ts"
 
 export interface ServeOptions {
   readonly port: number
   readonly host?: string
-  /** The application layer; defaults to HttpAppLive. */
-  readonly app?: typeof HttpAppLive
+  /** The application layer; defaults to HttpApp. */
+  readonly app?: typeof HttpApp
   /** How long requests in flight may take to finish once stopping (default 10 s). */
   readonly drainSeconds?: number
 }
@@ -35,7 +35,7 @@ export const serveHttp = (options: ServeOptions) => {
   // The application is built completely before the port opens: a request arriving in between would find no
   // handler and wait forever.
   return Layer.unwrap(Effect.gen(function* () {
-    const handler = yield* HttpRouter.toHttpEffect(options.app ?? HttpAppLive)
+    const handler = yield* HttpRouter.toHttpEffect(options.app ?? HttpApp)
     return HttpServer.serve(handler).pipe(HttpServer.withLogAddress, Layer.provide(drain), Layer.provideMerge(listening))
   }))
 }

@@ -102,7 +102,7 @@ export interface CredentialCipherOptions {
   readonly dataDir: string
 }
 
-export const CredentialCipherLive = (options: CredentialCipherOptions): Layer.Layer<CredentialCipher, CredentialKeyInvalid> =>
+export const CredentialCipherAesGcm = (options: CredentialCipherOptions): Layer.Layer<CredentialCipher, CredentialKeyInvalid> =>
   Layer.effect(
     CredentialCipher,
     Option.match(options.key, {

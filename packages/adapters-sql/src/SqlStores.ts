@@ -1,4 +1,4 @@
-// Every storage and side-effect port of the core on one SqlClient (PostgreSQL or PGlite, see DatabaseLive).
+// Every storage and side-effect port of the core on one SqlClient (PostgreSQL or PGlite, see SqlDatabase).
 import { Layer } from "effect"
 import { AccessTokenStoreSql } from "./AccessTokenStoreSql.ts"
 import { ApiKeyStoreSql } from "./ApiKeyStoreSql.ts"

@@ -1,6 +1,6 @@
 // @adgate/adapters-sql: the core's storage ports on PostgreSQL (@effect/sql-pg) or embedded PGlite, migrations,
 // housekeeping, and at-rest encryption of platform credentials.
-export { DatabaseLive, type DatabaseOptions } from "./DatabaseLive.ts"
+export { SqlDatabase, type DatabaseOptions } from "./SqlDatabase.ts"
 export { PgliteClient } from "./PgliteClient.ts"
 export { DataFolderInUse, dataFolderInUse } from "./lockDataDir.ts"
 export { runMigrations, migrationsTable } from "./runMigrations.ts"
@@ -23,8 +23,8 @@ export { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 export { TaskStoreSql } from "./TaskStoreSql.ts"
 export { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
 export { TransactorSql } from "./TransactorSql.ts"
-export { runHousekeeping, HousekeepingLive, retention, type HousekeepingCounts } from "./runHousekeeping.ts"
+export { runHousekeeping, HousekeepingSchedule, retention, type HousekeepingCounts } from "./runHousekeeping.ts"
 export {
-  CredentialCipher, CredentialCipherLive, makeCredentialCipher, CredentialUnreadable, CredentialKeyInvalid,
+  CredentialCipher, CredentialCipherAesGcm, makeCredentialCipher, CredentialUnreadable, CredentialKeyInvalid,
   credentialKeyFile, type CredentialCipherShape, type CredentialCipherOptions
 } from "./CredentialCipher.ts"

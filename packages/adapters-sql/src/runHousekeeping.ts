@@ -78,7 +78,7 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
   }).pipe(unavailable("Housekeeping.run"))
 
 /** Runs housekeeping every minute in the background for the life of the layer; a failed pass is logged. */
-export const HousekeepingLive: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
+export const HousekeepingSchedule: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
   Effect.gen(function* () {
     const pass = Clock.currentTimeMillis.pipe(
       Effect.flatMap(runHousekeeping),

@@ -6,7 +6,7 @@ import * as fc from "fast-check"
 import { randomBytes } from "node:crypto"
 import { readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { CredentialCipher, CredentialCipherLive, credentialKeyFile, makeCredentialCipher } from "../src/index.ts"
+import { CredentialCipher, CredentialCipherAesGcm, credentialKeyFile, makeCredentialCipher } from "../src/index.ts"
 import { tempDataDir } from "./databases.ts"
 
 const cipher = makeCredentialCipher(randomBytes(32))
@@ -41,7 +41,7 @@ describe("CredentialCipher", () => {
 
   it.effect("with no key configured, one is generated into the data folder as a 0600 file and reused", () => Effect.gen(function* () {
     const dataDir = tempDataDir()
-    const live = CredentialCipherLive({ key: Option.none(), dataDir })
+    const live = CredentialCipherAesGcm({ key: Option.none(), dataDir })
     const sealed = yield* Effect.flatMap(CredentialCipher, (c) => c.seal("x")).pipe(Effect.provide(live))
     const path = join(dataDir, credentialKeyFile)
     assert.strictEqual(statSync(path).mode & 0o777, 0o600)
@@ -52,10 +52,10 @@ describe("CredentialCipher", () => {
 
   it.effect("a configured key is used; one that is not 32 bytes is refused at start", () => Effect.gen(function* () {
     const key = randomBytes(32)
-    const live = CredentialCipherLive({ key: Option.some(Redacted.make(key.toString("base64"))), dataDir: tempDataDir() })
+    const live = CredentialCipherAesGcm({ key: Option.some(Redacted.make(key.toString("base64"))), dataDir: tempDataDir() })
     const sealed = yield* Effect.flatMap(CredentialCipher, (c) => c.seal("y")).pipe(Effect.provide(live))
     assert.strictEqual(yield* makeCredentialCipher(key).open(sealed), "y")
-    const short = CredentialCipherLive({ key: Option.some(Redacted.make(randomBytes(16).toString("base64"))), dataDir: tempDataDir() })
+    const short = CredentialCipherAesGcm({ key: Option.some(Redacted.make(randomBytes(16).toString("base64"))), dataDir: tempDataDir() })
     const error = yield* Effect.flip(Effect.provide(Effect.asVoid(CredentialCipher), short))
     assert.strictEqual(error._tag, "CredentialKeyInvalid")
   }))
@@ -63,7 +63,7 @@ describe("CredentialCipher", () => {
   it.effect("a damaged key file is refused at start rather than silently replaced", () => Effect.gen(function* () {
     const dataDir = tempDataDir()
     writeFileSync(join(dataDir, credentialKeyFile), "c2hvcnQ=\n", { mode: 0o600 })
-    const error = yield* Effect.flip(Effect.provide(Effect.asVoid(CredentialCipher), CredentialCipherLive({ key: Option.none(), dataDir })))
+    const error = yield* Effect.flip(Effect.provide(Effect.asVoid(CredentialCipher), CredentialCipherAesGcm({ key: Option.none(), dataDir })))
     assert.strictEqual(error._tag, "CredentialKeyInvalid")
   }))
 })

@@ -6,7 +6,7 @@ import { SqlClient } from "effect/sql"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { DatabaseLive } from "../src/index.ts"
+import { SqlDatabase } from "../src/index.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
@@ -14,7 +14,7 @@ export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "adgate-sql-
 
 /** A migrated PGlite kept in `dataDir` (default: a new temporary folder). */
 export const pgliteDatabase = (dataDir: string = tempDataDir()) =>
-  DatabaseLive({ databaseUrl: Option.none(), dataDir })
+  SqlDatabase({ databaseUrl: Option.none(), dataDir })
 
 const admin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(SqlClient.SqlClient, f).pipe(
@@ -37,4 +37,4 @@ export const freshPostgresDatabase = (url: string) =>
 /** A migrated, fresh PostgreSQL database (dropped when the layer is released). */
 export const postgresDatabase = (url: string) =>
   Layer.unwrap(Effect.map(freshPostgresDatabase(url), (fresh) =>
-    DatabaseLive({ databaseUrl: Option.some(Redacted.make(fresh)), dataDir: tempDataDir() })))
+    SqlDatabase({ databaseUrl: Option.some(Redacted.make(fresh)), dataDir: tempDataDir() })))

@@ -13,7 +13,7 @@ import { join } from "node:path"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import {
-  DatabaseLive, HousekeepingLive, migrationsTable, retention, runHousekeeping, runMigrations, SqlStores
+  SqlDatabase, HousekeepingSchedule, migrationsTable, retention, runHousekeeping, runMigrations, SqlStores
 } from "../src/index.ts"
 import {
   aClient, aCode, aConnection, aConsentPage, anAccessToken, anApiKey, anAuditEntry, aMail, aSession, aUser,
@@ -88,7 +88,7 @@ describe("restart", () => {
   it.effect.skipIf(Option.isNone(databaseUrl))("everything written before a restart on PostgreSQL reads back after it", () =>
     Effect.gen(function* () {
       const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
-      yield* restartRoundTrip(() => DatabaseLive({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir() }))
+      yield* restartRoundTrip(() => SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir() }))
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
@@ -264,8 +264,8 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       assert.deepStrictEqual(kept, [true, true, true, true, false, false])
     }))
 
-    it.effect("HousekeepingLive runs a pass every minute in the background", () => Effect.gen(function* () {
-      yield* Layer.build(HousekeepingLive)
+    it.effect("HousekeepingSchedule runs a pass every minute in the background", () => Effect.gen(function* () {
+      yield* Layer.build(HousekeepingSchedule)
       const sessions = yield* PeopleStore
       const session = aSession({ createdAt: 0, expiresAt: (yield* Clock.currentTimeMillis) + 30_000 })
       yield* sessions.insertSession(session)

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createApiKey } from "@adgate/core"
-import { DatabaseLive } from "@adgate/adapters-sql"
+import { SqlDatabase } from "@adgate/adapters-sql"
 import { startTestServerSql } from "../support/testServer.ts"
 import { connect, discover, insecure, registerDynamic, useMovableClock } from "../oauth/oauthClient.ts"
 
@@ -66,7 +66,7 @@ const dumpDatabase = () =>
       for (const { row } of rows) dump.push(`${name} ${JSON.stringify(row)}`)
     }
     return { tables: tables.map((t) => t.name), dump: dump.join("\n") }
-  }).pipe(Effect.provide(Layer.fresh(DatabaseLive({ databaseUrl: Option.none(), dataDir }))), Effect.scoped))
+  }).pipe(Effect.provide(Layer.fresh(SqlDatabase({ databaseUrl: Option.none(), dataDir }))), Effect.scoped))
 
 describe("secrets at rest and in logs (checklist 179, 180, 185)", () => {
   it("every secret the flows issued was really issued", () => {

@@ -20,7 +20,7 @@ import {
   type Role,
   type Workspace
 } from "@adgate/core"
-import { DatabaseLive, SqlStores } from "@adgate/adapters-sql"
+import { SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { makeHttpApp, type HttpAppOptions } from "../../src/HttpApp.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 
@@ -109,7 +109,7 @@ export const startTestServer = async (options: TestServerOptions = {}): Promise<
 
 /** The same server on C's SQL stores over the embedded PGlite database in `dataDir` (migrated on start). */
 export const startTestServerSql = async (dataDir: string, options: TestServerOptions = {}): Promise<Omit<TestServer, "directory">> => {
-  const stores = SqlStores.pipe(Layer.provide(DatabaseLive({ databaseUrl: Option.none(), dataDir })), Layer.orDie)
+  const stores = SqlStores.pipe(Layer.provide(SqlDatabase({ databaseUrl: Option.none(), dataDir })), Layer.orDie)
   const { directory: _none, ...server } = await startWith(stores, noControl, options)
   return server
 }

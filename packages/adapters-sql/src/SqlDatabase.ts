@@ -17,7 +17,7 @@ export interface DatabaseOptions {
 }
 
 /** The SqlClient of the chosen database, migrated. */
-export const DatabaseLive = (
+export const SqlDatabase = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client: Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> = Option.match(options.databaseUrl, {
