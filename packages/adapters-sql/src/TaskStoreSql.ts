@@ -5,9 +5,9 @@ import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
+import { jsonOrNull } from "./jsonParam.ts"
 
 const source = (operation: string) => ({ operation: `TaskStore.${operation}`, table: "tasks", key: "id" })
-const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
 
 export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -18,7 +18,7 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
       sql`INSERT INTO tasks (id, version, workspace_id, created_by, connection_id, api_key_id, goal, status, plan, report,
           created_at, updated_at)
         VALUES (${t.id}, ${t.version}, ${t.workspaceId}, ${t.createdBy}, ${t.connectionId}, ${t.apiKeyId}, ${t.goal},
-          ${t.status}, ${json(t.plan)}::jsonb, ${json(t.report)}::jsonb, ${t.createdAt}, ${t.updatedAt})`.pipe(
+          ${t.status}, ${jsonOrNull(t.plan)}::jsonb, ${jsonOrNull(t.report)}::jsonb, ${t.createdAt}, ${t.updatedAt})`.pipe(
         Effect.asVoid,
         unavailable("TaskStore.insert")
       ),
@@ -30,7 +30,7 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
     save: (t) =>
       sql`UPDATE tasks SET version = ${t.version}, workspace_id = ${t.workspaceId}, created_by = ${t.createdBy},
           connection_id = ${t.connectionId}, api_key_id = ${t.apiKeyId}, goal = ${t.goal}, status = ${t.status},
-          plan = ${json(t.plan)}::jsonb, report = ${json(t.report)}::jsonb, created_at = ${t.createdAt}, updated_at = ${t.updatedAt}
+          plan = ${jsonOrNull(t.plan)}::jsonb, report = ${jsonOrNull(t.report)}::jsonb, created_at = ${t.createdAt}, updated_at = ${t.updatedAt}
         WHERE id = ${t.id} AND version = ${t.version - 1}
         RETURNING id`.pipe(unavailable("TaskStore.save"), Effect.flatMap(compareAndSet("task"))),
     // Ids compare byte-wise (COLLATE "C"), as the in-memory store compares them.

@@ -7,9 +7,9 @@ import type { SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
+import { jsonOrNull } from "./jsonParam.ts"
 
 const source = (operation: string) => ({ operation: `WriteRequestStore.${operation}`, table: "write_requests", key: "id" })
-const json = (value: unknown) => (value === null ? null : JSON.stringify(value))
 
 /**
  * isDueToExpire in SQL: pending, and `expires_at <= now`. Rows are claimed with FOR UPDATE SKIP LOCKED and the
@@ -37,7 +37,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
           arguments_hash, reason, status, provider_status, result, decided_by, decided_at, created_at, expires_at, updated_at)
         VALUES (${r.id}, ${r.version}, ${r.workspaceId}, ${r.connectionId}, ${r.apiKeyId}, ${r.requestedBy}, ${r.tool},
           ${JSON.stringify(r.arguments)}::jsonb, ${r.argumentsHash}, ${r.reason}, ${r.status}, ${r.providerStatus},
-          ${json(r.result)}::jsonb, ${r.decidedBy}, ${r.decidedAt}, ${r.createdAt}, ${r.expiresAt}, ${r.updatedAt})`.pipe(
+          ${jsonOrNull(r.result)}::jsonb, ${r.decidedBy}, ${r.decidedAt}, ${r.createdAt}, ${r.expiresAt}, ${r.updatedAt})`.pipe(
         Effect.asVoid,
         unavailable("WriteRequestStore.insert")
       ),
@@ -50,7 +50,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
       sql`UPDATE write_requests SET version = ${r.version}, workspace_id = ${r.workspaceId}, connection_id = ${r.connectionId},
           api_key_id = ${r.apiKeyId}, requested_by = ${r.requestedBy}, tool = ${r.tool},
           arguments = ${JSON.stringify(r.arguments)}::jsonb, arguments_hash = ${r.argumentsHash}, reason = ${r.reason},
-          status = ${r.status}, provider_status = ${r.providerStatus}, result = ${json(r.result)}::jsonb,
+          status = ${r.status}, provider_status = ${r.providerStatus}, result = ${jsonOrNull(r.result)}::jsonb,
           decided_by = ${r.decidedBy}, decided_at = ${r.decidedAt}, created_at = ${r.createdAt},
           expires_at = ${r.expiresAt}, updated_at = ${r.updatedAt}
         WHERE id = ${r.id} AND version = ${r.version - 1}

@@ -4,21 +4,17 @@
 // DATABASE_URL is set. The core services read TestClock, which the tests of one database share: records are made
 // relative to its current time.
 import {
-  AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, Directory, decideConsent, endConnection,
-  handleTokenRequest, Issuer, removeWorkspaceApp, Secrets, SecretsWebCrypto
+  AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, decideConsent, endConnection, handleTokenRequest,
+  removeWorkspaceApp, Secrets
 } from "@adgate/core"
-import type { AuthorizationCode, Connection } from "@adgate/core"
+import type { Connection } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { SqlStores } from "../src/index.ts"
-import { aClient, aCode, aConnection, aConsentPage, unique } from "./contracts/fixtures.ts"
+import { aClient, aConnection, aConsentPage, unique } from "./contracts/fixtures.ts"
+import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
-
-const origin = "https://adgate.example"
-
-const World = Layer.mergeAll(SqlStores, SecretsWebCrypto, Issuer.layer(origin))
 
 /** Runs `effect` with `table` renamed away, so that every statement on it fails; the table is back afterwards. */
 const withTableAway = <A, E, R>(table: string, effect: Effect.Effect<A, E, R>) =>
@@ -31,41 +27,6 @@ const withTableAway = <A, E, R>(table: string, effect: Effect.Effect<A, E, R>) =
     )
   })
 
-/** A paid workspace with an admin. */
-const seedWorkspace = Effect.gen(function* () {
-  const directory = yield* Directory
-  const workspaceId = unique("ws_")
-  const userId = unique("usr_")
-  yield* directory.createWorkspace({ id: workspaceId, name: "Atomic Ads", plan: "paid", credits: 100, createdAt: 0 })
-  yield* directory.createUser({ id: userId, email: `${userId}@atomic.example`, name: "Admin", createdAt: 0 })
-  yield* directory.setRole(workspaceId, userId, Option.some("admin"))
-  return { workspaceId, userId }
-})
-
-/** A public client and an issued code for it, as the consent decision leaves them; the token request's parameters. */
-const seedCode = Effect.gen(function* () {
-  const secrets = yield* Secrets
-  const now = yield* Clock.currentTimeMillis
-  const { workspaceId, userId } = yield* seedWorkspace
-  const client = aClient({ createdAt: now })
-  yield* (yield* ClientStore).insert(client)
-  const value = yield* secrets.generate("apo_ac_")
-  const verifier = "v".repeat(43)
-  const code: AuthorizationCode = aCode({
-    hash: yield* secrets.hash(value), clientId: client.clientId, userId, workspaceId, issuedAt: now, expiresAt: now + 600_000,
-    codeChallenge: yield* secrets.hash(verifier), scopes: ["tasks:read", "tools:read"], surface: "mcp", platforms: "all"
-  })
-  yield* (yield* CodeStore).insert(code)
-  const grant = (over: Readonly<Record<string, string>> = {}) => Object.entries({
-    grant_type: "authorization_code", code: value, redirect_uri: code.redirectUri, code_verifier: verifier,
-    client_id: client.clientId, ...over
-  })
-  return { clientId: client.clientId, workspaceId, code, grant }
-})
-
-const refreshGrant = (clientId: string, refreshToken: string) =>
-  [["grant_type", "refresh_token"], ["refresh_token", refreshToken], ["client_id", clientId]] as const
-
 const connectionOf = (refreshToken: string) => Effect.gen(function* () {
   const hash = yield* (yield* Secrets).hash(refreshToken)
   return Option.getOrThrow(yield* (yield* ConnectionStore).findByRefreshHash(hash))
@@ -77,7 +38,7 @@ const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlCl
 ]
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomicity on ${name}`, () => {
-  layer(World.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
+  layer(TokenWorld.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
     it.effect("an exchange whose access token cannot be stored is 503, and the same code then exchanges (RFC 6749 §4.1.3)", () =>
       Effect.gen(function* () {
         const { clientId, code, grant } = yield* seedCode
@@ -180,7 +141,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
     it.effect("a consent decision whose code cannot be stored is 503 and leaves the page open; the same post then issues the code", () =>
       Effect.gen(function* () {
         const secrets = yield* Secrets
-        const { workspaceId, userId } = yield* seedWorkspace
+        const { workspaceId, userId } = yield* seedAdminWorkspace
         const csrfToken = yield* secrets.generate("csrf_")
         const now = yield* Clock.currentTimeMillis
         const page = aConsentPage({ workspaceId, userId, csrfHash: yield* secrets.hash(csrfToken), openedAt: now, expiresAt: now + 600_000 })
@@ -199,7 +160,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
 
     it.effect("removing an app whose connections' audit entries cannot be written leaves app and connections as they were", () =>
       Effect.gen(function* () {
-        const { workspaceId, userId } = yield* seedWorkspace
+        const { workspaceId, userId } = yield* seedAdminWorkspace
         const now = yield* Clock.currentTimeMillis
         const app = aClient({ kind: "workspace_app", workspaceId, createdAt: now })
         yield* (yield* ClientStore).insert(app)

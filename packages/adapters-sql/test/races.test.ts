@@ -3,53 +3,22 @@
 // token, 32 calls with one Idempotency-Key, racing decisions on one write request, 32 parallel credit charges and
 // housekeeping passes racing each other. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {
-  ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest,
-  IdempotencyStore, Issuer, queueWriteRequest, RateLimiter, runIdempotent, Secrets, SecretsWebCrypto, WriteRequestStore
+  CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
+  queueWriteRequest, RateLimiter, runIdempotent, Secrets, WriteRequestStore
 } from "@adgate/core"
-import type { AuthorizationCode, Connection, IdempotentResponse } from "@adgate/core"
+import type { Connection, IdempotentResponse } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Deferred, Effect, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { runHousekeeping, SqlStores } from "../src/index.ts"
-import { aClient, aCode, aConnection, aWorkspace, aWriteRequest, unique } from "./contracts/fixtures.ts"
+import { runHousekeeping } from "../src/index.ts"
+import { aCode, aConnection, aWorkspace, aWriteRequest, unique } from "./contracts/fixtures.ts"
+import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
 
-const origin = "https://adgate.example"
 const racers = 32
 const race = <A, E, R>(effect: (i: number) => Effect.Effect<A, E, R>) =>
   Effect.forEach(Array.from({ length: racers }, (_, i) => i), (i) => Effect.result(effect(i)), { concurrency: "unbounded" })
 
-const World = Layer.mergeAll(SqlStores, SecretsWebCrypto, Issuer.layer(origin))
-
-/** A workspace with an admin, a public client and an issued code for them, as the consent decision leaves it. */
-const seedCode = Effect.gen(function* () {
-  const secrets = yield* Secrets
-  const directory = yield* Directory
-  const workspaceId = unique("ws_")
-  const userId = unique("usr_")
-  yield* directory.createWorkspace({ id: workspaceId, name: "Race Ads", plan: "paid", credits: 100, createdAt: 0 })
-  yield* directory.createUser({ id: userId, email: `${userId}@race.example`, name: "Racer", createdAt: 0 })
-  yield* directory.setRole(workspaceId, userId, Option.some("admin"))
-  const client = aClient({ createdAt: 0 })
-  yield* (yield* ClientStore).insert(client)
-  const value = yield* secrets.generate("apo_ac_")
-  const verifier = "v".repeat(43)
-  const code: AuthorizationCode = aCode({
-    hash: yield* secrets.hash(value), clientId: client.clientId, userId, workspaceId, issuedAt: 0, expiresAt: 600_000,
-    codeChallenge: yield* secrets.hash(verifier), scopes: ["tasks:read", "tools:read"], surface: "mcp", platforms: "all"
-  })
-  yield* (yield* CodeStore).insert(code)
-  const grant = [
-    ["grant_type", "authorization_code"], ["code", value], ["redirect_uri", code.redirectUri],
-    ["code_verifier", verifier], ["client_id", client.clientId]
-  ] as const
-  return { clientId: client.clientId, grant }
-})
-
-const refreshGrant = (clientId: string, refreshToken: string) =>
-  [["grant_type", "refresh_token"], ["refresh_token", refreshToken], ["client_id", clientId]] as const
-
-/** A workspace with `credits`, an admin and an editor. */
 const seedWorkspace = (credits: number) => Effect.gen(function* () {
   const directory = yield* Directory
   const workspace = aWorkspace({ credits })
@@ -75,7 +44,7 @@ const seedWriteRequest = Effect.gen(function* () {
 const url = Option.getOrElse(databaseUrl, () => "")
 
 describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
-  layer(World.pipe(Layer.provideMerge(postgresDatabase(url))), { timeout: "60 seconds" })("PostgreSQL", (it) => {
+  layer(TokenWorld.pipe(Layer.provideMerge(postgresDatabase(url))), { timeout: "60 seconds" })("PostgreSQL", (it) => {
     it.effect("32 concurrent saves of one code from the same loaded version: exactly one succeeds (RFC 6749 §4.1.2)", () => Effect.gen(function* () {
       const codes = yield* CodeStore
       const code = aCode()
@@ -113,7 +82,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
 
     it.effect("32 concurrent token exchanges of one code: exactly one answers tokens (RFC 6749 §4.1.2)", () => Effect.gen(function* () {
       const { grant } = yield* seedCode
-      const results = yield* race(() => handleTokenRequest({ params: grant, basic: null }))
+      const results = yield* race(() => handleTokenRequest({ params: grant(), basic: null }))
       assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
       for (const r of results) if (r._tag === "Failure") assert.include(["invalid_grant", "server_error", "temporarily_unavailable"], r.failure.error)
     }))
@@ -122,7 +91,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const secrets = yield* Secrets
       const connections = yield* ConnectionStore
       const { clientId, grant } = yield* seedCode
-      const first = yield* handleTokenRequest({ params: grant, basic: null })
+      const first = yield* handleTokenRequest({ params: grant(), basic: null })
       const results = yield* race(() => handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null }))
       const issued = results.flatMap((r) => (r._tag === "Success" ? [r.success.refresh_token] : []))
       assert.isAtLeast(issued.length, 1)

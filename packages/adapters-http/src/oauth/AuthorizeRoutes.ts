@@ -24,14 +24,13 @@ import {
   type ConsentPage
 } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
-import { renderErrorPage } from "../pages/layout.ts"
+import { renderErrorPage, seeOther } from "../pages/layout.ts"
 import { People, type Person } from "../people/People.ts"
 import { isCrossSite, RequestId } from "../security.ts"
 import { consentMomentMs, renderConsentPage } from "./consentView.ts"
 import type { CorePorts } from "./CorePorts.ts"
 import { bodyText, mediaType, parseAuthorizationQuery, parseFormEncoded, rawQuery, type Params } from "./requestParams.ts"
 
-const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
 const errorPage = (status: number, title: string, message: string, returnTo?: string) =>
   Effect.map(Effect.service(RequestId), (requestId) =>

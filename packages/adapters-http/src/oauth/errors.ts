@@ -82,6 +82,10 @@ const table: { readonly [K in Mapped["_tag"]]: (error: Extract<Mapped, { readonl
 export const mapOAuthError = (error: Mapped): OAuthJsonError =>
   (table[error._tag] as (e: Mapped) => OAuthJsonError)(error)
 
+/** Whether `error` is one of the core errors the table answers. */
+export const isMapped = (error: unknown): error is Mapped =>
+  typeof error === "object" && error !== null && Object.hasOwn(table, (error as { readonly _tag?: unknown })._tag as PropertyKey)
+
 /** A failure nobody expected: 500 server_error, nothing about it in the answer. */
 export const serverError: OAuthJsonError = { status: 500, error: "server_error", description: "The service failed to answer this request." }
 

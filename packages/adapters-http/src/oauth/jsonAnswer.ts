@@ -2,20 +2,13 @@
 // it is, every other core error through the one table in errors.ts, and anything unexpected as 500 server_error.
 import { Cause, Effect } from "effect"
 import type { HttpServerResponse } from "effect/http"
-import type { OAuthError } from "@adgate/core"
-import { mapOAuthError, oauthErrorResponse, serverError, type OAuthJsonError } from "./errors.ts"
+import { OAuthError } from "@adgate/core"
+import { isMapped, mapOAuthError, oauthErrorResponse, serverError, type OAuthJsonError } from "./errors.ts"
 
-/** The core's OAuthError (token/ module): already an RFC 6749 §5.2 answer. */
-const isCoreOAuthError = (e: unknown): e is OAuthError =>
-  typeof e === "object" && e !== null && (e as { readonly _tag?: unknown })._tag === "OAuthError"
-
+/** The core's OAuthError (token/ module) is already an RFC 6749 §5.2 answer; the table maps the other core errors. */
 const answerFor = (error: unknown): OAuthJsonError | null => {
-  if (isCoreOAuthError(error)) return { status: error.status, error: error.error, description: error.description }
-  try {
-    return mapOAuthError(error as Parameters<typeof mapOAuthError>[0])
-  } catch {
-    return null
-  }
+  if (error instanceof OAuthError) return { status: error.status, error: error.error, description: error.description }
+  return isMapped(error) ? mapOAuthError(error) : null
 }
 
 /**
@@ -32,7 +25,7 @@ export const answerJson = <E, R>(
       const answer = failure === undefined ? null : answerFor(failure.error)
       if (answer !== null) {
         // The core sets basicChallenge when Basic authentication failed: the 401 then carries WWW-Authenticate: Basic.
-        const challenge = (isCoreOAuthError(failure?.error) && failure.error.basicChallenge) || options.basicUsed === true
+        const challenge = (failure?.error instanceof OAuthError && failure.error.basicChallenge) || options.basicUsed === true
         return Effect.succeed(oauthErrorResponse(answer, { basicUsed: challenge }))
       }
       const tag = failure !== undefined

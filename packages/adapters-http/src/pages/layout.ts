@@ -71,6 +71,10 @@ ${body}
 </html>
 `
 
+/** A page's redirect after a form post or to sign-in: 303, never cached (RFC 9700 §4.12: never 307). */
+export const seeOther = (location: string): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
+
 export const renderPage = (options: PageOptions): HttpServerResponse.HttpServerResponse =>
   HttpServerResponse.text(renderDocument(options.title, options.body).value, {
     status: options.status ?? 200,

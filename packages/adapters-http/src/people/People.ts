@@ -21,6 +21,7 @@ import {
   type Workspace
 } from "@adgate/core"
 import { NotAMember } from "./errors.ts"
+import { seeOther } from "../pages/layout.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { isCrossSite } from "../security.ts"
 
@@ -162,7 +163,7 @@ export const makePeople = (options: PeopleOptions) =>
       Effect.flatMap(current(request), (person) =>
         Option.isSome(person)
           ? f(person.value)
-          : Effect.succeed(Response.redirect(signInUrl(request.url), { status: 303, headers: { "cache-control": "no-store" } })))
+          : Effect.succeed(seeOther(signInUrl(request.url))))
 
     const setWorkspace = (session: Session, workspaceId: string) =>
       Effect.gen(function* () {

@@ -2,9 +2,9 @@
 // (docs/decisions.md, People, sessions and pages; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
-import { HttpRouter, HttpServerResponse, UrlParams } from "effect/http"
+import { HttpRouter, UrlParams } from "effect/http"
 import { Issuer } from "@adgate/core"
-import { html, renderErrorPage, renderPage } from "../pages/layout.ts"
+import { html, renderErrorPage, renderPage, seeOther } from "../pages/layout.ts"
 import { People, type Person } from "./People.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { RequestId } from "../security.ts"
@@ -73,7 +73,6 @@ export const PeopleRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const people = yield* People
     const { origin } = yield* Issuer
-    const seeOther = (location: string) => HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
     yield* router.add("GET", "/signin", (request) =>
       Effect.gen(function* () {

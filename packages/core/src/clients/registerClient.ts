@@ -6,8 +6,7 @@ import { InvalidClientMetadata, InvalidRedirectUri, RegistrationRateLimited } fr
 import { checkGrantAndResponseTypes, cleanClientName, supportedGrantTypes, supportedResponseTypes } from "./registrationMetadata.ts"
 import { validateRedirectUri } from "./redirectUri.ts"
 import { RateLimiter } from "../ports/RateLimiter.ts"
-import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { ClientStore } from "../ports/Stores.ts"
+import { newRegisteredClient } from "./newRegisteredClient.ts"
 
 /** Registrations (valid or not) one address may attempt per hour (RFC 7591 §3.1 allows rate limiting). */
 export const registrationsPerAddressPerHour = 10
@@ -62,8 +61,6 @@ const readMetadata = (body: Record<string, unknown>) => {
 
 export const registerClient = Effect.fn("clients.registerClient")(function* (input: RegisterClientInput) {
   const limiter = yield* RateLimiter
-  const secrets = yield* Secrets
-  const clients = yield* ClientStore
   const now = yield* Clock.currentTimeMillis
 
   // Every attempt counts against its address, so that garbage is throttled as well.
@@ -81,26 +78,10 @@ export const registerClient = Effect.fn("clients.registerClient")(function* (inp
   const daily = yield* limiter.hit("register:day", registrationsPerDay, dayMs, now)
   if (!daily.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: daily.retryAfterSeconds })
 
-  // RFC 9700 §4.15: the server chooses client_id (apc_…, never an https URL) and the secret; sent values are ignored.
-  const clientId = yield* secrets.generate(Prefix.clientId)
-  const clientSecret = metadata.authMethod === "none" ? null : yield* secrets.generate(Prefix.clientSecret)
-  const client: Client = {
-    clientId,
-    version: 1,
-    kind: "dynamic",
-    name: metadata.name,
-    redirectUris,
-    authMethod: metadata.authMethod,
-    secretHash: clientSecret === null ? null : yield* secrets.hash(clientSecret),
-    workspaceId: null,
-    recognised: false,
-    createdAt: now,
-    lastTokenAt: null,
-    removedAt: null,
-    documentHost: null,
-    cacheUntil: null
-  }
-  yield* clients.insert(client)
+  const { client, clientSecret } = yield* newRegisteredClient({
+    kind: "dynamic", name: metadata.name, redirectUris, authMethod: metadata.authMethod, workspaceId: null, now
+  })
+  const clientId = client.clientId
 
   const response: Record<string, unknown> = {
     client_id: clientId,

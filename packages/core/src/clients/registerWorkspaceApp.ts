@@ -1,14 +1,13 @@
 // A workspace's own OAuth app (spec §Resources: OAuth client, "Register an app"): a name, 1 to 10 redirect URIs and
 // a type; a Server app gets a secret shown once, a Public app none. Up to 20 per workspace; admins and editors only.
 import { Clock, Effect, Option, Result } from "effect"
-import type { Client } from "./Client.ts"
 import { InvalidClientMetadata, NotAllowed, TooManyApps } from "./errors.ts"
 import { checkRedirectUris } from "./registerClient.ts"
+import { newRegisteredClient } from "./newRegisteredClient.ts"
 import { cleanClientName } from "./registrationMetadata.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Issuer } from "../ports/Issuer.ts"
-import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/Stores.ts"
 
 export const maxAppsPerWorkspace = 20
@@ -24,7 +23,6 @@ export interface RegisterWorkspaceAppInput {
 export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(function* (input: RegisterWorkspaceAppInput) {
   const directory = yield* Directory
   const clients = yield* ClientStore
-  const secrets = yield* Secrets
   const issuer = yield* Issuer
   const now = yield* Clock.currentTimeMillis
 
@@ -42,24 +40,13 @@ export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(fu
   const active = existing.filter((c) => c.kind === "workspace_app" && c.removedAt === null)
   if (active.length >= maxAppsPerWorkspace) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
 
-  const clientId = yield* secrets.generate(Prefix.clientId)
-  const clientSecret = input.type === "server" ? yield* secrets.generate(Prefix.clientSecret) : null
-  const client: Client = {
-    clientId,
-    version: 1,
+  const { client, clientSecret } = yield* newRegisteredClient({
     kind: "workspace_app",
     name: name.success,
     redirectUris,
     authMethod: input.type === "server" ? "client_secret_basic" : "none",
-    secretHash: clientSecret === null ? null : yield* secrets.hash(clientSecret),
     workspaceId: input.workspaceId,
-    recognised: false,
-    createdAt: now,
-    lastTokenAt: null,
-    removedAt: null,
-    documentHost: null,
-    cacheUntil: null
-  }
-  yield* clients.insert(client)
+    now
+  })
   return { client, clientSecret }
 })

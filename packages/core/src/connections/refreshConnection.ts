@@ -3,6 +3,7 @@
 // rotation and the new access token are one transaction, so a failure spends nothing either (§Atomicity).
 import { Clock, Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
+import type { Connection } from "./Connection.ts"
 import { RefreshTokenInvalid } from "./errors.ts"
 import { auditEnded } from "./endConnection.ts"
 import { type RoleAnswer, transitionConnection } from "./transitionConnection.ts"
@@ -37,8 +38,11 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
     Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
     Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
   )
+  // The first attempt decides on the connection just read; only a retry after a lost race reads it again.
+  let loaded: Option.Option<Connection> = located
   const decide = Effect.gen(function* () {
-    const found = yield* store.findByRefreshHash(presentedHash)
+    const found = Option.isSome(loaded) ? loaded : yield* store.findByRefreshHash(presentedHash)
+    loaded = Option.none()
     if (Option.isNone(found)) return yield* new RefreshTokenInvalid({ reason: "not_found" })
     const connection = found.value
     const now = yield* Clock.currentTimeMillis
