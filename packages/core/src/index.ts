@@ -54,6 +54,7 @@ export * from "./authorize/openConsentPage.ts"
 export * from "./authorize/decideConsent.ts"
 // write requests, idempotency keys, credits ledger, tasks, tool usage
 export * from "./tools/ToolUsage.ts"
+export * from "./tools/Tool.ts"
 export * from "./tools/hashToolCall.ts"
 export * from "./approvals/WriteRequest.ts"
 export * from "./approvals/errors.ts"

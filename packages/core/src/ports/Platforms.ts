@@ -1,0 +1,70 @@
+// The Platforms port (architecture §Ports; spec §What the service does 7): the tool catalog of every platform
+// family, the workspace's connected accounts, what a write would change (for guardrails and the approval page),
+// and the call itself. Platform credentials live behind this port only: the core never sees one, and no answer
+// carries one (a connected app receives results only).
+import { Context, Effect, Schema } from "effect"
+import type { PlatformFamily, Tool } from "../tools/Tool.ts"
+
+/** Spec §Resources: Account: platform, id, name, status. `id` is the `accountId` argument tools take. */
+export const Account = Schema.Struct({
+  /** The family id, e.g. `gads`. */
+  platform: Schema.String,
+  id: Schema.String,
+  name: Schema.String,
+  /** The platform's own status word, e.g. "ENABLED", "ACTIVE", "active". */
+  status: Schema.String
+})
+export type Account = typeof Account.Type
+
+/** The platform could not be reached or answered nothing usable: the call fails closed (REST 503). */
+export class PlatformUnavailable extends Schema.TaggedError<PlatformUnavailable>()("PlatformUnavailable", {
+  platform: Schema.String,
+  message: Schema.String
+}) {}
+
+/** A call's answer from the platform: its HTTP-like status and body. 2xx ran; 4xx/5xx ran and refused. */
+export interface PlatformAnswer {
+  readonly providerStatus: number
+  readonly body: Schema.Json
+}
+
+/**
+ * What a write would change, read from the platform before it runs, for guardrails (change caps, spend caps,
+ * protected names) and for the person deciding. Fields a change does not touch are null.
+ */
+export interface ProposedChange {
+  readonly accountId: string | null
+  /** The object changed: "campaign", "ad_set", "product", "site_snippet", … and its id and current name. */
+  readonly target: { readonly type: string; readonly id: string | null; readonly name: string } | null
+  /** A daily budget change, in the account's currency units. */
+  readonly dailyBudget: { readonly from: number; readonly to: number } | null
+  /** The account's total daily budget over its active objects after the change (spend cap). */
+  readonly accountDailyBudgetAfter: number | null
+  /** A status change, in the platform's words. */
+  readonly status: { readonly from: string; readonly to: string } | null
+  /** One line for people: "Raise the daily budget of "Brand – Search" from 120.00 to 132.00". */
+  readonly summary: string
+}
+
+export interface ToolCall {
+  readonly workspaceId: string
+  readonly tool: Tool
+  readonly arguments: Schema.JsonObject
+}
+
+export interface PlatformsShape {
+  /** Every platform family the service offers. */
+  readonly families: ReadonlyArray<PlatformFamily>
+  /** Every tool of every family, in a stable order. */
+  readonly tools: ReadonlyArray<Tool>
+  /** The workspace's connected accounts of every family (spec §GET /accounts). */
+  readonly accounts: (workspaceId: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
+  /**
+   * What a write call would change. Fails only when the platform cannot be read; a call the platform would refuse
+   * (unknown account or object) answers a change with null fields, and `execute` then answers the refusal.
+   */
+  readonly preview: (call: ToolCall) => Effect.Effect<ProposedChange, PlatformUnavailable>
+  /** Runs the call with the workspace's credential for the tool's family; the platform's answer, good or bad. */
+  readonly execute: (call: ToolCall) => Effect.Effect<PlatformAnswer, PlatformUnavailable>
+}
+export class Platforms extends Context.Service<Platforms, PlatformsShape>()("core/ports/Platforms") {}
