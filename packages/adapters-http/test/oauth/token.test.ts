@@ -181,11 +181,14 @@ describe("invalid_client (401)", () => {
     await expectError(await refresh("apo_rt_x", [["client_secret", "anything"]]), 401, "invalid_client")
   })
 
-  it("a method other than the registered one, and the code is not spent (checklist 55)", async () => {
-    const { code, verifier } = await codeFor(serverApp.id)
-    const fields: ReadonlyArray<readonly [string, string]> = [["grant_type", "authorization_code"], ["code", code], ["redirect_uri", cb], ["code_verifier", verifier], ["client_id", serverApp.id]]
+  it("a dynamically registered client keeps the method it registered, and the code is not spent (RFC 7591 §2, checklist 55)", async () => {
     // Registered for client_secret_basic, sends client_secret_post.
-    await expectError(await post("/oauth/token", form([...fields, ["client_secret", serverApp.secret]])), 401, "invalid_client")
+    const byBasic = await oauth.processDynamicClientRegistrationResponse(
+      await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [cb], token_endpoint_auth_method: "client_secret_basic" }, insecure)
+    )
+    const { code, verifier } = await codeFor(byBasic.client_id)
+    const fields: ReadonlyArray<readonly [string, string]> = [["grant_type", "authorization_code"], ["code", code], ["redirect_uri", cb], ["code_verifier", verifier], ["client_id", byBasic.client_id]]
+    await expectError(await post("/oauth/token", form([...fields, ["client_secret", String(byBasic.client_secret)]])), 401, "invalid_client")
     // Registered for client_secret_post, sends Basic.
     const poster = await oauth.processDynamicClientRegistrationResponse(
       await oauth.dynamicClientRegistrationRequest(as, { redirect_uris: [cb], token_endpoint_auth_method: "client_secret_post" }, insecure)
@@ -195,8 +198,46 @@ describe("invalid_client (401)", () => {
     })
     await expectError(viaBasic, 401, "invalid_client")
     expect(viaBasic.headers.get("www-authenticate")).toMatch(/^Basic /)
-    const right = await post("/oauth/token", form(fields.filter(([k]) => k !== "client_id")), { authorization: basic(serverApp.id, serverApp.secret) })
+    const right = await post("/oauth/token", form(fields.filter(([k]) => k !== "client_id")), { authorization: basic(byBasic.client_id, String(byBasic.client_secret)) })
     expect(right.status).toBe(200)
+  })
+
+  it("a workspace Server app authenticates with Basic or with client_secret in the body (spec §POST /oauth/token: either … or …)", async () => {
+    const viaBody = await connect(server, as, {
+      client: { client_id: serverApp.id, token_endpoint_auth_method: "client_secret_post" },
+      auth: oauth.ClientSecretPost(serverApp.secret),
+      redirectUri: cb,
+      cookie
+    })
+    expect(viaBody.tokens.token_type).toBe("bearer")
+    const viaBasic = await connect(server, as, {
+      client: { client_id: serverApp.id, token_endpoint_auth_method: "client_secret_basic" },
+      auth: oauth.ClientSecretBasic(serverApp.secret),
+      redirectUri: cb,
+      cookie
+    })
+    // Either method works for every later request too: refresh by body, revoke by body.
+    const refreshed = await oauth.processRefreshTokenResponse(
+      as,
+      { client_id: serverApp.id },
+      await oauth.refreshTokenGrantRequest(as, { client_id: serverApp.id }, oauth.ClientSecretPost(serverApp.secret), viaBasic.tokens.refresh_token ?? "", insecure)
+    )
+    const revoked = await post("/oauth/revoke", form([["token", refreshed.refresh_token ?? ""], ["client_id", serverApp.id], ["client_secret", serverApp.secret]]))
+    expect(revoked.status).toBe(200)
+    await expectError(await refresh(refreshed.refresh_token ?? "", [["client_secret", serverApp.secret]], serverApp.id), 400, "invalid_grant")
+    // A wrong body secret is still invalid_client.
+    await expectError(await refresh(viaBody.tokens.refresh_token ?? "", [["client_secret", "wrong-secret"]], serverApp.id), 401, "invalid_client")
+  })
+
+  it("a public client sending Basic with its client_id and an empty password is a public client sending no secret (RFC 6749 §2.3.1)", async () => {
+    const { code, verifier } = await codeFor(publicApp)
+    const fields = form([["grant_type", "authorization_code"], ["code", code], ["redirect_uri", cb], ["code_verifier", verifier]])
+    const response = await post("/oauth/token", fields, { authorization: basic(publicApp, "") })
+    expect(response.status).toBe(200)
+    const { refresh_token } = (await response.json()) as { refresh_token: string }
+    // At revocation too; and a confidential client with an empty Basic password is still refused.
+    expect((await post("/oauth/revoke", form([["token", refresh_token]]), { authorization: basic(publicApp, "") })).status).toBe(200)
+    await expectError(await post("/oauth/token", form([["grant_type", "refresh_token"], ["refresh_token", "apo_rt_x"]]), { authorization: basic(serverApp.id, "") }), 401, "invalid_client")
   })
 
   it("Basic for one client with another client_id in the body gets no token (checklist 57)", async () => {
