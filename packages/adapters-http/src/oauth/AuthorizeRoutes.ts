@@ -20,14 +20,16 @@ import {
   parseScopes,
   Secrets,
   validateAuthorizationRequest,
+  type Client,
   type ConsentAnswer,
+  type ConsentDecision,
   type ConsentPage
 } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
-import { renderErrorPage, seeOther } from "../pages/layout.ts"
+import { html, renderErrorPage, renderPage, seeOther } from "../pages/layout.ts"
 import { People, type Person } from "../people/People.ts"
 import { isCrossSite, RequestId } from "../security.ts"
-import { consentMomentMs, renderConsentPage } from "./consentView.ts"
+import { appLabel, consentMomentMs, renderConsentPage } from "./consentView.ts"
 import type { CorePorts } from "./CorePorts.ts"
 import { bodyText, mediaType, parseAuthorizationQuery, parseFormEncoded, rawQuery, type Params } from "./requestParams.ts"
 
@@ -49,6 +51,28 @@ const notAllowedMessages: Readonly<Record<string, string>> = {
   app_of_another_workspace: "This app belongs to another workspace: only that workspace's members can connect it.",
   unknown_workspace: "This workspace does not exist."
 }
+
+/**
+ * A workspace app of another of the person's workspaces: the app can connect only to its own workspace, so the page
+ * offers that one (a same-site form post switches the session, then the same request opens the consent page there).
+ * Switching is a POST with the session's CSRF token, never a side effect of following a link.
+ */
+const offerAppWorkspace = (person: Person, client: Client, workspaceName: string, returnTo: string, cancel: string) =>
+  renderPage({
+    title: "Switch workspace to connect this app",
+    body: html`<section class="card">
+<h1>${appLabel({ name: client.name, verified: client.recognised })} belongs to ${workspaceName}</h1>
+<p>This app was registered by the workspace <strong>${workspaceName}</strong> and can connect only to it. You are
+working in <strong>${person.workspaces.find((w) => w.workspace.id === person.workspaceId)?.workspace.name ?? "another workspace"}</strong>.</p>
+<form method="post" action="/session/workspace">
+<input type="hidden" name="csrf_token" value="${person.csrfToken}">
+<input type="hidden" name="workspace_id" value="${client.workspaceId ?? ""}">
+<input type="hidden" name="return_to" value="${returnTo}">
+<button type="submit">Switch to ${workspaceName} and continue</button>
+<a class="button secondary" href="${cancel}">Cancel</a>
+</form>
+</section>`
+  })
 
 /** The link back to the app with an error: the person chooses to return (decision 13, checklist 163). */
 const errorRedirect = (page: ConsentPage, issuer: string, error: string, description: string) =>
@@ -95,7 +119,21 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
             const workspaceId = person.workspaceId
             if (workspaceId === null)
               return yield* errorPage(403, "No workspace", "You are not a member of any workspace, so there is nothing to connect an app to.")
-            const opened = yield* openConsentPage({ request: validated.request, client: validated.client, userId: person.user.id, workspaceId })
+            const client = validated.client
+            if (client.kind === "workspace_app" && client.workspaceId !== workspaceId) {
+              // Spec §Resources: OAuth client: only members of the registering workspace can authorize it; a member
+              // working in another workspace is offered the app's own (a non-member is refused by openConsentPage).
+              const home = person.workspaces.find((w) => w.workspace.id === client.workspaceId)
+              if (home !== undefined) {
+                const cancel = authorizationResponseUrl(
+                  validated.request.redirectUri,
+                  { error: "access_denied", error_description: "The person did not switch to the app's workspace", state: validated.request.state },
+                  origin
+                )
+                return offerAppWorkspace(person, client, home.workspace.name, request.url, cancel)
+              }
+            }
+            const opened = yield* openConsentPage({ request: validated.request, client, userId: person.user.id, workspaceId })
             return renderConsentPage({ pageId: opened.page.id, csrfToken: opened.csrfToken, options: opened.options, person, workspaceId })
           }).pipe(
             Effect.catchTags({
@@ -109,7 +147,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
 
     // Shows the page again with the same id and token, e.g. when Allow access came before the page had been on
     // screen a moment (spec §Authentication 9). The token was checked against the page's hash first.
-    const showAgain = (page: ConsentPage, csrfToken: string, person: Person, notice: string) =>
+    const showAgain = (page: ConsentPage, csrfToken: string, person: Person, notice: string, chosen?: ConsentDecision) =>
       Effect.gen(function* () {
         const clients = yield* ClientStore
         const client = yield* clients.find(page.request.clientId)
@@ -121,11 +159,12 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
           options: consentOptions(page.request, role, plan, client.value),
           person,
           workspaceId: page.workspaceId,
-          notice
+          notice,
+          ...(chosen === undefined ? {} : { chosen: { scopes: chosen.scopes, writeMode: chosen.writeMode } })
         })
       })
 
-    const tooSoon = (pageId: string, csrfToken: string, person: Person) =>
+    const tooSoon = (pageId: string, csrfToken: string, person: Person, chosen: ConsentDecision) =>
       Effect.gen(function* () {
         const consents = yield* ConsentStore
         const secrets = yield* Secrets
@@ -136,7 +175,10 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         if (now - page.openedAt >= consentMomentMs) return Option.none()
         // Only the person holding this page's token sees it again; anything else goes on to the core's refusal.
         if (!constantTimeEqual(yield* secrets.hash(csrfToken), page.csrfHash) || page.userId !== person.user.id) return Option.none()
-        return Option.some(yield* showAgain(page, csrfToken, person, "Please review what the app asks for, then select Allow access again."))
+        // Spec §Authentication 9: the page must have been on screen a moment. The person's choices are kept.
+        const notice = "Allow access was selected less than a second after this page opened, so nothing was granted yet. " +
+          "Your choices are kept below: check them, then select Allow access again."
+        return Option.some(yield* showAgain(page, csrfToken, person, notice, chosen))
       })
 
     // POST /oauth/consent: the decision, posted once from our own page with its CSRF token (checklist 154–157).
@@ -151,17 +193,15 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         const workspaceId = person.value.workspaceId ?? ""
         let answer: ConsentAnswer
         if (action === "allow") {
-          const early = yield* tooSoon(pageId, csrfToken, person.value)
-          if (Option.isSome(early)) return early.value
-          answer = {
-            _tag: "Allow",
-            decision: {
-              // Only known scope names; the core re-checks each against the page, the role and the plan.
-              scopes: parseScopes(all(fields, "scope").join(" ")),
-              platforms: "all",
-              writeMode: first(fields, "write_mode") === "apply" ? "apply" : "wait"
-            }
+          const decision: ConsentDecision = {
+            // Only known scope names; the core re-checks each against the page, the role and the plan.
+            scopes: parseScopes(all(fields, "scope").join(" ")),
+            platforms: "all",
+            writeMode: first(fields, "write_mode") === "apply" ? "apply" : "wait"
           }
+          const early = yield* tooSoon(pageId, csrfToken, person.value, decision)
+          if (Option.isSome(early)) return early.value
+          answer = { _tag: "Allow", decision }
         } else if (action === "cancel") {
           answer = { _tag: "Cancel" }
         } else {

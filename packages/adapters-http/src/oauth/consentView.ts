@@ -45,6 +45,8 @@ export interface ConsentView {
   readonly workspaceId: string
   /** Shown above the form when the page is shown again (e.g. Allow access was pressed too soon). */
   readonly notice?: string
+  /** The choices the person posted, kept when the page is shown again; otherwise the defaults are ticked. */
+  readonly chosen?: { readonly scopes: ReadonlyArray<Scope>; readonly writeMode: "wait" | "apply" }
 }
 
 const isLoopbackRedirect = (host: string): boolean => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i.test(host)
@@ -59,10 +61,14 @@ const formActionSource = (redirectUri: string): string | null => {
   }
 }
 
-const appHeading = (app: ConsentOptions["app"]): Html =>
+/**
+ * The app as the person should read it: a recognised product's name with a verified label, or an Unverified app
+ * label (a badge of its own, not part of the name) before the self-given name in quotes. Also on the sign-in page.
+ */
+export const appLabel = (app: { readonly name: string | null; readonly verified: boolean }): Html =>
   app.verified
-    ? html`<strong>${app.name ?? "An app"}</strong> <span class="verified">verified</span>`
-    : html`<span class="unverified">Unverified app</span> <strong>“${app.name ?? "unnamed app"}”</strong>`
+    ? html`<strong>${app.name ?? "An app"}</strong> <span class="badge verified">Verified</span>`
+    : html`<span class="badge unverified">Unverified app</span> <strong>“${app.name ?? "unnamed app"}”</strong>`
 
 export const renderConsentPage = (view: ConsentView, status = 200): HttpServerResponse.HttpServerResponse => {
   const { options, person } = view
@@ -71,9 +77,12 @@ export const renderConsentPage = (view: ConsentView, status = 200): HttpServerRe
   const workspaceName = membership?.workspace.name ?? "this workspace"
   const asksChanges = options.showWriteChoice
   const formAction = formActionSource(app.redirectUri)
+  const ticked = (s: { readonly scope: Scope; readonly preTicked: boolean }) =>
+    view.chosen === undefined ? s.preTicked : view.chosen.scopes.includes(s.scope)
+  const applyChosen = options.canApplyAtOnce && view.chosen?.writeMode === "apply"
 
   const identity = html`<section class="card">
-<h1>${appHeading(app)} wants to connect to ${workspaceName}</h1>
+<h1>${appLabel(app)} wants to connect to ${workspaceName}</h1>
 ${app.verified ? "" : html`<p class="warning" role="note">adgate has not verified this app. Its name is what the app says about itself.
 Only allow access if you trust it and you started this connection yourself.</p>`}
 ${app.kind === "metadata_document" && app.documentHost !== null
@@ -107,7 +116,7 @@ ${person.workspaces.map((w) => html`<option value="${w.workspace.id}"${w.workspa
 <ul class="plain">
 ${options.scopes.map((s) =>
   s.grantable
-    ? html`<li><label><input type="checkbox" name="scope" value="${s.scope}"${s.preTicked ? html` checked` : ""}> ${scopeDescriptions[s.scope]} <code>${s.scope}</code></label></li>`
+    ? html`<li><label><input type="checkbox" name="scope" value="${s.scope}"${ticked(s) ? html` checked` : ""}> ${scopeDescriptions[s.scope]} <code>${s.scope}</code></label></li>`
     : html`<li><label class="struck"><input type="checkbox" name="scope" value="${s.scope}" disabled> <s>${scopeDescriptions[s.scope]} <code>${s.scope}</code></s></label>
 <span class="muted">Not available: ${s.reason === null ? "" : notGrantableReasons[s.reason]}.</span></li>`)}
 </ul>
@@ -125,8 +134,8 @@ ${options.scopes.map((s) =>
   const writeChoice = asksChanges
     ? html`<fieldset>
 <legend>Changes made through the app</legend>
-<label><input type="radio" name="write_mode" value="wait" checked> Wait for approval: each proposed change waits in Write approvals until an admin or editor approves it, and you get an e-mail.</label>
-<label${options.canApplyAtOnce ? "" : html` class="struck"`}><input type="radio" name="write_mode" value="apply"${options.canApplyAtOnce ? "" : html` disabled`}> Apply ordinary changes at once (deletes and changes a platform marks as a person's decision still wait).</label>
+<label><input type="radio" name="write_mode" value="wait"${applyChosen ? "" : html` checked`}> Wait for approval: each proposed change waits in Write approvals until an admin or editor approves it, and you get an e-mail.</label>
+<label${options.canApplyAtOnce ? "" : html` class="struck"`}><input type="radio" name="write_mode" value="apply"${options.canApplyAtOnce ? (applyChosen ? html` checked` : "") : html` disabled`}> Apply ordinary changes at once (deletes and changes a platform marks as a person's decision still wait).</label>
 ${options.canApplyAtOnce ? "" : html`<p class="muted">Only a workspace admin can choose to apply changes at once.</p>`}
 </fieldset>`
     : ""

@@ -126,6 +126,9 @@ button:disabled{opacity:.5;cursor:not-allowed}
 .error h1{color:var(--danger)}
 .alert{border-left:4px solid var(--danger);padding:.5rem .75rem;background:var(--bg);margin-bottom:1rem}
 .warning{border-left:4px solid #d99a00;padding:.5rem .75rem;background:var(--bg)}
+.badge{display:inline-block;vertical-align:middle;margin-right:.35rem;padding:.1rem .5rem;border-radius:999px;font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;line-height:1.4}
+.badge.unverified{color:#7a2e0e;background:#fde7c8;border:1px solid #d99a00}
+.badge.verified{color:#0b5c2e;background:#d7f5e3;border:1px solid #2f9e5b}
 .struck{text-decoration:line-through;color:var(--muted)}
 ul.plain{list-style:none;padding:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}

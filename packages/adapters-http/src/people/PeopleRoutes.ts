@@ -3,8 +3,9 @@
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
 import { HttpRouter, UrlParams } from "effect/http"
-import { Issuer } from "@adgate/core"
-import { html, renderErrorPage, renderPage, seeOther } from "../pages/layout.ts"
+import { ClientStore, Issuer } from "@adgate/core"
+import { askingApp } from "../oauth/askingApp.ts"
+import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages/layout.ts"
 import { People, type Person } from "./People.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { RequestId } from "../security.ts"
@@ -25,6 +26,8 @@ const signInForm = (options: {
   readonly returnTo: string
   readonly email?: string
   readonly problem?: string
+  /** Which app is asking, when sign-in was reached from an authorization request. */
+  readonly asking?: Html
   readonly status?: number
   readonly headers?: Readonly<Record<string, string>>
 }) =>
@@ -34,6 +37,7 @@ const signInForm = (options: {
     ...(options.headers === undefined ? {} : { headers: options.headers }),
     body: html`<section class="card">
 <h1>Sign in</h1>
+${options.asking ?? ""}
 ${options.problem === undefined ? "" : html`<p class="alert" role="alert">${options.problem}</p>`}
 <form method="post" action="/signin">
 <input type="hidden" name="csrf_token" value="${options.csrfToken}">
@@ -72,7 +76,9 @@ ${person.workspaces.map((w) =>
 export const PeopleRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const people = yield* People
+    const clients = yield* ClientStore
     const { origin } = yield* Issuer
+    const asking = (returnTo: string) => Effect.map(askingApp(clients, returnTo, origin), Option.getOrUndefined)
 
     yield* router.add("GET", "/signin", (request) =>
       Effect.gen(function* () {
@@ -80,7 +86,8 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         const returnTo = safeReturnTo(url.searchParams.get("return_to"), origin)
         if (Option.isSome(yield* people.current(request))) return seeOther(returnTo)
         const pre = yield* people.preSession(request)
-        return pre.set(signInForm({ csrfToken: yield* people.csrfTokenFor(pre.value), returnTo }))
+        const app = yield* asking(returnTo)
+        return pre.set(signInForm({ csrfToken: yield* people.csrfTokenFor(pre.value), returnTo, ...(app === undefined ? {} : { asking: app }) }))
       }))
 
     yield* router.add("POST", "/signin", (request) =>
@@ -94,16 +101,17 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         const outcome = yield* people.signIn(email, password, address)
         const pre = yield* people.preSession(request)
         const csrfToken = yield* people.csrfTokenFor(pre.value)
+        const app = yield* asking(returnTo)
         switch (outcome._tag) {
           case "RateLimited":
             return pre.set(signInForm({
-              csrfToken, returnTo, email, status: 429,
+              csrfToken, returnTo, email, status: 429, ...(app === undefined ? {} : { asking: app }),
               headers: { "retry-after": String(outcome.retryAfterSeconds) },
               problem: "Too many sign-in attempts. Please wait a few minutes and try again."
             }))
           case "Refused":
             // One answer for an unknown address and a wrong password.
-            return pre.set(signInForm({ csrfToken, returnTo, email, status: 401, problem: "The email or password is not right." }))
+            return pre.set(signInForm({ csrfToken, returnTo, email, status: 401, problem: "The email or password is not right.", ...(app === undefined ? {} : { asking: app }) }))
           case "SignedIn": {
             // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
             yield* people.signOut(request)

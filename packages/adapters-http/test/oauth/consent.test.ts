@@ -3,7 +3,7 @@
 // accepted once, 10 minutes, and a workspace switch that restarts the flow from the app.
 import * as oauth from "oauth4webapi"
 import { Effect, Option } from "effect"
-import { ClientStore } from "@adgate/core"
+import { ClientStore, registerWorkspaceApp } from "@adgate/core"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import {
@@ -54,6 +54,10 @@ describe("what the consent page shows", () => {
     const { form } = await openPage(admin)
     expect(form.html).toContain("Unverified app")
     expect(form.html).toContain("“&lt;img src=x onerror=alert(1)&gt;Claude”")
+    // The label is a badge of its own, styled apart from the title (it is not part of the app's name).
+    expect(form.html).toContain('<span class="badge unverified">Unverified app</span> <strong>“')
+    const css = await (await server.get("/assets/app.css")).text()
+    expect(css).toMatch(/\.badge\.unverified\{[^}]*background/)
     expect(form.html).not.toContain("<img src=x")
     expect(form.html).toContain("has not verified this app")
     expect(form.html).toContain("dyn.example")
@@ -68,8 +72,21 @@ describe("what the consent page shows", () => {
       }).pipe(Effect.orDie)
     )
     const { form } = await openPage(admin, ownApp, "https://app.example/cb")
-    expect(form.html).toContain('class="verified">verified<')
+    expect(form.html).toContain('<span class="badge verified">Verified</span>')
     expect(form.html).not.toContain("Unverified app")
+  })
+
+  it("the sign-in page reached from an authorization request says which app is asking, with its label", async () => {
+    const toSignIn = await server.get(`${urlFor(dynamicApp, "https://dyn.example/cb").pathname}${urlFor(dynamicApp, "https://dyn.example/cb").search}`)
+    expect(toSignIn.status).toBe(303)
+    const signIn = await server.get(toSignIn.headers.get("location") ?? "")
+    const html = await signIn.text()
+    expect(html).toContain('<span class="badge unverified">Unverified app</span> <strong>“&lt;img src=x onerror=alert(1)&gt;Claude”</strong> is asking to connect')
+    // A metadata-document client is named by its document's host (nothing is fetched before sign-in).
+    const cimd = await server.get(`/signin?return_to=${encodeURIComponent("/oauth/authorize?client_id=https%3A%2F%2Ftool.example%2Fclient.json&response_type=code")}`)
+    expect(await cimd.text()).toMatch(/Unverified app<\/span> <strong>“unnamed app”<\/strong> described at <strong>tool\.example<\/strong>/)
+    // A plain sign-in names no app.
+    expect(await (await server.get("/signin")).text()).not.toContain("is asking to connect")
   })
 
   it("the signed-in account, the workspace with a switcher, and the surface", async () => {
@@ -101,10 +118,25 @@ describe("what the consent page shows", () => {
     expect(form.html).toContain('value="apply"')
   })
 
-  it("apply ordinary changes at once is offered to an admin only", async () => {
+  it("a person whose role can grant no tools scope sees neither Platforms nor Changes (spec §GET /oauth/authorize)", async () => {
     const editor = await server.signIn(server.users.editor.email, server.users.editor.password)
-    const { form } = await openPage(editor, dynamicApp, "https://dyn.example/cb", "tasks:read tools:write")
-    expect(form.html).toMatch(/<input type="radio" name="write_mode" value="apply" disabled>/)
+    const { form } = await openPage(editor, dynamicApp, "https://dyn.example/cb", "tasks:read tools:read tools:write")
+    expect(form.disabled).toEqual(["tools:read", "tools:write"])
+    expect([form.platforms, form.writeMode]).toEqual([null, null])
+    expect(form.html).not.toContain("<legend>Platforms</legend>")
+    expect(form.html).not.toContain("<legend>Changes made through the app</legend>")
+    // The admin asked the same sees both.
+    const forAdmin = (await openPage(admin, dynamicApp, "https://dyn.example/cb", "tasks:read tools:read tools:write")).form
+    expect([forAdmin.platforms, forAdmin.writeMode]).toEqual(["all", "wait"])
+  })
+
+  it("apply ordinary changes at once is offered to an admin only", async () => {
+    // Changes need tools:write or tools:raw, which only an admin can grant: an editor is never offered the choice.
+    const editor = await server.signIn(server.users.editor.email, server.users.editor.password)
+    const forEditor = (await openPage(editor, dynamicApp, "https://dyn.example/cb", "tasks:read tools:write")).form
+    expect(forEditor.html).not.toContain('name="write_mode"')
+    const forAdmin = (await openPage(admin, dynamicApp, "https://dyn.example/cb", "tasks:read tools:write")).form
+    expect(forAdmin.html).toMatch(/<input type="radio" name="write_mode" value="apply">/)
   })
 
   it("a viewer cannot connect an app: 403 page", async () => {
@@ -133,11 +165,28 @@ describe("the decision (spec §Authentication 9)", () => {
     const early = await postConsent(server, admin, decisionFields(form))
     expect(early.status).toBe(200)
     expect(early.headers.get("location")).toBeNull()
-    expect(readConsentForm(await early.text()).page).toBe(form.page)
+    const again = readConsentForm(await early.text())
+    expect(again.page).toBe(form.page)
     moveClock(1_100)
-    const later = await postConsent(server, admin, decisionFields(form))
+    const later = await postConsent(server, admin, decisionFields(again))
     expect(later.status).toBe(303)
     expect(new URL(later.headers.get("location") ?? "").searchParams.get("code")).not.toBeNull()
+  })
+
+  it("Allow access posted too soon keeps the person's choices and says why the page is shown again (spec §Authentication 9)", async () => {
+    const { form } = await openPage(admin, dynamicApp, "https://dyn.example/cb", "tasks:read accounts:read tools:read tools:write tools:raw")
+    const choice = { scopes: ["accounts:read", "tools:write", "tools:raw"], writeMode: "apply" }
+    const early = await postConsent(server, admin, decisionFields(form, choice))
+    expect(early.status).toBe(200)
+    const again = readConsentForm(await early.text())
+    expect(again.ticked).toEqual(choice.scopes)
+    expect(again.writeMode).toBe("apply")
+    expect(again.html).toMatch(/<p class="alert" role="alert">Allow access was selected less than a second after this page opened/)
+    moveClock(1_100)
+    const later = await postConsent(server, admin, decisionFields(again))
+    expect(later.status).toBe(303)
+    const code = new URL(later.headers.get("location") ?? "").searchParams.get("code")
+    expect(code).not.toBeNull()
   })
 
   it("a wrong CSRF token is refused with 403 and issues no code (RFC 6749 §10.12)", async () => {
@@ -204,6 +253,38 @@ describe("the decision (spec §Authentication 9)", () => {
     const posted = await postConsent(server, admin, decisionFields(form))
     expect(posted.status).toBe(400)
     expect(posted.headers.get("location")).toBeNull()
+  })
+
+  it("a workspace app of another of the person's workspaces: the page offers the app's workspace, and the flow goes on there (spec §Resources: OAuth client)", async () => {
+    const freeApp = await server.run(registerWorkspaceApp({
+      workspaceId: server.workspaces.free.id,
+      actorId: server.users.admin.id,
+      name: "Corner reports",
+      redirectUris: ["https://corner.example/cb"],
+      type: "public"
+    }).pipe(Effect.orDie))
+    const url = urlFor(freeApp.client.clientId, "https://corner.example/cb", "tasks:read")
+    const offer = await openAuthorization(server, url, admin)
+    expect(offer.status).toBe(200)
+    const html = await offer.text()
+    expect(html).toContain("Switch to Free Corner and continue")
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replaceAll("&amp;", "&") ?? ""
+    expect(field("workspace_id")).toBe(server.workspaces.free.id)
+    const switched = await server.postForm("/session/workspace", { csrf_token: field("csrf_token"), workspace_id: field("workspace_id"), return_to: field("return_to") }, admin)
+    expect(switched.status).toBe(303)
+    const page = await server.get(switched.headers.get("location") ?? "", admin)
+    expect(page.status).toBe(200)
+    const form = readConsentForm(await page.text())
+    expect(form.html).toContain("wants to connect to Free Corner")
+    moveClock(1_100)
+    const decided = await postConsent(server, admin, decisionFields(form))
+    expect(decided.status).toBe(303)
+    expect(new URL(decided.headers.get("location") ?? "").searchParams.get("code")).not.toBeNull()
+    // A person who is not a member of the app's workspace is still refused.
+    const editor = await server.signIn(server.users.editor.email, server.users.editor.password)
+    const refused = await openAuthorization(server, url, editor)
+    expect(refused.status).toBe(403)
+    expect(await refused.text()).toContain("only that workspace&#39;s members can connect it")
   })
 
   it("GET never decides (checklist 156)", async () => {

@@ -18,9 +18,12 @@ export interface ScopeOption {
 
 export interface ConsentOptions {
   readonly scopes: ReadonlyArray<ScopeOption>
-  /** Platforms (all connected, including later ones, or ticked ones) when platform tools are asked. */
+  /**
+   * Platforms (all connected, including later ones, or ticked ones) when platform tools are asked and this person
+   * can grant one: for anyone else the choice could never take effect.
+   */
   readonly showPlatforms: boolean
-  /** Wait for approval / Apply ordinary changes at once, when changes are asked. */
+  /** Wait for approval / Apply ordinary changes at once, when changes are asked and this person can grant them. */
   readonly showWriteChoice: boolean
   /** Apply ordinary changes at once is a workspace admin's choice. */
   readonly canApplyAtOnce: boolean
@@ -39,21 +42,24 @@ export interface ConsentOptions {
   }
 }
 
-export const consentOptions = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client): ConsentOptions => ({
-  scopes: request.scopes.map((scope) => {
-    const reason = whyNotGrantable(scope, role, plan)
-    return { scope, grantable: reason === null, reason, preTicked: reason === null && scope !== "tools:raw" }
-  }),
-  showPlatforms: request.scopes.some(isToolScope),
-  showWriteChoice: makesChanges(request.scopes),
-  canApplyAtOnce: role === "admin",
-  surface: request.surface,
-  app: {
-    name: client.name,
-    verified: client.recognised,
-    kind: client.kind,
-    documentHost: client.documentHost,
-    redirectUri: request.redirectUri,
-    redirectHost: redirectUriDestination(request.redirectUri)
+export const consentOptions = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client): ConsentOptions => {
+  const grantable = request.scopes.filter((scope) => whyNotGrantable(scope, role, plan) === null)
+  return {
+    scopes: request.scopes.map((scope) => {
+      const reason = whyNotGrantable(scope, role, plan)
+      return { scope, grantable: reason === null, reason, preTicked: reason === null && scope !== "tools:raw" }
+    }),
+    showPlatforms: grantable.some(isToolScope),
+    showWriteChoice: makesChanges(grantable),
+    canApplyAtOnce: role === "admin",
+    surface: request.surface,
+    app: {
+      name: client.name,
+      verified: client.recognised,
+      kind: client.kind,
+      documentHost: client.documentHost,
+      redirectUri: request.redirectUri,
+      redirectHost: redirectUriDestination(request.redirectUri)
+    }
   }
-})
+}

@@ -31,6 +31,15 @@ describe("what the consent page offers (spec §GET /oauth/authorize, the consent
     assert.isTrue(consentOptions(request(["tools:read"]), "admin", "paid", client).showPlatforms)
     assert.isFalse(consentOptions(request(["tasks:read", "accounts:read"]), "admin", "paid", client).showPlatforms)
   })
+  it("a person whose role or plan can grant no tools scope is shown neither Platforms nor Changes (spec §GET /oauth/authorize)", () => {
+    const asked = request(["tasks:read", "tools:read", "tools:write"])
+    for (const [role, plan] of [["editor", "paid"], ["admin", "free"]] as const) {
+      const options = consentOptions(asked, role, plan, client)
+      assert.deepStrictEqual([options.showPlatforms, options.showWriteChoice], [false, false])
+    }
+    const admin = consentOptions(asked, "admin", "paid", client)
+    assert.deepStrictEqual([admin.showPlatforms, admin.showWriteChoice], [true, true])
+  })
   it("the write-approval choice is shown when changes are asked (tools:write or tools:raw)", () => {
     assert.isTrue(consentOptions(request(["tools:write"]), "admin", "paid", client).showWriteChoice)
     assert.isTrue(consentOptions(request(["tools:raw"]), "admin", "paid", client).showWriteChoice)

@@ -1,0 +1,30 @@
+// Which app is asking, for the sign-in page reached from an authorization request (spec §GET /oauth/authorize: the
+// person sees who asks): the registered client's name and label, or the host of a metadata document. Nothing is
+// fetched for an anonymous person (checklist I), so a metadata-document client is named by its URL's host only.
+import { Effect, Option } from "effect"
+import { type ClientStore, isMetadataDocumentClientId } from "@adgate/core"
+import { oauthPaths } from "../discovery/metadata.ts"
+import { html, type Html } from "../pages/layout.ts"
+import { appLabel } from "./consentView.ts"
+
+/** The "… is asking" line for a same-site `returnTo`, when it is an authorization request naming one known client. */
+export const askingApp = (clients: ClientStore["Service"], returnTo: string, origin: string): Effect.Effect<Option.Option<Html>> =>
+  Effect.gen(function* () {
+    const url = new URL(returnTo, origin)
+    if (url.pathname !== oauthPaths.authorize) return Option.none()
+    const ids = url.searchParams.getAll("client_id")
+    const clientId = ids[0]
+    if (ids.length !== 1 || clientId === undefined) return Option.none()
+    if (isMetadataDocumentClientId(clientId)) {
+      const host = URL.canParse(clientId) ? new URL(clientId).host : null
+      if (host === null) return Option.none()
+      return Option.some(html`<p class="asking">${appLabel({ name: null, verified: false })} described at <strong>${host}</strong> is asking to connect. Sign in to see what it asks for.</p>`)
+    }
+    const found = yield* clients.find(clientId)
+    if (Option.isNone(found) || found.value.removedAt !== null) return Option.none()
+    const client = found.value
+    return Option.some(html`<p class="asking">${appLabel({ name: client.name, verified: client.recognised })} is asking to connect. Sign in to see what it asks for.</p>`)
+  }).pipe(
+    // Only a courtesy: a store that cannot answer leaves the page without the line.
+    Effect.catch(() => Effect.succeed(Option.none<Html>()))
+  )
