@@ -119,6 +119,13 @@ describe("redirect URI rules at authorize (spec §Authentication 3, checklist B)
     expect(`${location.origin}${location.pathname}`).toBe("http://127.0.0.1:51004/cb")
   })
 
+  it("a loopback redirect at the service's own port, on any loopback name, is the service: an error page (spec §Authentication 3)", async () => {
+    const port = new URL(server.origin).port
+    const anyPort = (await registerDynamic(as, { redirect_uris: ["http://localhost/cb", "http://[::1]/cb", "http://127.0.0.1/cb"] })).client_id
+    for (const uri of [`http://localhost:${port}/cb`, `http://[::1]:${port}/cb`, `http://127.0.0.1:${port}/cb`])
+      expect(await expectErrorPage(await openAuthorization(server, good(anyPort, uri), cookie))).toContain("points at this service")
+  })
+
   it("a private-use scheme in reverse-domain form receives the code (decision 32)", async () => {
     const location = await approve(server, good(ownApp, "com.example.app:/cb"), cookie)
     expect(location.protocol).toBe("com.example.app:")

@@ -85,6 +85,15 @@ describe("invalid_redirect_uri (spec §Authentication 3, checklist 30–33, 101�
     const own = await freshServer()
     await expectError(await register(own, JSON.stringify({ redirect_uris: [`${own.origin}/cb`] })), 400, "invalid_redirect_uri")
   })
+
+  it("the loopback names are one host: the service's port on localhost or [::1] is the service's own site (spec §Authentication 3)", async () => {
+    const own = await freshServer()
+    const port = new URL(own.origin).port
+    for (const uri of [`http://localhost:${port}/cb`, `http://[::1]:${port}/cb`])
+      await expectError(await register(own, JSON.stringify({ redirect_uris: [uri] })), 400, "invalid_redirect_uri")
+    const otherPort = String(Number(port) === 65535 ? 1024 : Number(port) + 1)
+    expect((await register(own, JSON.stringify({ redirect_uris: [`http://localhost:${otherPort}/cb`] }))).status).toBe(201)
+  })
 })
 
 describe("invalid_client_metadata (RFC 7591 §3.2.2, checklist 103, 108)", () => {

@@ -5,9 +5,9 @@ import { Effect } from "effect"
 import type { AuthorizationRequest } from "./ConsentPage.ts"
 import { AuthorizeErrorPage, AuthorizeErrorRedirect } from "./errors.ts"
 import type { Client } from "../clients/Client.ts"
-import { redirectUriMatches } from "../clients/redirectUri.ts"
+import { isServiceSite, redirectUriMatches } from "../clients/redirectUri.ts"
 import { resolveClientForAuthorization } from "../clients/resolveClient.ts"
-import { originOf, parseRawUri } from "../clients/RawUri.ts"
+import { parseRawUri } from "../clients/RawUri.ts"
 import { defaultScopes } from "../scopes/Scope.ts"
 import { parseScopes } from "../scopes/grant.ts"
 import { surfaceOfResource } from "../token/surfaceOfResource.ts"
@@ -55,13 +55,13 @@ export const validateAuthorizationRequest = Effect.fn("authorize.validateAuthori
   } else {
     if (!client.redirectUris.some((registered) => redirectUriMatches(registered, sentRedirect)))
       return yield* page("invalid_request", "redirect_uri is not registered for this client")
-    const presented = parseRawUri(sentRedirect)
-    const service = parseRawUri(options.issuer)
-    if (presented !== null && service !== null && originOf(presented) === originOf(service))
-      return yield* page("invalid_request", "redirect_uri points at this service")
     // RFC 8252 §7.3: the answer goes to exactly the URI sent, port included.
     redirectUri = sentRedirect
   }
+  // Also a URI registered before the loopback names counted as one host: the answer never goes to the service itself.
+  const target = parseRawUri(redirectUri)
+  if (target !== null && isServiceSite(target, options.issuer))
+    return yield* page("invalid_request", "redirect_uri points at this service")
 
   // From here on errors go back to the app. state is echoed only when it is itself valid (checklist 4 and 9).
   const state = get("state")

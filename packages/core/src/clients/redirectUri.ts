@@ -2,7 +2,7 @@
 // checklist B, decisions 26 and 32): what may be registered, and how a presented redirect_uri matches one.
 import { Result } from "effect"
 import { RedirectUriRejected } from "./errors.ts"
-import { hasDotSegment, isValidHost, isValidPort, originOf, parseRawUri } from "./RawUri.ts"
+import { hasDotSegment, isValidHost, isValidPort, originOf, parseRawUri, type RawUri } from "./RawUri.ts"
 
 export const maxRedirectUriLength = 2048
 
@@ -11,6 +11,41 @@ export const loopbackHosts: ReadonlyArray<string> = ["localhost", "127.0.0.1", "
 
 /** Names the authorization response adds (RFC 6749 §4.1.2, RFC 9207): a registered query must not carry them. */
 const responseParameterNames = new Set(["code", "state", "iss", "error", "error_description", "error_uri"])
+
+/** The host as a WHATWG URL parser reads it (`127.1` → `127.0.0.1`, `[0::1]` → `[::1]`), lower case. */
+const normalHost = (host: string): string => {
+  try {
+    return new URL(`http://${host}/`).hostname.toLowerCase()
+  } catch {
+    return host.toLowerCase()
+  }
+}
+
+/**
+ * Names of this machine: localhost (and `*.localhost`, RFC 6761 §6.3), 127.0.0.0/8, `[::1]`, IPv4-mapped loopback
+ * (`[::ffff:127.x.y.z]`), and the unspecified addresses 0.0.0.0 and `[::]`, which connect to this machine as well.
+ */
+export const isLoopbackHost = (host: string): boolean => {
+  const h = normalHost(host)
+  if (h === "localhost" || h.endsWith(".localhost") || h === "[::1]" || h === "0.0.0.0" || h === "[::]") return true
+  if (/^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(h)) return true
+  const mapped = /^\[::ffff:([0-9a-f]{1,4}):[0-9a-f]{1,4}\]$/.exec(h)
+  return mapped?.[1] !== undefined && parseInt(mapped[1], 16) >> 8 === 127
+}
+
+const effectivePort = (uri: RawUri): string =>
+  uri.port ?? (uri.scheme.toLowerCase() === "https" ? "443" : uri.scheme.toLowerCase() === "http" ? "80" : "")
+
+/**
+ * "Never an address on the service's own site" (spec §Authentication 3): the service's origin; and when the service
+ * is on a loopback name, its port on any loopback name, in either scheme: they all reach the same listening socket.
+ */
+export const isServiceSite = (uri: RawUri, serviceOrigin: string): boolean => {
+  const service = parseRawUri(serviceOrigin)
+  if (service === null || uri.authority === null) return false
+  if (originOf(service) === originOf(uri)) return true
+  return isLoopbackHost(service.host) && isLoopbackHost(uri.host) && effectivePort(service) === effectivePort(uri)
+}
 
 const reject = (reason: string) => Result.fail(new RedirectUriRejected({ reason }))
 
@@ -39,8 +74,7 @@ export const validateRedirectUri = (uri: string, serviceOrigin: string): Result.
     // RFC 9700 §2.6 and RFC 8252 §7.3: plain http only on the loopback interface.
     if (parsed.scheme === "http" && !loopbackHosts.includes(parsed.host))
       return reject("http is allowed only on localhost, 127.0.0.1 or [::1]; use https")
-    const service = parseRawUri(serviceOrigin)
-    if (service !== null && originOf(service) === originOf(parsed))
+    if (isServiceSite(parsed, serviceOrigin))
       return reject("must not be an address on this service's own site")
     return Result.succeed(uri)
   }

@@ -46,6 +46,21 @@ describe("redirect URIs that may be registered (spec §Authentication 3)", () =>
     assert.isTrue(Result.isFailure(onLoopback) && /own site/.test(onLoopback.failure.reason))
     assert.isTrue(Result.isSuccess(validateRedirectUri("http://localhost:53121/cb", "http://localhost:3000")))
   })
+  it("the loopback names are one host: the service's own port on any of them is the service (spec §Authentication 3)", () => {
+    const service = "http://localhost:8787"
+    for (const uri of ["http://127.0.0.1:8787/cb", "http://[::1]:8787/cb", "http://localhost:8787/cb", "https://127.0.0.1:8787/cb",
+      "https://127.0.0.2:8787/cb", "https://[::ffff:127.0.0.1]:8787/cb", "https://[0:0:0:0:0:0:0:1]:8787/cb", "https://app.localhost:8787/cb"]) {
+      const r = validateRedirectUri(uri, service)
+      assert.isTrue(Result.isFailure(r) && /own site/.test(r.failure.reason), uri)
+    }
+    // Another port on a loopback name is another program; the same port elsewhere is another host.
+    for (const uri of ["http://127.0.0.1:8788/cb", "http://[::1]/cb", "https://app.example:8787/cb"])
+      assert.isTrue(Result.isSuccess(validateRedirectUri(uri, service)), uri)
+    // The same the other way round: a service on 127.0.0.1 refuses localhost at its port.
+    assert.isTrue(Result.isFailure(validateRedirectUri("http://localhost:3000/cb", "http://127.0.0.1:3000")))
+    // A public service is not a loopback name: a loopback redirect at its port is the person's own program.
+    assert.isTrue(Result.isSuccess(validateRedirectUri("http://127.0.0.1:443/cb", "https://as.example")))
+  })
   it("dangerous schemes, relative references and garbage are refused (checklist 31, 102)", () => {
     for (const uri of [
       "javascript:alert(1)//", "JaVaScRiPt:alert(1)", "  javascript:alert(1)", "java\tscript:alert(1)", "data:text/html,<b>x</b>",
