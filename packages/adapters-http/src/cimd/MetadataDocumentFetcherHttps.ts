@@ -44,13 +44,16 @@ const systemResolve = async (hostname: string): Promise<ReadonlyArray<ResolvedAd
   return answers.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }))
 }
 
-/** Seconds a response may be cached for, from Cache-Control (the core clamps it to 5 minutes – 24 hours). */
+/**
+ * Seconds a response may be cached for, from Cache-Control (the core clamps it to 5 minutes – 24 hours). Any number
+ * of digits: a very long max-age is a long lifetime (clamped to 24 hours), never a reason to fall back to 5 minutes.
+ */
 export const parseMaxAge = (cacheControl: string | undefined): Option.Option<number> => {
   if (cacheControl === undefined) return Option.none()
   const directives = cacheControl.toLowerCase().split(",").map((d) => d.trim())
   if (directives.some((d) => d === "no-store" || d === "no-cache")) return Option.some(0)
   for (const d of directives) {
-    const m = /^max-age\s*=\s*"?(\d{1,10})"?$/.exec(d)
+    const m = /^max-age\s*=\s*"?(\d+)"?$/.exec(d)
     if (m?.[1] !== undefined) return Option.some(Number(m[1]))
   }
   return Option.none()
@@ -77,10 +80,16 @@ export const checkDocumentUrl = (raw: string): URL | string => {
   return url
 }
 
-const isJson = (contentType: string | undefined): boolean => {
+/**
+ * The media types a document may be served with (docs/decisions.md, Metadata-document fetch): JSON's own types, and
+ * `text/plain` and `text/json`, because many hosts serve `.json` files so. The body must parse as a JSON object
+ * whatever the type says; the type only turns away answers that say they are something else (an HTML error page).
+ */
+export const isAcceptedDocumentType = (contentType: string | undefined): boolean => {
   if (contentType === undefined) return false
   const essence = contentType.split(";")[0]?.trim().toLowerCase() ?? ""
-  return essence === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(essence)
+  return essence === "application/json" || essence === "text/json" || essence === "text/plain" ||
+    /^application\/[a-z0-9.+-]+\+json$/.test(essence)
 }
 
 type Outcome = { readonly ok: true; readonly document: FetchedDocument } | { readonly ok: false; readonly reason: string }
@@ -148,7 +157,7 @@ const fetchOnce = (url: URL, options: MetadataDocumentFetcherHttpsOptions): Prom
       const status = res.statusCode ?? 0
       if (status >= 300 && status < 400) return fail("redirects are not followed")
       if (status !== 200) return fail(`status ${status}`)
-      if (!isJson(res.headers["content-type"])) return fail("not JSON content")
+      if (!isAcceptedDocumentType(res.headers["content-type"])) return fail("not JSON content")
       const encoding = res.headers["content-encoding"]
       if (encoding !== undefined && encoding.toLowerCase() !== "identity") return fail("compressed content is refused")
       const declared = Number(res.headers["content-length"] ?? "0")

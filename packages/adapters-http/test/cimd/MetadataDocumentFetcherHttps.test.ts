@@ -2,11 +2,13 @@
 // SSRF refusals of spec §Authentication 4 and checklist section I (cases 111–118, 125) on the address connected to.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { Effect, Exit, Option } from "effect"
+import { clampCacheLifetime } from "@adgate/core"
 import * as fc from "fast-check"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { isPublicAddress } from "../../src/cimd/addressPolicy.ts"
 import {
   checkDocumentUrl,
+  isAcceptedDocumentType,
   makeMetadataDocumentFetcherHttps,
   maxDocumentBytes,
   parseMaxAge,
@@ -72,6 +74,15 @@ const routes: Record<string, (req: IncomingMessage, res: ServerResponse) => void
   "/silent.json": () => {
     // accepts the request and never answers
   },
+  "/plain.json": (_req, res) => {
+    res.writeHead(200, { "content-type": "text/plain; charset=utf-8", "cache-control": "max-age=31536000000000000000000" })
+    res.end(JSON.stringify(document("https://cimd.test/plain.json")))
+  },
+  "/no-type.json": (_req, res) => {
+    res.removeHeader("content-type")
+    res.writeHead(200)
+    res.end(JSON.stringify(document("https://cimd.test/no-type.json")))
+  },
   "/no-store.json": (_req, res) => {
     res.writeHead(200, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" })
     res.end("{}")
@@ -128,6 +139,21 @@ describe("fetching a client ID metadata document (spec §Authentication 4)", () 
       assert.deepStrictEqual(fetched.body, document("https://cimd.test/client.json"))
       assert.deepStrictEqual(fetched.maxAgeSeconds, Option.some(600))
     }))
+
+  it.effect("a JSON document served as text/plain is accepted, and a very long max-age is read as long (docs/decisions.md)", () =>
+    Effect.gen(function* () {
+      const fetched = yield* testFetcher().fetch("https://cimd.test/plain.json")
+      assert.deepStrictEqual(fetched.body, document("https://cimd.test/plain.json"))
+      assert.isTrue(Option.isSome(fetched.maxAgeSeconds) && fetched.maxAgeSeconds.value > 24 * 60 * 60)
+      assert.strictEqual(refusal(yield* Effect.exit(testFetcher().fetch("https://cimd.test/no-type.json"))), "not JSON content")
+    }))
+
+  it("the accepted Content-Types: JSON's own, text/json and text/plain; HTML and others are refused", () => {
+    for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON", "application/vnd.example+json", "text/json", "text/plain", "text/plain; charset=utf-8"])
+      assert.isTrue(isAcceptedDocumentType(type), type)
+    for (const type of [undefined, "", "text/html", "application/xml", "application/octet-stream", "text/javascript", "application/jsonp", "multipart/form-data"])
+      assert.isFalse(isAcceptedDocumentType(type), String(type))
+  })
 
   it.effect("no-store is read as the shortest cache lifetime", () =>
     Effect.gen(function* () {
@@ -327,5 +353,14 @@ describe("SSRF defence on the address actually connected to (CIMD §6.5, checkli
     assert.deepStrictEqual(parseMaxAge("no-cache, max-age=100"), Option.some(0))
     assert.deepStrictEqual(parseMaxAge("private"), Option.none())
     assert.deepStrictEqual(parseMaxAge(undefined), Option.none())
+  })
+
+  it("a max-age of any size is clamped to 24 hours, never read as absent (spec §Limits: 5 minutes to 24 hours)", () => {
+    for (const value of ["86401", "31536000", "99999999999", "9".repeat(400)]) {
+      const parsed = parseMaxAge(`public, max-age=${value}`)
+      assert.isTrue(Option.isSome(parsed), value)
+      assert.strictEqual(clampCacheLifetime(parsed), 24 * 60 * 60 * 1000, value)
+    }
+    assert.strictEqual(clampCacheLifetime(parseMaxAge("max-age=60")), 5 * 60 * 1000)
   })
 })

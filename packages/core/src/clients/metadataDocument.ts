@@ -57,7 +57,8 @@ const uriFields = ["client_uri", "logo_uri", "tos_uri", "policy_uri", "jwks_uri"
 
 /**
  * CIMD §4.1 and spec §Authentication 4: a JSON object whose client_id equals the URL exactly (no normalisation),
- * 1 to 10 valid redirect_uris, token_endpoint_auth_method none (absent means none), and no shared secret.
+ * 1 to 10 valid redirect_uris, token_endpoint_auth_method none, and no shared secret. The method must be written:
+ * the spec lists it among the document's fields, and an absent one means client_secret_basic in RFC 7591 §2.
  */
 export const validateMetadataDocument = (
   url: string,
@@ -69,7 +70,7 @@ export const validateMetadataDocument = (
   // CIMD §4.1: simple string comparison; `:443`, a trailing slash or letter case make it another client.
   if (body["client_id"] !== url) return reject("client_id does not equal the document URL")
   const method = body["token_endpoint_auth_method"]
-  if (method !== undefined && method !== "none") return reject("token_endpoint_auth_method must be none")
+  if (method !== "none") return reject("token_endpoint_auth_method must be none")
   if ("client_secret" in body || "client_secret_expires_at" in body) return reject("a metadata document must not carry a client secret")
   const uris = body["redirect_uris"]
   if (!Array.isArray(uris) || uris.length < 1 || uris.length > 10) return reject("redirect_uris must list 1 to 10 URIs")

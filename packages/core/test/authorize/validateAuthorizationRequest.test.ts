@@ -31,7 +31,7 @@ const fixtures = Effect.gen(function* () {
   return { pub, two, nat, app, product }
 })
 
-const documents = makeDocuments([[CIMD, { client_id: CIMD, redirect_uris: ["https://cimd-app.example/cb"] }]])
+const documents = makeDocuments([[CIMD, { client_id: CIMD, redirect_uris: ["https://cimd-app.example/cb"], token_endpoint_auth_method: "none" }]])
 const world = worldLayer(documents)
 const validate = (q: Query, issuer = ISSUER) => validateAuthorizationRequest(q, { issuer })
 const page = (q: Query, issuer = ISSUER) =>

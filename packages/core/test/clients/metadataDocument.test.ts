@@ -7,7 +7,7 @@ import {
 
 const ISSUER = "https://as.example"
 const URL = "https://cimd.example/client.json"
-const doc = (extra: Record<string, unknown> = {}) => ({ client_id: URL, redirect_uris: ["https://app.example/cb"], ...extra })
+const doc = (extra: Record<string, unknown> = {}) => ({ client_id: URL, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none", ...extra })
 const refusal = (body: unknown, url = URL) => {
   const r = validateMetadataDocument(url, body, ISSUER)
   return Result.isFailure(r) ? r.failure.reason : null
@@ -40,7 +40,7 @@ describe("client ID metadata document URLs (spec §Authentication 4; CIMD §3; c
 })
 
 describe("client ID metadata documents (CIMD §4.1; checklist 110, 118–121)", () => {
-  it("a document naming itself, with redirect URIs and no secret, is accepted; auth method absent means none", () => {
+  it("a document naming itself, with redirect URIs, token_endpoint_auth_method none and no secret, is accepted", () => {
     const r = validateMetadataDocument(URL, doc({ client_name: "Host\u0000 App" }), ISSUER)
     assert.deepStrictEqual(Result.getOrThrow(r), { clientId: URL, redirectUris: ["https://app.example/cb"], name: "Host App" })
     assert.isNull(refusal(doc({ token_endpoint_auth_method: "none" })))
@@ -51,6 +51,11 @@ describe("client ID metadata documents (CIMD §4.1; checklist 110, 118–121)", 
   })
   it("not a JSON object is refused (checklist 118)", () => {
     for (const body of [null, "{}", [doc()], 1]) assert.match(refusal(body) ?? "", /not a JSON object/)
+  })
+  it("a document without token_endpoint_auth_method is refused (spec §Authentication 4: \"with … token_endpoint_auth_method none\")", () => {
+    assert.match(refusal(doc({ token_endpoint_auth_method: undefined })) ?? "", /token_endpoint_auth_method must be none/)
+    const { token_endpoint_auth_method: _absent, ...without } = doc()
+    assert.match(refusal(without) ?? "", /token_endpoint_auth_method must be none/)
   })
   it("shared secrets are forbidden: only token_endpoint_auth_method none (checklist 119)", () => {
     for (const method of ["client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"])

@@ -7,7 +7,7 @@ import {
 import { ISSUER, makeDocuments, worldLayer } from "./TestWorld.ts"
 
 const URL = "https://cimd.example/client.json"
-const document = (extra: Record<string, unknown> = {}) => ({ client_id: URL, redirect_uris: ["https://app.example/cb"], client_name: "Host", ...extra })
+const document = (extra: Record<string, unknown> = {}) => ({ client_id: URL, redirect_uris: ["https://app.example/cb"], client_name: "Host", token_endpoint_auth_method: "none", ...extra })
 const registered = registerClient({ body: { redirect_uris: ["https://app.example/cb"] }, remoteAddress: "192.0.2.1", serviceOrigin: ISSUER })
 
 describe("resolving the client at authorize (spec §Authentication 4)", () => {
@@ -157,8 +157,8 @@ describe("fetch amplification (checklist 123)", () => {
   it.effect("at most metadataFetchesPerHostPerMinute fetches per host per minute; other hosts and cached documents are unaffected", () => {
     const urls = Array.from({ length: metadataFetchesPerHostPerMinute + 1 }, (_, i) => `https://busy.example/c${i}.json`)
     const other = "https://quiet.example/client.json"
-    const docs = makeDocuments([...urls.map((u) => [u, { client_id: u, redirect_uris: ["https://app.example/cb"] }, 600] as const),
-      [other, { client_id: other, redirect_uris: ["https://app.example/cb"] }, 600]])
+    const docs = makeDocuments([...urls.map((u) => [u, { client_id: u, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" }, 600] as const),
+      [other, { client_id: other, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" }, 600]])
     return Effect.gen(function* () {
       for (const u of urls.slice(0, -1)) yield* resolveClientForAuthorization(u)
       const refused = yield* Effect.flip(resolveClientForAuthorization(urls.at(-1)!))
