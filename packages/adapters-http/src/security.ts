@@ -5,6 +5,9 @@ import { ByteSize, Cause, Clock, Context, Effect } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
+import { oauthPaths } from "./discovery/metadata.ts"
+import { corsAnyOrigin } from "./oauth/cors.ts"
+import { oauthErrorResponse } from "./oauth/errors.ts"
 
 export const maxBodyBytes = 1024 * 1024
 
@@ -59,8 +62,23 @@ const responseIsHtml = (response: HttpServerResponse.HttpServerResponse): boolea
 
 const unavailableTags = new Set(["StoreUnavailable", "DirectoryUnavailable"])
 
-/** 413, and the connection closes: the rest of the body is not read. */
-const tooLarge = () => HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })
+/** The JSON OAuth endpoints: every answer of theirs, a refusal before any route included, is an OAuth JSON error. */
+const jsonOAuthPaths: ReadonlySet<string> = new Set([oauthPaths.token, oauthPaths.revoke, oauthPaths.register])
+
+/**
+ * 413, and the connection closes: the rest of the body is not read. At the JSON OAuth endpoints the same
+ * `{error, error_description}` with Cache-Control: no-store as every other answer there, whichever way the size was
+ * found (declared Content-Length here, or counted while reading a chunked body in the route).
+ */
+const tooLarge = (path: string) =>
+  jsonOAuthPaths.has(path)
+    ? HttpServerResponse.setHeaders(
+      oauthErrorResponse({ status: 413, error: "invalid_request", description: "The request body is larger than 1 MB." }),
+      { connection: "close", ...corsAnyOrigin }
+    )
+    : HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })
+
+const pathOf = (url: string): string => url.split(/[?#]/, 1)[0] ?? "/"
 
 /** A store or the directory could not answer: 503, fail closed (checklist O 173). */
 const isUnavailable = (cause: Cause.Cause<unknown>) =>
@@ -70,7 +88,7 @@ const isUnavailable = (cause: Cause.Cause<unknown>) =>
  * The response for a failure no route turned into a response: 404/413 keep their status, an unavailable store is
  * 503 with Retry-After, anything else 500; pages name the request id, never the error.
  */
-const failureResponse = (cause: Cause.Cause<unknown>, requestId: string) =>
+const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: string) =>
   isUnavailable(cause)
     ? Effect.succeed(renderErrorPage({
       status: 503,
@@ -82,7 +100,7 @@ const failureResponse = (cause: Cause.Cause<unknown>, requestId: string) =>
     : Effect.map(HttpServerError.causeResponse(cause), ([response]) => {
     if (response.status === 404)
       return renderErrorPage({ status: 404, title: "Not found", message: "There is no page at this address.", requestId })
-    if (response.status === 413) return tooLarge()
+    if (response.status === 413) return tooLarge(path)
     if (response.status >= 500)
       return renderErrorPage({
         status: response.status === 503 ? 503 : 500,
@@ -130,7 +148,8 @@ export const SecurityMiddleware = HttpRouter.middleware(
         const started = yield* Clock.currentTimeMillis
         // A body declared over the limit is refused before any route runs, whether or not the route reads it.
         const declared = Number(request.headers["content-length"] ?? "0")
-        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge()) : app).pipe(
+        const path = pathOf(request.url)
+        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path)) : app).pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
           Effect.provideService(RequestId, requestId),
           Effect.annotateLogs({ requestId }),
@@ -140,7 +159,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
         if (exit._tag === "Success") {
           response = exit.value
         } else {
-          response = yield* failureResponse(exit.cause, requestId)
+          response = yield* failureResponse(exit.cause, requestId, path)
           // Client mistakes (404, 413, 400) are in the request line already; server failures get their own line.
           if (response.status >= 500 && !interruptedOnly(exit.cause))
             yield* Effect.logWarning("request failed").pipe(Effect.annotateLogs({ requestId, failure: describeFailure(exit.cause) }))
@@ -159,7 +178,6 @@ export const SecurityMiddleware = HttpRouter.middleware(
         if (responseIsHtml(response) && response.headers["cache-control"] === undefined) Object.assign(headers, htmlHeaders)
         response = HttpServerResponse.setHeaders(response, headers)
         const finished = yield* Clock.currentTimeMillis
-        const path = request.url.split(/[?#]/, 1)[0] ?? "/"
         yield* Effect.logInfo("http").pipe(
           Effect.annotateLogs({
             requestId,

@@ -153,6 +153,26 @@ describe("invalid_request (400)", () => {
     expect(response.status).toBe(413)
   })
 
+  it("one JSON error shape for every answer: an over-size body is a JSON 413 with no-store, declared or chunked, at token, revoke and register", async () => {
+    const big = `grant_type=refresh_token&pad=${"x".repeat(2 * 1024 * 1024)}`
+    const chunked = () => new ReadableStream<Uint8Array>({
+      start(controller) {
+        const piece = new TextEncoder().encode("x".repeat(64 * 1024))
+        for (let i = 0; i < 32; i++) controller.enqueue(piece)
+        controller.close()
+      }
+    })
+    for (const path of ["/oauth/token", "/oauth/revoke", "/oauth/register"]) {
+      const type = path === "/oauth/register" ? "application/json" : "application/x-www-form-urlencoded"
+      const declared = await server.fetch(path, { method: "POST", body: big, headers: { "content-type": type } })
+      expect(declared.headers.get("access-control-allow-origin")).toBe("*")
+      await expectError(declared, 413, "invalid_request")
+      const streamed = await server.fetch(path, { method: "POST", body: chunked(), duplex: "half", headers: { "content-type": type } } as RequestInit)
+      expect(streamed.headers.get("content-length")).not.toBe(String(2 * 1024 * 1024))
+      await expectError(streamed, 413, "invalid_request")
+    }
+  })
+
   it("a malformed code_verifier (RFC 7636 §4.1)", async () => {
     const { code } = await codeFor(publicApp)
     await expectError(await exchange(code, "short"), 400, "invalid_request")
