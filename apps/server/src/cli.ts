@@ -1,6 +1,6 @@
 // `npm run adgate -- <command>`: administration against the server's database (DATABASE_URL, else the embedded
 // database in ADGATE_DATA_DIR, which only one process may hold). Secrets it makes are printed once, here only.
-import { Cause, Effect, Exit, Logger, Schema } from "effect"
+import { Cause, Effect, Exit, Schema } from "effect"
 import { Plan, Role, Scope, WriteMode, defaultScopes } from "@adgate/core"
 import {
   addUser, addWorkspace, createKey, generatePassword, listUsers, listWorkspaces, setCredits, setMember, setPlan
@@ -8,6 +8,7 @@ import {
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
 import { loadAppConfig } from "./config.ts"
+import { LogfmtLogger } from "./LogfmtLogger.ts"
 import { UsageInvalid } from "./errors.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
@@ -186,7 +187,7 @@ const main = async () => {
   const program = Effect.gen(function* () {
     const config = yield* loadAppConfig
     return yield* runCommand(argv).pipe(Effect.provide(appPorts(config)))
-  }).pipe(Effect.provide(Logger.layer([Logger.consoleLogFmt])), Effect.scoped)
+  }).pipe(Effect.provide(LogfmtLogger), Effect.scoped)
   const exit = await Effect.runPromiseExit(program)
   if (Exit.isFailure(exit)) {
     process.stderr.write(describeCliFailure(exit.cause) + "\n")

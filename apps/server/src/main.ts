@@ -1,12 +1,13 @@
 // The adgate server process (`npm start`): configuration from the environment, the database (PostgreSQL or the
 // embedded PGlite), first-start seeding, the HTTP application, housekeeping and the mail sender. SIGTERM or
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
-import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
 import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
 import { MetadataDocumentFetcherHttps, serveHttp } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
+import { LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailSender } from "./MailSender.ts"
 import { seedOnFirstStart } from "./seed.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
@@ -29,8 +30,12 @@ const program = Effect.gen(function* () {
   // Processes sharing one PostgreSQL database must share the key that encrypts platform credentials at rest.
   if (Option.isSome(config.databaseUrl) && Option.isNone(config.credentialsKey))
     yield* Effect.logWarning(`ADGATE_CREDENTIALS_KEY is not set: using the key file in ${config.dataDir}; every process sharing this database needs the same key`)
-  return yield* Layer.launch(serverLayer(config))
-}).pipe(Effect.provide(Logger.layer([Logger.consoleLogFmt])))
+  // Said once everything is released (listener closed, requests in flight finished, database closed): an operator
+  // reading the log knows the stop was orderly. A failed start is reported on stderr instead (teardown).
+  return yield* Layer.launch(serverLayer(config)).pipe(
+    Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
+  )
+}).pipe(Effect.provide(LogfmtLogger))
 
 const oneLine = (text: unknown) => withoutPasswords(String(text ?? "")).replace(/\s+/g, " ").trim()
 

@@ -46,6 +46,9 @@ describe("the server process on the embedded database", () => {
     assert.strictEqual(await signIn(server.origin, "admin@example.com", adminPassword), 303)
     assert.strictEqual(await stop(server), 0)
     assert.strictEqual(occurrences(server.output(), adminPassword), 1, "printed once, in no log line")
+    // The log says the stop was orderly, as its last line, once everything was released.
+    const lines = server.output().trim().split("\n")
+    assert.match(lines.at(-1) ?? "", /level=INFO .*message="adgate stopped"/)
   }, 120_000)
 
   it("the CLI refuses clearly while the server holds the data folder", async () => {

@@ -82,7 +82,7 @@ export const HousekeepingSchedule: Layer.Layer<never, never, SqlClient.SqlClient
   Effect.gen(function* () {
     const pass = Clock.currentTimeMillis.pipe(
       Effect.flatMap(runHousekeeping),
-      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("housekeeping pass failed", error.message))
+      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("housekeeping pass failed").pipe(Effect.annotateLogs({ operation: error.operation, error: error.message })))
     )
     yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("1 minute")))
   })

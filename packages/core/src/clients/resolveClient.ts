@@ -46,7 +46,7 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   const fetcher = yield* MetadataDocumentFetcher
   // Checklist 118: why the fetch failed (an address, a TLS detail) is logged, never shown to the person.
   const fetched = yield* fetcher.fetch(clientId).pipe(
-    Effect.tapError((e) => Effect.logWarning("metadata document fetch failed", { clientId, reason: e.reason })),
+    Effect.tapError((e) => Effect.logWarning("metadata document fetch failed").pipe(Effect.annotateLogs({ clientId, reason: e.reason }))),
     Effect.mapError(() => unknown("the metadata document could not be fetched")))
   const document = validateMetadataDocument(clientId, fetched.body, issuer.origin)
   if (Result.isFailure(document)) return yield* unknown(document.failure.reason)

@@ -38,13 +38,13 @@ export const runIdempotent = <E, R>(
         ? Effect.void
         : store.release(scope, key).pipe(
           // The key then stays in flight until it expires: a retry is refused (409), never run twice.
-          Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotency key not released", error.operation))
+          Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotency key not released").pipe(Effect.annotateLogs({ operation: error.operation })))
         ))
     // The call's effect happened: its answer goes to this caller even if it could not be stored. The key then stays
     // in flight until it expires, so a retry is refused (409) rather than run a second time.
     yield* store.complete(scope, key, response).pipe(
       Effect.retry({ times: 2 }),
-      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotent response not stored", error.operation))
+      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotent response not stored").pipe(Effect.annotateLogs({ operation: error.operation })))
     )
     return { _tag: "Executed", response } satisfies IdempotentRun as IdempotentRun
   })).pipe(Effect.withSpan("idempotency.runIdempotent"))

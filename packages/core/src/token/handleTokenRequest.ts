@@ -47,7 +47,7 @@ const noteTokenIssued = (clientId: string) =>
   }).pipe(
     Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }),
     // The tokens are already issued and must reach the client: a failure here is logged, never answered.
-    Effect.catch((error) => Effect.logWarning("lastTokenAt not updated", { clientId, error: error._tag }))
+    Effect.catch((error) => Effect.logWarning("lastTokenAt not updated").pipe(Effect.annotateLogs({ clientId, error: error._tag })))
   )
 
 const toResponse = (tokens: TokenPair): TokenResponse => ({

@@ -1,0 +1,45 @@
+// The server's log lines (README "Logs"): valid logfmt, one message each, whatever a call site logs.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Logger } from "effect"
+import { formatLogfmtOneMessage } from "../src/LogfmtLogger.ts"
+
+/** A strict logfmt reader: `key=value` or `key="json string"` pairs separated by single spaces; null if malformed. */
+const parseLogfmt = (line: string): Array<readonly [string, string]> | null => {
+  const pairs: Array<readonly [string, string]> = []
+  let rest = line
+  while (rest.length > 0) {
+    const m = /^([^\s="]+)=("(?:[^"\\]|\\.)*"|[^\s"]*)(?: |$)/.exec(rest)
+    if (m === null) return null
+    const raw = m[2]!
+    pairs.push([m[1]!, raw.startsWith('"') ? (JSON.parse(raw) as string) : raw])
+    rest = rest.slice(m[0].length)
+  }
+  return pairs
+}
+
+const linesOf = (effect: Effect.Effect<void>) => {
+  const lines: Array<string> = []
+  Effect.runSync(effect.pipe(Effect.provide(Logger.layer([Logger.map(formatLogfmtOneMessage, (line) => { lines.push(line) })]))))
+  return lines
+}
+
+describe("log lines", () => {
+  it("every line is valid logfmt with exactly one message, also when a call site logs several values", () => {
+    const lines = linesOf(Effect.gen(function* () {
+      yield* Effect.logWarning("lastTokenAt not updated", { clientId: "apc_x", error: "Conflict" })
+      yield* Effect.logInfo("one", "two", 3)
+      yield* Effect.logError("with \"quotes\" and\nnewline").pipe(Effect.annotateLogs({ requestId: "r1", status: 500 }))
+    }))
+    assert.strictEqual(lines.length, 3)
+    for (const line of lines) {
+      const pairs = parseLogfmt(line)
+      assert.isNotNull(pairs, line)
+      assert.strictEqual(pairs!.filter(([k]) => k === "message").length, 1, line)
+    }
+    const message = (line: string) => parseLogfmt(line)!.find(([k]) => k === "message")![1]
+    assert.strictEqual(message(lines[0]!), 'lastTokenAt not updated {"clientId":"apc_x","error":"Conflict"}')
+    assert.strictEqual(message(lines[1]!), "one two 3")
+    assert.strictEqual(message(lines[2]!), 'with "quotes" and\nnewline')
+    assert.deepInclude(parseLogfmt(lines[2]!)!, ["requestId", "r1"])
+  })
+})
