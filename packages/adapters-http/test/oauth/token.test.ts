@@ -354,6 +354,13 @@ describe("invalid_scope, invalid_target, unsupported_grant_type", () => {
     expect((await refresh(tokens.refresh_token ?? "")).status).toBe(200)
   })
 
+  it("a refresh scope naming no known scope keeps the approved scopes: unknown words are ignored, as at authorize (decisions.md)", async () => {
+    const { tokens } = await connectPublic({ scope: "tasks:read accounts:read" })
+    const response = await refresh(tokens.refresh_token ?? "", [["scope", "openid offline_access"]])
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { scope: string }).scope).toBe("tasks:read accounts:read")
+  })
+
   it("invalid_target: a resource at the token endpoint that does not match the authorization (RFC 8707 §2.2)", async () => {
     const { code, verifier } = await codeFor(publicApp)
     await expectError(await exchange(code, verifier, [["resource", `${server.origin}/api/v1`]]), 400, "invalid_target")
