@@ -2,11 +2,14 @@
 // that compares in clear (the scrypt one is the HTTP adapter's and is tested there), yielding while it "works" so
 // that concurrent sign-ins interleave as they do on a real server.
 import { Effect, Layer } from "effect"
-import { CoreMemory, DirectoryMemory, PasswordHasher, SecretsWebCrypto } from "@adgate/core"
+import { CoreMemory, DirectoryMemory, OperationsMemory, PasswordHasher, SecretsWebCrypto } from "@adgate/core"
 
 export const PasswordHasherPlain = Layer.succeed(PasswordHasher, PasswordHasher.of({
   hash: (password) => Effect.succeed(`plain$${password}`),
   verify: (password, stored) => Effect.andThen(Effect.yieldNow, Effect.succeed(stored === `plain$${password}`))
 }))
 
-export const peopleWorld = Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, PasswordHasherPlain)
+/** Every memory store on one directory (the credits ledger reads the balance from it). */
+export const peopleWorld = Layer.mergeAll(CoreMemory, OperationsMemory, SecretsWebCrypto, PasswordHasherPlain).pipe(
+  Layer.provideMerge(DirectoryMemory)
+)
