@@ -35,9 +35,3 @@ export const addUser = Effect.fn("people.addUser")(function* (input: AddUserInpu
   yield* (yield* PeopleStore).setPasswordHash(user.id, yield* (yield* PasswordHasher).hash(input.password))
   return user
 })
-
-/** A fresh password for a person who was given none: 144 random bits, base64url (24 characters). */
-export const generatePassword = Effect.gen(function* () {
-  const value = yield* (yield* Secrets).generate(Prefix.csrf)
-  return value.slice(Prefix.csrf.length, Prefix.csrf.length + 24)
-})
