@@ -2,7 +2,7 @@
 // (docs/decisions.md, People, sessions and pages; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
-import { HttpRouter, UrlParams } from "effect/http"
+import { HttpRouter, type HttpServerRequest, UrlParams } from "effect/http"
 import { Issuer, type NotAMember, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace } from "@adgate/core"
 import { html, renderErrorPage, renderPage, seeOther } from "../pages/layout.ts"
 import { People, type PeoplePorts, type Person } from "./People.ts"
@@ -83,7 +83,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
     const people = yield* People
     const ports = yield* Effect.context<PeoplePorts>()
     const { origin } = yield* Issuer
-    const endSession = (request: Parameters<typeof people.sessionSecret>[0]) =>
+    const endSession = (request: HttpServerRequest.HttpServerRequest) =>
       Option.match(people.sessionSecret(request), { onNone: () => Effect.void, onSome: signOut }).pipe(Effect.provide(ports))
 
     yield* router.add("GET", "/signin", (request) =>
