@@ -1,14 +1,16 @@
 // `npm run adgate -- <command>`: administration against the server's database (DATABASE_URL, else the embedded
-// database in ADGATE_DATA_DIR, which only one process may hold). Secrets it makes are printed once, here only.
-import { Cause, Effect, Exit, Schema } from "effect"
-import { Plan, Role, Scope, WriteMode, defaultScopes } from "@adgate/core"
+// database in ADGATE_DATA_DIR, which only one process may hold). The commands call the core's services, the same
+// ones the management pages call; this file only reads the command line and says the outcome in sentences. Secrets
+// it makes are printed once, here only.
+import { Cause, ConfigProvider, Effect, Exit, Layer, Logger, Option, Schema } from "effect"
 import {
-  addUser, addWorkspace, createKey, generatePassword, listUsers, listWorkspaces, setCredits, setMember, setPlan
-} from "./Administration.ts"
+  addUser, addWorkspace, createApiKey, defaultScopes, Directory, findUser, findWorkspace, generatePassword, passwordMinLength,
+  Plan, Role, Scope, setCreditBalance, setMemberRole, setWorkspacePlan, WriteMode
+} from "@adgate/core"
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
 import { loadAppConfig } from "./config.ts"
-import { LogfmtLogger } from "./LogfmtLogger.ts"
+import { formatLogfmtOneMessage } from "./LogfmtLogger.ts"
 import { UsageInvalid } from "./errors.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
@@ -26,6 +28,13 @@ export const usage = `Usage: npm run adgate -- <command>
 
 <workspace> is a workspace id (ws_…) or its name. The CLI uses the server's database: DATABASE_URL, or the
 embedded database in ADGATE_DATA_DIR (default ./.adgate-data), which the running server holds exclusively.`
+
+/** Where the CLI writes, and the environment it reads its configuration from (the process's own, or a test's). */
+export interface CliIo {
+  readonly out: (line: string) => void
+  readonly err: (line: string) => void
+  readonly env: Readonly<Record<string, string | undefined>>
+}
 
 interface Parsed {
   readonly words: ReadonlyArray<string>
@@ -51,8 +60,6 @@ const parse = (argv: ReadonlyArray<string>): Parsed | UsageInvalid => {
 const literal = <A extends string>(schema: Schema.Codec<A>, what: string, value: string | undefined) =>
   Effect.mapError(Schema.decodeUnknownEffect(schema)(value), () => new UsageInvalid({ message: `not a valid ${what}: ${value ?? "(missing)"}` }))
 
-const say = (line: string) => Effect.sync(() => process.stdout.write(line + "\n"))
-
 const only = (flags: ReadonlyMap<string, string>, allowed: ReadonlyArray<string>) => {
   for (const name of flags.keys()) if (!allowed.includes(name)) return Effect.fail(new UsageInvalid({ message: `unknown option --${name}` }))
   return Effect.void
@@ -63,8 +70,10 @@ const table = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
   return rows.map((r) => r.map((cell, c) => cell.padEnd(widths[c]!)).join("  ").trimEnd()).join("\n")
 }
 
-export const runCommand = (argv: ReadonlyArray<string>) =>
+/** One command, against the core's ports; `say` prints a line of the answer. */
+export const runCommand = (argv: ReadonlyArray<string>, say: (line: string) => void) =>
   Effect.gen(function* () {
+    const print = (line: string) => Effect.sync(() => say(line))
     const parsed = parse(argv)
     if (parsed instanceof UsageInvalid) return yield* parsed
     const { words, flags } = parsed
@@ -78,18 +87,16 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
         const given = flags.get("password")
         const password = given ?? (yield* generatePassword)
         const user = yield* addUser({ email, password, ...(flags.has("name") ? { name: flags.get("name")! } : {}) })
-        yield* say(`added ${user.email} (${user.id})`)
-        if (given === undefined) yield* say(`password: ${password}   (shown only this once)`)
+        yield* print(`added ${user.email} (${user.id})`)
+        if (given === undefined) yield* print(`password: ${password}   (shown only this once)`)
         return
       }
       case "workspace add": {
         yield* only(flags, ["plan", "credits"])
-        const name = rest.join(" ")
         const plan = yield* literal(Plan, "plan", flags.get("plan") ?? "free")
         const credits = flags.has("credits") ? Number(flags.get("credits")) : 0
-        if (!Number.isFinite(credits) || credits < 0) return yield* new UsageInvalid({ message: "--credits must be a number of 0 or more" })
-        const workspace = yield* addWorkspace({ name, plan, credits })
-        yield* say(`added workspace ${workspace.name} (${workspace.id}, ${workspace.plan} plan, ${workspace.credits} credits)`)
+        const workspace = yield* addWorkspace({ name: rest.join(" "), plan, credits })
+        yield* print(`added workspace ${workspace.name} (${workspace.id}, ${workspace.plan} plan, ${workspace.credits} credits)`)
         return
       }
       case "member set": {
@@ -97,8 +104,8 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
         const [workspace, email, role] = rest
         if (workspace === undefined || email === undefined) return yield* new UsageInvalid({ message: "member set <workspace> <email> <role>" })
         const chosen = role === "none" ? "none" as const : yield* literal(Role, "role", role)
-        const done = yield* setMember(workspace, email, chosen)
-        yield* say(chosen === "none"
+        const done = yield* setMemberRole(workspace, email, chosen)
+        yield* print(chosen === "none"
           ? `${done.user.email} is no longer a member of ${done.workspace.name}`
           : `${done.user.email} is ${chosen} of ${done.workspace.name}`)
         return
@@ -107,93 +114,147 @@ export const runCommand = (argv: ReadonlyArray<string>) =>
         yield* only(flags, [])
         const [workspace, plan] = rest
         if (workspace === undefined) return yield* new UsageInvalid({ message: "plan set <workspace> <free|paid>" })
-        const done = yield* setPlan(workspace, yield* literal(Plan, "plan", plan))
-        yield* say(`${done.name} is on the ${plan} plan`)
+        const done = yield* setWorkspacePlan(workspace, yield* literal(Plan, "plan", plan))
+        yield* print(`${done.name} is on the ${done.plan} plan`)
         return
       }
       case "credits set": {
         yield* only(flags, [])
         const [workspace, n] = rest
         if (workspace === undefined || n === undefined) return yield* new UsageInvalid({ message: "credits set <workspace> <n>" })
-        const done = yield* setCredits(workspace, Number(n))
-        yield* say(`${done.name} has ${Number(n)} credits`)
+        const done = yield* setCreditBalance(workspace, Number(n), "set by an administrator (CLI)")
+        yield* print(`${done.name} has ${done.credits} credits`)
         return
       }
       case "apikey create": {
         yield* only(flags, ["scopes", "tool-writes"])
-        const [workspace, creatorEmail, ...nameWords] = rest
-        if (workspace === undefined || creatorEmail === undefined || nameWords.length === 0)
+        const [workspaceRef, creatorEmail, ...nameWords] = rest
+        if (workspaceRef === undefined || creatorEmail === undefined || nameWords.length === 0)
           return yield* new UsageInvalid({ message: "apikey create <workspace> <creator-email> <name>" })
         const scopes = flags.has("scopes")
           ? yield* Effect.forEach(flags.get("scopes")!.split(",").map((s) => s.trim()).filter((s) => s !== ""),
             (s) => literal(Scope, "scope", s))
           : defaultScopes
         const toolWrites = yield* literal(WriteMode, "--tool-writes value (wait or apply)", flags.get("tool-writes") ?? "wait")
-        const { key, secret } = yield* createKey({ workspace, creatorEmail, name: nameWords.join(" "), scopes, toolWrites })
-        yield* say(`created API key ${key.name} (${key.id}) with ${key.scopes.join(" ")}; tool writes: ${key.toolWrites}`)
-        yield* say(`key: ${secret}   (shown only this once)`)
+        const workspace = yield* findWorkspace(workspaceRef)
+        const creator = yield* findUser(creatorEmail)
+        const { key, secret } = yield* createApiKey({ workspaceId: workspace.id, actorId: creator.id, name: nameWords.join(" "), scopes, toolWrites })
+        yield* print(`created API key ${key.name} (${key.id}) with ${key.scopes.join(" ")}; tool writes: ${key.toolWrites}`)
+        yield* print(`key: ${secret}   (shown only this once)`)
         return
       }
       case "list workspaces": {
-        const rows = yield* listWorkspaces
-        if (rows.length === 0) return yield* say("no workspaces")
-        return yield* say(table([["ID", "NAME", "PLAN", "CREDITS", "MEMBERS"],
-          ...rows.map((w) => [w.id, w.name, w.plan, String(w.credits), String(w.members)])]))
+        const rows = yield* (yield* Directory).listWorkspaces()
+        if (rows.length === 0) return yield* print("no workspaces")
+        return yield* print(table([["ID", "NAME", "PLAN", "CREDITS", "MEMBERS"],
+          ...rows.map(({ workspace: w, members }) => [w.id, w.name, w.plan, String(w.credits), String(members)])]))
       }
       case "list users": {
-        const rows = yield* listUsers
-        if (rows.length === 0) return yield* say("no users")
-        return yield* say(table([["ID", "EMAIL", "NAME", "WORKSPACES"], ...rows.map((u) => [u.id, u.email, u.name, u.workspaces])]))
+        const rows = yield* (yield* Directory).listUsers()
+        if (rows.length === 0) return yield* print("no users")
+        return yield* print(table([["ID", "EMAIL", "NAME", "WORKSPACES"], ...rows.map(({ user: u, workspaces }) =>
+          [u.id, u.email, u.name, workspaces.map((w) => `${w.workspace.name} (${w.role})`).join(", ")])]))
       }
       default:
-        return yield* new UsageInvalid({ message: command === "" ? "no command given" : `unknown command: ${command}` })
+        return yield* new UsageInvalid({ message: `unknown command: ${command}` })
     }
   })
 
-/** What a failure says to the person at the terminal; never a stack trace, never a secret. */
-export const describeCliFailure = (cause: Cause.Cause<unknown>): string => withoutPasswords(describeFailure(cause))
-
-const describeFailure = (cause: Cause.Cause<unknown>): string => {
-  const error = Cause.squash(cause) as { readonly _tag?: string; readonly message?: string; readonly dataDir?: string; readonly pid?: number; readonly reason?: unknown }
-  switch (error?._tag) {
-    case "UsageInvalid":
-      return `${error.message}\n\n${usage}`
-    case "CommandRefused":
-      return String(error.message)
-    case "SqlError": {
-      const held = dataFolderInUse(error)
-      if (held === null) return `Failed: the database (${error.message ?? "unavailable"})`
-      return `The data folder ${held.dir} is in use by another adgate process${held.pid === null ? "" : ` (pid ${held.pid})`}, ` +
-        "probably the running server: the embedded database allows one process at a time. Stop the server and run " +
-        "the command again, or run both against PostgreSQL (DATABASE_URL)."
-    }
-    case "ConfigurationInvalid":
-      return `Configuration: ${error.message}`
-    case "ApiKeyNotAllowed":
-    case "ApiKeyScopeNotGrantable":
-    case "ApiKeyInvalid":
-      return `The API key cannot be created: ${JSON.stringify(Object.fromEntries(Object.entries(error).filter(([k]) => k !== "_tag")))}`
-    default:
-      return `Failed: ${error?._tag ?? "unexpected error"}${typeof error?.message === "string" && error._tag !== undefined ? ` (${error.message})` : ""}`
-  }
-}
-
-const main = async () => {
-  const argv = process.argv.slice(2)
-  if (argv.length === 0 || argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
-    process.stdout.write(usage + "\n")
-    return
-  }
-  const program = Effect.gen(function* () {
+/** The whole run of one command: configuration from `env`, the database, the command. */
+const program = (argv: ReadonlyArray<string>, io: CliIo) =>
+  Effect.gen(function* () {
     const config = yield* loadAppConfig
-    return yield* runCommand(argv).pipe(Effect.provide(appPorts(config)))
-  }).pipe(Effect.provide(LogfmtLogger), Effect.scoped)
-  const exit = await Effect.runPromiseExit(program)
-  if (Exit.isFailure(exit)) {
-    process.stderr.write(describeCliFailure(exit.cause) + "\n")
-    process.exitCode = 1
+    return yield* runCommand(argv, io.out).pipe(Effect.provide(appPorts(config)))
+  }).pipe(
+    Effect.provide(Layer.mergeAll(
+      // Log lines go to stderr: stdout carries only the command's answer.
+      Logger.layer([Logger.map(formatLogfmtOneMessage, io.err)]),
+      ConfigProvider.layer(ConfigProvider.fromEnv({ env: definedOnly(io.env) }))
+    )),
+    Effect.scoped
+  )
+
+const definedOnly = (env: Readonly<Record<string, string | undefined>>) => {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v
+  return out
+}
+
+type CliFailure = Exit.Exit<void, Effect.Error<ReturnType<typeof program>>> extends Exit.Exit<void, infer E> ? E : never
+
+const apiKeyRefused = "The API key cannot be created: "
+
+/** What each failure says to the person at the terminal, in a sentence: one row per error (a missing row does not compile). */
+const sentences: { readonly [K in CliFailure["_tag"]]: (error: Extract<CliFailure, { readonly _tag: K }>) => string } = {
+  UsageInvalid: (e) => `${e.message}\n\n${usage}`,
+  ConfigurationInvalid: (e) => `Configuration: ${e.message}`,
+  ConfigError: (e) => `Configuration: ${e.message}`,
+  CredentialKeyInvalid: (e) => `Configuration: ${e.message}`,
+  MigrationError: (e) => `Failed: the database could not be prepared (${e.message})`,
+  UserInvalid: (e) => e.reason === "email_malformed"
+    ? `${e.email} is not an e-mail address`
+    : `a password needs at least ${passwordMinLength} characters`,
+  EmailTaken: (e) => `a person with ${e.email} exists already`,
+  UserNotFound: (e) => `no person with ${e.email}`,
+  WorkspaceInvalid: () => "a workspace needs a name",
+  WorkspaceNotFound: (e) => `no workspace ${e.ref}`,
+  WorkspaceNameAmbiguous: (e) => `${e.count} workspaces are named ${e.name}: use the id`,
+  InvalidCreditAmount: () => "credits must be a number of 0 or more",
+  InsufficientCredits: (e) => `the balance changed while it was being set (${e.left} credits left): run the command again`,
+  CreditsWorkspaceNotFound: (e) => `no workspace ${e.workspaceId}`,
+  ApiKeyInvalid: (e) => `${apiKeyRefused}${e.message}`,
+  ApiKeyNotAllowed: (e) => apiKeyRefused + {
+    not_a_member: "the creator is not a member of the workspace",
+    role_cannot_connect: "the creator is a viewer; only a workspace admin or editor can create API keys",
+    apply_needs_admin: "--tool-writes apply needs a workspace admin as the creator"
+  }[e.reason],
+  ApiKeyScopeNotGrantable: (e) => apiKeyRefused + {
+    role_cannot_connect: `${e.scope} cannot be granted by a viewer`,
+    needs_admin: `${e.scope} needs a workspace admin as the creator`,
+    needs_paid_plan: `${e.scope} needs the workspace on the paid plan`
+  }[e.reason],
+  DirectoryUnavailable: (e) => `Failed: the database did not answer (${e.message})`,
+  StoreUnavailable: (e) => `Failed: the database did not answer (${e.operation}: ${e.message})`,
+  SqlError: (e) => {
+    const held = dataFolderInUse(e)
+    if (held === null) return `Failed: the database (${e.message})`
+    return `The data folder ${held.dir} is in use by another adgate process${held.pid === null ? "" : ` (pid ${held.pid})`}, ` +
+      "probably the running server: the embedded database allows one process at a time. Stop the server and run " +
+      "the command again, or run both against PostgreSQL (DATABASE_URL)."
   }
 }
 
-if (import.meta.main) await main()
+/** What a failure says to the person at the terminal; never a stack trace, never a secret. */
+export const describeCliFailure = (cause: Cause.Cause<CliFailure>): string => {
+  const error = Cause.findErrorOption(cause)
+  if (Option.isNone(error)) return "Failed: unexpected error"
+  const say = sentences[error.value._tag] as (e: CliFailure) => string
+  return withoutPasswords(say(error.value))
+}
 
+/**
+ * Runs the CLI with `argv` (the words after `adgate`) and answers the exit code: 0 done, 1 refused or failed. With
+ * no words it prints the usage and answers 1; `help` prints it and answers 0.
+ */
+export const runCli = async (argv: ReadonlyArray<string>, io: CliIo): Promise<number> => {
+  if (argv.length === 0) {
+    io.err(usage)
+    return 1
+  }
+  if (argv[0] === "help" || argv[0] === "--help" || argv[0] === "-h") {
+    io.out(usage)
+    return 0
+  }
+  const exit = await Effect.runPromiseExit(program(argv, io))
+  if (Exit.isSuccess(exit)) return 0
+  io.err(describeCliFailure(exit.cause))
+  return 1
+}
+
+if (import.meta.main) {
+  process.exitCode = await runCli(process.argv.slice(2), {
+    out: (line) => process.stdout.write(line + "\n"),
+    err: (line) => process.stderr.write(line + "\n"),
+    env: process.env
+  })
+}

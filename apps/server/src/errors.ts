@@ -9,8 +9,3 @@ export class ConfigurationInvalid extends Schema.TaggedError<ConfigurationInvali
 export class UsageInvalid extends Schema.TaggedError<UsageInvalid>()("UsageInvalid", {
   message: Schema.String
 }) {}
-
-/** An administration command that cannot be done as asked (unknown workspace, duplicate e-mail …). */
-export class CommandRefused extends Schema.TaggedError<CommandRefused>()("CommandRefused", {
-  message: Schema.String
-}) {}

@@ -5,8 +5,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { User, Workspace } from "@adgate/core"
-import { Directory } from "@adgate/core"
-import { addUser, addWorkspace, databaseIsEmpty, generatePassword } from "./Administration.ts"
+import { addUser, addWorkspace, Directory, generatePassword } from "@adgate/core"
 
 export const demoCredits = 1000
 
@@ -26,7 +25,7 @@ export const seedOnFirstStart = (options: SeedOptions) =>
     const seeded = yield* sql.withTransaction(Effect.gen(function* () {
       // Held until commit: a second process waits here, then finds the database no longer empty.
       yield* sql`SELECT pg_advisory_xact_lock(${seedLock})`
-      if (!(yield* databaseIsEmpty)) return Option.none<Seeded>()
+      if (!(yield* (yield* Directory).isEmpty())) return Option.none<Seeded>()
       return Option.some(yield* seed(options))
     }))
     if (Option.isNone(seeded)) return Option.none<Workspace>()

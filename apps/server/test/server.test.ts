@@ -1,12 +1,17 @@
-// The server process and the CLI as a person runs them (issue 4 "Configuration", "People", CLI): the embedded
-// database in a temporary data folder, /health, SIGTERM → exit 0, data surviving a restart, secrets printed once.
+// The server and the CLI as a person runs them (issue 4 "Configuration", "People", CLI; issue 7 CLI corrections):
+// ONE smoke test of the real process (start, seed, /health, sign-in, the CLI refused while the server holds the
+// embedded database, SIGTERM → exit 0); everything else in this process: the server's layers, and the CLI's
+// `runCli`, which the `npm run adgate` entry calls.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { ConfigProvider, Effect, Exit, Fiber, Layer, Logger } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
-import { environment, mainPath, root, runCli, type Running, startServer, stop } from "./support/serverProcess.ts"
+import { loadAppConfig } from "../src/config.ts"
+import { describeServerFailure, serverLayer } from "../src/main.ts"
+import { environment, freePort, root, runCli, type Running, startServer, stop } from "./support/serverProcess.ts"
 
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1
 
@@ -22,7 +27,30 @@ const signIn = async (origin: string, email: string, password: string) => {
   return answer.status
 }
 
-describe("the server process on the embedded database", () => {
+const withEnv = (env: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env }))
+
+/** The server's whole layer in this process on a free port; `stop` interrupts it (as SIGTERM does). */
+const startInProcess = async (dataDir: string) => {
+  const port = await freePort()
+  const logs: Array<string> = []
+  const fiber = Effect.runFork(Effect.gen(function* () {
+    return yield* Layer.launch(serverLayer(yield* loadAppConfig))
+  }).pipe(Effect.provide(Layer.mergeAll(
+    withEnv(environment(dataDir, port)),
+    Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
+  ))))
+  const origin = `http://127.0.0.1:${port}`
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    const health = await fetch(`${origin}/health`).catch(() => undefined)
+    if (health?.status === 200) break
+    if (Date.now() > deadline) throw new Error(`in-process server did not start:\n${logs.join("\n")}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  return { origin, logs, stop: () => Effect.runPromise(Fiber.interrupt(fiber)) }
+}
+
+describe("the server process on the embedded database (smoke test)", () => {
   let dataDir: string
   const processes: Array<Running> = []
   beforeAll(() => {
@@ -33,7 +61,7 @@ describe("the server process on the embedded database", () => {
     rmSync(dataDir, { recursive: true, force: true })
   })
 
-  it("starts, seeds the demo workspace once, answers /health, and stops on SIGTERM with exit code 0", async () => {
+  it("starts, seeds once, answers /health and sign-in, keeps the CLI off its data folder, and stops on SIGTERM with exit code 0", async () => {
     const server = await startServer(dataDir)
     processes.push(server)
     const health = await fetch(`${server.origin}/health`)
@@ -44,24 +72,29 @@ describe("the server process on the embedded database", () => {
     const adminPassword = printed![1]!
     assert.strictEqual(occurrences(server.output(), adminPassword), 1)
     assert.strictEqual(await signIn(server.origin, "admin@example.com", adminPassword), 303)
+
+    const cli = await runCli(dataDir, ["list", "users"])
+    assert.strictEqual(cli.code, 1)
+    assert.match(cli.stderr, new RegExp(`in use by another adgate process \\(pid ${server.child.pid}\\)`))
+    assert.include(cli.stderr, "Stop the server")
+
     assert.strictEqual(await stop(server), 0)
     assert.strictEqual(occurrences(server.output(), adminPassword), 1, "printed once, in no log line")
     // The log says the stop was orderly, as its last line, once everything was released.
     const lines = server.output().trim().split("\n")
     assert.match(lines.at(-1) ?? "", /level=INFO .*message="adgate stopped"/)
-  }, 120_000)
 
-  it("the CLI refuses clearly while the server holds the data folder", async () => {
-    const server = await startServer(dataDir)
-    processes.push(server)
-    try {
-      const cli = await runCli(dataDir, ["list", "users"])
-      assert.strictEqual(cli.code, 1)
-      assert.match(cli.stderr, /in use by another adgate process \(pid \d+\)/)
-      assert.include(cli.stderr, "Stop the server")
-    } finally {
-      assert.strictEqual(await stop(server), 0)
-    }
+    // The `npm run adgate` entry itself: no arguments is a mistake, answered with the usage and exit code 1.
+    const entry = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [join(root, "apps", "server", "src", "cli.ts")], {
+        cwd: root, env: environment(dataDir, 8787), stdio: ["ignore", "ignore", "pipe"]
+      })
+      let stderr = ""
+      child.stderr.on("data", (d) => (stderr += String(d)))
+      child.once("exit", (code) => resolve({ code, stderr }))
+    })
+    assert.strictEqual(entry.code, 1)
+    assert.include(entry.stderr, "Usage: npm run adgate")
   }, 120_000)
 
   it("a person added with the CLI survives a restart and can sign in; the second start seeds nothing", async () => {
@@ -72,32 +105,23 @@ describe("the server process on the embedded database", () => {
     assert.strictEqual(occurrences(added.stdout + added.stderr, password!), 1)
     assert.strictEqual((await runCli(dataDir, ["member", "set", "Demo", "carol@example.com", "viewer"])).code, 0)
 
-    const server = await startServer(dataDir)
-    processes.push(server)
+    const server = await startInProcess(dataDir)
     try {
       assert.strictEqual(await signIn(server.origin, "carol@example.com", password!), 303)
       assert.strictEqual(await signIn(server.origin, "carol@example.com", "wrong-password"), 401)
-      assert.notInclude(server.output(), "first start")
-      assert.notInclude(server.output(), password!)
+      assert.notInclude(server.logs.join("\n"), "first start")
+      assert.notInclude(server.logs.join("\n"), password!)
     } finally {
-      assert.strictEqual(await stop(server), 0)
+      await server.stop()
     }
   }, 120_000)
 })
 
-describe("the server process refusing to start", () => {
-  const startFailing = (extra: Record<string, string>, dataDir: string) =>
-    new Promise<{ code: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [mainPath], { cwd: root, env: environment(dataDir, 8787, extra), stdio: ["ignore", "pipe", "pipe"] })
-      let output = ""
-      child.stdout.on("data", (d) => (output += String(d)))
-      child.stderr.on("data", (d) => (output += String(d)))
-      child.once("exit", (code) => resolve({ code, output }))
-    })
-
-  it("bad configuration or an unreachable database: one clear line, exit code 1, no stack trace, no password", async () => {
+describe("the server refusing to start", () => {
+  it("bad configuration or an unreachable database: one clear line, no stack trace, no password", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "adgate-badconfig-"))
     try {
+      const port = await freePort()
       const cases: ReadonlyArray<readonly [Record<string, string>, RegExp]> = [
         [{ PORT: "70000" }, /PORT/],
         [{ PORT: "eighty" }, /PORT/],
@@ -106,12 +130,18 @@ describe("the server process refusing to start", () => {
         [{ DATABASE_URL: "postgres://adgate:s3cret-pw@127.0.0.1:1/adgate" }, /database/i]
       ]
       for (const [extra, message] of cases) {
-        const run = await startFailing(extra, dataDir)
+        const exit = await Effect.runPromiseExit(Effect.gen(function* () {
+          yield* Layer.build(serverLayer(yield* loadAppConfig))
+        }).pipe(Effect.scoped, Effect.provide(withEnv({ ...environment(dataDir, port), ...extra }))))
         const what = JSON.stringify(extra)
-        assert.strictEqual(run.code, 1, `${what}: ${run.output}`)
-        assert.match(run.output, message, what)
-        assert.notMatch(run.output, /^\s+at /m, `${what}: no stack trace:\n${run.output}`)
-        assert.notInclude(run.output, "s3cret-pw", what)
+        assert.isTrue(Exit.isFailure(exit), what)
+        if (Exit.isSuccess(exit)) continue
+        const said = describeServerFailure(exit.cause) ?? ""
+        assert.match(said, /^adgate: /, what)
+        assert.match(said, message, what)
+        assert.notInclude(said, "\n", `${what}: one line`)
+        assert.notMatch(said, /^\s+at /m, `${what}: no stack trace:\n${said}`)
+        assert.notInclude(said, "s3cret-pw", what)
       }
     } finally {
       rmSync(dataDir, { recursive: true, force: true })
@@ -176,4 +206,26 @@ describe("the CLI", () => {
     await refused(["apikey", "create", "Acme Ads", "eve@example.com", "x"], /cannot be created/)
     await refused(["frobnicate"], /unknown command: frobnicate[\s\S]*Usage: npm run adgate/)
   }, 120_000)
+
+  it("a refusal is a sentence, never raw JSON: a tools scope on the free plan says the workspace needs the paid plan", async () => {
+    const run = async (...args: Array<string>) => runCli(dataDir, args)
+    assert.strictEqual((await run("workspace", "add", "Free", "Corner", "--plan", "free")).code, 0)
+    assert.strictEqual((await run("member", "set", "Free Corner", "dan@example.com", "admin")).code, 0)
+    const refusal = await run("apikey", "create", "Free Corner", "dan@example.com", "Reader", "--scopes", "tools:read")
+    assert.strictEqual(refusal.code, 1)
+    assert.strictEqual(refusal.stderr.trim(), "The API key cannot be created: tools:read needs the workspace on the paid plan")
+    const short = await run("user", "add", "fay@example.com", "--password", "short")
+    assert.strictEqual(short.stderr.trim(), "a password needs at least 8 characters")
+    for (const stderr of [refusal.stderr, short.stderr]) assert.notMatch(stderr, /[{}"]/)
+  }, 120_000)
+
+  it("with no arguments the CLI prints the usage and exits non-zero; help prints it and exits 0", async () => {
+    const none = await runCli(dataDir, [])
+    assert.notStrictEqual(none.code, 0)
+    assert.include(none.stderr, "Usage: npm run adgate -- <command>")
+    assert.strictEqual(none.stdout, "")
+    const help = await runCli(dataDir, ["help"])
+    assert.strictEqual(help.code, 0)
+    assert.include(help.stdout, "Usage: npm run adgate -- <command>")
+  })
 })

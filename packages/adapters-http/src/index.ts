@@ -3,6 +3,6 @@
 export { HttpApp, makeHttpApp, HealthRoutes, type HttpAppOptions } from "./HttpApp.ts"
 export { serveHttp, type ServeOptions } from "./serve.ts"
 export { SecurityMiddleware, RequestId, contentSecurityPolicy, isCrossSite, maxBodyBytes } from "./security.ts"
-export { People, type Person, type PeopleShape, type PeopleOptions, type SignInLimit } from "./people/People.ts"
+export { People, type Person, type PeopleShape, type PeopleOptions, type PeoplePorts } from "./people/People.ts"
 export { PasswordHasherScrypt, makePasswordHasherScrypt } from "./people/PasswordHasherScrypt.ts"
 export { MetadataDocumentFetcherHttps } from "./cimd/MetadataDocumentFetcherHttps.ts"

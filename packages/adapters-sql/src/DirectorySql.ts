@@ -1,6 +1,6 @@
 // Directory on SQL (spec §What the service does 1): workspaces with their plan and credits, people, and their
 // roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect.
-import { Directory, Membership, Role, User, Workspace } from "@adgate/core"
+import { Directory, EmailTaken, Membership, Role, User, Workspace } from "@adgate/core"
 import type { DirectoryUnavailable } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -13,6 +13,12 @@ const membershipRow = (operation: string) => ({ operation: `Directory.${operatio
 
 const MemberRow = Schema.Struct({ ...Membership.fields, user: User })
 const WorkspaceRoleRow = Schema.Struct({ workspace: Workspace, role: Role })
+const WorkspaceListingRow = Schema.Struct({ workspace: Workspace, members: Schema.Number })
+const UserListingRow = Schema.Struct({ user: User, workspaces: Schema.Array(WorkspaceRoleRow) })
+
+/** A workspace row as the JSON object the Workspace record decodes from. */
+const workspaceJson = (w: string) =>
+  `json_build_object('id', ${w}.id, 'name', ${w}.name, 'plan', ${w}.plan, 'credits', ${w}.credits, 'createdAt', ${w}.created_at)`
 
 export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -22,6 +28,9 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
   const decodeMembership = decodeFirstRow(Membership, membershipRow("role"))
   const decodeWorkspacesOf = decodeRows(WorkspaceRoleRow, membershipRow("workspacesOf"))
   const decodeMembers = decodeRows(MemberRow, membershipRow("members"))
+  const decodeWorkspaceListing = decodeRows(WorkspaceListingRow, { operation: "Directory.listWorkspaces", table: "workspaces", key: "workspace" })
+  const decodeUserListing = decodeRows(UserListingRow, { operation: "Directory.listUsers", table: "users", key: "user" })
+  const decodeNamed = decodeRows(Workspace, workspaceRow("workspacesNamed"))
   const read = <A, E>(operation: string, effect: Effect.Effect<A, E>): Effect.Effect<A, DirectoryUnavailable> =>
     effect.pipe(directoryUnavailable(`Directory.${operation}`))
   return Directory.of({
@@ -56,6 +65,21 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
         WHERE m.workspace_id = ${workspaceId} ORDER BY u.created_at, u.id`.pipe(
         Effect.flatMap(decodeMembers)
       )),
+    listWorkspaces: () =>
+      read("listWorkspaces", sql`SELECT ${sql.literal(workspaceJson("w"))} AS workspace,
+          (SELECT count(*)::int FROM memberships m WHERE m.workspace_id = w.id) AS members
+        FROM workspaces w ORDER BY w.created_at, w.id`.pipe(Effect.flatMap(decodeWorkspaceListing))),
+    listUsers: () =>
+      read("listUsers", sql`SELECT json_build_object('id', u.id, 'email', u.email, 'name', u.name, 'createdAt', u.created_at) AS "user",
+          coalesce((SELECT json_agg(json_build_object('workspace', ${sql.literal(workspaceJson("w"))}, 'role', m.role) ORDER BY w.name, w.id)
+            FROM memberships m JOIN workspaces w ON w.id = m.workspace_id WHERE m.user_id = u.id), '[]'::json) AS workspaces
+        FROM users u ORDER BY u.created_at, u.id`.pipe(Effect.flatMap(decodeUserListing))),
+    workspacesNamed: (name) =>
+      read("workspacesNamed", sql`SELECT * FROM workspaces WHERE lower(name) = lower(${name.trim()})
+        ORDER BY created_at, id`.pipe(Effect.flatMap(decodeNamed))),
+    isEmpty: () =>
+      read("isEmpty", sql<{ readonly empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM users) AND NOT EXISTS (SELECT 1 FROM workspaces) AS empty`.pipe(
+        Effect.map((rows) => rows[0]?.empty === true))),
     createWorkspace: (w) =>
       sql`INSERT INTO workspaces (id, name, plan, credits, created_at)
         VALUES (${w.id}, ${w.name}, ${w.plan}, ${w.credits}, ${w.createdAt})
@@ -65,6 +89,8 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
       sql`INSERT INTO users (id, email, name, created_at) VALUES (${u.id}, ${u.email}, ${u.name}, ${u.createdAt})
         ON CONFLICT (id) DO UPDATE SET email = excluded.email, name = excluded.name, created_at = excluded.created_at`.pipe(
         Effect.asVoid,
+        // The unique index on lower(email) settles two adds of one address racing each other.
+        Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new EmailTaken({ email: u.email }))),
         unavailable("Directory.createUser")
       ),
     setRole: (workspaceId, userId, role) =>

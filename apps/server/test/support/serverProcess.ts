@@ -1,12 +1,12 @@
-// The server process and the CLI as separate processes, the way a person runs them (`npm start`, `npm run adgate`):
-// Node 24 (process.execPath) on the TypeScript sources, a clean environment, a free port on 127.0.0.1.
+// The server as a separate process, the way a person runs it (`npm start`): Node 24 (process.execPath) on the
+// TypeScript sources, a clean environment, a free port on 127.0.0.1. The CLI runs in this process (its `runCli`).
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import { runCli as runCliInProcess } from "../../src/cli.ts"
 
 export const root = join(import.meta.dirname, "..", "..", "..", "..")
 export const mainPath = join(root, "apps", "server", "src", "main.ts")
-const cliPath = join(root, "apps", "server", "src", "cli.ts")
 
 export const freePort = () =>
   new Promise<number>((resolve, reject) => {
@@ -63,12 +63,14 @@ export const stop = async (server: Running) => {
   return server.exited
 }
 
-export const runCli = (dataDir: string, args: ReadonlyArray<string>) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [cliPath, ...args], { cwd: root, env: environment(dataDir, 8787), stdio: ["ignore", "pipe", "pipe"] })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (d) => (stdout += String(d)))
-    child.stderr.on("data", (d) => (stderr += String(d)))
-    child.once("exit", (code) => resolve({ code, stdout, stderr }))
+/** The CLI in this process, on the data folder, with a clean environment: its exit code and what it printed. */
+export const runCli = async (dataDir: string, args: ReadonlyArray<string>) => {
+  let stdout = ""
+  let stderr = ""
+  const code = await runCliInProcess(args, {
+    out: (line) => (stdout += line + "\n"),
+    err: (line) => (stderr += line + "\n"),
+    env: environment(dataDir, 8787)
   })
+  return { code, stdout, stderr }
+}

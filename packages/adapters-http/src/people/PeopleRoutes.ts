@@ -2,16 +2,25 @@
 // (docs/decisions.md, People, sessions and pages; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
-import { HttpRouter, UrlParams } from "effect/http"
-import { ClientStore, Issuer } from "@adgate/core"
+import { HttpRouter, type HttpServerRequest, UrlParams } from "effect/http"
+import { ClientStore, Issuer, type NotAMember, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace } from "@adgate/core"
 import { askingApp } from "../oauth/askingApp.ts"
 import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages/layout.ts"
-import { People, type Person } from "./People.ts"
+import { People, type PeoplePorts, type Person } from "./People.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { RequestId } from "../security.ts"
 
 const field = (form: UrlParams.UrlParams, name: string): string | undefined =>
   Option.getOrUndefined(UrlParams.getFirst(form, name))
+
+/** The core's people errors as the pages answer them: one row each (a missing or extra row does not compile). */
+type PeoplePageError = SignInRefused | SignInThrottled | NotAMember
+export const peoplePageErrors = {
+  // One answer for an unknown address and a wrong password.
+  SignInRefused: { status: 401, title: "Sign in", message: "The email or password is not right." },
+  SignInThrottled: { status: 429, title: "Sign in", message: "Too many sign-in attempts. Please wait a few minutes and try again." },
+  NotAMember: { status: 403, title: "Not your workspace", message: "You are not a member of that workspace." }
+} as const satisfies Record<PeoplePageError["_tag"], { readonly status: number; readonly title: string; readonly message: string }>
 
 const forbidden = Effect.map(Effect.service(RequestId), (requestId) =>
   renderErrorPage({
@@ -76,9 +85,12 @@ ${person.workspaces.map((w) =>
 export const PeopleRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const people = yield* People
+    const ports = yield* Effect.context<PeoplePorts>()
     const clients = yield* ClientStore
     const { origin } = yield* Issuer
     const asking = (returnTo: string) => Effect.map(askingApp(clients, returnTo, origin), Option.getOrUndefined)
+    const endSession = (request: HttpServerRequest.HttpServerRequest) =>
+      Option.match(people.sessionSecret(request), { onNone: () => Effect.void, onSome: signOut }).pipe(Effect.provide(ports))
 
     yield* router.add("GET", "/signin", (request) =>
       Effect.gen(function* () {
@@ -98,33 +110,31 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         const email = (field(form, "email") ?? "").slice(0, 320)
         const password = (field(form, "password") ?? "").slice(0, 1024)
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-        const outcome = yield* people.signIn(email, password, address)
-        const pre = yield* people.preSession(request)
-        const csrfToken = yield* people.csrfTokenFor(pre.value)
-        const app = yield* asking(returnTo)
-        switch (outcome._tag) {
-          case "RateLimited":
-            return pre.set(signInForm({
-              csrfToken, returnTo, email, status: 429, ...(app === undefined ? {} : { asking: app }),
-              headers: { "retry-after": String(outcome.retryAfterSeconds) },
-              problem: "Too many sign-in attempts. Please wait a few minutes and try again."
-            }))
-          case "Refused":
-            // One answer for an unknown address and a wrong password.
-            return pre.set(signInForm({ csrfToken, returnTo, email, status: 401, problem: "The email or password is not right.", ...(app === undefined ? {} : { asking: app }) }))
-          case "SignedIn": {
-            // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
-            yield* people.signOut(request)
-            return people.withSessionCookie(seeOther(returnTo), outcome.cookieValue)
-          }
+        const outcome = yield* signIn({
+          email, password, address, ...(people.signInLimits === undefined ? {} : { limits: people.signInLimits })
+        }).pipe(Effect.provide(ports), Effect.result)
+        if (outcome._tag === "Success") {
+          // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
+          yield* endSession(request)
+          return people.withSessionCookie(seeOther(returnTo), outcome.success.secret)
         }
+        const refusal = outcome.failure
+        if (refusal._tag === "StoreUnavailable") return yield* refusal
+        const row = peoplePageErrors[refusal._tag]
+        const pre = yield* people.preSession(request)
+        const app = yield* asking(returnTo)
+        return pre.set(signInForm({
+          csrfToken: yield* people.csrfTokenFor(pre.value), returnTo, email, status: row.status, problem: row.message,
+          ...(app === undefined ? {} : { asking: app }),
+          ...(refusal._tag === "SignInThrottled" ? { headers: { "retry-after": String(refusal.retryAfterSeconds) } } : {})
+        }))
       }))
 
     yield* router.add("POST", "/signout", (request) =>
       Effect.gen(function* () {
         const form = yield* request.urlParamsBody
         if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
-        yield* people.signOut(request)
+        yield* endSession(request)
         return people.withoutSessionCookie(seeOther("/signin"))
       }))
 
@@ -135,18 +145,11 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         return yield* people.requirePerson(request.modify({ url: returnTo }), (person) =>
           Effect.gen(function* () {
             if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
-            const chosen = yield* people.setWorkspace(person.session, field(form, "workspace_id") ?? "").pipe(
-              Effect.map(() => true),
-              Effect.catchTag("NotAMember", () => Effect.succeed(false))
+            return yield* switchWorkspace(person.session, field(form, "workspace_id") ?? "").pipe(
+              Effect.provide(ports),
+              Effect.as(seeOther(returnTo)),
+              Effect.catchTag("NotAMember", (e) => Effect.succeed(renderErrorPage({ ...peoplePageErrors[e._tag], returnTo })))
             )
-            if (!chosen)
-              return renderErrorPage({
-                status: 403,
-                title: "Not your workspace",
-                message: "You are not a member of that workspace.",
-                returnTo
-              })
-            return seeOther(returnTo)
           }))
       }))
 

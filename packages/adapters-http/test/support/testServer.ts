@@ -16,6 +16,7 @@ import {
   Prefix,
   Secrets,
   SecretsWebCrypto,
+  type SignInLimits,
   makeDirectoryMemory,
   type Role,
   type Workspace
@@ -34,8 +35,8 @@ export interface TestUser {
 export interface TestServerOptions extends HttpAppOptions {
   /** Defaults to a fetcher that refuses every URL. */
   readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher>
-  /** Sign-in attempts per address and window; the default is generous so that suites can sign in freely. */
-  readonly signInLimit?: { readonly attempts: number; readonly windowMs: number }
+  /** Failed sign-ins per address and per account; the default is generous so that suites can try wrong passwords freely. */
+  readonly signInLimits?: SignInLimits
   /** The issuer the app believes it serves, e.g. `https://as.example` behind a TLS terminator; default: the bound origin. */
   readonly issuer?: string
 }
@@ -174,7 +175,8 @@ const startWith = async (
       return { users: { admin, editor, viewer }, workspaces: { paid, free } }
     }))
 
-    const app = makeHttpApp({ signInLimit: options.signInLimit ?? { attempts: 10_000, windowMs: 60_000 } })
+    const generous = { attempts: 10_000, windowMs: 60_000 }
+    const app = makeHttpApp({ signInLimits: options.signInLimits ?? { perAddress: generous, perAccount: generous } })
     await Effect.runPromise(
       Layer.buildWithScope(
         HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(

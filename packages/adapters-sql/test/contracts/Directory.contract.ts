@@ -1,5 +1,5 @@
 // The Directory contract (spec §What the service does 1): workspaces, people, roles, plans and credits.
-import { Directory } from "@adgate/core"
+import { Directory, EmailTaken } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -53,5 +53,59 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       yield* directory.setPlan(workspace.id, "paid")
       yield* directory.setCredits(workspace.id, 2500)
       assert.deepStrictEqual(yield* directory.workspace(workspace.id), Option.some({ ...workspace, plan: "paid" as const, credits: 2500 }))
+    }))
+
+    it.effect("workspaces list oldest first with their member counts", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const [older, newer] = [aWorkspace({ createdAt: t0 - 2 }), aWorkspace({ createdAt: t0 - 1 })]
+      const [pat, sam] = [aUser(), aUser()]
+      yield* Effect.forEach([newer, older], directory.createWorkspace)
+      yield* Effect.forEach([pat, sam], directory.createUser)
+      yield* directory.setRole(older.id, pat.id, Option.some("admin"))
+      yield* directory.setRole(older.id, sam.id, Option.some("viewer"))
+      const listed = (yield* directory.listWorkspaces()).filter((l) => l.workspace.id === older.id || l.workspace.id === newer.id)
+      assert.deepStrictEqual(listed, [{ workspace: older, members: 2 }, { workspace: newer, members: 0 }])
+      assert.isFalse(yield* directory.isEmpty())
+    }))
+
+    it.effect("people list oldest first, each with their workspaces by name", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const zeta = aWorkspace({ name: `Zeta ${unique("")}` })
+      const alpha = aWorkspace({ name: `Alpha ${unique("")}` })
+      const [older, newer] = [aUser({ createdAt: t0 - 2 }), aUser({ createdAt: t0 - 1 })]
+      yield* Effect.forEach([zeta, alpha], directory.createWorkspace)
+      yield* Effect.forEach([newer, older], directory.createUser)
+      yield* directory.setRole(zeta.id, older.id, Option.some("editor"))
+      yield* directory.setRole(alpha.id, older.id, Option.some("admin"))
+      const listed = (yield* directory.listUsers()).filter((l) => l.user.id === older.id || l.user.id === newer.id)
+      assert.deepStrictEqual(listed, [
+        { user: older, workspaces: [{ workspace: alpha, role: "admin" }, { workspace: zeta, role: "editor" }] },
+        { user: newer, workspaces: [] }
+      ])
+    }))
+
+    it.effect("workspaces are found by name ignoring case and surrounding spaces; two of one name are both found", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const name = unique("Acme Ads ")
+      const [first, second] = [aWorkspace({ name, createdAt: t0 }), aWorkspace({ name: name.toUpperCase(), createdAt: t0 + 1 })]
+      yield* directory.createWorkspace(first)
+      assert.deepStrictEqual(yield* directory.workspacesNamed(`  ${name.toLowerCase()} `), [first])
+      yield* directory.createWorkspace(second)
+      assert.deepStrictEqual(yield* directory.workspacesNamed(name), [first, second])
+      assert.deepStrictEqual(yield* directory.workspacesNamed(unique("nothing ")), [])
+    }))
+
+    it.effect("a second person with the same address, in any case, is refused EmailTaken and not stored", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const first = aUser({ email: `${unique("dana")}@example.com` })
+      yield* directory.createUser(first)
+      const second = aUser({ email: first.email.toUpperCase() })
+      const refused = yield* Effect.flip(directory.createUser(second))
+      assert.instanceOf(refused, EmailTaken)
+      assert.isTrue(Option.isNone(yield* directory.user(second.id)))
+      assert.deepStrictEqual(yield* directory.userByEmail(first.email), Option.some(first))
+      // The same person saved again is not a clash with themselves.
+      yield* directory.createUser({ ...first, name: "Dana" })
+      assert.deepStrictEqual(yield* directory.user(first.id), Option.some({ ...first, name: "Dana" }))
     }))
   })

@@ -3,12 +3,25 @@
 import { Context, Effect, Option, Schema } from "effect"
 import type { StoreUnavailable } from "./errors.ts"
 import type { Membership, Plan, Role, User, Workspace } from "../workspaces/Workspace.ts"
+import type { EmailTaken } from "../people/errors.ts"
 
 export class DirectoryUnavailable extends Schema.TaggedError<DirectoryUnavailable>()("DirectoryUnavailable", {
   message: Schema.String
 }) {}
 
 type Fx<A> = Effect.Effect<A, DirectoryUnavailable>
+
+/** A workspace with how many members it has (lists of the CLI and the management pages). */
+export interface WorkspaceListing {
+  readonly workspace: Workspace
+  readonly members: number
+}
+
+/** A person with the workspaces they belong to, by workspace name. */
+export interface UserListing {
+  readonly user: User
+  readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>
+}
 
 export interface DirectoryShape {
   readonly workspace: (id: string) => Fx<Option.Option<Workspace>>
@@ -19,8 +32,17 @@ export interface DirectoryShape {
   readonly workspacesOf: (userId: string) => Fx<ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>>
   readonly members: (workspaceId: string) => Fx<ReadonlyArray<Membership & { readonly user: User }>>
   // Administration (CLI, seeding, management pages).
+  /** Every workspace, oldest first. */
+  readonly listWorkspaces: () => Fx<ReadonlyArray<WorkspaceListing>>
+  /** Every person with their workspaces (each list by name), oldest first. */
+  readonly listUsers: () => Fx<ReadonlyArray<UserListing>>
+  /** The workspaces whose name equals `name`, ignoring case and surrounding spaces. */
+  readonly workspacesNamed: (name: string) => Fx<ReadonlyArray<Workspace>>
+  /** True when there is neither a person nor a workspace yet (first start). */
+  readonly isEmpty: () => Fx<boolean>
   readonly createWorkspace: (workspace: Workspace) => Effect.Effect<void, DirectoryUnavailable | StoreUnavailable>
-  readonly createUser: (user: User) => Effect.Effect<void, DirectoryUnavailable | StoreUnavailable>
+  /** Adds (or, for a known id, updates) a person; fails EmailTaken when another person has the address. */
+  readonly createUser: (user: User) => Effect.Effect<void, EmailTaken | DirectoryUnavailable | StoreUnavailable>
   readonly setRole: (workspaceId: string, userId: string, role: Option.Option<Role>) => Fx<void>
   readonly setPlan: (workspaceId: string, plan: Plan) => Fx<void>
   readonly setCredits: (workspaceId: string, credits: number) => Fx<void>

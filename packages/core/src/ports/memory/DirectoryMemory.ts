@@ -3,6 +3,7 @@
 import { Effect, Layer, Option, Ref } from "effect"
 import { Directory, DirectoryUnavailable } from "../Directory.ts"
 import type { Membership, User, Workspace } from "../../workspaces/Workspace.ts"
+import { EmailTaken } from "../../people/errors.ts"
 
 export interface DirectoryMemoryControl {
   readonly setUnavailable: (down: boolean) => Effect.Effect<void>
@@ -39,8 +40,32 @@ export const makeDirectoryMemory = Effect.gen(function* () {
         const user = m.workspaceId === workspaceId ? s.users.get(m.userId) : undefined
         return user === undefined ? [] : [{ ...m, user }]
       })),
+    listWorkspaces: () =>
+      read((s) => byAge([...s.workspaces.values()]).map((workspace) => ({
+        workspace,
+        members: s.memberships.filter((m) => m.workspaceId === workspace.id).length
+      }))),
+    listUsers: () =>
+      read((s) => byAge([...s.users.values()]).map((user) => ({
+        user,
+        workspaces: s.memberships
+          .flatMap((m) => {
+            const workspace = m.userId === user.id ? s.workspaces.get(m.workspaceId) : undefined
+            return workspace === undefined ? [] : [{ workspace, role: m.role }]
+          })
+          .sort((a, b) => a.workspace.name.localeCompare(b.workspace.name) || a.workspace.id.localeCompare(b.workspace.id))
+      }))),
+    workspacesNamed: (name) =>
+      read((s) => byAge([...s.workspaces.values()].filter((w) => w.name.toLowerCase() === name.trim().toLowerCase()))),
+    isEmpty: () => read((s) => s.users.size === 0 && s.workspaces.size === 0),
     createWorkspace: (workspace) => write((s) => ({ ...s, workspaces: new Map(s.workspaces).set(workspace.id, workspace) })),
-    createUser: (user) => write((s) => ({ ...s, users: new Map(s.users).set(user.id, user) })),
+    // Checked and written in one Ref step, like the SQL unique index on lower(email).
+    createUser: (user) =>
+      Effect.flatMap(read(() => undefined), () =>
+        Ref.modify(state, (s): readonly [boolean, State] => {
+          const taken = [...s.users.values()].some((u) => u.id !== user.id && u.email.toLowerCase() === user.email.toLowerCase())
+          return taken ? [false, s] : [true, { ...s, users: new Map(s.users).set(user.id, user) }]
+        })).pipe(Effect.flatMap((added) => (added ? Effect.void : Effect.fail(new EmailTaken({ email: user.email }))))),
     setRole: (workspaceId, userId, role) =>
       write((s) => ({
         ...s,
@@ -57,6 +82,9 @@ export const makeDirectoryMemory = Effect.gen(function* () {
   }
   return { directory, control }
 })
+
+const byAge = <A extends { readonly createdAt: number; readonly id: string }>(items: ReadonlyArray<A>) =>
+  [...items].sort((a, b) => a.createdAt - b.createdAt || a.id.localeCompare(b.id))
 
 const updateWorkspace = (s: State, id: string, f: (w: Workspace) => Workspace): State => {
   const w = s.workspaces.get(id)

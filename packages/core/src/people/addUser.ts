@@ -1,0 +1,37 @@
+// Adds a person who signs in with a password (CLI, first start, later the management pages): a well-formed e-mail
+// address nobody else has, a password of at least 8 characters, kept only as the PasswordHasher's hash.
+import { Clock, Effect, Option } from "effect"
+import type { User } from "../workspaces/Workspace.ts"
+import { Directory } from "../ports/Directory.ts"
+import { PasswordHasher, PeopleStore } from "../ports/People.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { EmailTaken, UserInvalid } from "./errors.ts"
+
+export const passwordMinLength = 8
+
+const emailPattern = /^[^\s@]+@[^\s@]+$/
+
+export interface AddUserInput {
+  readonly email: string
+  /** Defaults to the part of the address before `@`. */
+  readonly name?: string
+  readonly password: string
+}
+
+export const addUser = Effect.fn("people.addUser")(function* (input: AddUserInput) {
+  const directory = yield* Directory
+  const email = input.email.trim()
+  if (!emailPattern.test(email)) return yield* new UserInvalid({ reason: "email_malformed", email })
+  if (input.password.length < passwordMinLength) return yield* new UserInvalid({ reason: "password_too_short", email })
+  if (Option.isSome(yield* directory.userByEmail(email))) return yield* new EmailTaken({ email })
+  const user: User = {
+    id: yield* (yield* Secrets).generate(Prefix.user),
+    email,
+    name: input.name?.trim() || email.slice(0, email.indexOf("@")),
+    createdAt: yield* Clock.currentTimeMillis
+  }
+  // A concurrent add of the same address is refused by createUser itself (EmailTaken).
+  yield* directory.createUser(user)
+  yield* (yield* PeopleStore).setPasswordHash(user.id, yield* (yield* PasswordHasher).hash(input.password))
+  return user
+})

@@ -1,0 +1,12 @@
+// The people module's public face: sign-in, sessions, the workspace switch, adding and finding people.
+export * from "./records.ts"
+export * from "./errors.ts"
+export * from "./signInLimits.ts"
+export * from "./startSession.ts"
+export * from "./signIn.ts"
+export * from "./resolveSession.ts"
+export * from "./signOut.ts"
+export * from "./switchWorkspace.ts"
+export * from "./addUser.ts"
+export * from "./generatePassword.ts"
+export * from "./findUser.ts"

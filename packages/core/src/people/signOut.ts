@@ -1,0 +1,10 @@
+// Ends the session of a secret, if it is live (sign-out, and the session a new sign-in replaces: checklist M 162).
+import { Clock, Effect, Option } from "effect"
+import { PeopleStore } from "../ports/People.ts"
+import { findLiveSession } from "./resolveSession.ts"
+
+export const signOut = Effect.fn("people.signOut")(function* (secret: string) {
+  const found = yield* findLiveSession(secret)
+  if (Option.isNone(found)) return
+  yield* (yield* PeopleStore).updateSession({ ...found.value, revokedAt: yield* Clock.currentTimeMillis })
+})

@@ -1,0 +1,15 @@
+// The workspace switch: a session works in one workspace at a time, only one the person is a member of.
+import { Effect, Option } from "effect"
+import { Directory } from "../ports/Directory.ts"
+import { PeopleStore } from "../ports/People.ts"
+import type { Session } from "./records.ts"
+import { directoryDown } from "./directoryDown.ts"
+import { NotAMember } from "./errors.ts"
+
+export const switchWorkspace = Effect.fn("people.switchWorkspace")(function* (session: Session, workspaceId: string) {
+  const role = yield* (yield* Directory).role(workspaceId, session.userId).pipe(Effect.mapError(directoryDown("Directory.role")))
+  if (Option.isNone(role)) return yield* new NotAMember({ workspaceId })
+  const next: Session = { ...session, workspaceId }
+  yield* (yield* PeopleStore).updateSession(next)
+  return next
+})

@@ -1,0 +1,29 @@
+// Adds a workspace with a name, a plan and a starting balance of credits (CLI, first start).
+import { Clock, Effect } from "effect"
+import { InvalidCreditAmount } from "../credits/errors.ts"
+import { Directory } from "../ports/Directory.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { WorkspaceInvalid } from "./errors.ts"
+import type { Plan, Workspace } from "./Workspace.ts"
+
+export interface AddWorkspaceInput {
+  readonly name: string
+  readonly plan: Plan
+  readonly credits?: number
+}
+
+export const addWorkspace = Effect.fn("workspaces.addWorkspace")(function* (input: AddWorkspaceInput) {
+  const name = input.name.trim()
+  if (name === "") return yield* new WorkspaceInvalid({ reason: "name_missing" })
+  const credits = input.credits ?? 0
+  if (!Number.isFinite(credits) || credits < 0) return yield* new InvalidCreditAmount({ amount: credits })
+  const workspace: Workspace = {
+    id: yield* (yield* Secrets).generate(Prefix.workspace),
+    name,
+    plan: input.plan,
+    credits,
+    createdAt: yield* Clock.currentTimeMillis
+  }
+  yield* (yield* Directory).createWorkspace(workspace)
+  return workspace
+})
