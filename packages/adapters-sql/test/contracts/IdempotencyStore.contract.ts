@@ -24,11 +24,11 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const store = yield* IdempotencyStore
       const [scope, key] = [unique("ws_/api_key/"), unique("k-")]
       yield* store.claim(scope, key, "hash-a", t0, ttl)
-      yield* store.complete(scope, key, answer)
+      yield* store.complete(scope, key, answer, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 5, ttl), { _tag: "Completed", response: answer })
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 5, ttl), { _tag: "Mismatch" })
       // Completing again (a late duplicate) changes nothing.
-      yield* store.complete(scope, key, { status: 500, body: null })
+      yield* store.complete(scope, key, { status: 500, body: null }, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 6, ttl), { _tag: "Completed", response: answer })
     }))
 
@@ -38,7 +38,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       yield* store.claim(scope, key, "hash-a", t0, ttl)
       yield* store.release(scope, key)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 1, ttl), { _tag: "Claimed" })
-      yield* store.complete(scope, key, answer)
+      yield* store.complete(scope, key, answer, t0 + ttl)
       yield* store.release(scope, key)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 2, ttl), { _tag: "Completed", response: answer })
     }))
@@ -46,7 +46,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
     it.effect("complete or release of a key never claimed does nothing", () => Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const [scope, key] = [unique("ws_/connection/"), unique("k-")]
-      yield* store.complete(scope, key, answer)
+      yield* store.complete(scope, key, answer, t0 + ttl)
       yield* store.release(scope, key)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0, ttl), { _tag: "Claimed" })
     }))
@@ -56,7 +56,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const key = unique("shared-")
       const [alice, bob] = [unique("ws_/connection/"), unique("ws_/api_key/")]
       yield* store.claim(alice, key, "hash-a", t0, ttl)
-      yield* store.complete(alice, key, answer)
+      yield* store.complete(alice, key, answer, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(bob, key, "hash-a", t0, ttl), { _tag: "Claimed" })
       assert.deepStrictEqual(yield* store.claim(bob, key, "hash-a", t0, ttl), { _tag: "InFlight" })
     }))
@@ -65,7 +65,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const store = yield* IdempotencyStore
       const [scope, completed, stuck] = [unique("ws_/connection/"), unique("k-"), unique("k-")]
       yield* store.claim(scope, completed, "hash-a", t0, ttl)
-      yield* store.complete(scope, completed, answer)
+      yield* store.complete(scope, completed, answer, t0 + ttl)
       yield* store.claim(scope, stuck, "hash-a", t0, ttl)
       assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-a", t0 + ttl - 1, ttl), { _tag: "Completed", response: answer })
       assert.deepStrictEqual(yield* store.claim(scope, stuck, "hash-a", t0 + ttl - 1, ttl), { _tag: "InFlight" })

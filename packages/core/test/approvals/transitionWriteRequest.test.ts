@@ -11,7 +11,7 @@ import {
 const request: WriteRequest = {
   id: "rwq_1", version: 1, workspaceId: "ws_1", connectionId: "con_1", apiKeyId: null, requestedBy: "usr_req",
   tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, argumentsHash: "hash-of-c1", reason: "approval",
-  status: "pending_approval", providerStatus: null, result: null, decidedBy: null, decidedAt: null, createdAt: 0,
+  status: "pending_approval", providerStatus: null, result: null, attempt: 0, leaseUntil: null, decidedBy: null, decidedAt: null, createdAt: 0,
   expiresAt: writeRequestLifetimeMs, updatedAt: 0
 }
 const approve = { _tag: "Approve", deciderId: "usr_editor", argumentsHash: "hash-of-c1" } as const

@@ -1,0 +1,20 @@
+// Housekeeping of approved writes (issue 9: "an approval whose executing process died is picked up again; it never
+// stays approved forever, and never runs twice"): every approved request that no live execution holds (never claimed
+// a lease-length after its approval, or its lease lapsed) is executed again. Each is claimed by compare-and-set, so
+// many processes may run this at once; a request another process holds is skipped.
+import { Clock, Effect } from "effect"
+import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
+import { executeWriteRequest } from "./executeWriteRequest.ts"
+import { writeExecutionLeaseMs } from "./WriteRequest.ts"
+
+export const resumeApprovedWrites = Effect.fn("approvals.resumeApprovedWrites")(function* (limit = 20) {
+  const now = yield* Clock.currentTimeMillis
+  const due = yield* (yield* WriteRequestStore).listResumable(now, now - writeExecutionLeaseMs, limit)
+  const ran = yield* Effect.forEach(due, (request) =>
+    executeWriteRequest(request.id).pipe(
+      Effect.as(1),
+      // Held by another process, already final, the platform down again: each is tried again on a later pass.
+      Effect.catch((error) => Effect.as(Effect.logInfo("approved write not resumed", request.id, error._tag), 0))
+    ))
+  return ran.reduce((a, b) => a + b, 0)
+})
