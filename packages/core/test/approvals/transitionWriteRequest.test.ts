@@ -23,6 +23,20 @@ const tagOf = (r: Result.Result<WriteRequest, { readonly _tag: string }>) => (Re
 const at = (status: WriteRequest["status"]): WriteRequest => ({ ...request, status })
 
 describe("write request transitions (spec §States: Write request)", () => {
+  it("an approved request is claimed for execution: attempt + 1 and a lease; a live lease refuses a second claim; a stale one is taken over", () => {
+    const claim = { _tag: "ClaimExecution", leaseMs: 60_000 } as const
+    const first = transitionWriteRequest(at("approved"), claim, 1_000)
+    assert.isTrue(Result.isSuccess(first))
+    if (Result.isFailure(first)) return
+    assert.deepStrictEqual([first.success.status, first.success.attempt, first.success.leaseUntil], ["approved", 1, 61_000])
+    assert.strictEqual(tagOf(transitionWriteRequest(first.success, claim, 60_999)), "WriteRequestExecutionHeld")
+    const second = transitionWriteRequest(first.success, claim, 61_000)
+    assert.isTrue(Result.isSuccess(second) && second.success.attempt === 2 && second.success.leaseUntil === 121_000)
+    assert.strictEqual(tagOf(transitionWriteRequest(at("pending_approval"), claim, 0)), "WriteRequestNotApproved")
+    assert.strictEqual(tagOf(transitionWriteRequest(at("executed"), claim, 0)), "WriteRequestNotApproved")
+    const ran = transitionWriteRequest(first.success, executed, 2_000)
+    assert.isTrue(Result.isSuccess(ran) && ran.success.leaseUntil === null && ran.success.status === "executed")
+  })
   it("pending_approval, no answer from an admin or editor → expired once the deadline is reached (the spec's row)", () => {
     const r = transitionWriteRequest(request, { _tag: "Expire" }, writeRequestLifetimeMs)
     assert.isTrue(Result.isSuccess(r))
