@@ -11,7 +11,7 @@ export const idempotencyKeyLifetimeMs = 24 * 60 * 60 * 1000
 
 /**
  * How long a key stays in flight without an answer before another call may take it (the holder is presumed dead):
- * 60 seconds unless configured (ADGATE_IDEMPOTENCY_LEASE_SECONDS at the server). Long enough for any platform call.
+ * 60 seconds unless a composition provides another value. Long enough for any platform call.
  */
 export const IdempotencyLeaseMs = Context.Reference<number>("core/idempotency/IdempotencyLeaseMs", { defaultValue: () => 60_000 })
 
