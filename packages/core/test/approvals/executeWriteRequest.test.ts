@@ -2,7 +2,7 @@
 // the platform's idempotency token, guardrails and credits applied again, and picked up again by housekeeping when
 // the process that should run them died.
 import {
-  callTool, CreditsLedger, decideWriteRequest, executeWriteRequest, GuardrailStore, noGuardrails, Platforms,
+  callTool, CreditsLedger, decideAndExecute, decideWriteRequest, ResumeApprovedWritesSchedule, executeWriteRequest, GuardrailStore, noGuardrails, Platforms,
   PlatformsMemoryState, resumeApprovedWrites, transitionWriteRequest, WriteRequestStore, type WriteRequest
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
@@ -122,5 +122,40 @@ describe("resumeApprovedWrites (housekeeping)", () => {
     const done = yield* find(id)
     assert.deepInclude(done, { status: "failed", providerStatus: null, attempt: 5 })
     assert.deepInclude(done.result as object, { error: "not_executed" })
+  })))
+})
+
+describe("decideAndExecute and the background schedule", () => {
+  const queued = Effect.gen(function* () {
+    const answer = yield* callTool({
+      principal: principal({ writeMode: "wait" }), name: "ads__pause_campaign",
+      arguments: { accountId: "act_1", campaignId: "c2" }, idempotencyKey: null
+    })
+    if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
+    return yield* find(answer.requestId)
+  })
+  const statusOf = (id: string) => Effect.map(platformState, (s) => s.campaigns.find((c) => c.id === id)?.status)
+
+  it.effect("an approval runs the write at once; a rejection runs nothing", () => inPipeline(Effect.gen(function* () {
+    const first = yield* queued
+    const done = yield* decideAndExecute({ id: first.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: first.argumentsHash })
+    assert.deepInclude(done, { status: "executed", providerStatus: 200 })
+    assert.strictEqual(yield* statusOf("c2"), "PAUSED")
+    const second = yield* queued
+    const rejected = yield* decideAndExecute({ id: second.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })
+    assert.strictEqual(rejected.status, "rejected")
+    assert.strictEqual(yield* executions, 1)
+  })))
+
+  it.effect("an approval while the platform is down stays approved, and the background schedule runs it once the platform is back", () => inPipeline(Effect.gen(function* () {
+    const request = yield* queued
+    const platform = yield* PlatformsMemoryState
+    yield* Ref.update(platform, (s) => ({ ...s, down: true }))
+    const decided = yield* decideAndExecute({ id: request.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: request.argumentsHash })
+    assert.strictEqual(decided.status, "approved")
+    yield* Ref.update(platform, (s) => ({ ...s, down: false }))
+    yield* TestClock.adjust("61 seconds").pipe(Effect.andThen(TestClock.adjust("30 seconds")), Effect.provide(ResumeApprovedWritesSchedule))
+    assert.deepInclude(yield* find(request.id), { status: "executed", attempt: 2 })
+    assert.strictEqual(yield* statusOf("c2"), "PAUSED")
   })))
 })
