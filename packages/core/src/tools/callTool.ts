@@ -144,6 +144,23 @@ const decideAndRun = (request: ToolCallRequest, tool: Tool, kind: ToolKind, plat
     return (answer.providerStatus >= 200 && answer.providerStatus < 300
       ? { _tag: "Ran", result: answer.body, providerStatus: answer.providerStatus, notices }
       : { _tag: "Refused", providerStatus: answer.providerStatus, body: answer.body }) satisfies ToolCallOutcome as ToolCallOutcome
+  }).pipe(
+    // A call the workspace's own limits stopped (a guardrail, the balance) stays visible in the usage log as
+    // `refused`, for the admins reading why a change did not happen. Best effort: the refusal is the answer.
+    Effect.tapError((error) =>
+      error._tag === "GuardrailRefused" || error._tag === "InsufficientCredits"
+        ? recordRefusal(request, tool, kind).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))
+        : Effect.void)
+  )
+
+const recordRefusal = (request: ToolCallRequest, tool: Tool, kind: ToolKind) =>
+  Effect.gen(function* () {
+    const { principal } = request
+    yield* (yield* ToolUsageLog).record({
+      id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
+      connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "refused",
+      credits: 0, at: yield* Clock.currentTimeMillis
+    })
   })
 
 export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCallRequest) {
@@ -192,3 +209,9 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   )
   return yield* answerOf(tool, outcome, run._tag === "Replayed")
 })
+
+/**
+ * Every refusal callTool can answer: the REST and MCP adapters map each tag once (a `satisfies Record<…["_tag"], …>`
+ * table fails to compile when one is added or missing).
+ */
+export type ToolCallRefusal = Effect.Error<ReturnType<typeof callTool>>

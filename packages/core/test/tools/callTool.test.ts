@@ -121,6 +121,8 @@ describe("callTool: status rows", () => {
     const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(110), { principal: principal({ writeMode: "wait" }) })))
     assert.deepInclude(error, { _tag: "GuardrailRefused", guardrail: "protected_name" })
     assert.strictEqual((yield* (yield* WriteRequestStore).listPending(ws)).length, 0, "a refused write is not queued")
+    const [usage] = yield* (yield* ToolUsageLog).list(ws, 1)
+    assert.deepInclude(usage, { tool: "ads__update_campaign_budget", outcome: "refused", credits: 0 })
   })))
 
   it.effect("422: the platform ran the call and refused it: its status and answer, and no charge", () => inPipeline(Effect.gen(function* () {
