@@ -74,4 +74,18 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       // The new claim holds for its own lifetime.
       assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-b", t0 + 2 * ttl - 1, ttl), { _tag: "InFlight" })
     }))
+
+    it.effect("an in-flight key is held only for its short lease; completing it keeps the answer until the expiry given", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const lease = 60_000
+      const [scope, done, dead] = [unique("ws_/api_key/"), unique("k-"), unique("k-")]
+      yield* store.claim(scope, done, "hash-a", t0, lease)
+      yield* store.complete(scope, done, answer, t0 + 86_400_000)
+      yield* store.claim(scope, dead, "hash-a", t0, lease)
+      // A minute later the dead holder's key is free, the completed one still replays for a day.
+      assert.deepStrictEqual(yield* store.claim(scope, dead, "hash-a", t0 + lease - 1, lease), { _tag: "InFlight" })
+      assert.deepStrictEqual(yield* store.claim(scope, dead, "hash-a", t0 + lease, lease), { _tag: "Claimed" })
+      assert.deepStrictEqual(yield* store.claim(scope, done, "hash-a", t0 + lease, lease), { _tag: "Completed", response: answer })
+      assert.deepStrictEqual(yield* store.claim(scope, done, "hash-a", t0 + 86_400_000 - 1, lease), { _tag: "Completed", response: answer })
+    }))
   })
