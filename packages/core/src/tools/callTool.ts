@@ -26,7 +26,7 @@ import {
   AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound, ToolScopeMissing
 } from "./errors.ts"
 import { hashToolCall } from "./hashToolCall.ts"
-import { loadAccessGrounds } from "./loadAccessGrounds.ts"
+import { loadStanding, withAccounts } from "./loadAccessGrounds.ts"
 import { recordToolRun } from "./recordToolRun.ts"
 import { routeCall } from "./routeCall.ts"
 import { kindOfCall, type Tool } from "./Tool.ts"
@@ -173,10 +173,12 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const kind = kindOfCall(tool, request.arguments)
   const scope = scopeForCall(tool, kind)
   if (!principal.scopes.includes(scope)) return yield* new ToolScopeMissing({ tool: tool.name, scope })
-  // 403: plan, role and platform choice: the same decision GET /tools lists by.
-  const grounds = yield* loadAccessGrounds(principal)
-  const refused = toolAccess(grounds, tool, kind)
+  // 403: plan, role and platform choice: the same decision GET /tools lists by. The platform is asked for the
+  // accounts only once access is settled, so a refused call never waits on (or reports) a platform outage.
+  const standing = yield* loadStanding(principal)
+  const refused = toolAccess(withAccounts(principal, standing, []), tool, kind)
   if (refused !== null) return yield* refused
+  const grounds = withAccounts(principal, standing, yield* platforms.accounts(principal.workspaceId))
   // 409: a connected account of the tool's platform; an `accountId` argument must name one of them.
   const accounts = grounds.accounts.filter((a) => a.platform === tool.family)
   if (accounts.length === 0) return yield* new NoConnectedAccount({ tool: tool.name, platform: tool.family })

@@ -145,6 +145,9 @@ describe("callTool: status rows", () => {
     const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" })))
     assert.strictEqual(error._tag, "PlatformUnavailable")
     assert.strictEqual(yield* balance, 100)
+    // Access is settled before the platform is asked anything: a refused call is 403 even while it is down.
+    const forbidden = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: principal({ platforms: ["shop"] }) })))
+    assert.strictEqual(forbidden._tag, "ToolPlatformNotAllowed")
   })))
 
   it.effect("503: the Directory cannot confirm plan and role (fails closed)", () => inPipeline(Effect.gen(function* () {
