@@ -33,8 +33,9 @@ export const IdempotencyStoreSql = Layer.effect(IdempotencyStore, Effect.gen(fun
     })
   return IdempotencyStore.of({
     claim: (scope, key, requestHash, now, ttlMs) => claim(scope, key, requestHash, now, ttlMs, 3),
-    complete: (scope, key, response) =>
-      sql`UPDATE idempotency_keys SET state = 'completed', response = ${JSON.stringify(response)}::jsonb
+    complete: (scope, key, response, expiresAt) =>
+      sql`UPDATE idempotency_keys SET state = 'completed', response = ${JSON.stringify(response)}::jsonb,
+          expires_at = ${expiresAt}
         WHERE scope = ${scope} AND key = ${key} AND state = 'in_flight'`.pipe(Effect.asVoid, unavailable("IdempotencyStore.complete")),
     release: (scope, key) =>
       sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND state = 'in_flight'`.pipe(

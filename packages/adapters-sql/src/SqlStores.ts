@@ -9,6 +9,7 @@ import { ConnectionStoreSql } from "./ConnectionStoreSql.ts"
 import { ConsentStoreSql } from "./ConsentStoreSql.ts"
 import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
+import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
 import { PeopleStoreSql } from "./PeopleStoreSql.ts"
@@ -19,10 +20,10 @@ import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
- * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog and
- * the Transactor (one transaction on the same SqlClient); requires SqlClient. */
+ * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
+ * GuardrailStore and the Transactor (one transaction on the same SqlClient); requires SqlClient. */
 export const SqlStores = Layer.mergeAll(
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
   DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
-  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, TransactorSql
+  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, TransactorSql
 )

@@ -18,6 +18,12 @@ export const ToolUsageLogSql = Layer.effect(ToolUsageLog, Effect.gen(function* (
         WHERE workspace_id = ${workspaceId} ORDER BY at DESC, position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("ToolUsageLog.list"),
         Effect.flatMap(decode)
+      ),
+    changesSince: (workspaceId, since) =>
+      sql<{ readonly n: number | bigint | string }>`SELECT count(*)::int AS n FROM tool_usage
+        WHERE workspace_id = ${workspaceId} AND kind = 'write' AND outcome = 'succeeded' AND at >= ${since}`.pipe(
+        unavailable("ToolUsageLog.changesSince"),
+        Effect.map((rows) => Number(rows[0]?.n ?? 0))
       )
   })
 }))

@@ -31,13 +31,15 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
   const sql = yield* SqlClient.SqlClient
   const find = decodeFirstRow(WriteRequest, source("find"))
   const listPending = decodeRows(WriteRequest, source("listPending"))
+  const listResumable = decodeRows(WriteRequest, source("listResumable"))
   return WriteRequestStore.of({
     insert: (r) =>
       sql`INSERT INTO write_requests (id, version, workspace_id, connection_id, api_key_id, requested_by, tool, arguments,
-          arguments_hash, reason, status, provider_status, result, decided_by, decided_at, created_at, expires_at, updated_at)
+          arguments_hash, reason, status, provider_status, result, attempt, lease_until, decided_by, decided_at, created_at,
+          expires_at, updated_at)
         VALUES (${r.id}, ${r.version}, ${r.workspaceId}, ${r.connectionId}, ${r.apiKeyId}, ${r.requestedBy}, ${r.tool},
           ${JSON.stringify(r.arguments)}::jsonb, ${r.argumentsHash}, ${r.reason}, ${r.status}, ${r.providerStatus},
-          ${jsonOrNull(r.result)}::jsonb, ${r.decidedBy}, ${r.decidedAt}, ${r.createdAt}, ${r.expiresAt}, ${r.updatedAt})`.pipe(
+          ${jsonOrNull(r.result)}::jsonb, ${r.attempt}, ${r.leaseUntil}, ${r.decidedBy}, ${r.decidedAt}, ${r.createdAt}, ${r.expiresAt}, ${r.updatedAt})`.pipe(
         Effect.asVoid,
         unavailable("WriteRequestStore.insert")
       ),
@@ -51,6 +53,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
           api_key_id = ${r.apiKeyId}, requested_by = ${r.requestedBy}, tool = ${r.tool},
           arguments = ${JSON.stringify(r.arguments)}::jsonb, arguments_hash = ${r.argumentsHash}, reason = ${r.reason},
           status = ${r.status}, provider_status = ${r.providerStatus}, result = ${jsonOrNull(r.result)}::jsonb,
+          attempt = ${r.attempt}, lease_until = ${r.leaseUntil},
           decided_by = ${r.decidedBy}, decided_at = ${r.decidedAt}, created_at = ${r.createdAt},
           expires_at = ${r.expiresAt}, updated_at = ${r.updatedAt}
         WHERE id = ${r.id} AND version = ${r.version - 1}
@@ -60,6 +63,13 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
         ORDER BY created_at, id COLLATE "C"`.pipe(
         unavailable("WriteRequestStore.listPending"),
         Effect.flatMap(listPending)
+      ),
+    listResumable: (now, decidedBefore, limit) =>
+      sql`SELECT * FROM write_requests WHERE status = 'approved'
+          AND ((lease_until IS NULL AND decided_at <= ${decidedBefore}) OR lease_until <= ${now})
+        ORDER BY decided_at, id COLLATE "C" LIMIT ${limit}`.pipe(
+        unavailable("WriteRequestStore.listResumable"),
+        Effect.flatMap(listResumable)
       ),
     expireDue: (now) => expireDueWriteRequests(now).pipe(Effect.provideService(SqlClient.SqlClient, sql), unavailable("WriteRequestStore.expireDue"))
   })

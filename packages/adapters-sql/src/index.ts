@@ -23,6 +23,7 @@ export { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 export { TaskStoreSql } from "./TaskStoreSql.ts"
 export { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
 export { TransactorSql } from "./TransactorSql.ts"
+export { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 export { runHousekeeping, HousekeepingSchedule, retention, type HousekeepingCounts } from "./runHousekeeping.ts"
 export {
   CredentialCipher, CredentialCipherAesGcm, makeCredentialCipher, CredentialUnreadable, CredentialKeyInvalid,

@@ -24,11 +24,11 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const store = yield* IdempotencyStore
       const [scope, key] = [unique("ws_/api_key/"), unique("k-")]
       yield* store.claim(scope, key, "hash-a", t0, ttl)
-      yield* store.complete(scope, key, answer)
+      yield* store.complete(scope, key, answer, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 5, ttl), { _tag: "Completed", response: answer })
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 5, ttl), { _tag: "Mismatch" })
       // Completing again (a late duplicate) changes nothing.
-      yield* store.complete(scope, key, { status: 500, body: null })
+      yield* store.complete(scope, key, { status: 500, body: null }, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 6, ttl), { _tag: "Completed", response: answer })
     }))
 
@@ -38,7 +38,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       yield* store.claim(scope, key, "hash-a", t0, ttl)
       yield* store.release(scope, key)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 1, ttl), { _tag: "Claimed" })
-      yield* store.complete(scope, key, answer)
+      yield* store.complete(scope, key, answer, t0 + ttl)
       yield* store.release(scope, key)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 2, ttl), { _tag: "Completed", response: answer })
     }))
@@ -46,7 +46,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
     it.effect("complete or release of a key never claimed does nothing", () => Effect.gen(function* () {
       const store = yield* IdempotencyStore
       const [scope, key] = [unique("ws_/connection/"), unique("k-")]
-      yield* store.complete(scope, key, answer)
+      yield* store.complete(scope, key, answer, t0 + ttl)
       yield* store.release(scope, key)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0, ttl), { _tag: "Claimed" })
     }))
@@ -56,7 +56,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const key = unique("shared-")
       const [alice, bob] = [unique("ws_/connection/"), unique("ws_/api_key/")]
       yield* store.claim(alice, key, "hash-a", t0, ttl)
-      yield* store.complete(alice, key, answer)
+      yield* store.complete(alice, key, answer, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(bob, key, "hash-a", t0, ttl), { _tag: "Claimed" })
       assert.deepStrictEqual(yield* store.claim(bob, key, "hash-a", t0, ttl), { _tag: "InFlight" })
     }))
@@ -65,7 +65,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const store = yield* IdempotencyStore
       const [scope, completed, stuck] = [unique("ws_/connection/"), unique("k-"), unique("k-")]
       yield* store.claim(scope, completed, "hash-a", t0, ttl)
-      yield* store.complete(scope, completed, answer)
+      yield* store.complete(scope, completed, answer, t0 + ttl)
       yield* store.claim(scope, stuck, "hash-a", t0, ttl)
       assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-a", t0 + ttl - 1, ttl), { _tag: "Completed", response: answer })
       assert.deepStrictEqual(yield* store.claim(scope, stuck, "hash-a", t0 + ttl - 1, ttl), { _tag: "InFlight" })
@@ -73,5 +73,19 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       assert.deepStrictEqual(yield* store.claim(scope, stuck, "hash-a", t0 + ttl, ttl), { _tag: "Claimed" })
       // The new claim holds for its own lifetime.
       assert.deepStrictEqual(yield* store.claim(scope, completed, "hash-b", t0 + 2 * ttl - 1, ttl), { _tag: "InFlight" })
+    }))
+
+    it.effect("an in-flight key is held only for its short lease; completing it keeps the answer until the expiry given", () => Effect.gen(function* () {
+      const store = yield* IdempotencyStore
+      const lease = 60_000
+      const [scope, done, dead] = [unique("ws_/api_key/"), unique("k-"), unique("k-")]
+      yield* store.claim(scope, done, "hash-a", t0, lease)
+      yield* store.complete(scope, done, answer, t0 + 86_400_000)
+      yield* store.claim(scope, dead, "hash-a", t0, lease)
+      // A minute later the dead holder's key is free, the completed one still replays for a day.
+      assert.deepStrictEqual(yield* store.claim(scope, dead, "hash-a", t0 + lease - 1, lease), { _tag: "InFlight" })
+      assert.deepStrictEqual(yield* store.claim(scope, dead, "hash-a", t0 + lease, lease), { _tag: "Claimed" })
+      assert.deepStrictEqual(yield* store.claim(scope, done, "hash-a", t0 + lease, lease), { _tag: "Completed", response: answer })
+      assert.deepStrictEqual(yield* store.claim(scope, done, "hash-a", t0 + 86_400_000 - 1, lease), { _tag: "Completed", response: answer })
     }))
   })

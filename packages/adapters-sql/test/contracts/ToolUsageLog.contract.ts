@@ -19,4 +19,13 @@ export const toolUsageLogContract = <E, R>(name: string, layer: Layer.Layer<Tool
       assert.deepStrictEqual(yield* log.list(workspaceId, 2), [failed, queued])
       assert.deepStrictEqual(yield* log.list(unique("ws_"), 10), [])
     }))
+    it.effect("changesSince counts the workspace's succeeded writes from the given instant on (guardrail changes per day)", () => Effect.gen(function* () {
+      const log = yield* ToolUsageLog
+      const workspaceId = unique("ws_")
+      const write = (at: number, outcome: "succeeded" | "failed" | "queued" = "succeeded") => aToolUsage({ workspaceId, at, kind: "write", outcome })
+      yield* Effect.forEach([write(t0 - 1), write(t0), write(t0 + 5), write(t0 + 6, "failed"), write(t0 + 7, "queued"),
+        aToolUsage({ workspaceId, at: t0 + 8, kind: "read", outcome: "succeeded" }), aToolUsage({ at: t0 + 9, kind: "write", outcome: "succeeded" })], log.record)
+      assert.strictEqual(yield* log.changesSince(workspaceId, t0), 2)
+      assert.strictEqual(yield* log.changesSince(workspaceId, t0 + 6), 0)
+    }))
   })

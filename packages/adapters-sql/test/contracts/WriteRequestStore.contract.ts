@@ -1,6 +1,6 @@
 // The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
-import { WriteRequestStore } from "@adgate/core"
+import { WriteRequestStore, type WriteRequest } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -93,5 +93,24 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "approved", decidedBy: unique("usr_"), decidedAt: now }))
       assert.strictEqual(error._tag, "Conflict")
       assert.deepStrictEqual(Option.map(yield* store.find(request.id), (r) => r.status), Option.some("expired" as const))
+    }))
+
+    it.effect("listResumable: approved requests no live lease holds (never claimed and decided long enough ago, or lease ended); the lease round-trips", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const now = t0 + 10 * day
+      const approved = (over: Partial<WriteRequest>) => aWriteRequest({ status: "approved", decidedBy: unique("usr_"), ...over })
+      const unclaimedOld = approved({ decidedAt: now - 120_000 })
+      const unclaimedFresh = approved({ decidedAt: now - 1_000 })
+      const leaseEnded = approved({ decidedAt: now - 500_000, attempt: 1, leaseUntil: now })
+      const leaseLive = approved({ decidedAt: now - 500_000, attempt: 2, leaseUntil: now + 1 })
+      const done = aWriteRequest({ status: "executed", decidedAt: now - 900_000, providerStatus: 200, result: { ok: true } })
+      const pending = aWriteRequest()
+      yield* Effect.forEach([unclaimedOld, unclaimedFresh, leaseEnded, leaseLive, done, pending], store.insert)
+      assert.deepStrictEqual(yield* store.find(leaseLive.id), Option.some(leaseLive))
+      const mine = new Set([unclaimedOld, unclaimedFresh, leaseEnded, leaseLive, done, pending].map((r) => r.id))
+      const listed = (yield* store.listResumable(now, now - 60_000, 10_000)).filter((r) => mine.has(r.id))
+      // Oldest decision first.
+      assert.deepStrictEqual(listed.map((r) => r.id), [leaseEnded.id, unclaimedOld.id])
+      assert.deepStrictEqual(listed[0], leaseEnded)
     }))
   })

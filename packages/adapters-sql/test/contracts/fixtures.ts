@@ -188,6 +188,8 @@ export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest =>
   status: "pending_approval",
   providerStatus: null,
   result: null,
+  attempt: 0,
+  leaseUntil: null,
   decidedBy: null,
   decidedAt: null,
   createdAt: t0,

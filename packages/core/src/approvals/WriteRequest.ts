@@ -37,6 +37,14 @@ export const WriteRequest = Schema.Struct({
   providerStatus: Schema.NullOr(Schema.Int),
   /** The platform's answer once the write ran. */
   result: Schema.NullOr(Schema.Json),
+  /**
+   * Execution claims taken so far (internal, not a spec status): an approved request is run by whoever claims it by
+   * compare-and-set, which stamps attempt + 1 and a lease. Every attempt calls the platform with the request id as
+   * idempotency token, so a re-claimed attempt after a crash cannot apply the change twice.
+   */
+  attempt: Schema.Int,
+  /** While an execution holds the request: the end of its lease (epoch ms). A stale lease may be claimed again. */
+  leaseUntil: Schema.NullOr(Schema.Number),
   decidedBy: Schema.NullOr(Schema.String),
   decidedAt: Schema.NullOr(Schema.Number),
   createdAt: Schema.Number,
@@ -44,6 +52,11 @@ export const WriteRequest = Schema.Struct({
   updatedAt: Schema.Number
 })
 export type WriteRequest = typeof WriteRequest.Type
+
+/** How long one execution attempt holds an approved request before housekeeping may claim it again. */
+export const writeExecutionLeaseMs = 60_000
+/** Attempts after which an approved request that never got an answer from the platform ends `failed`. */
+export const maxWriteExecutionAttempts = 5
 
 /** Final statuses: nothing moves a request out of them. */
 export const isFinalWriteRequestStatus = (status: WriteRequestStatus): boolean =>

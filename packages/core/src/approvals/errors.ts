@@ -39,5 +39,12 @@ export class WriteRequestDecisionNotAllowed extends Schema.TaggedError<WriteRequ
   requestId: Schema.String
 }) {}
 
+/** Another process holds a live execution lease on this approved request: it runs it, this one does not. */
+export class WriteRequestExecutionHeld extends Schema.TaggedError<WriteRequestExecutionHeld>()("WriteRequestExecutionHeld", {
+  requestId: Schema.String,
+  leaseUntil: Schema.Number
+}) {}
+
 export type WriteRequestRefusal =
+  | WriteRequestExecutionHeld
   | WriteRequestNotPending | WriteRequestExpired | WriteRequestNotDue | WriteRequestNotApproved | WriteRequestPayloadMismatch

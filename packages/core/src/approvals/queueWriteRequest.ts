@@ -27,6 +27,8 @@ export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(functi
     status: "pending_approval",
     providerStatus: null,
     result: null,
+    attempt: 0,
+    leaseUntil: null,
     decidedBy: null,
     decidedAt: null,
     createdAt: now,

@@ -4,7 +4,7 @@
 import { Result } from "effect"
 import type { Schema } from "effect"
 import {
-  WriteRequestExpired, WriteRequestNotApproved, WriteRequestNotDue, WriteRequestNotPending, WriteRequestPayloadMismatch,
+  WriteRequestExecutionHeld, WriteRequestExpired, WriteRequestNotApproved, WriteRequestNotDue, WriteRequestNotPending, WriteRequestPayloadMismatch,
   type WriteRequestRefusal
 } from "./errors.ts"
 import type { WriteRequest } from "./WriteRequest.ts"
@@ -15,11 +15,16 @@ export interface Approve { readonly _tag: "Approve"; readonly deciderId: string;
 export interface Reject { readonly _tag: "Reject"; readonly deciderId: string }
 /** Spec row "pending_approval, no answer from an admin or editor → expired". */
 export interface Expire { readonly _tag: "Expire" }
+/**
+ * A process takes the approved request to run it: attempt + 1 and a lease until now + leaseMs. Refused while another
+ * attempt's lease is live; a stale lease (its process died) is taken over.
+ */
+export interface ClaimExecution { readonly _tag: "ClaimExecution"; readonly leaseMs: number }
 /** The approved write ran and the platform accepted it. */
 export interface Executed { readonly _tag: "Executed"; readonly providerStatus: number; readonly result: Schema.Json }
 /** The approved write ran and the platform refused it (or could not be reached: providerStatus null). */
 export interface Failed { readonly _tag: "Failed"; readonly providerStatus: number | null; readonly result: Schema.Json }
-export type WriteRequestEvent = Approve | Reject | Expire | Executed | Failed
+export type WriteRequestEvent = Approve | Reject | Expire | ClaimExecution | Executed | Failed
 
 /**
  * The expiry rule, shared by the transition, the in-memory store and (as SQL, `expires_at <= now`) housekeeping:
@@ -54,11 +59,19 @@ export const transitionWriteRequest = (
       if (!isDueToExpire(request, now)) return Result.fail(new WriteRequestNotDue({ requestId }))
       return Result.succeed(moved(request, now, { status: "expired" }))
     }
+    case "ClaimExecution": {
+      if (request.status !== "approved") return Result.fail(new WriteRequestNotApproved({ requestId, status: request.status }))
+      if (request.leaseUntil !== null && now < request.leaseUntil) {
+        return Result.fail(new WriteRequestExecutionHeld({ requestId, leaseUntil: request.leaseUntil }))
+      }
+      return Result.succeed(moved(request, now, { attempt: request.attempt + 1, leaseUntil: now + event.leaseMs }))
+    }
     case "Executed":
     case "Failed": {
       if (request.status !== "approved") return Result.fail(new WriteRequestNotApproved({ requestId, status: request.status }))
       return Result.succeed(moved(request, now, {
-        status: event._tag === "Executed" ? "executed" : "failed", providerStatus: event.providerStatus, result: event.result
+        status: event._tag === "Executed" ? "executed" : "failed", providerStatus: event.providerStatus, result: event.result,
+        leaseUntil: null
       }))
     }
   }

@@ -1,7 +1,11 @@
 // Audit log entries and outgoing e-mails (spec §Events): side effects, written through ports.
 import { Schema } from "effect"
 
-export const AuditAction = Schema.Literals(["connection.approved", "connection.declined", "connection.ended"])
+export const AuditAction = Schema.Literals([
+  "connection.approved", "connection.declined", "connection.ended",
+  // The tool pipeline (architecture §One tool pipeline: "audit entry"): a write applied on a platform, a write queued.
+  "tool.write_applied", "write_request.queued"
+])
 export type AuditAction = typeof AuditAction.Type
 
 export const AuditEntry = Schema.Struct({

@@ -1,13 +1,19 @@
 // Idempotency keys of tool calls (spec §POST /tools/{name}: Idempotency-Key up to 128 characters, a retry with the
 // same key answers the first result; checklist 175–176; draft-ietf-httpapi-idempotency-key-header-07 §2).
-import { Result, Schema } from "effect"
+import { Context, Result, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { IdempotencyKeyMalformed } from "./errors.ts"
 
 /** Spec §Limits: Idempotency-Key up to 128 characters. */
 export const maxIdempotencyKeyLength = 128
-/** A key is remembered for 24 hours after its first use (docs/decisions.md, Idempotency keys). */
+/** A completed key is remembered for 24 hours after its first use (docs/decisions.md, Idempotency keys). */
 export const idempotencyKeyLifetimeMs = 24 * 60 * 60 * 1000
+
+/**
+ * How long a key stays in flight without an answer before another call may take it (the holder is presumed dead):
+ * 60 seconds unless a composition provides another value. Long enough for any platform call.
+ */
+export const IdempotencyLeaseMs = Context.Reference<number>("core/idempotency/IdempotencyLeaseMs", { defaultValue: () => 60_000 })
 
 /** The answer a key replays: the status and JSON body the first call was answered with. */
 export const IdempotentResponse = Schema.Struct({

@@ -4,7 +4,7 @@
 import { Clock, Effect, Exit } from "effect"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { IdempotencyKeyInFlight, IdempotencyKeyMismatch } from "./errors.ts"
-import { idempotencyKeyLifetimeMs, type IdempotentResponse } from "./IdempotencyRecord.ts"
+import { IdempotencyLeaseMs, idempotencyKeyLifetimeMs, type IdempotentResponse } from "./IdempotencyRecord.ts"
 
 export type IdempotentRun =
   /** This call executed; `response` is now stored under the key. */
@@ -26,7 +26,8 @@ export const runIdempotent = <E, R>(
   // request cannot leave its key in flight.
   Effect.uninterruptibleMask((restore) => Effect.gen(function* () {
     const store = yield* IdempotencyStore
-    const claimed = yield* store.claim(scope, key, requestHash, yield* Clock.currentTimeMillis, idempotencyKeyLifetimeMs)
+    const claimedAt = yield* Clock.currentTimeMillis
+    const claimed = yield* store.claim(scope, key, requestHash, claimedAt, yield* IdempotencyLeaseMs)
     switch (claimed._tag) {
       case "InFlight": return yield* new IdempotencyKeyInFlight()
       case "Mismatch": return yield* new IdempotencyKeyMismatch()
@@ -37,12 +38,13 @@ export const runIdempotent = <E, R>(
       Exit.isSuccess(exit)
         ? Effect.void
         : store.release(scope, key).pipe(
-          // The key then stays in flight until it expires: a retry is refused (409), never run twice.
+          // The key then stays in flight until its lease ends: a retry meanwhile is refused (409).
           Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotency key not released").pipe(Effect.annotateLogs({ operation: error.operation })))
         ))
     // The call's effect happened: its answer goes to this caller even if it could not be stored. The key then stays
-    // in flight until it expires, so a retry is refused (409) rather than run a second time.
-    yield* store.complete(scope, key, response).pipe(
+    // in flight until its lease ends; a later retry runs again with the same platform idempotency token, so the
+    // platform answers its first answer rather than apply the change twice.
+    yield* store.complete(scope, key, response, claimedAt + idempotencyKeyLifetimeMs).pipe(
       Effect.retry({ times: 2 }),
       Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotent response not stored").pipe(Effect.annotateLogs({ operation: error.operation })))
     )

@@ -8,12 +8,14 @@ type Fx<A> = Effect.Effect<A, StoreUnavailable>
 
 export interface IdempotencyStoreShape {
   /**
-   * In one atomic step: no record, or an expired one → a new in-flight record (Claimed, expiring at now + ttlMs);
+   * In one atomic step: no record, or an expired one → a new in-flight record (Claimed, expiring at now + leaseMs);
    * a live record with another requestHash → Mismatch; in flight → InFlight; completed → Completed(response).
+   * An in-flight record expires when its lease ends: the key of a process that died mid-call is free again soon,
+   * and the retry's platform call carries the same idempotency token, so it cannot apply twice.
    */
-  readonly claim: (scope: string, key: string, requestHash: string, now: number, ttlMs: number) => Fx<ClaimOutcome>
-  /** The claimed call finished: its response is what the key replays from now on. */
-  readonly complete: (scope: string, key: string, response: IdempotentResponse) => Fx<void>
+  readonly claim: (scope: string, key: string, requestHash: string, now: number, leaseMs: number) => Fx<ClaimOutcome>
+  /** The claimed call finished: its response is what the key replays from now on, until `expiresAt`. */
+  readonly complete: (scope: string, key: string, response: IdempotentResponse, expiresAt: number) => Fx<void>
   /** The claimed call did nothing and may be retried (e.g. 503): the in-flight record is removed. */
   readonly release: (scope: string, key: string) => Fx<void>
 }

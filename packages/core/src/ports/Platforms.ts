@@ -50,6 +50,12 @@ export interface ToolCall {
   readonly workspaceId: string
   readonly tool: Tool
   readonly arguments: Schema.JsonObject
+  /**
+   * The same token for every attempt of one logical call (a write request's id, or the caller's Idempotency-Key):
+   * a platform that has already applied a call with this token answers its first answer again and changes nothing,
+   * so a retry after a crash cannot apply a write twice. Absent for a call that is never retried.
+   */
+  readonly idempotencyToken?: string
 }
 
 export interface PlatformsShape {

@@ -8,5 +8,7 @@ export interface ToolUsageLogShape {
   readonly record: (usage: ToolUsage) => Effect.Effect<void, StoreUnavailable>
   /** The workspace's latest calls, newest first. */
   readonly list: (workspaceId: string, limit: number) => Effect.Effect<ReadonlyArray<ToolUsage>, StoreUnavailable>
+  /** How many writes changed a platform (kind write, outcome succeeded) in the workspace at or after `since`. */
+  readonly changesSince: (workspaceId: string, since: number) => Effect.Effect<number, StoreUnavailable>
 }
 export class ToolUsageLog extends Context.Service<ToolUsageLog, ToolUsageLogShape>()("core/ports/ToolUsageLog") {}

@@ -18,5 +18,11 @@ export interface WriteRequestStoreShape {
    * each at most once even with many processes at it; answers the ids this call expired.
    */
   readonly expireDue: (now: number) => Fx<ReadonlyArray<string>>
+  /**
+   * Approved requests no live execution holds, oldest decision first, at most `limit`: never claimed and decided at
+   * or before `decidedBefore` (the approving process should have claimed it by then), or with a lease ended by `now`.
+   * Housekeeping claims each by compare-and-set before running it, so listing them twice is harmless.
+   */
+  readonly listResumable: (now: number, decidedBefore: number, limit: number) => Fx<ReadonlyArray<WriteRequest>>
 }
 export class WriteRequestStore extends Context.Service<WriteRequestStore, WriteRequestStoreShape>()("core/ports/WriteRequestStore") {}

@@ -11,7 +11,7 @@ import {
 const request: WriteRequest = {
   id: "rwq_1", version: 1, workspaceId: "ws_1", connectionId: "con_1", apiKeyId: null, requestedBy: "usr_req",
   tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, argumentsHash: "hash-of-c1", reason: "approval",
-  status: "pending_approval", providerStatus: null, result: null, decidedBy: null, decidedAt: null, createdAt: 0,
+  status: "pending_approval", providerStatus: null, result: null, attempt: 0, leaseUntil: null, decidedBy: null, decidedAt: null, createdAt: 0,
   expiresAt: writeRequestLifetimeMs, updatedAt: 0
 }
 const approve = { _tag: "Approve", deciderId: "usr_editor", argumentsHash: "hash-of-c1" } as const
@@ -23,6 +23,20 @@ const tagOf = (r: Result.Result<WriteRequest, { readonly _tag: string }>) => (Re
 const at = (status: WriteRequest["status"]): WriteRequest => ({ ...request, status })
 
 describe("write request transitions (spec §States: Write request)", () => {
+  it("an approved request is claimed for execution: attempt + 1 and a lease; a live lease refuses a second claim; a stale one is taken over", () => {
+    const claim = { _tag: "ClaimExecution", leaseMs: 60_000 } as const
+    const first = transitionWriteRequest(at("approved"), claim, 1_000)
+    assert.isTrue(Result.isSuccess(first))
+    if (Result.isFailure(first)) return
+    assert.deepStrictEqual([first.success.status, first.success.attempt, first.success.leaseUntil], ["approved", 1, 61_000])
+    assert.strictEqual(tagOf(transitionWriteRequest(first.success, claim, 60_999)), "WriteRequestExecutionHeld")
+    const second = transitionWriteRequest(first.success, claim, 61_000)
+    assert.isTrue(Result.isSuccess(second) && second.success.attempt === 2 && second.success.leaseUntil === 121_000)
+    assert.strictEqual(tagOf(transitionWriteRequest(at("pending_approval"), claim, 0)), "WriteRequestNotApproved")
+    assert.strictEqual(tagOf(transitionWriteRequest(at("executed"), claim, 0)), "WriteRequestNotApproved")
+    const ran = transitionWriteRequest(first.success, executed, 2_000)
+    assert.isTrue(Result.isSuccess(ran) && ran.success.leaseUntil === null && ran.success.status === "executed")
+  })
   it("pending_approval, no answer from an admin or editor → expired once the deadline is reached (the spec's row)", () => {
     const r = transitionWriteRequest(request, { _tag: "Expire" }, writeRequestLifetimeMs)
     assert.isTrue(Result.isSuccess(r))

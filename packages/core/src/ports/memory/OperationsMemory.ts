@@ -15,6 +15,7 @@ import { IdempotencyStore } from "../IdempotencyStore.ts"
 import { TaskStore } from "../TaskStore.ts"
 import { ToolUsageLog } from "../ToolUsageLog.ts"
 import { WriteRequestStore } from "../WriteRequestStore.ts"
+import { GuardrailStoreMemory } from "./GuardrailStoreMemory.ts"
 import { makeVersionedTable } from "./versioned.ts"
 
 const newestFirst = <A extends { readonly id: string }>(at: (a: A) => number) => (a: A, b: A) =>
@@ -38,7 +39,12 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
         const next = new Map(m)
         for (const r of due) next.set(r.id, { ...r, status: "expired", version: r.version + 1, updatedAt: now })
         return [due.map((r) => r.id), next]
-      })
+      }),
+    listResumable: (now, decidedBefore, limit) =>
+      Effect.map(table.all, (all) =>
+        all.filter((r) => r.status === "approved" && (r.leaseUntil === null ? (r.decidedAt ?? 0) <= decidedBefore : r.leaseUntil <= now))
+          .sort((a, b) => (a.decidedAt ?? 0) - (b.decidedAt ?? 0) || (a.id < b.id ? -1 : 1))
+          .slice(0, Math.max(0, limit)))
   })
 }))
 
@@ -59,12 +65,12 @@ export const IdempotencyStoreMemory = Layer.effect(IdempotencyStore, Effect.gen(
         if (found.state === "in_flight" || found.response === null) return [{ _tag: "InFlight" }, m]
         return [{ _tag: "Completed", response: found.response }, m]
       }),
-    complete: (scope, key, response) =>
+    complete: (scope, key, response, expiresAt) =>
       Ref.update(records, (m) => {
         const found = m.get(at(scope, key))
         return found === undefined || found.state !== "in_flight"
           ? m
-          : new Map(m).set(at(scope, key), { ...found, state: "completed", response })
+          : new Map(m).set(at(scope, key), { ...found, state: "completed", response, expiresAt })
       }),
     release: (scope, key) =>
       Ref.update(records, (m) => {
@@ -138,11 +144,18 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
     list: (workspaceId, limit) =>
       Effect.map(Ref.get(usages), (all) =>
         all.map((u, i) => [u, i] as const).filter(([u]) => u.workspaceId === workspaceId)
-          .sort(([a, i], [b, j]) => b.at - a.at || j - i).slice(0, Math.max(0, limit)).map(([u]) => u))
+          .sort(([a, i], [b, j]) => b.at - a.at || j - i).slice(0, Math.max(0, limit)).map(([u]) => u)),
+    changesSince: (workspaceId, since) =>
+      Effect.map(Ref.get(usages), (all) =>
+        all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since).length)
   })
 }))
 
-/** Write requests, idempotency keys, credits, tasks and tool usage in memory; the ledger reads the given Directory. */
+/**
+ * Write requests, idempotency keys, credits, tasks, tool usage and guardrails in memory; the ledger reads the given
+ * Directory.
+ */
 export const OperationsMemory = Layer.mergeAll(
-  WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory, TaskStoreMemory, ToolUsageLogMemory
+  WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory, TaskStoreMemory, ToolUsageLogMemory,
+  GuardrailStoreMemory
 )

@@ -1,0 +1,45 @@
+// The Ajv ArgumentValidator: draft 2020-12 keywords, every problem with its JSON Pointer, compiled schemas reused.
+import { ArgumentValidator } from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { ArgumentValidatorAjv } from "../src/index.ts"
+
+const schema = {
+  type: "object",
+  properties: {
+    accountId: { type: "string", minLength: 1 },
+    dailyBudget: { type: "number", exclusiveMinimum: 0 },
+    "a/b": { type: "string" },
+    dates: { type: "array", prefixItems: [{ type: "string" }, { type: "string" }], items: false },
+    since: { type: "string", format: "date", "x-unit": "day" }
+  },
+  required: ["accountId", "dailyBudget"],
+  additionalProperties: false
+}
+
+describe("ArgumentValidatorAjv", () => {
+  it.effect("valid arguments have no problems; unknown annotations and formats do not fail the schema", () =>
+    Effect.gen(function* () {
+      const validator = yield* ArgumentValidator
+      assert.deepStrictEqual(yield* validator.validate(schema, { accountId: "a1", dailyBudget: 10, since: "whenever" }), [])
+    }).pipe(Effect.provide(ArgumentValidatorAjv)))
+
+  it.effect("every problem is listed with the path of the argument it is about (422 lists them all)", () =>
+    Effect.gen(function* () {
+      const validator = yield* ArgumentValidator
+      const problems = yield* validator.validate(schema, { dailyBudget: -1, extra: true, "a/b": 3 })
+      const paths = problems.map((p) => p.path).sort()
+      assert.deepStrictEqual(paths, ["/accountId", "/a~1b", "/dailyBudget", "/extra"])
+      assert.strictEqual(problems.find((p) => p.path === "/accountId")?.message, "is required")
+      assert.match(problems.find((p) => p.path === "/dailyBudget")?.message ?? "", /must be > 0/)
+    }).pipe(Effect.provide(ArgumentValidatorAjv)))
+
+  it.effect("draft 2020-12 keywords apply (prefixItems with items: false refuses a third date)", () =>
+    Effect.gen(function* () {
+      const validator = yield* ArgumentValidator
+      const problems = yield* validator.validate(schema, { accountId: "a", dailyBudget: 1, dates: ["2026-01-01", "2026-01-07", "x"] })
+      assert.deepStrictEqual(problems.map((p) => p.path), ["/dates"])
+      // The same schema again (a fresh, equal object) is served by the compiled validator and answers alike.
+      assert.deepStrictEqual(yield* validator.validate(structuredClone(schema), { accountId: "a", dailyBudget: 1 }), [])
+    }).pipe(Effect.provide(ArgumentValidatorAjv)))
+})

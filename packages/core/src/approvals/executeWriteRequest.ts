@@ -1,0 +1,84 @@
+// Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; issue 9: an approval
+// whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
+// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), re-applies the guardrails and the
+// credits check, calls the platform with the request id as idempotency token, then records executed or failed with
+// the usage, the audit entry and the charge in one unit. A stale lease is claimed again by resumeApprovedWrites.
+import { Clock, Effect, Option } from "effect"
+import type { Schema } from "effect"
+import type { InsufficientCredits } from "../credits/errors.ts"
+import type { GuardrailRefused } from "../guardrails/errors.ts"
+import { Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
+import { Transactor } from "../ports/Transactor.ts"
+import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
+import { checkCredits, checkGuardrails } from "../tools/callTool.ts"
+import { recordToolRun } from "../tools/recordToolRun.ts"
+import { kindOfCall } from "../tools/Tool.ts"
+import { WriteRequestNotFound } from "./errors.ts"
+import { transitionWriteRequest, type Executed, type Failed } from "./transitionWriteRequest.ts"
+import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs } from "./WriteRequest.ts"
+
+const load = (id: string) =>
+  Effect.flatMap(WriteRequestStore, (store) => store.find(id)).pipe(
+    Effect.flatMap(Option.match({
+      onNone: () => Effect.fail(new WriteRequestNotFound({ requestId: id })),
+      onSome: Effect.succeed
+    }))
+  )
+
+/** One pure move, saved by compare-and-set; a lost race reloads and moves again from what won. */
+const move = (id: string, event: (request: WriteRequest) => Parameters<typeof transitionWriteRequest>[1]) =>
+  Effect.gen(function* () {
+    const found = yield* load(id)
+    const next = yield* Effect.fromResult(transitionWriteRequest(found, event(found), yield* Clock.currentTimeMillis))
+    yield* (yield* WriteRequestStore).save(next)
+    return next
+  }).pipe(Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }))
+
+/** Ends a claimed request without a platform answer: guardrail, credits, tool gone, attempts exhausted. */
+const failWithout = (id: string, error: string, message: string, more: Schema.JsonObject = {}) =>
+  move(id, () => ({ _tag: "Failed", providerStatus: null, result: { error, message, ...more } }))
+
+export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: string) {
+  const before = yield* load(id)
+  if (before.attempt >= maxWriteExecutionAttempts && before.status === "approved" &&
+    (before.leaseUntil === null || before.leaseUntil <= (yield* Clock.currentTimeMillis))) {
+    return yield* failWithout(id, "not_executed", `the platform did not answer after ${before.attempt} attempts`)
+  }
+  // The claim: of two racing executors exactly one saves it; the other reloads and is told WriteRequestExecutionHeld.
+  const claimed = yield* move(id, () => ({ _tag: "ClaimExecution", leaseMs: writeExecutionLeaseMs }))
+  const platforms = yield* Platforms
+  const tool = platforms.tools.find((t) => t.name === claimed.tool)
+  if (tool === undefined) return yield* failWithout(id, "tool_not_found", `the tool ${claimed.tool} no longer exists`)
+  const call = { workspaceId: claimed.workspaceId, tool, arguments: claimed.arguments, idempotencyToken: claimed.id }
+  const change = yield* platforms.preview(call)
+  // Guardrails and credits again: the workspace may have changed both while the request waited.
+  const blocked = yield* checkGuardrails(claimed.workspaceId, change).pipe(
+    Effect.as(Option.none<GuardrailRefused>()),
+    Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(Option.some(refusal)))
+  )
+  if (Option.isSome(blocked)) {
+    return yield* failWithout(id, "guardrail", blocked.value.reason, { guardrail: blocked.value.guardrail })
+  }
+  const short = yield* checkCredits(claimed.workspaceId, tool.credits).pipe(
+    Effect.as(Option.none<InsufficientCredits>()),
+    Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(Option.some(e)))
+  )
+  if (Option.isSome(short)) {
+    return yield* failWithout(id, "insufficient_credits", "not enough credits to run the approved change",
+      { needed: short.value.needed, left: short.value.left })
+  }
+  // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double apply).
+  const answer: PlatformAnswer = yield* platforms.execute(call)
+  const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
+    ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
+    : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
+  return yield* (yield* Transactor).atomically(Effect.gen(function* () {
+    const done = yield* move(id, () => outcome)
+    yield* recordToolRun({
+      workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
+      actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind: kindOfCall(tool, done.arguments), answer,
+      change, requestId: done.id
+    })
+    return done
+  }))
+})

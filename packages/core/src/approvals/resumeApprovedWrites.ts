@@ -1,0 +1,31 @@
+// Housekeeping of approved writes (issue 9: "an approval whose executing process died is picked up again; it never
+// stays approved forever, and never runs twice"): every approved request that no live execution holds (never claimed
+// a lease-length after its approval, or its lease lapsed) is executed again. Each is claimed by compare-and-set, so
+// many processes may run this at once; a request another process holds is skipped.
+import { Clock, Effect, Layer, Schedule } from "effect"
+import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
+import { executeWriteRequest } from "./executeWriteRequest.ts"
+import { writeExecutionLeaseMs } from "./WriteRequest.ts"
+
+export const resumeApprovedWrites = Effect.fn("approvals.resumeApprovedWrites")(function* (limit = 20) {
+  const now = yield* Clock.currentTimeMillis
+  const due = yield* (yield* WriteRequestStore).listResumable(now, now - writeExecutionLeaseMs, limit)
+  const ran = yield* Effect.forEach(due, (request) =>
+    executeWriteRequest(request.id).pipe(
+      Effect.as(1),
+      // Held by another process, already final, the platform down again: each is tried again on a later pass.
+      Effect.catch((error) => Effect.as(Effect.logInfo("approved write not resumed", request.id, error._tag), 0))
+    ))
+  return ran.reduce((a, b) => a + b, 0)
+})
+
+/**
+ * Runs resumeApprovedWrites every 30 seconds in the background for the life of the layer, in every process (claims
+ * are compare-and-set); a pass that cannot read the store is logged and the next one tries again.
+ */
+export const ResumeApprovedWritesSchedule = Layer.effectDiscard(Effect.gen(function* () {
+  const pass = resumeApprovedWrites().pipe(
+    Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning("resuming approved writes failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
+  )
+  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("30 seconds")))
+}))

@@ -1,0 +1,32 @@
+// A workspace's guardrails (spec §What the service does 6; issue 9 "Guardrails per workspace"): change caps, spend
+// caps and protected names, applied to every write when it is queued and again when it executes. A cap that is
+// null is not set; a workspace without a record has no guardrails.
+import { Schema } from "effect"
+
+export const Guardrails = Schema.Struct({
+  workspaceId: Schema.String,
+  /** Change cap: the largest daily-budget change one write may make, in percent of the current budget (e.g. 20). */
+  maxBudgetChangePercent: Schema.NullOr(Schema.Number),
+  /** Change cap: how many writes may change the platforms per UTC day, over the whole workspace. */
+  maxChangesPerDay: Schema.NullOr(Schema.Int),
+  /** Spend cap: the highest total daily budget an account may reach after a change, in its currency units. */
+  maxDailyBudgetPerAccount: Schema.NullOr(Schema.Number),
+  /** Protected names: glob patterns (namePattern.ts) of campaign, ad set or product names no tool may change. */
+  protectedNames: Schema.Array(Schema.String),
+  updatedAt: Schema.Number,
+  /** The person who set them last (CLI or management page). */
+  updatedBy: Schema.NullOr(Schema.String)
+})
+export type Guardrails = typeof Guardrails.Type
+
+/** The guardrail a refusal names. */
+export const GuardrailName = Schema.Literals(["budget_change", "changes_per_day", "daily_budget_per_account", "protected_name"])
+export type GuardrailName = typeof GuardrailName.Type
+
+export const noGuardrails = (workspaceId: string): Guardrails => ({
+  workspaceId, maxBudgetChangePercent: null, maxChangesPerDay: null, maxDailyBudgetPerAccount: null,
+  protectedNames: [], updatedAt: 0, updatedBy: null
+})
+
+/** The start of the UTC day of `now` (epoch ms): "changes per day" counts from there. */
+export const startOfUtcDay = (now: number): number => now - (((now % 86_400_000) + 86_400_000) % 86_400_000)

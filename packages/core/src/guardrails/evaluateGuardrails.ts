@@ -1,0 +1,59 @@
+// Applies a workspace's guardrails to one proposed change (issue 9, Guardrails): pure, so the same rule runs when a
+// write is queued and again when it executes. Checked in a fixed order: protected names, changes per day, budget
+// change, daily budget per account; the first that refuses is the answer.
+import { Result } from "effect"
+import type { ProposedChange } from "../ports/Platforms.ts"
+import { GuardrailRefused } from "./errors.ts"
+import type { Guardrails } from "./Guardrails.ts"
+import { matchingNamePattern } from "./namePattern.ts"
+
+const amount = (n: number): string => n.toFixed(2)
+
+export const evaluateGuardrails = (
+  guardrails: Guardrails,
+  change: ProposedChange,
+  /** Writes that changed a platform in this workspace since the start of the UTC day. */
+  changesToday: number
+): Result.Result<void, GuardrailRefused> => {
+  if (change.target !== null) {
+    const pattern = matchingNamePattern(guardrails.protectedNames, change.target.name)
+    if (pattern !== null) {
+      return Result.fail(new GuardrailRefused({
+        guardrail: "protected_name",
+        reason: `"${change.target.name}" matches the protected name pattern "${pattern}": no tool may change it`
+      }))
+    }
+  }
+  if (guardrails.maxChangesPerDay !== null && changesToday >= guardrails.maxChangesPerDay) {
+    return Result.fail(new GuardrailRefused({
+      guardrail: "changes_per_day",
+      reason: `${changesToday} changes were already made today (UTC); the limit is ${guardrails.maxChangesPerDay} a day`
+    }))
+  }
+  const budget = change.dailyBudget
+  if (guardrails.maxBudgetChangePercent !== null && budget !== null && budget.to !== budget.from) {
+    // From a zero budget any change is unbounded in percent: refused whenever the cap is set.
+    const percent = budget.from === 0 ? Infinity : (Math.abs(budget.to - budget.from) / budget.from) * 100
+    if (percent > guardrails.maxBudgetChangePercent) {
+      return Result.fail(new GuardrailRefused({
+        guardrail: "budget_change",
+        reason: `changing the daily budget from ${amount(budget.from)} to ${amount(budget.to)} is ` +
+          `${Number.isFinite(percent) ? `${percent.toFixed(1)} %` : "an unbounded change"}; ` +
+          `the limit is ${guardrails.maxBudgetChangePercent} % per change`
+      }))
+    }
+  }
+  if (
+    guardrails.maxDailyBudgetPerAccount !== null && change.accountDailyBudgetAfter !== null &&
+    change.accountDailyBudgetAfter > guardrails.maxDailyBudgetPerAccount &&
+    // A change that lowers the account's total is always allowed, even above the ceiling.
+    (budget === null || budget.to > budget.from)
+  ) {
+    return Result.fail(new GuardrailRefused({
+      guardrail: "daily_budget_per_account",
+      reason: `the account's daily budget would be ${amount(change.accountDailyBudgetAfter)}; ` +
+        `the ceiling is ${amount(guardrails.maxDailyBudgetPerAccount)} per account`
+    }))
+  }
+  return Result.succeed(undefined)
+}

@@ -1,0 +1,12 @@
+// Storage of each workspace's guardrails (issue 9, Guardrails): one record per workspace, set from the CLI now and
+// the management page later. Settings, not a lifecycle: the last save wins.
+import { Context, Effect, Option } from "effect"
+import type { Guardrails } from "../guardrails/Guardrails.ts"
+import type { StoreUnavailable } from "./errors.ts"
+
+export interface GuardrailStoreShape {
+  readonly find: (workspaceId: string) => Effect.Effect<Option.Option<Guardrails>, StoreUnavailable>
+  /** Inserts or replaces the workspace's record. */
+  readonly save: (guardrails: Guardrails) => Effect.Effect<void, StoreUnavailable>
+}
+export class GuardrailStore extends Context.Service<GuardrailStore, GuardrailStoreShape>()("core/ports/GuardrailStore") {}

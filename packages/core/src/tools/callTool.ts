@@ -1,0 +1,219 @@
+// The one tool pipeline REST `POST /tools/{name}` and MCP `tools/call` share (architecture §One tool pipeline; spec
+// §POST /tools/{name}, §REST status codes): find → scope → plan, role and platforms → connected account → arguments
+// → idempotency key → guardrails → credits → route (run now or queue) → platform call → usage, audit and charge.
+// It answers Ran or Queued, or fails with one tagged refusal per status row; the adapters only translate.
+import { Clock, Effect, Option, Schema } from "effect"
+import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
+import { WaitReason, WriteRequestStatus } from "../approvals/WriteRequest.ts"
+import { recordAudit } from "../audit/recordAudit.ts"
+import type { Principal } from "../credentials/records.ts"
+import { InsufficientCredits } from "../credits/errors.ts"
+import { evaluateGuardrails } from "../guardrails/evaluateGuardrails.ts"
+import { noGuardrails, startOfUtcDay } from "../guardrails/Guardrails.ts"
+import { idempotencyScopeOf, type IdempotentResponse } from "../idempotency/IdempotencyRecord.ts"
+import { runIdempotent } from "../idempotency/runIdempotent.ts"
+import { ArgumentValidator } from "../ports/ArgumentValidator.ts"
+import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { Directory } from "../ports/Directory.ts"
+import { StoreUnavailable } from "../ports/errors.ts"
+import { GuardrailStore } from "../ports/GuardrailStore.ts"
+import { Mailer } from "../ports/Outbox.ts"
+import { Platforms, type ProposedChange } from "../ports/Platforms.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
+import { Transactor } from "../ports/Transactor.ts"
+import {
+  AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound, ToolScopeMissing
+} from "./errors.ts"
+import { hashToolCall } from "./hashToolCall.ts"
+import { loadStanding, withAccounts } from "./loadAccessGrounds.ts"
+import { recordToolRun } from "./recordToolRun.ts"
+import { routeCall } from "./routeCall.ts"
+import { kindOfCall, type Tool } from "./Tool.ts"
+import { scopeForCall, toolAccess } from "./toolAccess.ts"
+import type { ToolKind } from "./ToolUsage.ts"
+
+export interface ToolCallRequest {
+  readonly principal: Principal
+  readonly name: string
+  readonly arguments: Schema.JsonObject
+  /** The Idempotency-Key, already checked by parseIdempotencyKey; null when the caller sent none. */
+  readonly idempotencyKey: string | null
+}
+
+/**
+ * What a call ended with, as stored under an Idempotency-Key and replayed: the tool ran (200), the write was queued
+ * (202), or the platform ran it and refused (422). Refusals before anything happened are not stored: they release
+ * the key, so the same key works once the cause is fixed.
+ */
+export const ToolCallOutcome = Schema.Union([
+  Schema.Struct({
+    _tag: Schema.Literal("Ran"), result: Schema.Json, providerStatus: Schema.Int, notices: Schema.Array(Schema.String)
+  }),
+  Schema.Struct({ _tag: Schema.Literal("Queued"), requestId: Schema.String, status: WriteRequestStatus, reason: WaitReason }),
+  Schema.Struct({ _tag: Schema.Literal("Refused"), providerStatus: Schema.Int, body: Schema.Json })
+])
+export type ToolCallOutcome = typeof ToolCallOutcome.Type
+
+/** The answer of a call: what the adapters render as 200 or 202. `replayed` when an Idempotency-Key answered it. */
+export type ToolCallAnswer =
+  | { readonly _tag: "Ran"; readonly result: Schema.Json; readonly providerStatus: number; readonly notices: ReadonlyArray<string>; readonly replayed: boolean }
+  | { readonly _tag: "Queued"; readonly requestId: string; readonly status: WriteRequestStatus; readonly reason: WaitReason; readonly replayed: boolean }
+
+/** The status an outcome is stored with (IdempotentResponse.status): the REST status it was first answered with. */
+const storedStatus = { Ran: 200, Queued: 202, Refused: 422 } as const satisfies Record<ToolCallOutcome["_tag"], number>
+
+const decodeOutcome = Schema.decodeUnknownEffect(ToolCallOutcome)
+const encodeOutcome = Schema.encodeUnknownSync(ToolCallOutcome)
+
+const answerOf = (tool: Tool, outcome: ToolCallOutcome, replayed: boolean) => {
+  switch (outcome._tag) {
+    case "Ran": return Effect.succeed<ToolCallAnswer>({ ...outcome, replayed })
+    case "Queued": return Effect.succeed<ToolCallAnswer>({ ...outcome, replayed })
+    case "Refused": return Effect.fail(new PlatformRefused({ tool: tool.name, providerStatus: outcome.providerStatus, body: outcome.body }))
+  }
+}
+
+/** Writes that changed a platform today (UTC) and the workspace's guardrails, applied to the preview of `change`. */
+export const checkGuardrails = Effect.fn("tools.checkGuardrails")(function* (workspaceId: string, change: ProposedChange) {
+  const guardrails = Option.getOrElse(yield* (yield* GuardrailStore).find(workspaceId), () => noGuardrails(workspaceId))
+  const changesToday = yield* (yield* ToolUsageLog).changesSince(workspaceId, startOfUtcDay(yield* Clock.currentTimeMillis))
+  return yield* Effect.fromResult(evaluateGuardrails(guardrails, change, changesToday))
+})
+
+/** 402 before anything runs when the balance does not cover the call (spec §REST status codes 402). */
+export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspaceId: string, needed: number) {
+  const left = yield* (yield* CreditsLedger).balance(workspaceId).pipe(
+    Effect.catchTag("CreditsWorkspaceNotFound", (e) =>
+      Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.balance", message: `workspace ${e.workspaceId} not found` })))
+  )
+  if (left < needed) return yield* new InsufficientCredits({ workspaceId, needed, left })
+})
+
+const mailRequester = Effect.fn("tools.mailRequester")(function* (requestedBy: string, requestId: string, tool: Tool, change: ProposedChange) {
+  const user = yield* (yield* Directory).user(requestedBy)
+  if (Option.isNone(user)) return
+  yield* (yield* Mailer).enqueue({
+    id: yield* (yield* Secrets).generate(Prefix.mail),
+    to: user.value.email,
+    subject: `A change waits for approval: ${tool.annotations.title}`,
+    text: `${change.summary}\n\nA workspace admin or editor decides it under Write approvals (request ${requestId}). ` +
+      `Unanswered, it expires in 7 days.`,
+    createdAt: yield* Clock.currentTimeMillis,
+    sentAt: null
+  })
+})
+
+/** Guardrails → credits → route → platform call → record: the part an Idempotency-Key runs at most once. */
+const decideAndRun = (request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string, never, Secrets>) =>
+  Effect.gen(function* () {
+    const { principal } = request
+    const platforms = yield* Platforms
+    const toolCall = { workspaceId: principal.workspaceId, tool, arguments: request.arguments }
+    const change = kind === "write" ? yield* platforms.preview(toolCall) : null
+    // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
+    if (change !== null) yield* checkGuardrails(principal.workspaceId, change)
+    yield* checkCredits(principal.workspaceId, tool.credits)
+    const route = routeCall(tool, kind, principal.writeMode)
+    const transactor = yield* Transactor
+    if (route._tag === "Queue") {
+      return yield* transactor.atomically(Effect.gen(function* () {
+        const queued = yield* queueWriteRequest({
+          workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
+          requestedBy: principal.userId, tool: tool.name, arguments: request.arguments, reason: route.reason
+        })
+        yield* (yield* ToolUsageLog).record({
+          id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
+          connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "queued",
+          credits: 0, at: queued.createdAt
+        })
+        yield* recordAudit({
+          workspaceId: principal.workspaceId, actorId: principal.userId, action: "write_request.queued",
+          clientId: principal.clientId, connectionId: principal.connectionId,
+          detail: { tool: tool.name, requestId: queued.id, reason: route.reason, summary: change?.summary ?? null, apiKeyId: principal.apiKeyId }
+        })
+        if (change !== null) yield* mailRequester(principal.userId, queued.id, tool, change)
+        return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
+      }))
+    }
+    const answer = yield* platforms.execute({ ...toolCall, idempotencyToken: yield* platformToken })
+    const notices = yield* transactor.atomically(recordToolRun({
+      workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
+      actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null
+    }))
+    return (answer.providerStatus >= 200 && answer.providerStatus < 300
+      ? { _tag: "Ran", result: answer.body, providerStatus: answer.providerStatus, notices }
+      : { _tag: "Refused", providerStatus: answer.providerStatus, body: answer.body }) satisfies ToolCallOutcome as ToolCallOutcome
+  }).pipe(
+    // A call the workspace's own limits stopped (a guardrail, the balance) stays visible in the usage log as
+    // `refused`, for the admins reading why a change did not happen. Best effort: the refusal is the answer.
+    Effect.tapError((error) =>
+      error._tag === "GuardrailRefused" || error._tag === "InsufficientCredits"
+        ? recordRefusal(request, tool, kind).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))
+        : Effect.void)
+  )
+
+const recordRefusal = (request: ToolCallRequest, tool: Tool, kind: ToolKind) =>
+  Effect.gen(function* () {
+    const { principal } = request
+    yield* (yield* ToolUsageLog).record({
+      id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
+      connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "refused",
+      credits: 0, at: yield* Clock.currentTimeMillis
+    })
+  })
+
+export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCallRequest) {
+  const { principal } = request
+  const platforms = yield* Platforms
+  // 404: no such tool.
+  const tool = platforms.tools.find((t) => t.name === request.name)
+  if (tool === undefined) return yield* new ToolNotFound({ name: request.name })
+  // 403 insufficient_scope before anything is read: the scope for this call's kind.
+  const kind = kindOfCall(tool, request.arguments)
+  const scope = scopeForCall(tool, kind)
+  if (!principal.scopes.includes(scope)) return yield* new ToolScopeMissing({ tool: tool.name, scope })
+  // 403: plan, role and platform choice: the same decision GET /tools lists by. The platform is asked for the
+  // accounts only once access is settled, so a refused call never waits on (or reports) a platform outage.
+  const standing = yield* loadStanding(principal)
+  const refused = toolAccess(withAccounts(principal, standing, []), tool, kind)
+  if (refused !== null) return yield* refused
+  const grounds = withAccounts(principal, standing, yield* platforms.accounts(principal.workspaceId))
+  // 409: a connected account of the tool's platform; an `accountId` argument must name one of them.
+  const accounts = grounds.accounts.filter((a) => a.platform === tool.family)
+  if (accounts.length === 0) return yield* new NoConnectedAccount({ tool: tool.name, platform: tool.family })
+  const accountId = request.arguments["accountId"]
+  if (typeof accountId === "string" && !accounts.some((a) => a.id === accountId)) {
+    return yield* new AccountNotConnected({ tool: tool.name, platform: tool.family, accountId })
+  }
+  // 422: the arguments against the tool's JSON Schema, every problem at once.
+  const problems = yield* (yield* ArgumentValidator).validate(tool.inputSchema, request.arguments)
+  if (problems.length > 0) return yield* new ToolArgumentsInvalid({ tool: tool.name, problems })
+
+  const secrets = yield* Secrets
+  const key = request.idempotencyKey
+  if (key === null) {
+    // No key: the call is never retried as the same call, so a fresh token is enough for the platform.
+    const outcome = yield* decideAndRun(request, tool, kind, secrets.generate(Prefix.toolUsage))
+    return yield* answerOf(tool, outcome, false)
+  }
+  const idempotencyScope = idempotencyScopeOf(principal)
+  // Every attempt under this key sends the platform the same token: a retry after a crash (lease lapsed) is answered
+  // by the platform with its first answer instead of applying the change twice.
+  const token = secrets.hash(`${idempotencyScope}\n${key}`)
+  const run = yield* runIdempotent(
+    idempotencyScope, key, yield* hashToolCall(tool.name, request.arguments),
+    Effect.map(decideAndRun(request, tool, kind, token), (outcome): IdempotentResponse =>
+      ({ status: storedStatus[outcome._tag], body: encodeOutcome(outcome) as Schema.Json }))
+  )
+  const outcome = yield* decodeOutcome(run.response.body).pipe(
+    Effect.mapError(() => new StoreUnavailable({ operation: "IdempotencyStore.claim", message: "stored answer does not decode" }))
+  )
+  return yield* answerOf(tool, outcome, run._tag === "Replayed")
+})
+
+/**
+ * Every refusal callTool can answer: the REST and MCP adapters map each tag once (a `satisfies Record<…["_tag"], …>`
+ * table fails to compile when one is added or missing).
+ */
+export type ToolCallRefusal = Effect.Error<ReturnType<typeof callTool>>

@@ -1,0 +1,74 @@
+// The last step of the pipeline (architecture §One tool pipeline: "audit entry and credit charge"): after the platform
+// answered, in one unit of work, the charge (only for an accepted answer: credits/creditRules.ts), the tool-usage
+// record and, for a write that changed a platform, an audit entry. Shared by direct calls and approved writes.
+import { Clock, Effect } from "effect"
+import { recordAudit } from "../audit/recordAudit.ts"
+import { isChargedAnswer, lowCreditsNotice } from "../credits/creditRules.ts"
+import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { StoreUnavailable } from "../ports/errors.ts"
+import type { PlatformAnswer, ProposedChange } from "../ports/Platforms.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
+import type { Tool } from "./Tool.ts"
+import type { ToolKind, ToolOutcome } from "./ToolUsage.ts"
+
+export interface ToolRun {
+  readonly workspaceId: string
+  readonly connectionId: string | null
+  readonly apiKeyId: string | null
+  /** The person acting: the connection's approver or key's creator; for an approved write, the approver. */
+  readonly actorId: string
+  readonly clientId: string | null
+  readonly tool: Tool
+  readonly kind: ToolKind
+  readonly answer: PlatformAnswer
+  /** What the write changed (its preview), for the audit entry; null for reads. */
+  readonly change: ProposedChange | null
+  /** The write request it executes, when it was queued first. */
+  readonly requestId: string | null
+}
+
+/** Records a finished run; answers the notices for the caller (low credits). Must run inside Transactor.atomically. */
+export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: ToolRun) {
+  const now = yield* Clock.currentTimeMillis
+  const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
+  const charged = isChargedAnswer(run.answer.providerStatus)
+  const notices: Array<string> = []
+  let credits = 0
+  if (charged && run.tool.credits > 0) {
+    // The balance was checked before the call; a concurrent call may have spent it since. The change already
+    // happened, so it is not undone: the shortfall is logged and this call goes uncharged (docs/decisions.md).
+    const left = yield* (yield* CreditsLedger).charge({
+      workspaceId: run.workspaceId, amount: run.tool.credits, reason: `tool:${run.tool.name}`,
+      reference: run.requestId ?? usageId, now
+    }).pipe(
+      Effect.map((balanceAfter) => ({ charged: true, balanceAfter })),
+      Effect.catchTags({
+        InsufficientCredits: (e) =>
+          Effect.as(Effect.logWarning("tool call ran but its credits could not be charged").pipe(Effect.annotateLogs({ tool: run.tool.name })), { charged: false, balanceAfter: e.left }),
+        InvalidCreditAmount: () => Effect.succeed({ charged: false, balanceAfter: 0 }),
+        CreditsWorkspaceNotFound: (e) =>
+          Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.charge", message: `workspace ${e.workspaceId} not found` }))
+      })
+    )
+    if (left.charged) credits = run.tool.credits
+    const notice = lowCreditsNotice(left.balanceAfter)
+    if (notice !== null) notices.push(notice)
+  }
+  const outcome: ToolOutcome = charged ? "succeeded" : "failed"
+  yield* (yield* ToolUsageLog).record({
+    id: usageId, workspaceId: run.workspaceId, connectionId: run.connectionId, apiKeyId: run.apiKeyId,
+    tool: run.tool.name, kind: run.kind, outcome, credits, at: now
+  })
+  if (run.kind === "write" && charged) {
+    yield* recordAudit({
+      workspaceId: run.workspaceId, actorId: run.actorId, action: "tool.write_applied", clientId: run.clientId,
+      connectionId: run.connectionId,
+      detail: {
+        tool: run.tool.name, providerStatus: run.answer.providerStatus, requestId: run.requestId,
+        summary: run.change?.summary ?? null, apiKeyId: run.apiKeyId
+      }
+    })
+  }
+  return notices
+})

@@ -1,0 +1,161 @@
+// Approved writes run exactly once (issue 9): claimed by compare-and-set with a lease, executed with the request id as
+// the platform's idempotency token, guardrails and credits applied again, and picked up again by housekeeping when
+// the process that should run them died.
+import {
+  callTool, CreditsLedger, decideAndExecute, decideWriteRequest, ResumeApprovedWritesSchedule, executeWriteRequest, GuardrailStore, noGuardrails, Platforms,
+  PlatformsMemoryState, resumeApprovedWrites, transitionWriteRequest, WriteRequestStore, type WriteRequest
+} from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option, Ref } from "effect"
+import { TestClock } from "effect/testing"
+import { inPipeline, people, principal, ws } from "../tools/world.ts"
+
+const platformState = Effect.flatMap(PlatformsMemoryState, Ref.get)
+const executions = Effect.map(platformState, (s) => s.executions.length)
+const budgetOf = (id: string) => Effect.map(platformState, (s) => s.campaigns.find((c) => c.id === id)?.dailyBudget)
+const find = (id: string) => Effect.flatMap(WriteRequestStore, (s) => s.find(id)).pipe(Effect.map(Option.getOrThrow))
+
+/** Queues a budget change under "wait for approval" and approves it as the editor. */
+const queuedAndApproved = Effect.gen(function* () {
+  const answer = yield* callTool({
+    principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
+    arguments: { accountId: "act_1", campaignId: "c2", dailyBudget: 55 }, idempotencyKey: null
+  })
+  if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
+  const queued = yield* find(answer.requestId)
+  yield* decideWriteRequest({ id: queued.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: queued.argumentsHash })
+  return queued.id
+})
+
+describe("executeWriteRequest", () => {
+  it.effect("an approved write runs once: executed with the platform's status and answer, charged, lease cleared", () => inPipeline(Effect.gen(function* () {
+    const id = yield* queuedAndApproved
+    const done = yield* executeWriteRequest(id)
+    assert.deepInclude(done, { status: "executed", providerStatus: 200, attempt: 1, leaseUntil: null })
+    assert.strictEqual(yield* budgetOf("c2"), 55)
+    assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 95)
+    const again = yield* Effect.flip(executeWriteRequest(id))
+    assert.strictEqual(again._tag, "WriteRequestNotApproved")
+    assert.strictEqual(yield* executions, 1)
+  })))
+
+  it.effect("two executors racing on one approval: exactly one runs it, the other is told it is held or done", () => inPipeline(Effect.gen(function* () {
+    const id = yield* queuedAndApproved
+    const results = yield* Effect.all([executeWriteRequest(id), executeWriteRequest(id)].map(Effect.result), { concurrency: "unbounded" })
+    const ran = results.filter((r) => r._tag === "Success")
+    assert.strictEqual(ran.length, 1)
+    const lost = results.find((r) => r._tag === "Failure")
+    assert.include(["WriteRequestExecutionHeld", "WriteRequestNotApproved"], lost?._tag === "Failure" ? lost.failure._tag : "")
+    assert.strictEqual(yield* executions, 1)
+    assert.strictEqual((yield* find(id)).status, "executed")
+  })))
+
+  it.effect("the guardrails apply again at execution: a name protected since queueing fails the request, nothing runs", () => inPipeline(Effect.gen(function* () {
+    const id = yield* queuedAndApproved
+    yield* (yield* GuardrailStore).save({ ...noGuardrails(ws), protectedNames: ["generic"] })
+    const done = yield* executeWriteRequest(id)
+    assert.strictEqual(done.status, "failed")
+    assert.strictEqual(done.providerStatus, null)
+    assert.deepInclude(done.result as object, { error: "guardrail", guardrail: "protected_name" })
+    assert.strictEqual(yield* executions, 0)
+  })))
+
+  it.effect("the platform refusing the approved write ends it failed with its status, uncharged", () => inPipeline(Effect.gen(function* () {
+    const answer = yield* callTool({
+      principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
+      arguments: { accountId: "act_1", campaignId: "c2", dailyBudget: 0.5 }, idempotencyKey: null
+    })
+    if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
+    const queued = yield* find(answer.requestId)
+    yield* decideWriteRequest({ id: queued.id, workspaceId: ws, deciderId: people.admin, decision: "approve", argumentsHash: queued.argumentsHash })
+    const done = yield* executeWriteRequest(queued.id)
+    assert.deepInclude(done, { status: "failed", providerStatus: 400 })
+    assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 100)
+  })))
+})
+
+describe("resumeApprovedWrites (housekeeping)", () => {
+  it.effect("an approval whose executor died mid-call is re-claimed after its lease, runs exactly once, and is never applied twice", () => inPipeline(Effect.gen(function* () {
+    const id = yield* queuedAndApproved
+    // A process claimed the request, called the platform with the request id as token, and died before recording.
+    const store = yield* WriteRequestStore
+    const approved = yield* find(id)
+    const claimed = transitionWriteRequest(approved, { _tag: "ClaimExecution", leaseMs: 60_000 }, 0)
+    if (claimed._tag !== "Success") return yield* Effect.die("claim refused")
+    yield* store.save(claimed.success)
+    const platforms = yield* Platforms
+    const tool = platforms.tools.find((t) => t.name === approved.tool)!
+    yield* platforms.execute({ workspaceId: ws, tool, arguments: approved.arguments, idempotencyToken: id })
+    assert.strictEqual(yield* executions, 1)
+
+    yield* TestClock.adjust("30 seconds")
+    assert.strictEqual(yield* resumeApprovedWrites(), 0, "a live lease is left alone")
+    yield* TestClock.adjust("30 seconds")
+    // Two processes' housekeeping at once: one claims it, the other finds it held or done.
+    const [a, b] = yield* Effect.all([resumeApprovedWrites(), resumeApprovedWrites()], { concurrency: "unbounded" })
+    assert.strictEqual(a + b, 1)
+    const done: WriteRequest = yield* find(id)
+    assert.deepInclude(done, { status: "executed", attempt: 2, providerStatus: 200 })
+    assert.strictEqual(yield* executions, 1, "the retry carried the same token: the platform answered without applying again")
+    assert.strictEqual(yield* budgetOf("c2"), 55)
+  })))
+
+  it.effect("an approval never claimed (the approving process died before running it) is run a lease-length later", () => inPipeline(Effect.gen(function* () {
+    const id = yield* queuedAndApproved
+    assert.strictEqual(yield* resumeApprovedWrites(), 0)
+    yield* TestClock.adjust("60 seconds")
+    assert.strictEqual(yield* resumeApprovedWrites(), 1)
+    assert.strictEqual((yield* find(id)).status, "executed")
+    assert.strictEqual(yield* resumeApprovedWrites(), 0)
+  })))
+
+  it.effect("a platform that stays down: the request ends failed after the last attempt instead of staying approved", () => inPipeline(Effect.gen(function* () {
+    const id = yield* queuedAndApproved
+    yield* Ref.update(yield* PlatformsMemoryState, (s) => ({ ...s, down: true }))
+    for (let i = 0; i < 5; i++) {
+      yield* TestClock.adjust("61 seconds")
+      yield* resumeApprovedWrites()
+      assert.strictEqual((yield* find(id)).status, "approved")
+    }
+    yield* TestClock.adjust("61 seconds")
+    yield* resumeApprovedWrites()
+    const done = yield* find(id)
+    assert.deepInclude(done, { status: "failed", providerStatus: null, attempt: 5 })
+    assert.deepInclude(done.result as object, { error: "not_executed" })
+  })))
+})
+
+describe("decideAndExecute and the background schedule", () => {
+  const queued = Effect.gen(function* () {
+    const answer = yield* callTool({
+      principal: principal({ writeMode: "wait" }), name: "ads__pause_campaign",
+      arguments: { accountId: "act_1", campaignId: "c2" }, idempotencyKey: null
+    })
+    if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
+    return yield* find(answer.requestId)
+  })
+  const statusOf = (id: string) => Effect.map(platformState, (s) => s.campaigns.find((c) => c.id === id)?.status)
+
+  it.effect("an approval runs the write at once; a rejection runs nothing", () => inPipeline(Effect.gen(function* () {
+    const first = yield* queued
+    const done = yield* decideAndExecute({ id: first.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: first.argumentsHash })
+    assert.deepInclude(done, { status: "executed", providerStatus: 200 })
+    assert.strictEqual(yield* statusOf("c2"), "PAUSED")
+    const second = yield* queued
+    const rejected = yield* decideAndExecute({ id: second.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })
+    assert.strictEqual(rejected.status, "rejected")
+    assert.strictEqual(yield* executions, 1)
+  })))
+
+  it.effect("an approval while the platform is down stays approved, and the background schedule runs it once the platform is back", () => inPipeline(Effect.gen(function* () {
+    const request = yield* queued
+    const platform = yield* PlatformsMemoryState
+    yield* Ref.update(platform, (s) => ({ ...s, down: true }))
+    const decided = yield* decideAndExecute({ id: request.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: request.argumentsHash })
+    assert.strictEqual(decided.status, "approved")
+    yield* Ref.update(platform, (s) => ({ ...s, down: false }))
+    yield* TestClock.adjust("61 seconds").pipe(Effect.andThen(TestClock.adjust("30 seconds")), Effect.provide(ResumeApprovedWritesSchedule))
+    assert.deepInclude(yield* find(request.id), { status: "executed", attempt: 2 })
+    assert.strictEqual(yield* statusOf("c2"), "PAUSED")
+  })))
+})

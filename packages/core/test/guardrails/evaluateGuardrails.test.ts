@@ -1,0 +1,74 @@
+// Guardrails (issue 9): each guardrail refuses by name and says why; the protected-name pattern language.
+import { compileNamePattern, evaluateGuardrails, matchingNamePattern, noGuardrails, startOfUtcDay, type ProposedChange } from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+
+const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
+  accountId: "act_1", target: { type: "campaign", id: "c1", name: "Brand – Search" }, dailyBudget: { from: 100, to: 110 },
+  accountDailyBudgetAfter: 160, status: null, summary: "raise", ...over
+})
+const none = noGuardrails("ws")
+const refusedBy = (result: ReturnType<typeof evaluateGuardrails>) => (result._tag === "Failure" ? result.failure.guardrail : null)
+
+describe("evaluateGuardrails", () => {
+  it("no guardrails pass every change", () => {
+    assert.strictEqual(refusedBy(evaluateGuardrails(none, change({ dailyBudget: { from: 0, to: 1e9 } }), 1e6)), null)
+  })
+
+  it("change cap: a budget change above the percent is refused; at the percent it passes", () => {
+    const g = { ...none, maxBudgetChangePercent: 10 }
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 110 } }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 90 } }), 0)), null)
+    const refused = evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 111 } }), 0)
+    assert.strictEqual(refusedBy(refused), "budget_change")
+    if (refused._tag === "Failure") assert.match(refused.failure.reason, /11\.0 %.*limit is 10 %/)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 80 } }), 0)), "budget_change")
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 0, to: 5 } }), 0)), "budget_change")
+  })
+
+  it("change cap: changes per day counts the day's changes; the next one over the limit is refused", () => {
+    const g = { ...none, maxChangesPerDay: 3 }
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change(), 2)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change(), 3)), "changes_per_day")
+  })
+
+  it("spend cap: an account's daily budget above the ceiling after the change is refused; lowering is allowed", () => {
+    const g = { ...none, maxDailyBudgetPerAccount: 150 }
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ accountDailyBudgetAfter: 150 }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ accountDailyBudgetAfter: 160 }), 0)), "daily_budget_per_account")
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ accountDailyBudgetAfter: 160, dailyBudget: { from: 100, to: 90 } }), 0)), null)
+    // Activating a campaign raises the account's total without a budget change: the ceiling applies.
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: null, accountDailyBudgetAfter: 170 }), 0)), "daily_budget_per_account")
+  })
+
+  it("protected names: a change to a matching campaign or product is refused, naming the pattern", () => {
+    const g = { ...none, protectedNames: ["brand*"] }
+    const refused = evaluateGuardrails(g, change(), 0)
+    assert.strictEqual(refusedBy(refused), "protected_name")
+    if (refused._tag === "Failure") assert.include(refused.failure.reason, `"brand*"`)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: { type: "product", id: "p", name: "Mug" } }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: null }), 0)), null)
+  })
+})
+
+describe("protected-name patterns (case-insensitive globs over the whole name)", () => {
+  it("* matches any run, ? one character, other characters themselves, case and surrounding spaces ignored", () => {
+    assert.strictEqual(matchingNamePattern(["Brand*"], "brand – shopping"), "Brand*")
+    assert.strictEqual(matchingNamePattern(["*black friday*"], "Q4 Black Friday push"), "*black friday*")
+    assert.strictEqual(matchingNamePattern(["c?"], "C1"), "c?")
+    assert.strictEqual(matchingNamePattern(["c?"], "C12"), null)
+    assert.strictEqual(matchingNamePattern(["brand"], "Brand – Search"), null, "without * the whole name must match")
+    assert.strictEqual(matchingNamePattern(["  Brand  "], "brand "), "  Brand  ")
+  })
+
+  it("regular-expression characters in a pattern are literal", () => {
+    assert.isTrue(compileNamePattern("sale (50%) [eu].v2").test("SALE (50%) [EU].v2"))
+    assert.isFalse(compileNamePattern("a.c").test("abc"))
+    assert.isFalse(compileNamePattern("a+").test("aa"))
+  })
+
+  it("the UTC day starts at midnight UTC", () => {
+    const noon = Date.UTC(2026, 10, 23, 12, 0, 0)
+    assert.strictEqual(startOfUtcDay(noon), Date.UTC(2026, 10, 23))
+    assert.strictEqual(startOfUtcDay(Date.UTC(2026, 10, 23)), Date.UTC(2026, 10, 23))
+  })
+})

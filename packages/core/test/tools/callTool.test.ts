@@ -1,0 +1,242 @@
+// The tool pipeline, one named test per REST status row it decides (spec §REST status codes; architecture §One tool
+// pipeline), on memory ports and the in-memory platforms.
+import {
+  AuditLog, callTool, CreditsLedger, Directory, DirectoryUnavailable, hashToolCall, Platforms, Secrets, GuardrailStore, IdempotencyStore, idempotencyScopeOf, Mailer,
+  noGuardrails, PlatformsMemoryState, ToolUsageLog, WriteRequestStore, type ToolCallRequest
+} from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Option, Ref } from "effect"
+import { TestClock } from "effect/testing"
+import { inPipeline, people, principal, ws, wsBare, wsFree } from "./world.ts"
+
+const call = (name: string, args: ToolCallRequest["arguments"], over: Partial<ToolCallRequest> = {}): ToolCallRequest =>
+  ({ principal: principal(), name, arguments: args, idempotencyKey: null, ...over })
+
+const refusal = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.flip(effect)
+
+const budget = (dailyBudget: number) => ({ accountId: "act_1", campaignId: "c1", dailyBudget })
+const campaign = (id: string) => Effect.map(Effect.flatMap(PlatformsMemoryState, Ref.get), (s) => s.campaigns.find((c) => c.id === id))
+const executions = Effect.map(Effect.flatMap(PlatformsMemoryState, Ref.get), (s) => s.executions.length)
+const balance = Effect.flatMap(CreditsLedger, (l) => l.balance(ws))
+
+describe("callTool: status rows", () => {
+  it.effect("200: a read runs now, answers the platform's result and is charged the tool's credits", () => inPipeline(Effect.gen(function* () {
+    const answer = yield* callTool(call("ads__list_campaigns", { accountId: "act_1" }))
+    assert.strictEqual(answer._tag, "Ran")
+    if (answer._tag !== "Ran") return
+    assert.strictEqual(answer.providerStatus, 200)
+    assert.strictEqual((answer.result as { campaigns: Array<unknown> }).campaigns.length, 3)
+    assert.deepStrictEqual(answer.notices, [])
+    assert.strictEqual(yield* balance, 99)
+    const [usage] = yield* (yield* ToolUsageLog).list(ws, 10)
+    assert.deepInclude(usage, { tool: "ads__list_campaigns", kind: "read", outcome: "succeeded", credits: 1, connectionId: "con_1" })
+  })))
+
+  it.effect("202: a write under 'wait for approval' is queued (reason approval), changes nothing and mails the person", () => inPipeline(Effect.gen(function* () {
+    const answer = yield* callTool(call("ads__update_campaign_budget", budget(110), { principal: principal({ writeMode: "wait" }) }))
+    assert.strictEqual(answer._tag, "Queued")
+    if (answer._tag !== "Queued") return
+    assert.match(answer.requestId, /^rwq_/)
+    assert.strictEqual(answer.status, "pending_approval")
+    assert.strictEqual(answer.reason, "approval")
+    assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 100)
+    assert.strictEqual(yield* executions, 0)
+    assert.strictEqual(yield* balance, 100, "a queued write is charged when it executes")
+    const stored = yield* (yield* WriteRequestStore).find(answer.requestId)
+    assert.isTrue(Option.isSome(stored) && stored.value.tool === "ads__update_campaign_budget")
+    const mail = yield* (yield* Mailer).pending(10)
+    assert.strictEqual(mail.length, 1)
+    assert.strictEqual(mail[0]?.to, `${people.admin}@acme.example`)
+    assert.include(mail[0]?.text ?? "", "Brand – Search")
+    const audit = yield* (yield* AuditLog).list(ws)
+    assert.deepStrictEqual(audit.map((e) => e.action), ["write_request.queued"])
+  })))
+
+  it.effect("202: an activation is a person's decision and waits even when ordinary changes apply at once", () => inPipeline(Effect.gen(function* () {
+    const answer = yield* callTool(call("ads__enable_campaign", { accountId: "act_1", campaignId: "c3" }))
+    assert.deepInclude(answer, { _tag: "Queued", reason: "person_decision" })
+    assert.strictEqual((yield* campaign("c3"))?.status, "PAUSED")
+  })))
+
+  it.effect("200: a write under 'apply ordinary changes at once' runs now, is charged and audited", () => inPipeline(Effect.gen(function* () {
+    const answer = yield* callTool(call("ads__update_campaign_budget", budget(110)))
+    assert.deepInclude(answer, { _tag: "Ran", providerStatus: 200 })
+    assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 110)
+    assert.strictEqual(yield* balance, 95)
+    const audit = yield* (yield* AuditLog).list(ws)
+    assert.deepStrictEqual(audit.map((e) => e.action), ["tool.write_applied"])
+    assert.include(String(audit[0]?.detail["summary"]), "from 100 to 110")
+  })))
+
+  it.effect("404: no such tool", () => inPipeline(Effect.gen(function* () {
+    const error = yield* refusal(callTool(call("ads__nope", {})))
+    assert.deepInclude(error, { _tag: "ToolNotFound", name: "ads__nope" })
+  })))
+
+  it.effect("403 insufficient_scope names the scope to ask for: tools:read, tools:write, tools:raw by the call's kind", () => inPipeline(Effect.gen(function* () {
+    const none = principal({ scopes: ["accounts:read"] })
+    const read = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: none })))
+    const write = yield* refusal(callTool(call("ads__pause_campaign", { accountId: "act_1", campaignId: "c1" }, { principal: principal({ scopes: ["tools:read"] }) })))
+    const raw = yield* refusal(callTool(call("ads__raw", { method: "GET", path: "/campaigns" }, { principal: principal({ scopes: ["tools:read", "tools:write"] }) })))
+    assert.deepInclude(read, { _tag: "ToolScopeMissing", scope: "tools:read" })
+    assert.deepInclude(write, { _tag: "ToolScopeMissing", scope: "tools:write" })
+    assert.deepInclude(raw, { _tag: "ToolScopeMissing", scope: "tools:raw" })
+  })))
+
+  it.effect("403: platform tools need a paid plan", () => inPipeline(Effect.gen(function* () {
+    const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_free" }, { principal: principal({ workspaceId: wsFree }) })))
+    assert.deepInclude(error, { _tag: "ToolPlanNotPaid", workspaceId: wsFree })
+  })))
+
+  it.effect("403: platform tools act for a workspace admin; a key whose creator is now an editor is refused", () => inPipeline(Effect.gen(function* () {
+    const key = principal({ kind: "api_key", userId: people.editor, connectionId: null, apiKeyId: "key_1", clientId: null })
+    const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: key })))
+    assert.deepInclude(error, { _tag: "ToolRoleNotAllowed", userId: people.editor })
+  })))
+
+  it.effect("403: a platform outside the connection's platform choice is refused", () => inPipeline(Effect.gen(function* () {
+    const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: principal({ platforms: ["shop"] }) })))
+    assert.deepInclude(error, { _tag: "ToolPlatformNotAllowed", platform: "ads" })
+  })))
+
+  it.effect("409: no connected account of the tool's platform; an accountId of no connected account is refused too", () => inPipeline(Effect.gen(function* () {
+    const none = yield* refusal(callTool(call("shop__list_products", { accountId: "x" }, { principal: principal({ workspaceId: wsBare }) })))
+    assert.deepInclude(none, { _tag: "NoConnectedAccount", platform: "shop" })
+    const other = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_free" })))
+    assert.deepInclude(other, { _tag: "AccountNotConnected", accountId: "act_free" })
+  })))
+
+  it.effect("422: arguments that do not match the tool's schema, every problem listed, nothing run or charged", () => inPipeline(Effect.gen(function* () {
+    const error = yield* refusal(callTool(call("ads__update_campaign_budget", { accountId: "act_1", dailyBudget: "lots", color: 1 })))
+    assert.strictEqual(error._tag, "ToolArgumentsInvalid")
+    if (error._tag !== "ToolArgumentsInvalid") return
+    assert.deepStrictEqual(error.problems.map((p) => p.path).sort(), ["/campaignId", "/color", "/dailyBudget"])
+    assert.strictEqual(yield* executions, 0)
+    assert.strictEqual(yield* balance, 100)
+  })))
+
+  it.effect("422: a guardrail refuses, naming the guardrail and why (protected names)", () => inPipeline(Effect.gen(function* () {
+    yield* (yield* GuardrailStore).save({ ...noGuardrails(ws), protectedNames: ["brand*"] })
+    const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(110), { principal: principal({ writeMode: "wait" }) })))
+    assert.deepInclude(error, { _tag: "GuardrailRefused", guardrail: "protected_name" })
+    assert.strictEqual((yield* (yield* WriteRequestStore).listPending(ws)).length, 0, "a refused write is not queued")
+    const [usage] = yield* (yield* ToolUsageLog).list(ws, 1)
+    assert.deepInclude(usage, { tool: "ads__update_campaign_budget", outcome: "refused", credits: 0 })
+  })))
+
+  it.effect("422: the platform ran the call and refused it: its status and answer, and no charge", () => inPipeline(Effect.gen(function* () {
+    const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(0.5))))
+    assert.deepInclude(error, { _tag: "PlatformRefused", providerStatus: 400 })
+    assert.strictEqual(yield* balance, 100)
+    const [usage] = yield* (yield* ToolUsageLog).list(ws, 1)
+    assert.deepInclude(usage, { outcome: "failed", credits: 0 })
+  })))
+
+  it.effect("402: not enough credits, saying how many are needed and how many are left; nothing runs", () => inPipeline(Effect.gen(function* () {
+    yield* (yield* Directory).setCredits(ws, 4)
+    const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(110))))
+    assert.deepInclude(error, { _tag: "InsufficientCredits", needed: 5, left: 4 })
+    assert.strictEqual(yield* executions, 0)
+  })))
+
+  it.effect("503: the platform cannot be reached (fails closed, nothing charged)", () => inPipeline(Effect.gen(function* () {
+    yield* Ref.update(yield* PlatformsMemoryState, (s) => ({ ...s, down: true }))
+    const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" })))
+    assert.strictEqual(error._tag, "PlatformUnavailable")
+    assert.strictEqual(yield* balance, 100)
+    // Access is settled before the platform is asked anything: a refused call is 403 even while it is down.
+    const forbidden = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: principal({ platforms: ["shop"] }) })))
+    assert.strictEqual(forbidden._tag, "ToolPlatformNotAllowed")
+  })))
+
+  it.effect("503: the Directory cannot confirm plan and role (fails closed)", () => inPipeline(Effect.gen(function* () {
+    const directory = yield* Directory
+    const down = Directory.of({ ...directory, role: () => Effect.fail(new DirectoryUnavailable({ message: "down" })) })
+    const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" })).pipe(Effect.provideService(Directory, down)))
+    assert.strictEqual(error._tag, "DirectoryUnavailable")
+  })))
+})
+
+describe("callTool: credits notices", () => {
+  it.effect("a charged answer that leaves the balance below 50 carries a low-credits notice", () => inPipeline(Effect.gen(function* () {
+    yield* (yield* Directory).setCredits(ws, 52)
+    const first = yield* callTool(call("ads__update_campaign_budget", budget(110)))
+    assert.deepInclude(first, { _tag: "Ran" })
+    if (first._tag === "Ran") {
+      assert.strictEqual(first.notices.length, 1)
+      assert.match(first.notices[0] ?? "", /Credits are low: 47 left/)
+    }
+  })))
+})
+
+describe("callTool: idempotency keys", () => {
+  it.effect("the same key with the same call answers the first answer and runs once", () => inPipeline(Effect.gen(function* () {
+    const request = call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-1" })
+    const first = yield* callTool(request)
+    const again = yield* callTool({ ...request, arguments: { dailyBudget: 110, campaignId: "c1", accountId: "act_1" } })
+    assert.deepInclude(first, { _tag: "Ran", replayed: false })
+    assert.deepInclude(again, { _tag: "Ran", replayed: true })
+    if (first._tag === "Ran" && again._tag === "Ran") assert.deepStrictEqual(again.result, first.result)
+    assert.strictEqual(yield* executions, 1)
+    assert.strictEqual(yield* balance, 95, "charged once")
+  })))
+
+  it.effect("a queued answer replays too, with the same request id", () => inPipeline(Effect.gen(function* () {
+    const request = call("ads__pause_campaign", { accountId: "act_1", campaignId: "c2" }, { idempotencyKey: "k-q", principal: principal({ writeMode: "wait" }) })
+    const first = yield* callTool(request)
+    const again = yield* callTool(request)
+    assert.strictEqual(first._tag, "Queued")
+    if (first._tag === "Queued" && again._tag === "Queued") assert.strictEqual(again.requestId, first.requestId)
+    assert.strictEqual((yield* (yield* WriteRequestStore).listPending(ws)).length, 1)
+  })))
+
+  it.effect("the same key with another call is refused (422 IdempotencyKeyMismatch)", () => inPipeline(Effect.gen(function* () {
+    yield* callTool(call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-2" }))
+    const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(120), { idempotencyKey: "k-2" })))
+    assert.strictEqual(error._tag, "IdempotencyKeyMismatch")
+  })))
+
+  it.effect("a platform refusal replays as the same 422", () => inPipeline(Effect.gen(function* () {
+    const request = call("ads__update_campaign_budget", budget(0.5), { idempotencyKey: "k-r" })
+    const first = yield* refusal(callTool(request))
+    const again = yield* refusal(callTool(request))
+    assert.deepStrictEqual(again, first)
+    assert.strictEqual(yield* executions, 1)
+  })))
+
+  it.effect("a refusal before anything ran (guardrail) releases the key: the same key works once the cause is gone", () => inPipeline(Effect.gen(function* () {
+    const guardrails = yield* GuardrailStore
+    yield* guardrails.save({ ...noGuardrails(ws), maxBudgetChangePercent: 5 })
+    const request = call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-g" })
+    assert.deepInclude(yield* refusal(callTool(request)), { _tag: "GuardrailRefused", guardrail: "budget_change" })
+    yield* guardrails.save(noGuardrails(ws))
+    assert.deepInclude(yield* callTool(request), { _tag: "Ran" })
+  })))
+
+  it.effect("503 releases the key; the retry with the same key runs", () => inPipeline(Effect.gen(function* () {
+    const platform = yield* PlatformsMemoryState
+    yield* Ref.update(platform, (s) => ({ ...s, down: true }))
+    const request = call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-503" })
+    assert.strictEqual((yield* refusal(callTool(request)))._tag, "PlatformUnavailable")
+    yield* Ref.update(platform, (s) => ({ ...s, down: false }))
+    assert.deepInclude(yield* callTool(request), { _tag: "Ran", replayed: false })
+  })))
+
+  it.effect("a key held by a dead process is free after the 60-second lease, and the retry cannot apply twice", () => inPipeline(Effect.gen(function* () {
+    const request = call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-dead" })
+    // A process claimed the key, ran the platform call with the key's token, and died before storing the answer.
+    const scope = idempotencyScopeOf(request.principal)
+    yield* (yield* IdempotencyStore).claim(scope, "k-dead", yield* hashToolCall(request.name, request.arguments), 0, 60_000)
+    const platforms = yield* Platforms
+    const tool = platforms.tools.find((t) => t.name === request.name)!
+    yield* platforms.execute({ workspaceId: ws, tool, arguments: request.arguments, idempotencyToken: yield* (yield* Secrets).hash(`${scope}\nk-dead`) })
+    assert.strictEqual((yield* refusal(callTool(request)))._tag, "IdempotencyKeyInFlight")
+    yield* TestClock.adjust("59 seconds")
+    assert.strictEqual((yield* refusal(callTool(request)))._tag, "IdempotencyKeyInFlight")
+    yield* TestClock.adjust("1 second")
+    assert.deepInclude(yield* callTool(request), { _tag: "Ran", replayed: false })
+    assert.strictEqual(yield* executions, 1, "the platform answered the retry from its token: applied once")
+    assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 110)
+  })))
+})

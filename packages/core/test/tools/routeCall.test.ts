@@ -1,0 +1,29 @@
+// The routing table (spec §What the service does 6): read runs now; a write runs now only under "apply ordinary
+// changes at once" and when it is not a person's decision; otherwise it waits, with its reason.
+import { memoryTools, routeCall, type Tool } from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+
+const tool = (name: string): Tool => memoryTools.find((t) => t.name === name)!
+const budget = tool("ads__update_campaign_budget")
+const enable = tool("ads__enable_campaign")
+const raw = tool("ads__raw")
+const list = tool("ads__list_campaigns")
+
+describe("routeCall", () => {
+  const table = [
+    ["a read, wait mode", list, "read", "wait", { _tag: "RunNow" }],
+    ["a read, apply mode", list, "read", "apply", { _tag: "RunNow" }],
+    ["an ordinary write, wait mode", budget, "write", "wait", { _tag: "Queue", reason: "approval" }],
+    ["an ordinary write, apply mode", budget, "write", "apply", { _tag: "RunNow" }],
+    ["a person's decision, wait mode", enable, "write", "wait", { _tag: "Queue", reason: "person_decision" }],
+    ["a person's decision, apply mode", enable, "write", "apply", { _tag: "Queue", reason: "person_decision" }],
+    ["a raw GET (a read), wait mode", raw, "read", "wait", { _tag: "RunNow" }],
+    ["a raw POST (a write), wait mode: queued by default", raw, "write", "wait", { _tag: "Queue", reason: "approval" }],
+    ["a raw POST, apply mode", raw, "write", "apply", { _tag: "RunNow" }]
+  ] as const
+  for (const [name, t, kind, mode, route] of table) {
+    it(`${name} → ${route._tag === "RunNow" ? "runs now" : `queued (${route.reason})`}`, () => {
+      assert.deepStrictEqual(routeCall(t, kind, mode), route)
+    })
+  }
+})

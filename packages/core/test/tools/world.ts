@@ -1,0 +1,57 @@
+// The test world of the tool pipeline: memory stores, a memory Directory with a paid workspace (100 credits, an admin
+// and an editor) and a free one, the in-memory Platforms (ads + shop), substring ToolSearch and the Ajv validator.
+import {
+  AuditLogMemory, Directory, DirectoryMemory, MailerMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto,
+  ToolSearchMemory, TransactorMemory, type MemoryPlatformState, type Principal, type Role
+} from "@adgate/core"
+import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
+import { Effect, Layer, Option } from "effect"
+
+export const ws = "ws_paid"
+export const wsFree = "ws_free"
+export const wsBare = "ws_bare"
+export const people = { admin: "usr_admin", editor: "usr_editor" } as const
+
+export const platformSeed: Partial<MemoryPlatformState> = {
+  accounts: [
+    { workspaceId: ws, platform: "ads", id: "act_1", name: "Acme Ads", status: "ENABLED" },
+    { workspaceId: ws, platform: "shop", id: "shop_1", name: "Acme Shop", status: "active" },
+    { workspaceId: wsFree, platform: "ads", id: "act_free", name: "Free Ads", status: "ENABLED" },
+    { workspaceId: wsBare, platform: "ads", id: "act_bare", name: "Bare Ads", status: "ENABLED" }
+  ],
+  campaigns: [
+    { id: "c1", accountId: "act_1", name: "Brand – Search", dailyBudget: 100, status: "ENABLED" },
+    { id: "c2", accountId: "act_1", name: "Generic", dailyBudget: 50, status: "ENABLED" },
+    { id: "c3", accountId: "act_1", name: "Summer sale", dailyBudget: 20, status: "PAUSED" }
+  ],
+  products: [{ id: "p1", accountId: "shop_1", title: "Old mug" }]
+}
+
+export const PipelineWorld = (seed: Partial<MemoryPlatformState> = platformSeed) =>
+  Layer.mergeAll(
+    OperationsMemory, SecretsWebCrypto, PlatformsMemory(seed), ToolSearchMemory, ArgumentValidatorAjv, AuditLogMemory,
+    MailerMemory, TransactorMemory
+  ).pipe(Layer.provideMerge(DirectoryMemory))
+
+export const seedPipeline = Effect.gen(function* () {
+  const directory = yield* Directory
+  yield* directory.createWorkspace({ id: ws, name: "Acme", plan: "paid", credits: 100, createdAt: 0 })
+  yield* directory.createWorkspace({ id: wsFree, name: "Free", plan: "free", credits: 100, createdAt: 0 })
+  yield* directory.createWorkspace({ id: wsBare, name: "Bare", plan: "paid", credits: 100, createdAt: 0 })
+  const roles: ReadonlyArray<readonly [string, Role]> = [[people.admin, "admin"], [people.editor, "editor"]]
+  for (const [id, role] of roles) {
+    yield* directory.createUser({ id, email: `${id}@acme.example`, name: id, createdAt: 0 })
+    for (const w of [ws, wsFree, wsBare]) yield* directory.setRole(w, id, Option.some(role))
+  }
+})
+
+/** Runs `effect` in a fresh, seeded world. */
+export const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>, seed?: Partial<MemoryPlatformState>) =>
+  Effect.provide(Effect.andThen(seedPipeline, effect), PipelineWorld(seed)) as Effect.Effect<A, E>
+
+/** An admin's connection with every tools scope, writes applied at once, all platforms; override what a test needs. */
+export const principal = (over: Partial<Principal> = {}): Principal => ({
+  kind: "connection", workspaceId: ws, userId: people.admin,
+  scopes: ["tools:read", "tools:write", "tools:raw", "accounts:read"], surface: "rest", platforms: "all",
+  writeMode: "apply", connectionId: "con_1", apiKeyId: null, clientId: "apc_1", ...over
+})
