@@ -5,17 +5,11 @@ import type { Client, TokenEndpointAuthMethod } from "./Client.ts"
 import { InvalidClientMetadata, InvalidRedirectUri, RegistrationRateLimited } from "./errors.ts"
 import { checkGrantAndResponseTypes, cleanClientName, supportedGrantTypes, supportedResponseTypes } from "./registrationMetadata.ts"
 import { validateRedirectUri } from "./redirectUri.ts"
-import { RateLimiter } from "../ports/RateLimiter.ts"
+import { hitLimit } from "../limits/RateLimits.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
 
-/** Registrations (valid or not) one address may attempt per hour (RFC 7591 §3.1 allows rate limiting). */
-export const registrationsPerAddressPerHour = 10
-/** Registrations the whole service accepts per day before pausing registration until the next day. */
-export const registrationsPerDay = 1000
 export const maxRedirectUris = 10
 
-const hourMs = 60 * 60 * 1000
-const dayMs = 24 * hourMs
 const authMethods: ReadonlyArray<TokenEndpointAuthMethod> = ["none", "client_secret_basic", "client_secret_post"]
 
 export interface RegisterClientInput {
@@ -60,11 +54,10 @@ const readMetadata = (body: Record<string, unknown>) => {
 }
 
 export const registerClient = Effect.fn("clients.registerClient")(function* (input: RegisterClientInput) {
-  const limiter = yield* RateLimiter
   const now = yield* Clock.currentTimeMillis
 
-  // Every attempt counts against its address, so that garbage is throttled as well.
-  const perAddress = yield* limiter.hit(`register:address:${input.remoteAddress}`, registrationsPerAddressPerHour, hourMs, now)
+  // RFC 7591 §3.1 allows rate limiting. Every attempt counts against its address, so that garbage is throttled too.
+  const perAddress = yield* hitLimit("registrations_per_address", input.remoteAddress, now)
   if (!perAddress.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: perAddress.retryAfterSeconds })
 
   const body = input.body
@@ -75,7 +68,7 @@ export const registerClient = Effect.fn("clients.registerClient")(function* (inp
   const metadata = yield* Effect.fromResult(readMetadata(fields))
 
   // Only valid registrations count towards the daily pause.
-  const daily = yield* limiter.hit("register:day", registrationsPerDay, dayMs, now)
+  const daily = yield* hitLimit("registrations_per_day", "", now)
   if (!daily.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: daily.retryAfterSeconds })
 
   const { client, clientSecret } = yield* newRegisteredClient({
