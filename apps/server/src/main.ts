@@ -4,7 +4,8 @@
 import { Cause, Effect, Exit, Layer, Logger, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
 import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
-import { MetadataDocumentFetcherHttps, serveHttp } from "@adgate/adapters-http"
+import { RateLimits } from "@adgate/core"
+import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { MailSender } from "./MailSender.ts"
@@ -14,13 +15,19 @@ import { withoutPasswords } from "./withoutPasswords.ts"
 export const serverLayer = (config: AppConfig) => {
   const ports = appPorts(config)
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
-  const http = serveHttp({ port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  // Sign-in attempts per address take the sign-in limit (People counts them; RateLimits governs every other limiter).
+  const signIn = config.rateLimits.limits.signin_failures_per_address
+  const app = makeHttpApp({
+    signInLimit: { attempts: config.rateLimits.enabled ? signIn.count : Number.MAX_SAFE_INTEGER, windowMs: signIn.windowMs }
+  })
+  const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
     HousekeepingSchedule,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
-  ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports))
+  ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }
 
 const program = Effect.gen(function* () {
