@@ -1,10 +1,11 @@
 // Exactly-once on PostgreSQL under real concurrency (architecture §Persistence is compare-and-set): 32 racing
 // compare-and-set saves, 32 racing rate-limit hits, the core's token endpoint raced on one code and one refresh
 // token, 32 calls with one Idempotency-Key, racing decisions on one write request, 32 parallel credit charges and
-// housekeeping passes racing each other. Only when DATABASE_URL is set (PGlite serialises every statement).
+// housekeeping passes racing each other, and registrations racing for a workspace's last app place. Only when
+// DATABASE_URL is set (PGlite serialises every statement).
 import {
-  AccessTokenStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
-  queueWriteRequest, RateLimiter, resolveBearer, runIdempotent, Secrets, WriteRequestStore
+  AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
+  maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore
 } from "@adgate/core"
 import type { Connection, IdempotentResponse } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
@@ -12,7 +13,7 @@ import { Deferred, Effect, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { runHousekeeping } from "../src/index.ts"
 import { aCode, aConnection, aWorkspace, aWriteRequest, unique } from "./contracts/fixtures.ts"
-import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
+import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
 
 const racers = 32
@@ -125,6 +126,17 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const stale = [first.refresh_token, ...issued.filter((t) => t !== live[0])][0]!
       const refused = yield* Effect.flip(handleTokenRequest({ params: refreshGrant(clientId, stale), basic: null }))
       assert.strictEqual(refused.error, "invalid_grant")
+    }))
+
+    it.effect("32 concurrent registrations for a workspace's last app place: exactly one is held, the limit of 20 holds (spec: up to 20 apps)", () => Effect.gen(function* () {
+      const { workspaceId, userId } = yield* seedAdminWorkspace
+      const app = { workspaceId, actorId: userId, name: "App", redirectUris: ["https://app.example/cb"], type: "public" as const }
+      for (let i = 1; i < maxAppsPerWorkspace; i++) yield* registerWorkspaceApp(app)
+      const results = yield* race(() => registerWorkspaceApp(app))
+      assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
+      assert.deepStrictEqual([...new Set(results.flatMap((r) => (r._tag === "Failure" ? [r.failure._tag] : [])))], ["TooManyApps"])
+      const held = (yield* (yield* ClientStore).listByWorkspace(workspaceId)).filter((c) => c.kind === "workspace_app" && c.removedAt === null)
+      assert.strictEqual(held.length, maxAppsPerWorkspace)
     }))
 
     it.effect("32 concurrent calls with one Idempotency-Key: one executes, the 31 arriving meanwhile are InFlight (409), later ones replay its answer (checklist 175)", () => Effect.gen(function* () {

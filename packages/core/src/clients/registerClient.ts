@@ -7,6 +7,7 @@ import { checkGrantAndResponseTypes, cleanClientName, supportedGrantTypes, suppo
 import { validateRedirectUri } from "./redirectUri.ts"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
+import { ClientStore } from "../ports/Stores.ts"
 
 export const maxRedirectUris = 10
 
@@ -74,6 +75,7 @@ export const registerClient = Effect.fn("clients.registerClient")(function* (inp
   const { client, clientSecret } = yield* newRegisteredClient({
     kind: "dynamic", name: metadata.name, redirectUris, authMethod: metadata.authMethod, workspaceId: null, now
   })
+  yield* (yield* ClientStore).insert(client)
   const clientId = client.clientId
 
   const response: Record<string, unknown> = {

@@ -35,11 +35,6 @@ export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(fu
   if (name.success === null) return yield* new InvalidClientMetadata({ description: "the name is required" })
   const redirectUris = yield* Effect.fromResult(checkRedirectUris(input.redirectUris, issuer.origin))
 
-  // Counted before inserting: two registrations racing for the twentieth place may both pass (no harm beyond 21).
-  const existing = yield* clients.listByWorkspace(input.workspaceId)
-  const active = existing.filter((c) => c.kind === "workspace_app" && c.removedAt === null)
-  if (active.length >= maxAppsPerWorkspace) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
-
   const { client, clientSecret } = yield* newRegisteredClient({
     kind: "workspace_app",
     name: name.success,
@@ -48,5 +43,7 @@ export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(fu
     workspaceId: input.workspaceId,
     now
   })
+  // Counted and inserted atomically by the store: registrations racing for the twentieth place cannot make 21.
+  if (!(yield* clients.insertWorkspaceApp(client, maxAppsPerWorkspace))) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
   return { client, clientSecret }
 })
