@@ -4,7 +4,7 @@
 import { Config, Effect, Option, Redacted } from "effect"
 import { resolve } from "node:path"
 import { defaultLimits, limitNames, type Limit, type LimitName, type RateLimitPolicy } from "@adgate/core"
-import { compileTrustedProxies } from "@adgate/adapters-http"
+import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
 import { ConfigurationInvalid } from "./errors.ts"
 
 export interface AppConfig {

@@ -9,7 +9,7 @@ import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { People, type PeopleOptions } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { SecurityMiddleware } from "./security.ts"
-import { ClientAddressMiddleware } from "./clientAddress.ts"
+import { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
 
 /**
  * GET /health: 200 `{"status":"ok"}` when the stores answer a trivial read, 503 `{"status":"unavailable"}` when

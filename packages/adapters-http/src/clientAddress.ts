@@ -1,9 +1,9 @@
 // The client's address as every rate limiter counts it (docs/limits.md): the socket's peer, or, when that peer is a
 // trusted proxy (TRUSTED_PROXIES), the right-most X-Forwarded-For address that is not itself trusted — found by
 // proxy-addr, the library Express uses. IPv6 clients are counted per /64, the block one subscriber usually holds.
+// Pure, so that the server's configuration can check TRUSTED_PROXIES without loading the HTTP application.
 import type { IncomingMessage } from "node:http"
-import { Context, Effect, Option } from "effect"
-import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { Context } from "effect"
 import ipaddr from "ipaddr.js"
 import proxyAddr from "proxy-addr"
 
@@ -35,23 +35,3 @@ export const clientAddress = (peer: string | undefined, forwardedFor: string | u
   const request = { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }, socket: { remoteAddress: peer } }
   return countedAddress(proxyAddr(request as unknown as IncomingMessage, trust))
 }
-
-/**
- * Global middleware: every route sees the counted client address as `request.remoteAddress` (the socket's peer stays
- * in `request.peerAddress`), so every limiter — registration, sign-in, client authentication — counts the same key.
- */
-export const ClientAddressMiddleware = HttpRouter.middleware(
-  Effect.gen(function* () {
-    const trust = compileTrustedProxies(yield* TrustedProxies)
-    return <E>(
-      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>
-    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest> =>
-      Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trust)
-        const counted = request.modify({ remoteAddress: Option.some(address), peerAddress: request.remoteAddress })
-        return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, counted)
-      })
-  }),
-  { global: true }
-)
