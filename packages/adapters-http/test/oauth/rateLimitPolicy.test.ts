@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "vitest"
 import { defaultLimits, type RateLimitPolicy } from "@adgate/core"
 import { clientAddress, compileTrustedProxies, countedAddress } from "../../src/clientAddress.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
+import { registerApp } from "./oauthClient.ts"
 
 const servers: Array<TestServer> = []
 afterAll(async () => {
@@ -78,6 +79,25 @@ describe("the client address behind proxies (TRUSTED_PROXIES)", () => {
     const server = await serverWith({ rateLimits: twoPerAddress, trustedProxies: ["127.0.0.1"] })
     expect(await statuses(server, ["2001:db8:1:2::1", "2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::99"])).toEqual([201, 201, 429])
     expect(await statuses(server, ["2001:db8:1:3::1"])).toEqual([201])
+  })
+})
+
+describe("every limiter counts the same client address", () => {
+  it("failed client authentications behind a trusted proxy are counted per forwarded client (OAuth 2.1 §2.4.1)", async () => {
+    const server = await serverWith({
+      rateLimits: { enabled: true, limits: { ...defaultLimits, client_auth_failures_per_address: { count: 2, windowMs: 900_000 } } },
+      trustedProxies: ["loopback"]
+    })
+    const app = await registerApp(server, { type: "server", redirectUris: ["https://app.example/cb"] })
+    const wrongSecret = (forwardedFor: string) =>
+      server.fetch("/oauth/token", {
+        method: "POST",
+        body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: "apo_rt_unknown", client_id: app.client.clientId, client_secret: "wrong" }).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded", "x-forwarded-for": forwardedFor }
+      }).then((r) => r.status)
+    const answers: Array<number> = []
+    for (const client of ["198.51.100.1", "198.51.100.1", "198.51.100.1", "198.51.100.2"]) answers.push(await wrongSecret(client))
+    expect(answers).toEqual([401, 401, 429, 401])
   })
 })
 
