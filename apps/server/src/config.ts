@@ -1,7 +1,10 @@
 // The server's configuration, read from the environment (README §Configuration):
-// PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key.
+// PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key, the
+// rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md) and TRUSTED_PROXIES.
 import { Config, Effect, Option, Redacted } from "effect"
 import { resolve } from "node:path"
+import { defaultLimits, limitNames, type Limit, type LimitName, type RateLimitPolicy } from "@adgate/core"
+import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
 import { ConfigurationInvalid } from "./errors.ts"
 
 export interface AppConfig {
@@ -19,7 +22,54 @@ export interface AppConfig {
   readonly adminEmail: Option.Option<string>
   readonly adminPassword: Option.Option<Redacted.Redacted<string>>
   readonly credentialsKey: Option.Option<Redacted.Redacted<string>>
+  /** Every limiter's limit, and whether limits apply at all (docs/limits.md). */
+  readonly rateLimits: RateLimitPolicy
+  /** Addresses and CIDR ranges of the reverse proxies whose X-Forwarded-For is believed; empty trusts nobody. */
+  readonly trustedProxies: ReadonlyArray<string>
 }
+
+/** The environment variable of a limiter: `registrations_per_address` → `ADGATE_LIMIT_REGISTRATIONS_PER_ADDRESS`. */
+export const limitVariable = (name: LimitName): string => `ADGATE_LIMIT_${name.toUpperCase()}`
+
+const windowUnits: Readonly<Record<string, number>> = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }
+
+/** `<count>/<window>`, the window a number (default 1) and a unit s, m, h or d: `1000/1h`, `20/15m`, `30/m`. */
+export const parseLimit = (text: string): Option.Option<Limit> => {
+  const match = /^\s*(\d+)\s*\/\s*(\d*)\s*([smhd])\s*$/.exec(text)
+  if (match === null) return Option.none()
+  const count = Number(match[1])
+  const windowMs = Number(match[2] === "" ? "1" : match[2]) * windowUnits[match[3]!]!
+  return Number.isSafeInteger(count) && count > 0 && windowMs > 0 ? Option.some({ count, windowMs }) : Option.none()
+}
+
+const readRateLimits = Effect.gen(function* () {
+  const switched = yield* Config.Literals(["on", "off"], "ADGATE_RATE_LIMITS").pipe(Config.withDefault("on" as const))
+  const limits: Partial<Record<LimitName, Limit>> = {}
+  for (const name of limitNames) {
+    const variable = limitVariable(name)
+    const raw = yield* Config.option(Config.NonEmptyString(variable))
+    if (Option.isNone(raw)) {
+      limits[name] = defaultLimits[name]
+      continue
+    }
+    const parsed = parseLimit(raw.value)
+    if (Option.isNone(parsed))
+      return yield* new ConfigurationInvalid({ message: `${variable} must be <count>/<window>, e.g. 1000/1h or 20/15m (units s, m, h, d)` })
+    limits[name] = parsed.value
+  }
+  return { enabled: switched === "on", limits: { ...defaultLimits, ...limits } } satisfies RateLimitPolicy
+})
+
+const readTrustedProxies = Effect.gen(function* () {
+  const raw = yield* Config.String("TRUSTED_PROXIES").pipe(Config.withDefault(""))
+  const list = raw.split(/[\s,]+/).filter((entry) => entry !== "")
+  // proxy-addr refuses what is not an address, a CIDR range or one of its names (loopback, linklocal, uniquelocal).
+  yield* Effect.try({
+    try: () => compileTrustedProxies(list),
+    catch: (e) => new ConfigurationInvalid({ message: `TRUSTED_PROXIES: ${e instanceof Error ? e.message : "not a list of addresses or CIDR ranges"}` })
+  })
+  return list
+})
 
 const originOf = (raw: string) =>
   Effect.gen(function* () {
@@ -59,6 +109,8 @@ export const loadAppConfig = Effect.gen(function* () {
     mailFrom,
     adminEmail: yield* Config.option(Config.NonEmptyString("ADGATE_ADMIN_EMAIL")),
     adminPassword: yield* optionalSecret("ADGATE_ADMIN_PASSWORD"),
-    credentialsKey: yield* optionalSecret("ADGATE_CREDENTIALS_KEY")
+    credentialsKey: yield* optionalSecret("ADGATE_CREDENTIALS_KEY"),
+    rateLimits: yield* readRateLimits,
+    trustedProxies: yield* readTrustedProxies
   } satisfies AppConfig
 })

@@ -4,7 +4,8 @@
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
 import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
-import { MetadataDocumentFetcherHttps, serveHttp } from "@adgate/adapters-http"
+import { RateLimits } from "@adgate/core"
+import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { LogfmtLogger } from "./LogfmtLogger.ts"
@@ -15,13 +16,22 @@ import { withoutPasswords } from "./withoutPasswords.ts"
 export const serverLayer = (config: AppConfig) => {
   const ports = appPorts(config)
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
-  const http = serveHttp({ port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  // Failed sign-ins per address and per account, from the rate-limit configuration (docs/limits.md).
+  const signInLimit = (name: "signin_failures_per_address" | "signin_failures_per_account") => {
+    const limit = config.rateLimits.limits[name]
+    return { attempts: config.rateLimits.enabled ? limit.count : Number.MAX_SAFE_INTEGER, windowMs: limit.windowMs }
+  }
+  const app = makeHttpApp({
+    signInLimits: { perAddress: signInLimit("signin_failures_per_address"), perAccount: signInLimit("signin_failures_per_account") }
+  })
+  const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
     HousekeepingSchedule,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
-  ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports))
+  ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }
 
 const program = Effect.gen(function* () {

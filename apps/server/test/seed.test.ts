@@ -7,6 +7,7 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freshPostgresDatabase } from "../../../packages/adapters-sql/test/databases.ts"
+import { defaultRateLimitPolicy } from "@adgate/core"
 import { appPorts } from "../src/appPorts.ts"
 import type { AppConfig } from "../src/config.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
@@ -23,7 +24,9 @@ const configFor = (url: string): AppConfig => ({
   mailFrom: "adgate <no-reply@localhost>",
   adminEmail: Option.none(),
   adminPassword: Option.none(),
-  credentialsKey: Option.some(Redacted.make("k".repeat(43)))
+  credentialsKey: Option.some(Redacted.make("k".repeat(43))),
+  rateLimits: defaultRateLimitPolicy,
+  trustedProxies: []
 })
 
 describe.skipIf(Option.isNone(databaseUrl))("first-start seeding on PostgreSQL", () => {

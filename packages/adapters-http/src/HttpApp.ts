@@ -1,5 +1,6 @@
 // The whole HTTP application as one Layer: health, page assets, the people pages, the OAuth endpoints (oauth/),
-// the security middleware with the 1 MB body limit (spec §Errors 413). Needs the core ports and the Issuer.
+// the security middleware with the 1 MB body limit (spec §Errors 413) and the client address every limiter counts.
+// Needs the core ports and the Issuer; RateLimits and TrustedProxies are taken from the context when provided.
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore } from "@adgate/core"
@@ -8,6 +9,7 @@ import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { People, type PeopleOptions } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { SecurityMiddleware } from "./security.ts"
+import { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
 
 /**
  * GET /health: 200 `{"status":"ok"}` when the stores answer a trivial read, 503 `{"status":"unavailable"}` when
@@ -33,7 +35,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 export interface HttpAppOptions extends PeopleOptions {}
 
 export const makeHttpApp = (options: HttpAppOptions = {}) =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, SecurityMiddleware).pipe(
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
     Layer.provide(People.layer(options))
   )
 

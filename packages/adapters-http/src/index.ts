@@ -2,6 +2,8 @@
 // adapters that live on HTTP (scrypt passwords, https metadata-document fetcher).
 export { HttpApp, makeHttpApp, HealthRoutes, type HttpAppOptions } from "./HttpApp.ts"
 export { serveHttp, type ServeOptions } from "./serve.ts"
+export { TrustedProxies, clientAddress, compileTrustedProxies, countedAddress } from "./clientAddress.ts"
+export { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
 export { SecurityMiddleware, RequestId, contentSecurityPolicy, isCrossSite, maxBodyBytes } from "./security.ts"
 export { People, type Person, type PeopleShape, type PeopleOptions, type PeoplePorts } from "./people/People.ts"
 export { PasswordHasherScrypt, makePasswordHasherScrypt } from "./people/PasswordHasherScrypt.ts"

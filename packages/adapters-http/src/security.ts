@@ -49,8 +49,8 @@ export const isCrossSite = (request: HttpServerRequest.HttpServerRequest, origin
 }
 
 /**
- * Always our own: an incoming `x-request-id` is not adopted, since any client can send one (no proxy is trusted,
- * as with `X-Forwarded-For`), and a chosen id could repeat another request's or carry a secret into the logs.
+ * Always our own: an incoming `x-request-id` is not adopted, since any client can send one (even through a trusted
+ * proxy), and a chosen id could repeat another request's or carry a secret into the logs.
  */
 const newRequestId = (): string => globalThis.crypto.randomUUID()
 

@@ -1,5 +1,5 @@
-// ClientStore on SQL (spec §Resources: OAuth client): clients by id, by workspace, and the count of dynamic
-// registrations since a time; saves are compare-and-set on `version`.
+// ClientStore on SQL (spec §Resources: OAuth client): clients by id, by workspace, a workspace's apps inserted under
+// their limit, and the count of dynamic registrations since a time; saves are compare-and-set on `version`.
 import { Client, ClientStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -13,13 +13,25 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
   const sql = yield* SqlClient.SqlClient
   const find = decodeFirstRow(Client, source("find"))
   const listByWorkspace = decodeRows(Client, source("listByWorkspace"))
+  const insert = (c: Client) =>
+    sql`INSERT INTO clients (client_id, version, kind, name, redirect_uris, auth_method, secret_hash, workspace_id,
+        recognised, created_at, last_token_at, removed_at, document_host, cache_until)
+      VALUES (${c.clientId}, ${c.version}, ${c.kind}, ${c.name}, ${JSON.stringify(c.redirectUris)}::jsonb,
+        ${c.authMethod}, ${c.secretHash}, ${c.workspaceId}, ${c.recognised}, ${c.createdAt}, ${c.lastTokenAt},
+        ${c.removedAt}, ${c.documentHost}, ${c.cacheUntil})`
   return ClientStore.of({
-    insert: (c) =>
-      sql`INSERT INTO clients (client_id, version, kind, name, redirect_uris, auth_method, secret_hash, workspace_id,
-          recognised, created_at, last_token_at, removed_at, document_host, cache_until)
-        VALUES (${c.clientId}, ${c.version}, ${c.kind}, ${c.name}, ${JSON.stringify(c.redirectUris)}::jsonb,
-          ${c.authMethod}, ${c.secretHash}, ${c.workspaceId}, ${c.recognised}, ${c.createdAt}, ${c.lastTokenAt},
-          ${c.removedAt}, ${c.documentHost}, ${c.cacheUntil})`.pipe(Effect.asVoid, unavailable("ClientStore.insert")),
+    insert: (c) => insert(c).pipe(Effect.asVoid, unavailable("ClientStore.insert")),
+    // Racing registrations for a workspace's last place: a transaction-scoped lock on the workspace serialises them,
+    // and the count after it sees every insert committed before (READ COMMITTED takes a snapshot per statement).
+    insertWorkspaceApp: (c, limit) =>
+      sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`workspace-apps:${c.workspaceId ?? ""}`}, 0))`
+        const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients
+          WHERE workspace_id = ${c.workspaceId} AND kind = 'workspace_app' AND removed_at IS NULL`
+        if ((row?.n ?? 0) >= limit) return false
+        yield* insert(c)
+        return true
+      })).pipe(unavailable("ClientStore.insertWorkspaceApp")),
     find: (clientId) =>
       sql`SELECT * FROM clients WHERE client_id = ${clientId}`.pipe(
         unavailable("ClientStore.find"),

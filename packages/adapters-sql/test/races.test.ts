@@ -1,10 +1,11 @@
 // Exactly-once on PostgreSQL under real concurrency (architecture §Persistence is compare-and-set): 32 racing
 // compare-and-set saves, 32 racing rate-limit hits, the core's token endpoint raced on one code and one refresh
 // token, 32 calls with one Idempotency-Key, racing decisions on one write request, 32 parallel credit charges and
-// housekeeping passes racing each other. Only when DATABASE_URL is set (PGlite serialises every statement).
+// housekeeping passes racing each other, and registrations racing for a workspace's last app place. Only when
+// DATABASE_URL is set (PGlite serialises every statement).
 import {
-  CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
-  queueWriteRequest, RateLimiter, runIdempotent, Secrets, WriteRequestStore
+  AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
+  maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore
 } from "@adgate/core"
 import type { Connection, IdempotentResponse } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
@@ -12,7 +13,7 @@ import { Deferred, Effect, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { runHousekeeping } from "../src/index.ts"
 import { aCode, aConnection, aWorkspace, aWriteRequest, unique } from "./contracts/fixtures.ts"
-import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
+import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
 
 const racers = 32
@@ -93,7 +94,8 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const { clientId, grant } = yield* seedCode
       const first = yield* handleTokenRequest({ params: grant(), basic: null })
       const results = yield* race(() => handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null }))
-      const issued = results.flatMap((r) => (r._tag === "Success" ? [r.success.refresh_token] : []))
+      const pairs = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))
+      const issued = pairs.map((p) => p.refresh_token)
       assert.isAtLeast(issued.length, 1)
       const connection = Option.getOrThrow(yield* connections.findByRefreshHash(yield* secrets.hash(first.refresh_token)))
       assert.strictEqual(connection.status, "active")
@@ -102,6 +104,21 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       // One connection row holds one refresh head: exactly one of the issued tokens is it.
       const live = issued.filter((_, i) => hashes[i] === connection.refresh.hash)
       assert.strictEqual(live.length, 1)
+      // Every answered pair was a saved step of the chain (a lost compare-and-set answers nothing): each has its own
+      // generation, each generation is the head, the spent one or a withdrawn one, and each access token is live
+      // exactly when its pair was not withdrawn (decision 89). Without the version check, racers overwrite each
+      // other: they share a generation and their access tokens work without being in the chain.
+      const accessTokens = yield* AccessTokenStore
+      const generations = yield* Effect.forEach(pairs, (p) =>
+        secrets.hash(p.access_token).pipe(Effect.flatMap(accessTokens.findByHash), Effect.map((t) => Option.getOrThrow(t).generation)))
+      assert.strictEqual(new Set(generations).size, generations.length, "every answered refresh has its own generation")
+      const withdrawn = new Set(connection.withdrawn.map((w) => w.generation))
+      const chain = new Set([connection.refresh.generation, ...(connection.spent === null ? [] : [connection.spent.generation]), ...withdrawn])
+      for (const generation of generations) assert.isTrue(chain.has(generation), `generation ${generation} is in the chain`)
+      for (const [i, pair] of pairs.entries()) {
+        const works = yield* resolveBearer(pair.access_token, "mcp").pipe(Effect.match({ onFailure: () => false, onSuccess: () => true }))
+        assert.strictEqual(works, !withdrawn.has(generations[i]!), `access token of generation ${generations[i]} is live or withdrawn`)
+      }
       // The live one works; once outside the 30-second window, any other one is refused.
       const again = yield* handleTokenRequest({ params: refreshGrant(clientId, live[0]!), basic: null })
       assert.strictEqual(again.token_type, "Bearer")
@@ -109,6 +126,17 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const stale = [first.refresh_token, ...issued.filter((t) => t !== live[0])][0]!
       const refused = yield* Effect.flip(handleTokenRequest({ params: refreshGrant(clientId, stale), basic: null }))
       assert.strictEqual(refused.error, "invalid_grant")
+    }))
+
+    it.effect("32 concurrent registrations for a workspace's last app place: exactly one is held, the limit of 20 holds (spec: up to 20 apps)", () => Effect.gen(function* () {
+      const { workspaceId, userId } = yield* seedAdminWorkspace
+      const app = { workspaceId, actorId: userId, name: "App", redirectUris: ["https://app.example/cb"], type: "public" as const }
+      for (let i = 1; i < maxAppsPerWorkspace; i++) yield* registerWorkspaceApp(app)
+      const results = yield* race(() => registerWorkspaceApp(app))
+      assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
+      assert.deepStrictEqual([...new Set(results.flatMap((r) => (r._tag === "Failure" ? [r.failure._tag] : [])))], ["TooManyApps"])
+      const held = (yield* (yield* ClientStore).listByWorkspace(workspaceId)).filter((c) => c.kind === "workspace_app" && c.removedAt === null)
+      assert.strictEqual(held.length, maxAppsPerWorkspace)
     }))
 
     it.effect("32 concurrent calls with one Idempotency-Key: one executes, the 31 arriving meanwhile are InFlight (409), later ones replay its answer (checklist 175)", () => Effect.gen(function* () {

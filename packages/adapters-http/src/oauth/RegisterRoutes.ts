@@ -1,6 +1,6 @@
 // POST /oauth/register (RFC 7591 §3; spec §POST /oauth/register, checklist H): a JSON body handed to the core's
-// registerClient with the caller's address (the socket's, or what a configured trusted-proxy middleware put there;
-// X-Forwarded-For is never read here). 201 with the client's metadata and, once, its secret.
+// registerClient with the caller's address as ClientAddressMiddleware counts it (behind TRUSTED_PROXIES, the
+// forwarded one). 201 with the client's metadata and, once, its secret.
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer, registerClient } from "@adgate/core"

@@ -12,7 +12,7 @@ import { guardClientAuthentication } from "./clientAuthenticationGuard.ts"
 import { basicCredentials, readBodyParams, type BasicCredentials, type Params } from "./requestParams.ts"
 import type { CorePorts } from "./CorePorts.ts"
 
-/** Who is authenticating: the socket's address and the client_id named by Basic or the body. */
+/** Who is authenticating: the client address (ClientAddressMiddleware) and the client_id named by Basic or the body. */
 const caller = (request: HttpServerRequest.HttpServerRequest, basic: BasicCredentials, params: Params) => ({
   address: Option.getOrElse(request.remoteAddress, () => "unknown"),
   clientId: basic !== null && basic !== "malformed" ? basic.clientId : params.find(([key]) => key === "client_id")?.[1]

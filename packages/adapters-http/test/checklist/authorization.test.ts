@@ -159,7 +159,7 @@ describe("checklist J: both surfaces (decision 131)", () => {
     const { tokens } = await connect(server, as, { client: { client_id: ownApp }, auth: oauth.None(), redirectUri: cb, cookie, resource: server.origin })
     for (const surface of ["mcp", "rest"] as const) {
       const principal = await server.run(resolveBearer(tokens.access_token, surface))
-      expect(principal).toBeDefined()
+      expect({ kind: principal.kind, surface: principal.surface, clientId: principal.clientId }).toEqual({ kind: "connection", surface: "both", clientId: ownApp })
     }
   })
 })

@@ -3,11 +3,14 @@
 // Retry-After, whatever the credentials, until the window ends.
 import { assert, describe as effectDescribe, it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
-import { OAuthError, RateLimiterMemory } from "@adgate/core"
+import { defaultLimits, OAuthError, RateLimiterMemory } from "@adgate/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { clientAuthenticationLimits, guardClientAuthentication } from "../../src/oauth/clientAuthenticationGuard.ts"
+import { guardClientAuthentication } from "../../src/oauth/clientAuthenticationGuard.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { moveClock, registerApp, useMovableClock } from "./oauthClient.ts"
+
+const perAddress = defaultLimits.client_auth_failures_per_address
+const perClient = defaultLimits.client_auth_failures_per_client
 
 let server: TestServer
 let app: { readonly id: string; readonly secret: string }
@@ -30,7 +33,7 @@ const refreshWith = (secret: string) =>
 
 describe("failed client authentications from one address (checklist 63)", () => {
   it("after the limit, 429 temporarily_unavailable with Retry-After even with the right secret; the next window is open again", async () => {
-    for (let i = 0; i < clientAuthenticationLimits.perAddress; i++) expect((await refreshWith("wrong")).status).toBe(401)
+    for (let i = 0; i < perAddress.count; i++) expect((await refreshWith("wrong")).status).toBe(401)
     const throttled = await refreshWith(app.secret)
     expect(throttled.status).toBe(429)
     expect(await throttled.json()).toMatchObject({ error: "temporarily_unavailable" })
@@ -42,7 +45,7 @@ describe("failed client authentications from one address (checklist 63)", () => 
       headers: { "content-type": "application/x-www-form-urlencoded", authorization: basic(app.id, app.secret) }
     })
     expect(revoke.status).toBe(429)
-    moveClock(clientAuthenticationLimits.windowMs)
+    moveClock(perAddress.windowMs)
     // The right secret is let through again: the refresh token is unknown, so invalid_grant, not invalid_client.
     const again = await refreshWith(app.secret)
     expect(again.status).toBe(400)
@@ -56,7 +59,7 @@ effectDescribe("the guard itself", () => {
 
   effectIt.effect("failures naming one client_id are counted across addresses (checklist 63, per client_id)", () =>
     Effect.gen(function* () {
-      for (let i = 0; i < clientAuthenticationLimits.perClient; i++)
+      for (let i = 0; i < perClient.count; i++)
         yield* Effect.flip(guardClientAuthentication({ address: `10.0.${i}.1`, clientId: "apc_victim" }, Effect.fail(invalidClient)))
       const refused = yield* Effect.flip(guardClientAuthentication({ address: "10.9.9.9", clientId: "apc_victim" }, Effect.succeed("tokens")))
       assert.strictEqual(refused._tag, "ClientAuthenticationThrottled")
@@ -66,7 +69,7 @@ effectDescribe("the guard itself", () => {
 
   effectIt.effect("only invalid_client counts: other errors and successes never throttle", () =>
     Effect.gen(function* () {
-      for (let i = 0; i < clientAuthenticationLimits.perAddress * 2; i++) {
+      for (let i = 0; i < perAddress.count * 2; i++) {
         yield* Effect.flip(guardClientAuthentication({ address: "10.1.1.1", clientId: "apc_a" }, Effect.fail(invalidGrant)))
         yield* guardClientAuthentication({ address: "10.1.1.1", clientId: "apc_a" }, Effect.succeed("tokens"))
       }

@@ -72,7 +72,10 @@ describe("a client ID metadata document client (spec §Authentication 4)", () =>
     for (const redirectUri of ["http://localhost:61001/callback", "http://127.0.0.1:61002/callback"]) {
       const { tokens, callback } = await connect(server, as, { client, auth: oauth.None(), redirectUri, cookie })
       expect(`${callback.origin}${callback.pathname}`).toBe(redirectUri)
-      expect(tokens.refresh_token).toBeDefined()
+      // The connection is usable from the ephemeral port: its refresh token rotates into a new pair.
+      const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(client, tokens.refresh_token ?? ""))
+      expect(refreshed.refresh_token).not.toBe(tokens.refresh_token)
+      expect(refreshed.access_token).not.toBe(tokens.access_token)
     }
   })
 

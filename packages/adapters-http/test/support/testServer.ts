@@ -14,6 +14,8 @@ import {
   PasswordHasher,
   PeopleStore,
   Prefix,
+  RateLimits,
+  type RateLimitPolicy,
   Secrets,
   SecretsWebCrypto,
   type SignInLimits,
@@ -23,6 +25,7 @@ import {
 } from "@adgate/core"
 import { SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { makeHttpApp, type HttpAppOptions } from "../../src/HttpApp.ts"
+import { TrustedProxies } from "../../src/clientAddress.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 
 export interface TestUser {
@@ -39,6 +42,10 @@ export interface TestServerOptions extends HttpAppOptions {
   readonly signInLimits?: SignInLimits
   /** The issuer the app believes it serves, e.g. `https://as.example` behind a TLS terminator; default: the bound origin. */
   readonly issuer?: string
+  /** The rate-limit policy (RateLimits); default: the service's defaults. */
+  readonly rateLimits?: RateLimitPolicy
+  /** TRUSTED_PROXIES; default: none. The test client's peer is 127.0.0.1. */
+  readonly trustedProxies?: ReadonlyArray<string>
 }
 
 type Ports = Layer.Success<typeof CoreMemory> | Directory | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher
@@ -180,7 +187,11 @@ const startWith = async (
     await Effect.runPromise(
       Layer.buildWithScope(
         HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
-          Layer.provide(Layer.mergeAll(Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs))
+          Layer.provide(Layer.mergeAll(
+            Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
+            ...(options.rateLimits === undefined ? [] : [Layer.succeed(RateLimits, options.rateLimits)]),
+            ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)])
+          ))
         ),
         scope
       )

@@ -54,6 +54,19 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       assert.deepStrictEqual(yield* store.listByWorkspace(unique("ws_")), [])
     }))
 
+    it.effect("a workspace app is inserted only while its workspace has fewer active apps than the limit", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const workspaceId = unique("ws_")
+      // A removed app, a dynamic client and another workspace's app do not count.
+      yield* store.insert(aClient({ kind: "workspace_app", workspaceId, removedAt: t0 }))
+      yield* store.insert(aClient({ kind: "dynamic", workspaceId }))
+      yield* store.insert(aClient({ kind: "workspace_app", workspaceId: unique("ws_") }))
+      const apps = [1, 2, 3].map(() => aClient({ kind: "workspace_app", workspaceId }))
+      assert.deepStrictEqual(yield* Effect.forEach(apps, (app) => store.insertWorkspaceApp(app, 2)), [true, true, false])
+      assert.deepStrictEqual(yield* store.find(apps[0]!.clientId), Option.some(apps[0]!))
+      assert.isTrue(Option.isNone(yield* store.find(apps[2]!.clientId)))
+    }))
+
     it.effect("dynamic registrations since a time are counted (daily registration pause)", () => Effect.gen(function* () {
       const store = yield* ClientStore
       const since = t0 + 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000)

@@ -2,9 +2,8 @@
 // checklist I): which URLs may be client ids, what a fetched document must say, and how long it is cached.
 import { Option, Result } from "effect"
 import { InvalidMetadataDocument, InvalidMetadataDocumentUrl } from "./errors.ts"
-import { cleanClientName, checkGrantAndResponseTypes } from "./registrationMetadata.ts"
+import { cleanName, decodeClientMetadata } from "./ClientMetadata.ts"
 import { hasDotSegment, isValidHost, parseRawUri } from "./RawUri.ts"
-import { validateRedirectUri } from "./redirectUri.ts"
 
 export const maxMetadataDocumentUrlLength = 2048
 export const minCacheLifetimeMs = 5 * 60 * 1000
@@ -69,18 +68,13 @@ export const validateMetadataDocument = (
   if (!isObject(body)) return reject("the document is not a JSON object")
   // CIMD §4.1: simple string comparison; `:443`, a trailing slash or letter case make it another client.
   if (body["client_id"] !== url) return reject("client_id does not equal the document URL")
+  // A document cannot hold a secret, so it can only be a public client.
   const method = body["token_endpoint_auth_method"]
   if (method !== "none") return reject("token_endpoint_auth_method must be none")
   if ("client_secret" in body || "client_secret_expires_at" in body) return reject("a metadata document must not carry a client secret")
-  const uris = body["redirect_uris"]
-  if (!Array.isArray(uris) || uris.length < 1 || uris.length > 10) return reject("redirect_uris must list 1 to 10 URIs")
-  for (const uri of uris) {
-    if (typeof uri !== "string") return reject("redirect_uris must be strings")
-    const checked = validateRedirectUri(uri, serviceOrigin)
-    if (Result.isFailure(checked)) return reject(`a redirect URI is not allowed: ${checked.failure.reason}`)
-  }
-  const types = checkGrantAndResponseTypes(body)
-  if (types !== null) return reject(types)
+  // The metadata a registration would state, by the same Schema (redirect URIs, grant and response types, name).
+  const metadata = decodeClientMetadata(body, serviceOrigin)
+  if (Result.isFailure(metadata)) return reject(metadata.failure.description)
   for (const field of uriFields) {
     const value = body[field]
     if (value === undefined) continue
@@ -93,9 +87,7 @@ export const validateMetadataDocument = (
     if (!Array.isArray(keys) || keys.some((key) => !isObject(key) || privateJwkMembers.some((m) => m in key)))
       return reject("jwks must hold public keys only")
   }
-  const name = cleanClientName(body["client_name"])
-  if (Result.isFailure(name)) return reject(name.failure)
-  return Result.succeed({ clientId: url, redirectUris: uris as ReadonlyArray<string>, name: name.success })
+  return Result.succeed({ clientId: url, redirectUris: metadata.success.redirect_uris, name: cleanName(metadata.success.client_name) })
 }
 
 /** Cache lifetime from Cache-Control max-age, clamped to 5 minutes … 24 hours; absent or nonsense means 5 minutes. */

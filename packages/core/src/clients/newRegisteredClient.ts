@@ -1,9 +1,9 @@
 // A newly registered client of either registered kind (RFC 7591 dynamic registration, a workspace's own app): the
-// server chooses the `apc_` id and, for a confidential client, the secret, returned once and stored only as a hash.
+// server chooses the `apc_` id and, for a confidential client, the secret, returned once and kept only as a hash.
+// The caller stores it: a dynamic client as it is, a workspace app under its workspace's limit.
 import { Effect } from "effect"
 import type { Client, TokenEndpointAuthMethod } from "./Client.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { ClientStore } from "../ports/Stores.ts"
 
 export interface NewRegisteredClient {
   readonly kind: "dynamic" | "workspace_app"
@@ -35,6 +35,5 @@ export const newRegisteredClient = Effect.fnUntraced(function* (input: NewRegist
     documentHost: null,
     cacheUntil: null
   }
-  yield* (yield* ClientStore).insert(client)
   return { client, clientSecret }
 })

@@ -1,22 +1,12 @@
 // Dynamic client registration, POST /oauth/register (RFC 7591 §3; spec §POST /oauth/register, checklist H).
 // Registering grants nothing; the server chooses the identifiers; only the secret's hash is stored.
 import { Clock, Effect, Result } from "effect"
-import type { Client, TokenEndpointAuthMethod } from "./Client.ts"
+import type { Client } from "./Client.ts"
+import { decodeClientMetadata, cleanName, supportedGrantTypes, supportedResponseTypes } from "./ClientMetadata.ts"
 import { InvalidClientMetadata, InvalidRedirectUri, RegistrationRateLimited } from "./errors.ts"
-import { checkGrantAndResponseTypes, cleanClientName, supportedGrantTypes, supportedResponseTypes } from "./registrationMetadata.ts"
-import { validateRedirectUri } from "./redirectUri.ts"
-import { RateLimiter } from "../ports/RateLimiter.ts"
+import { hitLimit } from "../limits/RateLimits.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
-
-/** Registrations (valid or not) one address may attempt per hour (RFC 7591 §3.1 allows rate limiting). */
-export const registrationsPerAddressPerHour = 10
-/** Registrations the whole service accepts per day before pausing registration until the next day. */
-export const registrationsPerDay = 1000
-export const maxRedirectUris = 10
-
-const hourMs = 60 * 60 * 1000
-const dayMs = 24 * hourMs
-const authMethods: ReadonlyArray<TokenEndpointAuthMethod> = ["none", "client_secret_basic", "client_secret_post"]
+import { ClientStore } from "../ports/Stores.ts"
 
 export interface RegisterClientInput {
   readonly body: unknown
@@ -32,65 +22,42 @@ export interface Registration {
   readonly response: Record<string, unknown>
 }
 
-/** redirect_uris: required, an array of 1 to 10 URIs, each following spec §Authentication 3. */
-export const checkRedirectUris = (value: unknown, serviceOrigin: string): Result.Result<ReadonlyArray<string>, InvalidRedirectUri> => {
-  const fail = (description: string) => Result.fail(new InvalidRedirectUri({ description }))
-  if (value === undefined) return fail("redirect_uris is required")
-  if (!Array.isArray(value)) return fail("redirect_uris must be an array")
-  if (value.length < 1 || value.length > maxRedirectUris) return fail(`redirect_uris must list 1 to ${maxRedirectUris} URIs`)
-  for (const [i, uri] of value.entries()) {
-    if (typeof uri !== "string") return fail(`redirect_uris[${i}] must be a string`)
-    const checked = validateRedirectUri(uri, serviceOrigin)
-    if (Result.isFailure(checked)) return fail(`redirect_uris[${i}]: ${checked.failure.reason}`)
-  }
-  return Result.succeed(value as ReadonlyArray<string>)
-}
-
-const readMetadata = (body: Record<string, unknown>) => {
-  const fail = (description: string) => Result.fail(new InvalidClientMetadata({ description }))
-  const method = body["token_endpoint_auth_method"] ?? "none"
-  if (typeof method !== "string") return fail("token_endpoint_auth_method must be a string")
-  const authMethod = authMethods.find((m) => m === method)
-  if (authMethod === undefined) return fail("token_endpoint_auth_method must be none, client_secret_basic or client_secret_post")
-  const types = checkGrantAndResponseTypes(body)
-  if (types !== null) return fail(types)
-  const name = cleanClientName(body["client_name"])
-  if (Result.isFailure(name)) return fail(name.failure)
-  return Result.succeed({ authMethod, name: name.success })
-}
-
 export const registerClient = Effect.fn("clients.registerClient")(function* (input: RegisterClientInput) {
-  const limiter = yield* RateLimiter
   const now = yield* Clock.currentTimeMillis
 
-  // Every attempt counts against its address, so that garbage is throttled as well.
-  const perAddress = yield* limiter.hit(`register:address:${input.remoteAddress}`, registrationsPerAddressPerHour, hourMs, now)
+  // RFC 7591 §3.1 allows rate limiting. Every attempt counts against its address, so that garbage is throttled too.
+  const perAddress = yield* hitLimit("registrations_per_address", input.remoteAddress, now)
   if (!perAddress.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: perAddress.retryAfterSeconds })
 
-  const body = input.body
-  if (typeof body !== "object" || body === null || Array.isArray(body))
-    return yield* new InvalidClientMetadata({ description: "the body must be a JSON object" })
-  const fields = body as Record<string, unknown>
-  const redirectUris = yield* Effect.fromResult(checkRedirectUris(fields["redirect_uris"], input.serviceOrigin))
-  const metadata = yield* Effect.fromResult(readMetadata(fields))
+  // RFC 7591 §3.2.2: a problem with redirect_uris is invalid_redirect_uri, any other invalid_client_metadata.
+  const metadata = yield* Effect.fromResult(Result.mapError(decodeClientMetadata(input.body, input.serviceOrigin), (problem) =>
+    problem.field === "redirect_uris"
+      ? new InvalidRedirectUri({ description: problem.description })
+      : new InvalidClientMetadata({ description: problem.field === "" ? "the body must be a JSON object" : problem.description })))
+  const name = cleanName(metadata.client_name)
+  const authMethod = metadata.token_endpoint_auth_method ?? "none"
+  const redirectUris = metadata.redirect_uris
 
   // Only valid registrations count towards the daily pause.
-  const daily = yield* limiter.hit("register:day", registrationsPerDay, dayMs, now)
+  const daily = yield* hitLimit("registrations_per_day", "", now)
   if (!daily.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: daily.retryAfterSeconds })
 
   const { client, clientSecret } = yield* newRegisteredClient({
-    kind: "dynamic", name: metadata.name, redirectUris, authMethod: metadata.authMethod, workspaceId: null, now
+    kind: "dynamic", name, redirectUris, authMethod, workspaceId: null, now
   })
+  yield* (yield* ClientStore).insert(client)
   const clientId = client.clientId
 
   const response: Record<string, unknown> = {
     client_id: clientId,
     client_id_issued_at: Math.floor(now / 1000),
-    ...(metadata.name === null ? {} : { client_name: metadata.name }),
+    ...(name === null ? {} : { client_name: name }),
     redirect_uris: [...redirectUris],
-    token_endpoint_auth_method: metadata.authMethod,
-    grant_types: [...supportedGrantTypes],
-    response_types: [...supportedResponseTypes],
+    token_endpoint_auth_method: authMethod,
+    // RFC 7591 §3.2.1: the grant and response types the client asked for, all supported once decoded; the code
+    // flow's when it named none.
+    grant_types: [...(metadata.grant_types ?? supportedGrantTypes)],
+    response_types: [...(metadata.response_types ?? supportedResponseTypes)],
     ...(clientSecret === null ? {} : { client_secret: clientSecret, client_secret_expires_at: 0 })
   }
   return { client, clientSecret, response } satisfies Registration

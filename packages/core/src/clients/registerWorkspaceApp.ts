@@ -1,10 +1,9 @@
 // A workspace's own OAuth app (spec §Resources: OAuth client, "Register an app"): a name, 1 to 10 redirect URIs and
 // a type; a Server app gets a secret shown once, a Public app none. Up to 20 per workspace; admins and editors only.
 import { Clock, Effect, Option, Result } from "effect"
-import { InvalidClientMetadata, NotAllowed, TooManyApps } from "./errors.ts"
-import { checkRedirectUris } from "./registerClient.ts"
+import { cleanName, decodeRedirectUris, maxClientNameLength } from "./ClientMetadata.ts"
+import { InvalidClientMetadata, InvalidRedirectUri, NotAllowed, TooManyApps } from "./errors.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
-import { cleanClientName } from "./registrationMetadata.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Issuer } from "../ports/Issuer.ts"
@@ -30,23 +29,22 @@ export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(fu
   if (Option.isNone(role) || !canConnect(role.value))
     return yield* new NotAllowed({ reason: "only a workspace admin or editor may register an app" })
 
-  const name = cleanClientName(input.name)
-  if (Result.isFailure(name)) return yield* new InvalidClientMetadata({ description: name.failure.replace("client_name", "the name") })
-  if (name.success === null) return yield* new InvalidClientMetadata({ description: "the name is required" })
-  const redirectUris = yield* Effect.fromResult(checkRedirectUris(input.redirectUris, issuer.origin))
-
-  // Counted before inserting: two registrations racing for the twentieth place may both pass (no harm beyond 21).
-  const existing = yield* clients.listByWorkspace(input.workspaceId)
-  const active = existing.filter((c) => c.kind === "workspace_app" && c.removedAt === null)
-  if (active.length >= maxAppsPerWorkspace) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
+  const name = cleanName(input.name)
+  if (name === null) return yield* new InvalidClientMetadata({ description: "the name is required" })
+  if (name.length > maxClientNameLength)
+    return yield* new InvalidClientMetadata({ description: `the name must be at most ${maxClientNameLength} characters` })
+  const redirectUris = yield* Effect.fromResult(
+    Result.mapError(decodeRedirectUris(input.redirectUris, issuer.origin), (description) => new InvalidRedirectUri({ description })))
 
   const { client, clientSecret } = yield* newRegisteredClient({
     kind: "workspace_app",
-    name: name.success,
+    name,
     redirectUris,
     authMethod: input.type === "server" ? "client_secret_basic" : "none",
     workspaceId: input.workspaceId,
     now
   })
+  // Counted and inserted atomically by the store: registrations racing for the twentieth place cannot make 21.
+  if (!(yield* clients.insertWorkspaceApp(client, maxAppsPerWorkspace))) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
   return { client, clientSecret }
 })

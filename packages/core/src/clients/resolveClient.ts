@@ -6,15 +6,9 @@ import { UnknownClient } from "./errors.ts"
 import { clampCacheLifetime, isMetadataDocumentClientId, validateMetadataDocument, validateMetadataDocumentUrl } from "./metadataDocument.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { MetadataDocumentFetcher } from "../ports/MetadataDocumentFetcher.ts"
-import { RateLimiter } from "../ports/RateLimiter.ts"
+import { hitLimit } from "../limits/RateLimits.ts"
 import { Prefix } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/Stores.ts"
-
-/**
- * Checklist 123: document fetches per host per minute, whatever the path. A cached document costs nothing; past the
- * limit the person is asked to try again, so the service cannot be made to hammer one host with sign-ins.
- */
-export const metadataFetchesPerHostPerMinute = 30
 
 const usable = (client: Option.Option<Client>): Option.Option<Client> =>
   Option.filter(client, (c) => c.removedAt === null)
@@ -38,7 +32,9 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   if (Option.isSome(cached) && cached.value.removedAt === null && cached.value.cacheUntil !== null && cached.value.cacheUntil > now)
     return cached.value
 
-  const budget = yield* (yield* RateLimiter).hit(`metadata-fetch:${url.success.host.toLowerCase()}`, metadataFetchesPerHostPerMinute, 60_000, now)
+  // Checklist 123: fetches per document host, whatever the path. A cached document costs nothing; past the limit the
+  // person is asked to try again, so the service cannot be made to hammer one host with sign-ins.
+  const budget = yield* hitLimit("metadata_fetches_per_host", url.success.host.toLowerCase(), now)
   if (!budget.allowed) return yield* unknown("too many sign-ins with documents from this host just now; try again in a minute")
 
   // CIMD §4.4: errors are never cached; a failed fetch or an invalid document leaves the store as it was.

@@ -16,6 +16,11 @@ export interface ClientStoreShape {
   readonly find: (clientId: string) => Fx<Option.Option<Client>>
   readonly save: (next: Client) => Cas
   readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<Client>>
+  /**
+   * Inserts a workspace app only while its workspace holds fewer than `limit` active ones (kind `workspace_app`, not
+   * removed); answers whether it was inserted. Atomic: of any number of racing inserts, at most `limit` are held.
+   */
+  readonly insertWorkspaceApp: (client: Client, limit: number) => Fx<boolean>
   /** How many dynamic registrations were made since a time: the daily registration pause. */
   readonly countDynamicSince: (since: number) => Fx<number>
 }

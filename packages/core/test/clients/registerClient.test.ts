@@ -1,10 +1,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
-import { ClientStore, registerClient, registrationsPerAddressPerHour, registrationsPerDay, Secrets } from "@adgate/core"
+import { ClientStore, defaultLimits, RateLimits, registerClient, Secrets } from "@adgate/core"
 import { ISSUER, worldLayer } from "./TestWorld.ts"
 
 const register = (body: unknown, remoteAddress = "198.51.100.7") => registerClient({ body, remoteAddress, serviceOrigin: ISSUER })
+const hourMs = 3_600_000
+/** The defaults, with registration limits small enough to reach in a test. */
+const smallLimits = (perAddress: number, perDay: number) => Effect.provideService(RateLimits, {
+  enabled: true,
+  limits: { ...defaultLimits, registrations_per_address: { count: perAddress, windowMs: hourMs }, registrations_per_day: { count: perDay, windowMs: 24 * hourMs } }
+})
 let addresses = 0
 /** Each attempt from a fresh address, so that the per-address limit stays out of the way. */
 const failureOf = (body: unknown) => Effect.flip(register(body, `192.0.2.${++addresses % 250}`))
@@ -114,10 +120,17 @@ describe("POST /oauth/register (RFC 7591; spec §POST /oauth/register, checklist
       assert.strictEqual(longest.client.name?.length, 200)
     }).pipe(Effect.provide(worldLayer())))
 
-  it.effect("one address may register 10 times an hour, then 429 with Retry-After (RFC 7591 §3.1; checklist 106)", () =>
+  it.effect("with the default limits one address registers 300 clients in an hour (a hosted product's egress; docs/limits.md)", () =>
+    Effect.gen(function* () {
+      const accepted = yield* Effect.forEach(Array.from({ length: 300 }, (_, i) => i), (i) =>
+        Effect.result(register({ redirect_uris: [`https://app.example/cb${i}`] })))
+      assert.strictEqual(accepted.filter((r) => r._tag === "Success").length, 300)
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("one address may register as often as its limit allows in an hour, then 429 with Retry-After (RFC 7591 §3.1; checklist 106)", () =>
     Effect.gen(function* () {
       const body = { redirect_uris: ["https://app.example/cb"] }
-      for (let i = 0; i < registrationsPerAddressPerHour; i++) yield* register(body)
+      for (let i = 0; i < 10; i++) yield* register(body)
       const limited = yield* Effect.flip(register(body))
       assert.strictEqual(limited._tag, "RegistrationRateLimited")
       assert.isTrue(limited._tag === "RegistrationRateLimited" && limited.retryAfterSeconds > 0 && limited.retryAfterSeconds <= 3600)
@@ -125,22 +138,30 @@ describe("POST /oauth/register (RFC 7591; spec §POST /oauth/register, checklist
       yield* register(body, "203.0.113.9")
       yield* TestClock.adjust("1 hour")
       yield* register(body)
-    }).pipe(Effect.provide(worldLayer())))
+    }).pipe(smallLimits(10, 1000), Effect.provide(worldLayer())))
 
   it.effect("invalid attempts count against the address", () =>
     Effect.gen(function* () {
-      for (let i = 0; i < registrationsPerAddressPerHour; i++) yield* Effect.flip(register({}))
+      for (let i = 0; i < 10; i++) yield* Effect.flip(register({}))
       assert.strictEqual((yield* Effect.flip(register({ redirect_uris: ["https://app.example/cb"] })))._tag, "RegistrationRateLimited")
-    }).pipe(Effect.provide(worldLayer())))
+    }).pipe(smallLimits(10, 1000), Effect.provide(worldLayer())))
 
-  it.effect("registration pauses for the day after 1000 registrations service-wide", () =>
+  it.effect("with rate limits off (load tests) nothing is counted or refused", () =>
+    Effect.gen(function* () {
+      for (let i = 0; i < 5; i++) yield* register({ redirect_uris: ["https://app.example/cb"] })
+    }).pipe(Effect.provideService(RateLimits, {
+      enabled: false,
+      limits: { ...defaultLimits, registrations_per_address: { count: 1, windowMs: hourMs }, registrations_per_day: { count: 1, windowMs: hourMs } }
+    }), Effect.provide(worldLayer())))
+
+  it.effect("registration pauses for the day once the service-wide daily limit is reached", () =>
     Effect.gen(function* () {
       const body = { redirect_uris: ["https://app.example/cb"] }
-      for (let i = 0; i < registrationsPerDay; i++) yield* register(body, `10.0.${Math.floor(i / 250)}.${i % 250}`)
+      for (let i = 0; i < 20; i++) yield* register(body, `10.0.${Math.floor(i / 250)}.${i % 250}`)
       const paused = yield* Effect.flip(register(body, "192.0.2.1"))
       assert.strictEqual(paused._tag, "RegistrationRateLimited")
       assert.isTrue(paused._tag === "RegistrationRateLimited" && paused.retryAfterSeconds > 3600)
       yield* TestClock.adjust("1 day")
       yield* register(body, "192.0.2.1")
-    }).pipe(Effect.provide(worldLayer())))
+    }).pipe(smallLimits(10, 20), Effect.provide(worldLayer())))
 })

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  ClientStore, ClientStoreMemory, findClientForToken, metadataFetchesPerHostPerMinute, registerClient, resolveClientForAuthorization
+  ClientStore, ClientStoreMemory, defaultLimits, findClientForToken, registerClient, resolveClientForAuthorization
 } from "@adgate/core"
 import { ISSUER, makeDocuments, worldLayer } from "./TestWorld.ts"
 
@@ -152,6 +152,8 @@ describe("resolving the client at the token endpoint (spec §Authentication 4: n
       assert.isTrue(Option.isNone(yield* findClientForToken("apc_unknown")))
     }).pipe(Effect.provide(worldLayer())))
 })
+
+const metadataFetchesPerHostPerMinute = defaultLimits.metadata_fetches_per_host.count
 
 describe("fetch amplification (checklist 123)", () => {
   it.effect("at most metadataFetchesPerHostPerMinute fetches per host per minute; other hosts and cached documents are unaffected", () => {

@@ -23,6 +23,12 @@ export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* 
     find: table.find,
     save: (next) => table.save(next.clientId, next),
     listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
+    // Counted and inserted in one Ref.modify, as the SQL store does under its per-workspace lock.
+    insertWorkspaceApp: (client, limit) =>
+      Ref.modify(table.ref, (m): readonly [boolean, ReadonlyMap<string, Client>] => {
+        const active = [...m.values()].filter((c) => c.workspaceId === client.workspaceId && c.kind === "workspace_app" && c.removedAt === null)
+        return active.length >= limit ? [false, m] : [true, new Map(m).set(client.clientId, client)]
+      }),
     countDynamicSince: (since) =>
       Effect.map(table.all, (all) => all.filter((c) => c.kind === "dynamic" && c.createdAt >= since).length)
   })

@@ -1,0 +1,25 @@
+// Every route sees the client address as the rate limiters count it (clientAddress.ts, docs/limits.md): a global
+// middleware that replaces `request.remoteAddress` and keeps the socket's peer in `request.peerAddress`.
+import { Effect, Option } from "effect"
+import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { clientAddress, compileTrustedProxies, TrustedProxies } from "./clientAddress.ts"
+
+/**
+ * Global middleware: every route sees the counted client address as `request.remoteAddress` (the socket's peer stays
+ * in `request.peerAddress`), so every limiter — registration, sign-in, client authentication — counts the same key.
+ */
+export const ClientAddressMiddleware = HttpRouter.middleware(
+  Effect.gen(function* () {
+    const trust = compileTrustedProxies(yield* TrustedProxies)
+    return <E>(
+      app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>
+    ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest> =>
+      Effect.gen(function* () {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trust)
+        const counted = request.modify({ remoteAddress: Option.some(address), peerAddress: request.remoteAddress })
+        return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, counted)
+      })
+  }),
+  { global: true }
+)

@@ -1,0 +1,37 @@
+// The client's address as every rate limiter counts it (docs/limits.md): the socket's peer, or, when that peer is a
+// trusted proxy (TRUSTED_PROXIES), the right-most X-Forwarded-For address that is not itself trusted — found by
+// proxy-addr, the library Express uses. IPv6 clients are counted per /64, the block one subscriber usually holds.
+// Pure, so that the server's configuration can check TRUSTED_PROXIES without loading the HTTP application.
+import type { IncomingMessage } from "node:http"
+import { Context } from "effect"
+import ipaddr from "ipaddr.js"
+import proxyAddr from "proxy-addr"
+
+/** Addresses and CIDR ranges of the proxies in front of the service; empty (the default) trusts nobody. */
+export const TrustedProxies = Context.Reference<ReadonlyArray<string>>("adapters-http/TrustedProxies", {
+  defaultValue: () => []
+})
+
+export type ProxyTrust = (address: string, hop: number) => boolean
+
+/** Compiles a TRUSTED_PROXIES list (`10.0.0.0/8`, `::1`, `loopback` …); throws a TypeError naming a bad entry. */
+export const compileTrustedProxies = (list: ReadonlyArray<string>): ProxyTrust => proxyAddr.compile([...list])
+
+/**
+ * How an address is counted: IPv4 as is (also when written IPv4-mapped, `::ffff:192.0.2.1`), IPv6 as its /64
+ * (`2001:db8:1:2::/64`): a single host can use every address of its /64, so counting per address would not limit it.
+ */
+export const countedAddress = (address: string): string => {
+  if (!ipaddr.isValid(address)) return address
+  const parsed = ipaddr.process(address)
+  if (!(parsed instanceof ipaddr.IPv6)) return parsed.toString()
+  return `${new ipaddr.IPv6([...parsed.parts.slice(0, 4), 0, 0, 0, 0]).toString()}/64`
+}
+
+/** The counted client address of a request whose socket peer is `peer`, given the proxies trusted. */
+export const clientAddress = (peer: string | undefined, forwardedFor: string | undefined, trust: ProxyTrust): string => {
+  if (peer === undefined) return "unknown"
+  // proxy-addr reads only these two fields of Node's request; the Effect request is not a Node one in every runtime.
+  const request = { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }, socket: { remoteAddress: peer } }
+  return countedAddress(proxyAddr(request as unknown as IncomingMessage, trust))
+}
