@@ -71,13 +71,5 @@ export const backendPids = (name) =>
     return rows.map((r) => r.pid)
   })
 
-export const sql = (name, text, params = []) =>
-  admin(async () => {
-    const client = new pg.Client({ connectionString: databaseUrl(name) })
-    await client.connect()
-    try {
-      return (await client.query(text, params)).rows
-    } finally {
-      await client.end()
-    }
-  })
+/** One statement on the server's maintenance database (e.g. ALTER DATABASE on a bench database). */
+export const adminQuery = (text, params = []) => admin(async (client) => (await client.query(text, params)).rows)

@@ -14,7 +14,7 @@ const adminPassword = "bench-password-not-secret-1"
 /** Allow access is refused within this long of the page opening (docs/decisions.md, consent page). */
 const consentMomentMs = 1_000
 
-export const adgateTarget = ({ store, port, database = "adgate_bench" }) => {
+export const adgateTarget = ({ store, port, database = "adgate_bench", nodeArgs = [], onDatabase = async () => {} }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
@@ -33,8 +33,11 @@ export const adgateTarget = ({ store, port, database = "adgate_bench" }) => {
     dbPids: store === "pg" ? () => backendPids(database) : async () => [],
     async start() {
       dataDir = mkdtempSync(join(tmpdir(), "adgate-bench-"))
-      if (store === "pg") await freshDatabase(database)
-      server = startChild(this.name, ["apps/server/src/main.ts"], {
+      if (store === "pg") {
+        await freshDatabase(database)
+        await onDatabase(database)
+      }
+      server = startChild(this.name, [...nodeArgs, "apps/server/src/main.ts"], {
         PORT: String(port),
         HOST: "127.0.0.1",
         BASE_URL: base,
