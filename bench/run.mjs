@@ -1,6 +1,7 @@
 // `npm run bench` (issue 11, the suite): starts each target in turn, runs the scenarios that apply to it, prints one
 // JSON line per scenario and writes the side-by-side table with the ratios of this run into bench/README.md.
-// Options: --only a,b,c,e   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
+// Options: --only a,b,c,e,f   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
+//          --growth 10000,100000,1000000 (stored connections for f)
 //          --no-readme (print only)
 import { cpus } from "node:os"
 import { readFileSync, writeFileSync } from "node:fs"
@@ -25,7 +26,8 @@ const onlyTargets = list(option("targets"))
 const options = {
   durationMs: Number(option("duration", "10")) * 1000,
   warmupMs: Number(option("warmup", "2")) * 1000,
-  codes: Number(option("codes", "1500"))
+  codes: option("codes") === undefined ? undefined : Number(option("codes")),
+  growth: (list(option("growth")) ?? ["10000", "100000"]).map(Number)
 }
 const portBase = Number(process.env.BENCH_PORT_BASE ?? 18800)
 
@@ -66,9 +68,11 @@ for (const target of targets) {
     for (const scenario of runnable) {
       process.stderr.write(`# ${target.name}: ${scenario.title}\n`)
       const figures = await scenario.run(target, agent, { ...options, onWarm: () => pinServer(target) }, shared)
-      const line = { scenario: scenario.id, target: target.name, ...figures }
-      console.log(JSON.stringify(line))
-      results.push(line)
+      for (const level of figures.levels ?? [figures]) {
+        const line = { scenario: scenario.id, target: target.name, ...level }
+        console.log(JSON.stringify(line))
+        results.push(line)
+      }
     }
   } catch (error) {
     const line = { target: target.name, failed: String(error?.stack ?? error).split("\n").slice(0, 3).join(" | ") }
@@ -88,9 +92,9 @@ function writeReadme(results) {
   const ratio = (a, b) => (a?.rps && b?.rps ? (a.rps / b.rps).toFixed(2) : "–")
   const rows = results.filter((r) => r.target !== undefined && r.rps !== undefined)
   const table = [
-    "| scenario | target | req/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms/req | DB CPU ms/req | RSS start→end MiB |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
-    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.errors} | ${fmt(r.serverCpuMsPerReq)} | ${fmt(r.dbCpuMsPerReq)} | ${fmt(r.rssStartMiB)}→${fmt(r.rssEndMiB)} |`)
+    "| scenario | target | req/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms/req | DB CPU ms/req | server busy | RSS start→end MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.errors} | ${fmt(r.serverCpuMsPerReq)} | ${fmt(r.dbCpuMsPerReq)} | ${r.serverCpuShare == null ? "–" : `${Math.round(r.serverCpuShare * 100)} %`} | ${fmt(r.rssStartMiB)}→${fmt(r.rssEndMiB)} |`)
   ]
   const ratios = []
   for (const s of ["a16", "a64", "b", "c"]) {
@@ -106,7 +110,7 @@ function writeReadme(results) {
   const text = [
     `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC: ${cores} cores (${cpus()[0]?.model ?? "?"}), Node ${nodeVersion} for the servers and the driver, ` +
       `${pinning ? "servers and their PostgreSQL backends pinned to CPU 0, driver to CPU 1 (taskset)" : "no pinning (taskset missing or one core)"}; ` +
-      `warm-up ${options.warmupMs / 1000} s, measure ${options.durationMs / 1000} s (discovery 5 s), ${options.codes} codes for (b). ` +
+      `warm-up ${options.warmupMs / 1000} s, measure ${options.durationMs / 1000} s (discovery 5 s), ${options.codes ?? "1500 (adgate) / 5000 (reference)"} codes for (b). ` +
       `Command: \`npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}\`.`,
     "",
     ...table,

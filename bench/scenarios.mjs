@@ -3,6 +3,7 @@
 // what they wait for.
 import { request } from "undici"
 import { runLoad } from "./lib/driver.mjs"
+import { seedConnections } from "./lib/seed.mjs"
 
 const formHeaders = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }
 
@@ -67,7 +68,11 @@ const exchange = {
   title: "code + PKCE exchange of pre-minted codes, concurrency 16",
   applies: (target) => target.exchangeForm !== undefined,
   async run(target, agent, options) {
-    const codes = await target.mintCodes(options.codes)
+    // Enough codes for several seconds at each server's pace: minting through adgate's pages costs a consent each.
+    const count = options.codes ?? (target.kind === "adgate" ? 1500 : 5000)
+    const minting = Date.now()
+    const codes = await target.mintCodes(count)
+    const mintSeconds = Math.round((Date.now() - minting) / 100) / 10
     const send = async () => {
       const code = codes.pop()
       if (code === undefined) return null
@@ -76,7 +81,7 @@ const exchange = {
       return answer
     }
     // Warm-up by count (a tenth of the codes), so that a fast server does not use them all before the measure.
-    return { codes: options.codes, ...(await runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, warmupRequests: Math.ceil(options.codes / 10), ...common(target, options) })) }
+    return { codes: count, mintSeconds, ...(await runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, warmupRequests: Math.ceil(count / 10), ...common(target, options) })) }
   }
 }
 
@@ -132,5 +137,28 @@ export const scenarios = [
   notYet("d", "d", "REST POST /tools/{name} of a sandbox read tool", "the REST API issue (POST /tools/{name}) and the sandbox platforms"),
   notYet("e", "e", "adgate MCP tools/call of the same tool", "the MCP issue (/api/mcp tools/call) and the sandbox platforms"),
   mcpFloor,
-  notYet("f", "f", "growth: (a) and (d) at 10^4, 10^5, 10^6 stored connections", "seeding of connections/access tokens (bench/seed, not written yet) and (d)")
+  notYet("f-d", "f", "growth of (d) at 10^4, 10^5, 10^6 stored connections", "(d), the REST API issue")
 ]
+
+/**
+ * (f) growth for (a): the refresh scenario at concurrency 16 after seeding 10^4, 10^5 (and 10^6 with --growth) stored
+ * connections and access tokens directly in the database. adgate on PostgreSQL only: PGlite lives inside the server.
+ */
+const growth = {
+  id: "f-a",
+  group: "f",
+  title: "growth: refresh rotation (concurrency 16) at N stored connections",
+  applies: (target) => target.kind === "adgate" && target.database !== null,
+  async run(target, agent, options, shared) {
+    const levels = []
+    const a16 = scenarios.find((s) => s.id === "a16")
+    for (const n of options.growth) {
+      const started = Date.now()
+      await seedConnections(target.database, n)
+      const figures = await a16.run(target, agent, options, shared)
+      levels.push({ scenario: `f-a16@${n}`, seededConnections: n, seedSeconds: Math.round((Date.now() - started) / 100) / 10, ...figures })
+    }
+    return { levels }
+  }
+}
+scenarios.push(growth)

@@ -71,5 +71,17 @@ export const backendPids = (name) =>
     return rows.map((r) => r.pid)
   })
 
+/** Statements on a bench database (the set-up's direct writes, e.g. growth seeding). */
+export const sql = async (name, text, params = []) => {
+  const client = new pg.Client({ connectionString: databaseUrl(name) })
+  await client.connect()
+  try {
+    const result = await client.query(text, params)
+    return Array.isArray(result) ? result.flatMap((r) => r.rows) : result.rows
+  } finally {
+    await client.end()
+  }
+}
+
 /** One statement on the server's maintenance database (e.g. ALTER DATABASE on a bench database). */
 export const adminQuery = (text, params = []) => admin(async (client) => (await client.query(text, params)).rows)

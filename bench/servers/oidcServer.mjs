@@ -1,9 +1,14 @@
 // The reference server: oidc-provider 9 configured as close to adgate as it allows (authorization code + PKCE S256,
 // public client, opaque access tokens bound to a resource (RFC 8707), a refresh token on every grant rotated on
-// every use, 1-hour access tokens, 10-minute codes). Store: its in-memory adapter or PostgresAdapter.
+// every use, 1-hour access tokens, 10-minute codes). Store: its in-memory adapter (over a larger store) or
+// PostgresAdapter.
 // Usage: node oidcServer.mjs <port> memory|pg [DATABASE_URL]
 import { createServer } from "node:http"
 import Provider from "oidc-provider"
+// Its own in-memory adapter, but over a store large enough for the run: the default store is an LRU of 1000 entries,
+// which under 64 chains or 1500 codes evicts live grants and codes (invalid_grant), measuring eviction, not the server.
+import MemoryAdapter from "oidc-provider/lib/adapters/memory_adapter.js"
+import LRU from "oidc-provider/lib/helpers/lru.js"
 import { postgresAdapter, schema } from "./PostgresAdapter.mjs"
 
 const [port, store, databaseUrl] = process.argv.slice(2)
@@ -12,7 +17,10 @@ const resource = `${issuer}/api/mcp`
 const resourceScopes = "tools:read tools:write"
 
 let adapter
-if (store === "pg") {
+if (store === "memory") {
+  const storage = new LRU({ maxSize: 10_000_000 })
+  adapter = (model) => new MemoryAdapter(model, storage)
+} else if (store === "pg") {
   const { Adapter, pool } = postgresAdapter(databaseUrl)
   await pool.query(schema)
   adapter = Adapter
