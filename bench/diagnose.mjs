@@ -1,6 +1,7 @@
 // Diagnostics behind the findings in bench/README.md (issue 11: "profile and fix the cause"):
 //   node bench/diagnose.mjs statements   PostgreSQL statement log of ONE refresh and ONE code exchange on adgate
 //                                        (log_statement = 'all' on a bench database, read from the server log)
+//   node bench/diagnose.mjs statements-oidc   the same for oidc-provider 9 with servers/PostgresAdapter.mjs
 //   node bench/diagnose.mjs profile      `node --cpu-prof` of adgate on PostgreSQL under scenario (a), concurrency 16,
 //                                        summarised as the top self-time functions and the share per package
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
@@ -12,6 +13,7 @@ import { adminQuery, outDir, repoDir } from "./lib/processes.mjs"
 import { sleep } from "./lib/http.mjs"
 import { scenarios } from "./scenarios.mjs"
 import { adgateTarget } from "./targets/adgate.mjs"
+import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
 
 const postgresLog = process.env.BENCH_PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log"
 const port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 9
@@ -48,12 +50,10 @@ const postForm = async (url, body) => {
   return { status: r.statusCode, json: await r.body.json() }
 }
 
-if (what === "statements") {
-  const database = "adgate_bench_log"
-  const target = adgateTarget({
-    store: "pg", port, database,
-    onDatabase: (name) => adminQuery(`ALTER DATABASE ${name} SET log_statement = 'all'`)
-  })
+if (what === "statements" || what === "statements-oidc") {
+  const database = what === "statements" ? "adgate_bench_log" : "adgate_bench_oidc_log"
+  const logged = { store: "pg", port, database, onDatabase: (name) => adminQuery(`ALTER DATABASE ${name} SET log_statement = 'all'`) }
+  const target = what === "statements" ? adgateTarget(logged) : oidcProviderTarget(logged)
   try {
     await target.start()
     const [first, second] = await target.mintCodes(2)

@@ -51,12 +51,25 @@ const pinServer = async (target) => {
 }
 
 const results = []
-for (const scenario of chosen.filter((s) => s.needs !== undefined)) {
+const from = option("from")
+let run = { startedAt: new Date().toISOString(), args, cores, cpu: cpus()[0]?.model ?? "?", pinning, options }
+if (from === undefined) console.log(JSON.stringify({ run }))
+if (from !== undefined) {
+  // Re-renders the README table from the JSON lines a run printed (e.g. `npm run bench > run.txt`), runs nothing.
+  for (const line of readFileSync(from, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue
+    const parsed = JSON.parse(line)
+    if (parsed.run !== undefined) run = parsed.run
+    else results.push(parsed)
+  }
+  for (const scenario of scenarios.filter((s) => s.needs !== undefined)) results.push({ scenario: scenario.id, title: scenario.title, notYetAvailable: `needs ${scenario.needs}` })
+}
+for (const scenario of from !== undefined ? [] : chosen.filter((s) => s.needs !== undefined)) {
   const line = { scenario: scenario.id, title: scenario.title, notYetAvailable: `needs ${scenario.needs}` }
   console.log(`not yet available: ${scenario.id} (${scenario.title}) needs ${scenario.needs}`)
   results.push(line)
 }
-for (const target of targets) {
+for (const target of from !== undefined ? [] : targets) {
   const runnable = chosen.filter((s) => s.needs === undefined && s.applies(target))
   if (runnable.length === 0) continue
   const agent = makeAgent(64)
@@ -92,33 +105,39 @@ function writeReadme(results) {
   const ratio = (a, b) => (a?.rps && b?.rps ? (a.rps / b.rps).toFixed(2) : "–")
   const rows = results.filter((r) => r.target !== undefined && r.rps !== undefined)
   const table = [
-    "| scenario | target | req/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms/req | DB CPU ms/req | server busy | RSS start→end MiB |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
-    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.errors} | ${fmt(r.serverCpuMsPerReq)} | ${fmt(r.dbCpuMsPerReq)} | ${r.serverCpuShare == null ? "–" : `${Math.round(r.serverCpuShare * 100)} %`} | ${fmt(r.rssStartMiB)}→${fmt(r.rssEndMiB)} |`)
+    "| scenario | target | req/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms/req | DB CPU ms/req | server busy | driver busy | load avg | RSS start→end MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.errors} | ${fmt(r.serverCpuMsPerReq)} | ${fmt(r.dbCpuMsPerReq)} | ${r.serverCpuShare == null ? "–" : `${Math.round(r.serverCpuShare * 100)} %`} | ${r.driverCpuShare == null ? "–" : `${Math.round(r.driverCpuShare * 100)} %`} | ${fmt(r.loadAverage1m)} | ${fmt(r.rssStartMiB)}→${fmt(r.rssEndMiB)} |`)
   ]
+  // Requests per CPU-second (server + database) relative to the reference: less sensitive than req/s to what the
+  // other users of a shared machine do while one target runs.
+  const cpu = (r) => (r.serverCpuMsPerReq ?? 0) + (r.dbCpuMsPerReq ?? 0)
+  const cpuRatio = (a, b) => (cpu(a) > 0 && cpu(b) > 0 ? (cpu(b) / cpu(a)).toFixed(2) : "–")
   const ratios = []
   for (const s of ["a16", "a64", "b", "c"]) {
     for (const [adgate, reference] of [["adgate-pg", "oidc-provider-pg"], ["adgate-pg", "oidc-provider-memory"], ["adgate-pglite", "oidc-provider-memory"]]) {
       const a = find(s, adgate)
       const b = find(s, reference)
-      if (a && b) ratios.push(`| ${s} | ${adgate} / ${reference} | ${ratio(a, b)} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} |`)
+      if (a && b) ratios.push(`| ${s} | ${adgate} / ${reference} | ${ratio(a, b)} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} | ${cpuRatio(a, b)} |`)
     }
   }
   const failed = results.filter((r) => r.failed !== undefined).map((r) => `- ${r.target} failed: ${r.failed}`)
   const missing = results.filter((r) => r.notYetAvailable !== undefined).map((r) => `- ${r.scenario} (${r.title}): not yet available, ${r.notYetAvailable}`)
   const nodeVersion = execFileSync(node24, ["--version"]).toString().trim()
   const text = [
-    `Run of ${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC: ${cores} cores (${cpus()[0]?.model ?? "?"}), Node ${nodeVersion} for the servers and the driver, ` +
-      `${pinning ? "servers and their PostgreSQL backends pinned to CPU 0, driver to CPU 1 (taskset)" : "no pinning (taskset missing or one core)"}; ` +
-      `warm-up ${options.warmupMs / 1000} s, measure ${options.durationMs / 1000} s (discovery 5 s), ${options.codes ?? "1500 (adgate) / 5000 (reference)"} codes for (b). ` +
-      `Command: \`npm run bench${args.length > 0 ? ` -- ${args.join(" ")}` : ""}\`.`,
+    `Run of ${run.startedAt.slice(0, 16).replace("T", " ")} UTC: ${run.cores ?? cores} cores (${run.cpu ?? "?"}), Node ${nodeVersion} for the servers and the driver, ` +
+      `${from !== undefined ? `(re-rendered from ${from}) ` : ""}${(run.pinning ?? pinning) ? "servers and their PostgreSQL backends pinned to CPU 0, driver to CPU 1 (taskset)" : "no pinning (taskset missing or one core)"}; ` +
+      `warm-up ${(run.options ?? options).warmupMs / 1000} s, measure ${(run.options ?? options).durationMs / 1000} s (discovery 5 s), ${(run.options ?? options).codes ?? "1500 (adgate) / 5000 (reference)"} codes for (b). ` +
+      `Command: \`npm run bench${run.args.length > 0 ? ` -- ${run.args.join(" ")}` : ""}\`.`,
     "",
     ...table,
     "",
-    "Ratios within this run (throughput adgate / reference; p99 adgate / reference, lower is better):",
+    "Ratios within this run: req/s adgate / reference (higher is better); p99 adgate / reference (lower is better); " +
+      "CPU efficiency = (server + database CPU per request of the reference) / (the same of adgate) (higher is better; " +
+      "for PGlite and the in-memory store the database is inside the server process):",
     "",
-    "| scenario | pair | req/s ratio | p99 ratio |",
-    "|---|---|---:|---:|",
+    "| scenario | pair | req/s ratio | p99 ratio | CPU efficiency |",
+    "|---|---|---:|---:|---:|",
     ...ratios,
     ...(failed.length + missing.length > 0 ? ["", ...failed, ...missing] : [])
   ].join("\n")
@@ -126,9 +145,9 @@ function writeReadme(results) {
   const readme = readFileSync(path, "utf8")
   const start = "<!-- bench:results:start -->"
   const end = "<!-- bench:results:end -->"
-  const from = readme.indexOf(start)
-  const to = readme.indexOf(end)
-  if (from === -1 || to === -1) throw new Error("bench/README.md lacks the results markers")
-  writeFileSync(path, readme.slice(0, from + start.length) + "\n" + text + "\n" + readme.slice(to))
+  const startAt = readme.indexOf(start)
+  const endAt = readme.indexOf(end)
+  if (startAt === -1 || endAt === -1) throw new Error("bench/README.md lacks the results markers")
+  writeFileSync(path, readme.slice(0, startAt + start.length) + "\n" + text + "\n" + readme.slice(endAt))
   process.stderr.write("# table written to bench/README.md\n")
 }

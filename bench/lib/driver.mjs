@@ -2,7 +2,11 @@
 // one request after the other, a warm-up then a timed run, bounded in time and in count. It records requests/s,
 // latency percentiles, errors, the server's CPU and the database's CPU per request and the server's RSS.
 import { Agent } from "undici"
+import { loadavg } from "node:os"
 import { cpuMs, rssMiB, snapshot, spentMs } from "./procstat.mjs"
+
+/** The machine's 1-minute load average: how many others wanted the CPUs while a target ran. */
+const loadAverage = () => loadavg()[0]
 
 /** One keep-alive agent per target; connections = concurrency so that no request waits for a socket. */
 export const makeAgent = (connections) =>
@@ -60,6 +64,8 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
   await onWarm()
   const dbBefore = snapshot(await dbPids())
   const serverBefore = cpuMs(serverPid)
+  const driverBefore = process.cpuUsage()
+  const loadBefore = loadAverage()
   const t0 = performance.now()
   phase = "measure"
   await Promise.race([
@@ -68,6 +74,7 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
   ])
   const elapsedMs = performance.now() - t0
   const serverAfter = cpuMs(serverPid)
+  const driverSpent = process.cpuUsage(driverBefore)
   const dbAfter = snapshot([...new Set([...(await dbPids()), ...dbBefore.keys()])])
   phase = "done"
   await Promise.all(workers)
@@ -87,6 +94,8 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
     serverCpuMsPerReq: done === 0 || serverBefore === null || serverAfter === null ? null : round((serverAfter - serverBefore) / done, 3),
     dbCpuMsPerReq: dbSpent === null || done === 0 ? null : round(dbSpent / done, 3),
     serverCpuShare: serverBefore === null || serverAfter === null ? null : round((serverAfter - serverBefore) / elapsedMs, 2),
+    driverCpuShare: round((driverSpent.user + driverSpent.system) / 1000 / elapsedMs, 2),
+    loadAverage1m: round((loadBefore + loadAverage()) / 2, 1),
     rssStartMiB: rssStart,
     rssEndMiB: rssEnd,
     ...(exhausted ? { exhausted: true } : {})

@@ -10,7 +10,7 @@ const redirectUri = "http://127.0.0.1:9/callback"
 const clientId = "bench"
 const scope = "tools:read tools:write"
 
-export const oidcProviderTarget = ({ store, port, database = "adgate_bench_oidc" }) => {
+export const oidcProviderTarget = ({ store, port, database = "adgate_bench_oidc", onDatabase = async () => {} }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
@@ -58,7 +58,10 @@ export const oidcProviderTarget = ({ store, port, database = "adgate_bench_oidc"
     get pid() { return server.pid },
     dbPids: store === "pg" ? () => backendPids(database) : async () => [],
     async start() {
-      if (store === "pg") await freshDatabase(database)
+      if (store === "pg") {
+        await freshDatabase(database)
+        await onDatabase(database)
+      }
       server = startChild(this.name, ["bench/servers/oidcServer.mjs", String(port), store, store === "pg" ? databaseUrl(database) : ""], { NODE_ENV: "production" })
       await waitUntilUp(`${base}${this.discoveryPath}`, 60_000, server.alive)
     },
