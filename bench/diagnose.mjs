@@ -78,7 +78,7 @@ if (what === "statements" || what === "statements-oidc") {
   rmSync(profileDir, { recursive: true, force: true })
   mkdirSync(profileDir, { recursive: true })
   const durationMs = Number(process.env.BENCH_PROFILE_SECONDS ?? 10) * 1000
-  const target = adgateTarget({ store: "pg", port, database: "adgate_bench", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] })
+  const target = adgateTarget({ store: "pg", port, database: "adgate_bench_prof", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] })
   const agent = makeAgent(64)
   let figures
   try {
