@@ -152,6 +152,8 @@ const growth = {
   async run(target, agent, options, shared) {
     const levels = []
     const a16 = scenarios.find((s) => s.id === "a16")
+    // The chains first: the seeded connections are copies of one made through the pages.
+    shared.chains ??= await chainsFor(target, agent, 64)
     for (const n of options.growth) {
       const started = Date.now()
       await seedConnections(target.database, n)

@@ -68,11 +68,15 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
   const loadBefore = loadAverage()
   const t0 = performance.now()
   phase = "measure"
+  // RSS every 10 s of the window: whether memory is flat over a long run (issue 11: ≤ 200 MB and flat over 60 s).
+  const rssTrail = []
+  const sampler = setInterval(() => rssTrail.push(rssMiB(serverPid)), 10_000)
   await Promise.race([
     new Promise((resolve) => setTimeout(resolve, durationMs)),
     Promise.all(workers)
   ])
   const elapsedMs = performance.now() - t0
+  clearInterval(sampler)
   const serverAfter = cpuMs(serverPid)
   const driverSpent = process.cpuUsage(driverBefore)
   const dbAfter = snapshot([...new Set([...(await dbPids()), ...dbBefore.keys()])])
@@ -98,6 +102,7 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
     loadAverage1m: round((loadBefore + loadAverage()) / 2, 1),
     rssStartMiB: rssStart,
     rssEndMiB: rssEnd,
+    ...(rssTrail.length > 1 ? { rssEvery10sMiB: rssTrail } : {}),
     ...(exhausted ? { exhausted: true } : {})
   }
 }
