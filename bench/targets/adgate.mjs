@@ -14,7 +14,7 @@ const adminPassword = "bench-password-not-secret-1"
 /** Allow access is refused within this long of the page opening (docs/decisions.md, consent page). */
 const consentMomentMs = 1_000
 
-export const adgateTarget = ({ store, port, database = "adgate_bench", nodeArgs = [], onDatabase = async () => {} }) => {
+export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {} }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
