@@ -1,0 +1,132 @@
+// Diagnostics behind the findings in bench/README.md (issue 11: "profile and fix the cause"):
+//   node bench/diagnose.mjs statements   PostgreSQL statement log of ONE refresh and ONE code exchange on adgate
+//                                        (log_statement = 'all' on a bench database, read from the server log)
+//   node bench/diagnose.mjs statements-oidc   the same for oidc-provider 9 with servers/PostgresAdapter.mjs
+//   node bench/diagnose.mjs profile      `node --cpu-prof` of adgate on PostgreSQL under scenario (a), concurrency 16,
+//                                        summarised as the top self-time functions and the share per package
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
+import { join } from "node:path"
+import { request } from "undici"
+import { makeAgent } from "./lib/driver.mjs"
+import { pin } from "./lib/procstat.mjs"
+import { adminQuery, outDir, repoDir } from "./lib/processes.mjs"
+import { sleep } from "./lib/http.mjs"
+import { scenarios } from "./scenarios.mjs"
+import { adgateTarget } from "./targets/adgate.mjs"
+import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
+
+const postgresLog = process.env.BENCH_PG_LOG ?? "/var/log/postgresql/postgresql-15-main.log"
+const port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 9
+const what = process.argv[2]
+
+const readFrom = (path, offset) => {
+  const size = statSync(path).size
+  const buffer = Buffer.alloc(size - offset)
+  const fd = openSync(path, "r")
+  readSync(fd, buffer, 0, buffer.length, offset)
+  closeSync(fd)
+  return buffer.toString("utf8")
+}
+
+/** The statements one database received, from log lines "... user@db LOG:  statement|execute ...: <sql>". */
+const statementsOf = (text, database) => {
+  const lines = text.split("\n")
+  const out = []
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]
+    if (!line.includes(`@${database} `)) continue
+    const m = /LOG:\s+(statement|execute [^:]*|parse [^:]*|bind [^:]*):\s(.*)$/.exec(line)
+    if (m === null) continue
+    let sql = m[2]
+    // Continuation lines of a multi-line statement start with a tab.
+    while (i + 1 < lines.length && lines[i + 1].startsWith("\t")) sql += " " + lines[++i].trim()
+    out.push({ pid: /\[(\d+)\]/.exec(line)?.[1], kind: m[1].split(" ")[0], sql: sql.replace(/\s+/g, " ").trim() })
+  }
+  return out
+}
+
+const postForm = async (url, body) => {
+  const r = await request(url, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body })
+  return { status: r.statusCode, json: await r.body.json() }
+}
+
+if (what === "statements" || what === "statements-oidc") {
+  const database = what === "statements" ? "adgate_bench_log" : "adgate_bench_oidc_log"
+  const logged = { store: "pg", port, database, onDatabase: (name) => adminQuery(`ALTER DATABASE ${name} SET log_statement = 'all'`) }
+  const target = what === "statements" ? adgateTarget(logged) : oidcProviderTarget(logged)
+  try {
+    await target.start()
+    const [first, second] = await target.mintCodes(2)
+    const tokenUrl = `${target.base}${target.tokenPath}`
+    const opened = await postForm(tokenUrl, target.exchangeForm(first))
+    await sleep(500)
+    const show = async (label, f) => {
+      const offset = statSync(postgresLog).size
+      const answer = await f()
+      await sleep(500)
+      const statements = statementsOf(readFrom(postgresLog, offset), database)
+      console.log(`\n## ${label}: HTTP ${answer.status}, ${statements.length} statements`)
+      statements.forEach((s, i) => console.log(`${i + 1}. [backend ${s.pid}] ${s.sql.slice(0, 400)}`))
+    }
+    await show("one refresh (grant_type=refresh_token)", () => postForm(tokenUrl, target.refreshForm(opened.json.refresh_token)))
+    await show("one code exchange (grant_type=authorization_code)", () => postForm(tokenUrl, target.exchangeForm(second)))
+  } finally {
+    await target.stop()
+  }
+} else if (what === "profile") {
+  const profileDir = join(outDir, "profile")
+  rmSync(profileDir, { recursive: true, force: true })
+  mkdirSync(profileDir, { recursive: true })
+  const durationMs = Number(process.env.BENCH_PROFILE_SECONDS ?? 10) * 1000
+  const target = adgateTarget({ store: "pg", port, database: "adgate_bench_prof", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] })
+  const agent = makeAgent(64)
+  let figures
+  try {
+    pin(process.pid, 1)
+    await target.start()
+    pin(target.pid, 0)
+    const a16 = scenarios.find((s) => s.id === "a16")
+    figures = await a16.run(target, agent, { durationMs, warmupMs: 2000, onWarm: async () => {} }, {})
+  } finally {
+    await agent.close()
+    await target.stop()
+  }
+  console.log(`scenario a16 under the profiler: ${JSON.stringify(figures)}`)
+  const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
+  if (file === undefined) throw new Error("no .cpuprofile written (did the server exit cleanly?)")
+  summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8")), durationMs)
+} else {
+  console.error("usage: node bench/diagnose.mjs statements|profile")
+  process.exit(2)
+}
+
+/** Self time per function over the last `windowMs` of the profile (the load; start-up and set-up left out). */
+function summarise(profile, windowMs) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const times = []
+  let t = profile.startTime
+  for (const delta of profile.timeDeltas) times.push((t += delta))
+  const end = times[times.length - 1]
+  const from = end - windowMs * 1000
+  const self = new Map()
+  const byPackage = new Map()
+  let total = 0
+  profile.samples.forEach((id, i) => {
+    if (times[i] < from) return
+    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000
+    const node = byId.get(id)
+    const f = node.callFrame
+    const url = f.url.replace(`file://${repoDir}/`, "")
+    const key = `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim()
+    self.set(key, (self.get(key) ?? 0) + dt)
+    const pkg = f.url === "" ? f.functionName : /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith("packages/") || url.startsWith("apps/") ? url.split("/").slice(0, 2).join("/") : url.startsWith("node:") ? "node internals" : url)
+    byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + dt)
+    total += dt
+  })
+  const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n)
+  console.log(`\nprofile window: last ${windowMs / 1000} s, ${Math.round(total)} ms sampled`)
+  console.log("\n| self time | share | function |\n|---:|---:|---|")
+  for (const [key, ms] of top(self, 25)) console.log(`| ${ms.toFixed(0)} ms | ${((ms / total) * 100).toFixed(1)} % | \`${key}\` |`)
+  console.log("\n| self time | share | package or category |\n|---:|---:|---|")
+  for (const [key, ms] of top(byPackage, 15)) console.log(`| ${ms.toFixed(0)} ms | ${((ms / total) * 100).toFixed(1)} % | ${key} |`)
+}

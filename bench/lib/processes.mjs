@@ -1,0 +1,87 @@
+// Starting and stopping the servers under test as child processes (their output goes to bench/.out/*.log, a file,
+// as in production), and the PostgreSQL side: a fresh database per run, its backends' pids for CPU and pinning.
+import { spawn } from "node:child_process"
+import { mkdirSync, openSync, closeSync } from "node:fs"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+
+export const benchDir = join(dirname(fileURLToPath(import.meta.url)), "..")
+export const repoDir = join(benchDir, "..")
+export const outDir = join(benchDir, ".out")
+/** Node 24 as the product runs it: the root's `node` dev dependency. */
+export const node24 = join(repoDir, "node_modules", ".bin", "node")
+
+export const pgAdminUrl = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
+export const databaseUrl = (name) => {
+  const url = new URL(pgAdminUrl)
+  url.pathname = `/${name}`
+  return url.toString()
+}
+
+export const startChild = (name, args, env, { cwd = repoDir } = {}) => {
+  mkdirSync(outDir, { recursive: true })
+  const log = openSync(join(outDir, `${name}.log`), "w")
+  const child = spawn(node24, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", log, log] })
+  closeSync(log)
+  let exited = false
+  child.on("exit", () => { exited = true })
+  return {
+    pid: child.pid,
+    alive: () => !exited,
+    stop: async () => {
+      if (exited) return
+      const gone = new Promise((resolve) => child.once("exit", resolve))
+      child.kill("SIGTERM")
+      const timer = setTimeout(() => { if (!exited) child.kill("SIGKILL") }, 10_000)
+      await gone
+      clearTimeout(timer)
+    }
+  }
+}
+
+const admin = async (f) => {
+  const client = new pg.Client({ connectionString: pgAdminUrl })
+  await client.connect()
+  try {
+    return await f(client)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Drops and creates `name` (a bench database: never a product one). */
+export const freshDatabase = (name) =>
+  admin(async (client) => {
+    if (!/^adgate_bench_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to recreate ${name}: not a bench database`)
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+    await client.query(`CREATE DATABASE ${name}`)
+  })
+
+export const dropDatabase = (name) =>
+  admin(async (client) => {
+    if (!/^adgate_bench_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop ${name}`)
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
+  })
+
+/** The pids of the backends connected to `name` (the server's pool), excluding our own admin connection. */
+export const backendPids = (name) =>
+  admin(async (client) => {
+    const { rows } = await client.query("SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()", [name])
+    return rows.map((r) => r.pid)
+  })
+
+/** Statements on a bench database (the set-up's direct writes, e.g. growth seeding). */
+export const sql = async (name, text, params = []) => {
+  const client = new pg.Client({ connectionString: databaseUrl(name) })
+  await client.connect()
+  try {
+    const result = await client.query(text, params)
+    return Array.isArray(result) ? result.flatMap((r) => r.rows) : result.rows
+  } finally {
+    await client.end()
+  }
+}
+
+/** One statement on the server's maintenance database (e.g. ALTER DATABASE on a bench database). */
+export const adminQuery = (text, params = []) => admin(async (client) => (await client.query(text, params)).rows)

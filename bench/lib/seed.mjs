@@ -1,0 +1,39 @@
+// Growth seeding (scenario f): N more stored connections, each with its refresh-token hash and one access token,
+// written directly into adgate's schema (migration 0001) as copies of a connection the set-up made through the pages.
+// The copies are active and live (unexpired), with random hashes nobody holds: the hot path must stay flat past them.
+import { sql as runSql } from "./processes.mjs"
+
+/** Adds connections (and as many refresh-token rows and access tokens) until there are `total` seeded ones. */
+export const seedConnections = async (database, total) => {
+  const [{ seeded }] = await runSql(database, "SELECT count(*)::int AS seeded FROM connections WHERE id LIKE 'bench_seed_%'")
+  if (seeded >= total) return seeded
+  const [{ id: template } = {}] = await runSql(database, "SELECT id FROM connections WHERE id NOT LIKE 'bench_seed_%' ORDER BY created_at LIMIT 1")
+  if (template === undefined) throw new Error("no connection to copy: run the set-up first")
+  const batch = 50_000
+  for (let from = seeded + 1; from <= total; from += batch) {
+    const to = Math.min(total, from + batch - 1)
+    await runSql(database, `
+      WITH g AS (SELECT n, encode(sha256(('bench-seed-refresh-' || n)::bytea), 'base64') AS rt,
+                            encode(sha256(('bench-seed-access-' || n)::bytea), 'base64') AS at
+                 FROM generate_series($2::int, $3::int) AS n),
+      c AS (
+        INSERT INTO connections (id, version, client_id, workspace_id, approver_id, scopes, surface, platforms, write_mode,
+          status, ended_reason, created_at, ended_at, expires_at, role_confirmed_at, refresh, spent, withdrawn, last_used_at)
+        SELECT 'bench_seed_' || g.n, 1, t.client_id, t.workspace_id, t.approver_id, t.scopes, t.surface, t.platforms,
+          t.write_mode, 'active', NULL, t.created_at, NULL, t.expires_at, t.role_confirmed_at,
+          jsonb_set(t.refresh, '{hash}', to_jsonb(g.rt)), NULL, '[]'::jsonb, t.last_used_at
+        FROM g, connections t WHERE t.id = $1
+        RETURNING id
+      ),
+      r AS (
+        INSERT INTO connection_refresh_tokens (hash, connection_id)
+        SELECT g.rt, 'bench_seed_' || g.n FROM g JOIN c ON c.id = 'bench_seed_' || g.n
+      )
+      INSERT INTO access_tokens (hash, connection_id, generation, client_id, workspace_id, scopes, surface, issued_at, expires_at, revoked_at)
+      SELECT g.at, 'bench_seed_' || g.n, 1, t.client_id, t.workspace_id, t.scopes, t.surface, t.created_at,
+        (extract(epoch FROM now()) * 1000)::bigint + 3600000, NULL
+      FROM g, connections t WHERE t.id = $1`, [template, from, to])
+  }
+  await runSql(database, "ANALYZE connections; ANALYZE connection_refresh_tokens; ANALYZE access_tokens")
+  return total
+}

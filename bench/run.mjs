@@ -1,0 +1,153 @@
+// `npm run bench` (issue 11, the suite): starts each target in turn, runs the scenarios that apply to it, prints one
+// JSON line per scenario and writes the side-by-side table with the ratios of this run into bench/README.md.
+// Options: --only a,b,c,e,f   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
+//          --growth 10000,100000,1000000 (stored connections for f)
+//          --no-readme (print only)
+import { cpus } from "node:os"
+import { readFileSync, writeFileSync } from "node:fs"
+import { join } from "node:path"
+import { execFileSync } from "node:child_process"
+import { makeAgent } from "./lib/driver.mjs"
+import { pin } from "./lib/procstat.mjs"
+import { benchDir, node24 } from "./lib/processes.mjs"
+import { scenarios } from "./scenarios.mjs"
+import { adgateTarget } from "./targets/adgate.mjs"
+import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
+import { mcpFloorTarget } from "./targets/mcpFloor.mjs"
+
+const args = process.argv.slice(2)
+const option = (name, fallback) => {
+  const at = args.indexOf(`--${name}`)
+  return at === -1 ? fallback : args[at + 1]
+}
+const list = (value) => (value === undefined ? undefined : value.split(",").map((s) => s.trim()).filter(Boolean))
+const only = list(option("only"))
+const onlyTargets = list(option("targets"))
+const options = {
+  durationMs: Number(option("duration", "10")) * 1000,
+  warmupMs: Number(option("warmup", "2")) * 1000,
+  codes: option("codes") === undefined ? undefined : Number(option("codes")),
+  growth: (list(option("growth")) ?? ["10000", "100000"]).map(Number)
+}
+const portBase = Number(process.env.BENCH_PORT_BASE ?? 18800)
+
+const allTargets = [
+  adgateTarget({ store: "pg", port: portBase + 1 }),
+  adgateTarget({ store: "pglite", port: portBase + 2 }),
+  oidcProviderTarget({ store: "memory", port: portBase + 3 }),
+  oidcProviderTarget({ store: "pg", port: portBase + 4 }),
+  mcpFloorTarget({ port: portBase + 5 })
+]
+const targets = allTargets.filter((t) => onlyTargets === undefined || onlyTargets.includes(t.name))
+const chosen = scenarios.filter((s) => only === undefined || only.includes(s.id) || only.includes(s.group))
+
+// Server and database on CPU 0, this driver on CPU 1 (when taskset is there and there are two CPUs or more).
+const cores = cpus().length
+const pinning = cores >= 2 && pin(process.pid, 1)
+const pinServer = async (target) => {
+  if (!pinning) return
+  pin(target.pid, 0)
+  for (const pid of await target.dbPids()) pin(pid, 0)
+}
+
+const results = []
+const from = option("from")
+let run = { startedAt: new Date().toISOString(), args, cores, cpu: cpus()[0]?.model ?? "?", pinning, options }
+if (from === undefined) console.log(JSON.stringify({ run }))
+if (from !== undefined) {
+  // Re-renders the README table from the JSON lines a run printed (e.g. `npm run bench > run.txt`), runs nothing.
+  for (const line of readFileSync(from, "utf8").split("\n")) {
+    if (!line.startsWith("{")) continue
+    const parsed = JSON.parse(line)
+    if (parsed.run !== undefined) run = parsed.run
+    else results.push(parsed)
+  }
+  for (const scenario of scenarios.filter((s) => s.needs !== undefined)) results.push({ scenario: scenario.id, title: scenario.title, notYetAvailable: `needs ${scenario.needs}` })
+}
+for (const scenario of from !== undefined ? [] : chosen.filter((s) => s.needs !== undefined)) {
+  const line = { scenario: scenario.id, title: scenario.title, notYetAvailable: `needs ${scenario.needs}` }
+  console.log(`not yet available: ${scenario.id} (${scenario.title}) needs ${scenario.needs}`)
+  results.push(line)
+}
+for (const target of from !== undefined ? [] : targets) {
+  const runnable = chosen.filter((s) => s.needs === undefined && s.applies(target))
+  if (runnable.length === 0) continue
+  const agent = makeAgent(64)
+  const shared = {}
+  process.stderr.write(`# ${target.name}: starting\n`)
+  try {
+    await target.start()
+    await pinServer(target)
+    for (const scenario of runnable) {
+      process.stderr.write(`# ${target.name}: ${scenario.title}\n`)
+      const figures = await scenario.run(target, agent, { ...options, onWarm: () => pinServer(target) }, shared)
+      for (const level of figures.levels ?? [figures]) {
+        const line = { scenario: scenario.id, target: target.name, ...level }
+        console.log(JSON.stringify(line))
+        results.push(line)
+      }
+    }
+  } catch (error) {
+    const line = { target: target.name, failed: String(error?.stack ?? error).split("\n").slice(0, 3).join(" | ") }
+    console.log(JSON.stringify(line))
+    results.push(line)
+  } finally {
+    await agent.close()
+    await target.stop()
+  }
+}
+
+if (!args.includes("--no-readme")) writeReadme(results)
+
+function writeReadme(results) {
+  const find = (scenario, target) => results.find((r) => r.scenario === scenario && r.target === target)
+  const fmt = (x) => (x === null || x === undefined ? "–" : String(x))
+  const ratio = (a, b) => (a?.rps && b?.rps ? (a.rps / b.rps).toFixed(2) : "–")
+  const rows = results.filter((r) => r.target !== undefined && r.rps !== undefined)
+  const table = [
+    "| scenario | target | req/s | p50 ms | p95 ms | p99 ms | errors | server CPU ms/req | DB CPU ms/req | server busy | driver busy | load avg | RSS start→end MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ...rows.map((r) => `| ${r.scenario} | ${r.target} | ${fmt(r.rps)} | ${fmt(r.p50)} | ${fmt(r.p95)} | ${fmt(r.p99)} | ${r.errors} | ${fmt(r.serverCpuMsPerReq)} | ${fmt(r.dbCpuMsPerReq)} | ${r.serverCpuShare == null ? "–" : `${Math.round(r.serverCpuShare * 100)} %`} | ${r.driverCpuShare == null ? "–" : `${Math.round(r.driverCpuShare * 100)} %`} | ${fmt(r.loadAverage1m)} | ${fmt(r.rssStartMiB)}→${fmt(r.rssEndMiB)} |`)
+  ]
+  // Requests per CPU-second (server + database) relative to the reference: less sensitive than req/s to what the
+  // other users of a shared machine do while one target runs.
+  const cpu = (r) => (r.serverCpuMsPerReq ?? 0) + (r.dbCpuMsPerReq ?? 0)
+  const cpuRatio = (a, b) => (cpu(a) > 0 && cpu(b) > 0 ? (cpu(b) / cpu(a)).toFixed(2) : "–")
+  const ratios = []
+  for (const s of ["a16", "a64", "b", "c"]) {
+    for (const [adgate, reference] of [["adgate-pg", "oidc-provider-pg"], ["adgate-pg", "oidc-provider-memory"], ["adgate-pglite", "oidc-provider-memory"]]) {
+      const a = find(s, adgate)
+      const b = find(s, reference)
+      if (a && b) ratios.push(`| ${s} | ${adgate} / ${reference} | ${ratio(a, b)} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} | ${cpuRatio(a, b)} |`)
+    }
+  }
+  const failed = results.filter((r) => r.failed !== undefined).map((r) => `- ${r.target} failed: ${r.failed}`)
+  const missing = results.filter((r) => r.notYetAvailable !== undefined).map((r) => `- ${r.scenario} (${r.title}): not yet available, ${r.notYetAvailable}`)
+  const nodeVersion = execFileSync(node24, ["--version"]).toString().trim()
+  const text = [
+    `Run of ${run.startedAt.slice(0, 16).replace("T", " ")} UTC: ${run.cores ?? cores} cores (${run.cpu ?? "?"}), Node ${nodeVersion} for the servers and the driver, ` +
+      `${from !== undefined ? `(re-rendered from ${from}) ` : ""}${(run.pinning ?? pinning) ? "servers and their PostgreSQL backends pinned to CPU 0, driver to CPU 1 (taskset)" : "no pinning (taskset missing or one core)"}; ` +
+      `warm-up ${(run.options ?? options).warmupMs / 1000} s, measure ${(run.options ?? options).durationMs / 1000} s (discovery 5 s), ${(run.options ?? options).codes ?? "1500 (adgate) / 5000 (reference)"} codes for (b). ` +
+      `Command: \`npm run bench${run.args.length > 0 ? ` -- ${run.args.join(" ")}` : ""}\`.`,
+    "",
+    ...table,
+    "",
+    "Ratios within this run: req/s adgate / reference (higher is better); p99 adgate / reference (lower is better); " +
+      "CPU efficiency = (server + database CPU per request of the reference) / (the same of adgate) (higher is better; " +
+      "for PGlite and the in-memory store the database is inside the server process):",
+    "",
+    "| scenario | pair | req/s ratio | p99 ratio | CPU efficiency |",
+    "|---|---|---:|---:|---:|",
+    ...ratios,
+    ...(failed.length + missing.length > 0 ? ["", ...failed, ...missing] : [])
+  ].join("\n")
+  const path = join(benchDir, "README.md")
+  const readme = readFileSync(path, "utf8")
+  const start = "<!-- bench:results:start -->"
+  const end = "<!-- bench:results:end -->"
+  const startAt = readme.indexOf(start)
+  const endAt = readme.indexOf(end)
+  if (startAt === -1 || endAt === -1) throw new Error("bench/README.md lacks the results markers")
+  writeFileSync(path, readme.slice(0, startAt + start.length) + "\n" + text + "\n" + readme.slice(endAt))
+  process.stderr.write("# table written to bench/README.md\n")
+}

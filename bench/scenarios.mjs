@@ -1,0 +1,166 @@
+// The scenarios of issue 11 (the suite). Each takes a started target and returns the driver's figures; the set-up
+// (consents, code exchanges, minting codes) is untimed. Scenarios that need work from other issues are listed with
+// what they wait for.
+import { request } from "undici"
+import { runLoad } from "./lib/driver.mjs"
+import { seedConnections } from "./lib/seed.mjs"
+
+const formHeaders = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }
+
+/** POST a form to the token endpoint; ok when 200 with the expected fields. */
+const postToken = async (target, agent, body) => {
+  const response = await request(`${target.base}${target.tokenPath}`, { method: "POST", headers: formHeaders, body, dispatcher: agent })
+  const text = await response.body.text()
+  if (response.statusCode !== 200) return { ok: false, why: `${response.statusCode} ${/"error":"([^"]+)"/.exec(text)?.[1] ?? ""}`.trim() }
+  return { ok: true, json: JSON.parse(text) }
+}
+
+/** Exchanges codes into refresh tokens (untimed set-up), one chain per code. */
+const chainsFor = async (target, agent, count) => {
+  const codes = await target.mintCodes(count)
+  const chains = []
+  for (const code of codes) {
+    const answer = await postToken(target, agent, target.exchangeForm(code))
+    if (!answer.ok || typeof answer.json.refresh_token !== "string") throw new Error(`${target.name}: set-up exchange failed: ${answer.why ?? "no refresh_token"}`)
+    chains.push(answer.json.refresh_token)
+  }
+  return chains
+}
+
+const common = (target, options) => ({
+  serverPid: target.pid,
+  dbPids: target.dbPids,
+  onWarm: options.onWarm,
+  durationMs: options.durationMs
+})
+
+/** (a) refresh_token grant with rotation: 64 independent chains, each using its latest refresh token. */
+const refresh = (concurrency) => ({
+  id: `a${concurrency}`,
+  group: "a",
+  title: `refresh rotation, 64 chains, concurrency ${concurrency}`,
+  applies: (target) => target.refreshForm !== undefined,
+  async run(target, agent, options, shared) {
+    shared.chains ??= await chainsFor(target, agent, 64)
+    const free = shared.chains.map((token, i) => i)
+    const send = async () => {
+      const i = free.pop()
+      if (i === undefined) return { ok: false, why: "no free chain" }
+      try {
+        const answer = await postToken(target, agent, target.refreshForm(shared.chains[i]))
+        if (answer.ok) {
+          if (typeof answer.json.refresh_token !== "string" || typeof answer.json.access_token !== "string") return { ok: false, why: "no rotated pair" }
+          shared.chains[i] = answer.json.refresh_token
+        }
+        return answer
+      } finally {
+        free.unshift(i)
+      }
+    }
+    return runLoad({ send, concurrency, warmupMs: options.warmupMs, ...common(target, options) })
+  }
+})
+
+/** (b) authorization code + PKCE exchange of codes minted in set-up (through the consent pages). */
+const exchange = {
+  id: "b",
+  group: "b",
+  title: "code + PKCE exchange of pre-minted codes, concurrency 16",
+  applies: (target) => target.exchangeForm !== undefined,
+  async run(target, agent, options) {
+    // Enough codes for several seconds at each server's pace: minting through adgate's pages costs a consent each.
+    const count = options.codes ?? (target.kind === "adgate" ? 1500 : 5000)
+    const minting = Date.now()
+    const codes = await target.mintCodes(count)
+    const mintSeconds = Math.round((Date.now() - minting) / 100) / 10
+    const send = async () => {
+      const code = codes.pop()
+      if (code === undefined) return null
+      const answer = await postToken(target, agent, target.exchangeForm(code))
+      if (answer.ok && typeof answer.json.refresh_token !== "string") return { ok: false, why: "no refresh_token" }
+      return answer
+    }
+    // Warm-up by count (a tenth of the codes), so that a fast server does not use them all before the measure.
+    return { codes: count, mintSeconds, ...(await runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, warmupRequests: Math.ceil(count / 10), ...common(target, options) })) }
+  }
+}
+
+/** (c) discovery GET: the HTTP floor of each server. */
+const discovery = {
+  id: "c",
+  group: "c",
+  title: "discovery GET, concurrency 16",
+  applies: (target) => target.discoveryPath !== undefined,
+  async run(target, agent, options) {
+    const send = async () => {
+      const response = await request(`${target.base}${target.discoveryPath}`, { dispatcher: agent })
+      await response.body.text()
+      return response.statusCode === 200 ? true : { ok: false, why: String(response.statusCode) }
+    }
+    return runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, ...common(target, { ...options, durationMs: Math.min(options.durationMs, 5_000) }) })
+  }
+}
+
+/** (e, floor) the bare MCP SDK v2 server: tools/call of its echo tool, protocol 2026-07-28, JSON answers. */
+const mcpFloor = {
+  id: "e-floor",
+  group: "e",
+  title: "MCP tools/call (bare SDK floor: echo, no auth, no database), concurrency 16",
+  applies: (target) => target.mcpPath !== undefined,
+  async run(target, agent, options) {
+    let id = 0
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28",
+      "mcp-method": "tools/call",
+      "mcp-name": "echo"
+    }
+    const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" } }
+    const send = async () => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: "hello" }, _meta: meta } })
+      const response = await request(`${target.base}${target.mcpPath}`, { method: "POST", headers, body, dispatcher: agent })
+      const text = await response.body.text()
+      return response.statusCode === 200 && text.includes('"text":"hello"') ? true : { ok: false, why: `${response.statusCode}` }
+    }
+    return runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
+  }
+}
+
+const notYet = (id, group, title, needs) => ({ id, group, title, needs, applies: () => true, run: async () => ({ notYetAvailable: `needs ${needs}` }) })
+
+export const scenarios = [
+  refresh(16),
+  refresh(64),
+  exchange,
+  discovery,
+  notYet("d", "d", "REST POST /tools/{name} of a sandbox read tool", "the REST API issue (POST /tools/{name}) and the sandbox platforms"),
+  notYet("e", "e", "adgate MCP tools/call of the same tool", "the MCP issue (/api/mcp tools/call) and the sandbox platforms"),
+  mcpFloor,
+  notYet("f-d", "f", "growth of (d) at 10^4, 10^5, 10^6 stored connections", "(d), the REST API issue")
+]
+
+/**
+ * (f) growth for (a): the refresh scenario at concurrency 16 after seeding 10^4, 10^5 (and 10^6 with --growth) stored
+ * connections and access tokens directly in the database. adgate on PostgreSQL only: PGlite lives inside the server.
+ */
+const growth = {
+  id: "f-a",
+  group: "f",
+  title: "growth: refresh rotation (concurrency 16) at N stored connections",
+  applies: (target) => target.kind === "adgate" && target.database !== null,
+  async run(target, agent, options, shared) {
+    const levels = []
+    const a16 = scenarios.find((s) => s.id === "a16")
+    // The chains first: the seeded connections are copies of one made through the pages.
+    shared.chains ??= await chainsFor(target, agent, 64)
+    for (const n of options.growth) {
+      const started = Date.now()
+      await seedConnections(target.database, n)
+      const figures = await a16.run(target, agent, options, shared)
+      levels.push({ scenario: `f-a16@${n}`, seededConnections: n, seedSeconds: Math.round((Date.now() - started) / 100) / 10, ...figures })
+    }
+    return { levels }
+  }
+}
+scenarios.push(growth)

@@ -1,0 +1,103 @@
+// Target: adgate itself (apps/server/src/main.ts under Node 24), on PostgreSQL (a fresh bench database) or on the
+// embedded PGlite (a fresh data folder). The consent is driven through the real pages in the untimed set-up:
+// /signin with its CSRF token, GET /oauth/authorize, then POST /oauth/consent once the page's moment has passed.
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
+import { backendPids, databaseUrl, dropDatabase, freshDatabase, startChild } from "../lib/processes.mjs"
+
+const redirectUri = "http://127.0.0.1:9/callback"
+const scope = "tools:read tools:write"
+const adminEmail = "bench@example.com"
+const adminPassword = "bench-password-not-secret-1"
+/** Allow access is refused within this long of the page opening (docs/decisions.md, consent page). */
+const consentMomentMs = 1_000
+
+export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {} }) => {
+  const base = `http://127.0.0.1:${port}`
+  const resource = `${base}/api/mcp`
+  let server
+  let dataDir
+  let clientId
+  const jar = new Jar()
+  return {
+    name: store === "pg" ? "adgate-pg" : "adgate-pglite",
+    kind: "adgate",
+    base,
+    database: store === "pg" ? database : null,
+    discoveryPath: "/.well-known/oauth-authorization-server",
+    tokenPath: "/oauth/token",
+    resource,
+    get pid() { return server.pid },
+    dbPids: store === "pg" ? () => backendPids(database) : async () => [],
+    async start() {
+      dataDir = mkdtempSync(join(tmpdir(), "adgate-bench-"))
+      if (store === "pg") {
+        await freshDatabase(database)
+        await onDatabase(database)
+      }
+      server = startChild(this.name, [...nodeArgs, "apps/server/src/main.ts"], {
+        PORT: String(port),
+        HOST: "127.0.0.1",
+        BASE_URL: base,
+        ADGATE_DATA_DIR: dataDir,
+        ADGATE_ADMIN_EMAIL: adminEmail,
+        ADGATE_ADMIN_PASSWORD: adminPassword,
+        ADGATE_CREDENTIALS_KEY: "",
+        DATABASE_URL: store === "pg" ? databaseUrl(database) : ""
+      })
+      await waitUntilUp(`${base}${this.discoveryPath}`, 90_000, server.alive)
+      // Dynamic registration of one public client (RFC 7591), as an MCP host does.
+      const registered = await call(`${base}/oauth/register`, {
+        method: "POST",
+        json: { client_name: "bench", redirect_uris: [redirectUri], token_endpoint_auth_method: "none", grant_types: ["authorization_code", "refresh_token"], response_types: ["code"] }
+      })
+      if (registered.status !== 201) throw new Error(`register: ${registered.status} ${registered.text}`)
+      clientId = JSON.parse(registered.text).client_id
+      // Sign in once through the form (the sign-in limit is per address, so one session serves every consent).
+      const form = await call(`${base}/signin?return_to=/`, { jar })
+      const signedIn = await call(`${base}/signin`, {
+        method: "POST", jar, headers: { origin: base },
+        form: { csrf_token: attr(form.text, "csrf_token"), return_to: "/", email: adminEmail, password: adminPassword }
+      })
+      if (signedIn.status !== 303) throw new Error(`sign-in: ${signedIn.status}`)
+    },
+    /** `count` codes, each from its own consent through the real pages; pages are opened, then allowed after the moment. */
+    async mintCodes(count) {
+      const opened = await pool(Array.from({ length: count }), 8, async () => {
+        const { verifier, challenge } = pkcePair()
+        const state = pkcePair().verifier.slice(0, 16)
+        const q = new URLSearchParams({ response_type: "code", client_id: clientId, redirect_uri: redirectUri, code_challenge: challenge, code_challenge_method: "S256", state, scope, resource })
+        const page = await call(`${base}/oauth/authorize?${q}`, { jar })
+        if (page.status !== 200) throw new Error(`authorize: ${page.status} ${page.text.slice(0, 200)}`)
+        const scopes = [...page.text.matchAll(/name="scope" value="([^"]+)" checked/g)].map((m) => m[1])
+        return { verifier, openedAt: Date.now(), page: attr(page.text, "page"), csrf: attr(page.text, "csrf_token"), scopes }
+      })
+      const codes = await pool(opened, 8, async (o) => {
+        const wait = o.openedAt + consentMomentMs + 50 - Date.now()
+        if (wait > 0) await sleep(wait)
+        const form = new URLSearchParams({ page: o.page, csrf_token: o.csrf })
+        for (const s of o.scopes) form.append("scope", s)
+        form.append("platforms", "all")
+        form.append("write_mode", "wait")
+        form.append("action", "allow")
+        const decided = await call(`${base}/oauth/consent`, { method: "POST", jar, headers: { origin: base }, form })
+        const location = decided.headers.location
+        const code = location === undefined ? null : new URL(location).searchParams.get("code")
+        if (decided.status !== 303 || code === null) throw new Error(`consent: ${decided.status} ${location ?? decided.text.slice(0, 300)}`)
+        return { code, verifier: o.verifier }
+      })
+      return codes
+    },
+    exchangeForm: ({ code, verifier }) =>
+      new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri, resource }).toString(),
+    refreshForm: (refreshToken) =>
+      new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId, resource }).toString(),
+    async stop() {
+      await server?.stop()
+      if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+      if (store === "pg" && !process.env.BENCH_KEEP_DB) await dropDatabase(database)
+    }
+  }
+}
