@@ -8,7 +8,7 @@ import {
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { Clock, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql"
+import type { Migrator, SqlError } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
 import { runPlatformMigrations } from "./runPlatformMigrations.ts"
 import { googleAds } from "./sandbox/googleAds.ts"
@@ -53,7 +53,11 @@ const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.E
 
 const shortName = (call: ToolCall): string => call.tool.name.slice(call.tool.family.length + 2)
 
-export const PlatformsSandbox: Layer.Layer<Platforms | SandboxConnections, unknown, SqlClient.SqlClient | CredentialCipher> = Layer.effectContext(
+export const PlatformsSandbox: Layer.Layer<
+  Platforms | SandboxConnections,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient | CredentialCipher
+> = Layer.effectContext(
   Effect.gen(function* () {
     yield* runPlatformMigrations
     const sql = yield* SqlClient.SqlClient

@@ -19,7 +19,11 @@ describe("ToolSearchMiniSearch", () => {
   it("\"add tracking code to the site\" ranks a website-code tool first", () => {
     assert.include(["ga4__add_site_tag", "shopify__add_theme_snippet"], top("add tracking code to the site"))
   })
-  it("synonyms: \"stop\" finds pauses, \"return\" finds ROAS reports, \"increase\" finds budget changes", () => {
+  it("synonyms reach tools whose text has none of the query's words: visits = sessions, uninstall = remove, pixel = tag", () => {
+    assert.strictEqual(top("how many visits"), "ga4__run_report")
+    assert.strictEqual(top("uninstall pixel"), "ga4__remove_site_tag")
+  })
+  it("\"stop\" finds pauses, \"return\" finds ROAS reports, \"increase\" finds budget changes", () => {
     assert.match(top("stop the campaign") ?? "", /__pause_campaign$/)
     assert.include(["gads__campaign_report", "meta__get_insights"], top("return on ad spend"))
     assert.match(top("increase budget") ?? "", /_budget$/)

@@ -75,6 +75,22 @@ const tools = [
       segmentByDate: { type: "boolean", description: "One row per campaign and day.", default: false }
     },
     required: ["accountId", "startDate", "endDate"],
+    output: {
+      type: "object",
+      required: ["customerId", "currencyCode", "dateRange", "rows", "totals"],
+      properties: {
+        customerId: { type: "string" }, currencyCode: { type: "string" },
+        dateRange: { type: "object", properties: { startDate: { type: "string" }, endDate: { type: "string" } } },
+        rows: { type: "array", items: { type: "object", required: ["campaignId", "campaignName", "impressions", "clicks", "cost", "conversions", "conversionsValue"],
+          properties: {
+            campaignId: { type: "string" }, campaignName: { type: "string" }, status: { type: "string" }, date: { type: "string" },
+            impressions: { type: "integer" }, clicks: { type: "integer" }, costMicros: { type: "string" }, cost: { type: "number" },
+            conversions: { type: "number" }, conversionsValue: { type: "number" }, ctr: { type: "number" }, averageCpc: { type: "number" },
+            costPerConversion: { type: ["number", "null"] }, roas: { type: ["number", "null"] }
+          } } },
+        totals: { type: "object" }
+      }
+    },
     keywords: ["report", "performance", "spend", "cost", "clicks", "impressions", "conversions", "cpa", "cost per conversion", "roas", "return on ad spend", "metrics", "last week", "stats"]
   }),
   tool({
@@ -327,7 +343,7 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> =>
         if (!isIsoDay(startDate) || !isIsoDay(endDate))
           return adsFailure({ dateError: "INVALID_FIELD_VALUES_IN_DATE" }, "Dates must be valid YYYY-MM-DD dates.", requestId(call))
         if (startDate > endDate)
-          return adsFailure({ dateRangeError: "AFTER_MAXIMUM_ALLOWABLE_DATE" }, "The start date is after the end date.", requestId(call))
+          return adsFailure({ dateRangeError: "START_DATE_AFTER_END_DATE" }, "The start date is after the end date.", requestId(call))
         const only = strings(call.args, "campaignIds")
         const chosen = campaigns.filter((c) => only === null || only.includes(c.id))
         const byId = new Map(chosen.map((c) => [c.id, c]))

@@ -44,6 +44,15 @@ const tools = [
     description: "Active products with zero units sold in the N days up to yesterday, with their inventory, so stock that does not move can be found.",
     properties: { accountId, days: { type: "integer", minimum: 1, maximum: 365, default: 30, description: "How many days back, up to yesterday." } },
     required: ["accountId"],
+    output: {
+      type: "object",
+      required: ["shop", "startDate", "endDate", "days", "products"],
+      properties: {
+        shop: { type: "string" }, startDate: { type: "string" }, endDate: { type: "string" }, days: { type: "integer" },
+        products: { type: "array", items: { type: "object", required: ["id", "title", "status", "units_sold"],
+          properties: { id: { type: "integer" }, title: { type: "string" }, status: { type: "string" }, units_sold: { type: "integer" }, variants: { type: "array" } } } }
+      }
+    },
     keywords: ["no sales", "not selling", "unsold", "slow moving", "dead stock", "zero sales", "products"]
   }),
   tool({
