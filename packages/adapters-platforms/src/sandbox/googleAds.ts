@@ -146,14 +146,15 @@ const tools = [
 ]
 
 interface CampaignSeed { readonly id: string; readonly name: string; readonly status: string; readonly budget: number; readonly channel: string; readonly profile: Record<string, number> }
-const customers = [
+/** The seeded customers and campaigns (the same story for every workspace; docs/platforms.md). */
+export const gadsCustomers = [
   { id: "3842019576", name: "Acme Outdoor – Search", campaigns: [
     // The clear best: cheap brand clicks that convert (ROAS above 10).
     { id: "20481001", name: "Brand – Search", status: "ENABLED", budget: 120, channel: "SEARCH", profile: { ctr: 0.12, cpc: 0.65, cvr: 0.11, aov: 92, utilization: 0.82 } },
     { id: "20481002", name: "Generic – Hiking Boots", status: "ENABLED", budget: 250, channel: "SEARCH", profile: { ctr: 0.045, cpc: 1.9, cvr: 0.045, aov: 118, utilization: 0.93 } },
     // Two clearly bad ones: cost per conversion well over 50.
     { id: "20481003", name: "Generic – Tents", status: "ENABLED", budget: 180, channel: "SEARCH", profile: { ctr: 0.038, cpc: 2.6, cvr: 0.021, aov: 240, utilization: 0.95 } },
-    { id: "20481004", name: "Competitor – Terms", status: "ENABLED", budget: 90, channel: "SEARCH", profile: { ctr: 0.03, cpc: 3.4, cvr: 0.016, aov: 105, utilization: 0.97 } },
+    { id: "20481004", name: "Competitor – Terms", status: "ENABLED", budget: 90, channel: "SEARCH", profile: { ctr: 0.03, cpc: 3.4, cvr: 0.03, aov: 105, utilization: 0.97 } },
     { id: "20481005", name: "Remarketing – Cart Abandoners", status: "ENABLED", budget: 60, channel: "DISPLAY", profile: { ctr: 0.006, cpc: 0.9, cvr: 0.07, aov: 110, utilization: 0.7 } },
     { id: "20481006", name: "Summer Sale 2025", status: "PAUSED", budget: 150, channel: "SEARCH", profile: { ctr: 0.05, cpc: 1.4, cvr: 0.05, aov: 85, utilization: 0.9 } },
     { id: "20481007", name: "Old – Broad Match Test", status: "REMOVED", budget: 40, channel: "SEARCH", profile: { ctr: 0.02, cpc: 2.2, cvr: 0.01, aov: 90, utilization: 0.9 } }
@@ -167,7 +168,7 @@ const customers = [
 
 const seed = (store: SandboxStore) => Effect.gen(function* () {
   let position = 0
-  for (const customer of customers) {
+  for (const customer of gadsCustomers) {
     yield* store.insertAccount({ id: customer.id, name: customer.name, status: "ENABLED", currency: "USD", timeZone: "America/New_York" })
     for (const c of customer.campaigns) {
       yield* store.insertObject({

@@ -111,7 +111,7 @@ const campaigns = [
   ] },
   // Clearly bad: cost per purchase far above 50.
   { id: "120210000000005", name: "Interests – Camping", status: "ACTIVE", objective: "OUTCOME_SALES", adSets: [
-    { id: "120210000000501", name: "Camping interests – 18-65", status: "ACTIVE", budget: 90, profile: { ctr: 0.007, cpc: 1.8, cvr: 0.017, aov: 88, utilization: 0.97 } }
+    { id: "120210000000501", name: "Camping interests – 18-65", status: "ACTIVE", budget: 90, profile: { ctr: 0.007, cpc: 1.8, cvr: 0.02, aov: 88, utilization: 0.97 } }
   ] },
   { id: "120210000000003", name: "Brand Awareness – Video", status: "PAUSED", objective: "OUTCOME_AWARENESS", adSets: [
     { id: "120210000000301", name: "Video views – Broad", status: "ACTIVE", budget: 80, profile: { ctr: 0.004, cpc: 0.6, cvr: 0.005, aov: 90, utilization: 0.9 } }
