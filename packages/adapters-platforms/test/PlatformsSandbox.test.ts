@@ -325,6 +325,9 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       assert.deepStrictEqual([product.target?.name, product.status], ["Canvas Camp Chair – Olive", { from: "active", to: "deleted" }])
       const tag = yield* preview(ws, "ga4__add_site_tag", { propertyId: property, name: "Hotjar", placement: "head", html: "<script></script>" })
       assert.deepStrictEqual(tag.target, { type: "site_tag", id: null, name: "Hotjar" })
+      const create = yield* preview(ws, "gads__create_campaign", { accountId: gads, name: "Backpacks", dailyBudget: 40 })
+      assert.deepStrictEqual([create.target?.name, create.dailyBudget, create.accountDailyBudgetAfter], ["Backpacks", null, 700],
+        "a campaign is created paused: the active daily budget does not change")
       const unknown = yield* preview(ws, "gads__pause_campaign", { accountId: gads, campaignId: "999" })
       assert.deepStrictEqual([unknown.target, unknown.status], [null, null])
     }))

@@ -273,15 +273,17 @@ const preview = (call: SandboxCall): SqlEffect<ProposedChange> =>
       return yield* preview(meant)
     }
     const customerId = str(call.args, "accountId")
+    const campaigns = yield* call.store.objects(customerId, "campaign")
     if (call.tool === "create_campaign") {
       const budget = num(call.args, "dailyBudget")
+      // Created PAUSED: no budget changes (a change cap has no "from") and the active total stays as it is.
       return {
         accountId: customerId, target: { type: "campaign", id: null, name: str(call.args, "name") },
-        dailyBudget: { from: 0, to: budget }, accountDailyBudgetAfter: null, status: { from: "NONE", to: "PAUSED" },
+        dailyBudget: null, status: null,
+        accountDailyBudgetAfter: round2(campaigns.reduce((sum, c) => (c.status === "ENABLED" ? sum + (c.dailyBudget ?? 0) : sum), 0)),
         summary: `Create the paused campaign "${str(call.args, "name")}" with a daily budget of ${money(budget)}`
       }
     }
-    const campaigns = yield* call.store.objects(customerId, "campaign")
     const campaign = campaigns.find((c) => c.id === str(call.args, "campaignId"))
     if (campaign === undefined) return noChange(`${call.tool} on unknown campaign ${str(call.args, "campaignId")}`, customerId)
     const target = { type: "campaign", id: campaign.id, name: campaign.name }
