@@ -4,14 +4,23 @@ import { Layer } from "effect"
 import { Issuer, SecretsWebCrypto } from "@adgate/core"
 import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
+import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import type { AppConfig } from "./config.ts"
 
 /** The database (migrated). Exposes SqlClient. */
 export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 
-/** Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer; also SqlClient. */
+/**
+ * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
+ * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher) and the tool search; also
+ * SqlClient.
+ */
 export const appPorts = (config: AppConfig) =>
-  Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
-    CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(
-    Layer.provideMerge(appDatabase(config))
+  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch).pipe(
+    Layer.provideMerge(
+      Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
+        CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(
+        Layer.provideMerge(appDatabase(config))
+      )
+    )
   )

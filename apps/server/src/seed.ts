@@ -1,11 +1,13 @@
 // First start on an empty database (README, first start): a demo workspace "Demo" on the paid plan with credits, its
-// admin (ADGATE_ADMIN_EMAIL / ADGATE_ADMIN_PASSWORD, else admin@example.com) and an editor. A generated password
+// admin (ADGATE_ADMIN_EMAIL / ADGATE_ADMIN_PASSWORD, else admin@example.com), an editor, and the four sandbox
+// platforms connected with their seeded data (docs/platforms.md). A generated password
 // is printed once, to stdout, and never logged. Processes starting together on one PostgreSQL seed it once: the
 // check and the seeding run in one transaction under an advisory lock.
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { User, Workspace } from "@adgate/core"
 import { addUser, addWorkspace, Directory, generatePassword } from "@adgate/core"
+import { connectSandboxPlatforms } from "@adgate/adapters-platforms"
 
 export const demoCredits = 1000
 
@@ -65,5 +67,6 @@ const seed = (options: SeedOptions) =>
     const editorPassword = yield* generatePassword
     const editor = yield* addUser({ email: "editor@example.com", name: "Editor", password: editorPassword })
     yield* directory.setRole(workspace.id, editor.id, Option.some("editor"))
+    yield* connectSandboxPlatforms(workspace.id, admin.id)
     return { workspace, admin, editor, adminPassword, editorPassword, given: Option.isSome(given) } satisfies Seeded
   })

@@ -6,6 +6,7 @@ import { ToolSearch } from "../ToolSearch.ts"
 export const ToolSearchMemory = Layer.succeed(ToolSearch, ToolSearch.of({
   rank: (query, tools) => Effect.sync(() => {
     const words = query.toLowerCase().split(/\s+/).filter((w) => w.length > 0)
+    if (words.length === 0) return tools
     return tools
       .map((tool, index) => {
         const text = [tool.name, tool.summary, tool.description, ...tool.keywords].join(" ").toLowerCase()

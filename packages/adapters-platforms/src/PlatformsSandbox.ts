@@ -1,0 +1,151 @@
+// The Platforms port over the four sandbox platforms (spec §What the service does 7; docs/platforms.md): catalog,
+// connected accounts, previews and calls, with each workspace's platform credential sealed at rest by the
+// CredentialCipher and opened only here, for the call. Also the SandboxConnections service that connects a
+// workspace to a family (the demo seeding and tests use it).
+import {
+  type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
+} from "@adgate/core"
+import { CredentialCipher } from "@adgate/adapters-sql"
+import { Clock, Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Migrator, SqlError } from "effect/sql"
+import { createHash, randomBytes } from "node:crypto"
+import { runPlatformMigrations } from "./runPlatformMigrations.ts"
+import { googleAds } from "./sandbox/googleAds.ts"
+import { googleAnalytics } from "./sandbox/googleAnalytics.ts"
+import { metaAds } from "./sandbox/metaAds.ts"
+import type { SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
+import { sandboxStore } from "./sandbox/SandboxStore.ts"
+import { shopifyStore } from "./sandbox/shopifyStore.ts"
+
+export const sandboxPlatforms: ReadonlyArray<SandboxPlatform> = [googleAds, metaAds, googleAnalytics, shopifyStore]
+
+export interface SandboxConnectionsShape {
+  /**
+   * Connects `family` for the workspace as `userId`: the sandbox issues an access token (kept by the platform as a
+   * SHA-256), the workspace's copy is sealed and stored, and the platform's accounts and history are seeded.
+   * Connecting again replaces the credential. `credential` overrides the stored copy (tests: a wrong token).
+   */
+  readonly connect: (workspaceId: string, family: string, userId: string, credential?: string) => Effect.Effect<void, PlatformUnavailable>
+  readonly disconnect: (workspaceId: string, family: string) => Effect.Effect<void, PlatformUnavailable>
+  /** The families the workspace has connected. */
+  readonly connected: (workspaceId: string) => Effect.Effect<ReadonlyArray<string>, PlatformUnavailable>
+}
+export class SandboxConnections extends Context.Service<SandboxConnections, SandboxConnectionsShape>()(
+  "adapters-platforms/SandboxConnections"
+) {}
+
+/** Connects all four sandbox platforms with their seeded data (the demo workspace of `npm start`). */
+export const connectSandboxPlatforms = (workspaceId: string, userId: string) =>
+  Effect.gen(function* () {
+    const connections = yield* SandboxConnections
+    for (const platform of sandboxPlatforms) yield* connections.connect(workspaceId, platform.family.id, userId)
+  })
+
+const sha256 = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex")
+
+// A failing database is an answer (503, safe to retry), never a defect; the message names the step, not a value.
+const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.Effect<A, E | SqlError.SqlError, R>) =>
+  Effect.mapError(self, (error) => new PlatformUnavailable({
+    platform,
+    message: `${platform} sandbox: ${step} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
+  }))
+
+const shortName = (call: ToolCall): string => call.tool.name.slice(call.tool.family.length + 2)
+
+export const PlatformsSandbox: Layer.Layer<
+  Platforms | SandboxConnections,
+  Migrator.MigrationError | SqlError.SqlError,
+  SqlClient.SqlClient | CredentialCipher
+> = Layer.effectContext(
+  Effect.gen(function* () {
+    yield* runPlatformMigrations
+    const sql = yield* SqlClient.SqlClient
+    const cipher = yield* CredentialCipher
+    const byFamily = new Map(sandboxPlatforms.map((p) => [p.family.id, p]))
+    const provide = <A, E>(self: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provideService(self, SqlClient.SqlClient, sql)
+
+    const connectedFamilies = (workspaceId: string) =>
+      sql<{ family: string }>`SELECT family FROM platform_connections WHERE workspace_id = ${workspaceId} ORDER BY family`.pipe(
+        Effect.map((rows) => rows.map((r) => r.family)))
+
+    const platformOf = (call: ToolCall): SandboxPlatform | undefined => byFamily.get(call.tool.family)
+
+    /** The platform's own check of the bearer it receives: the stored credential, opened here only. */
+    const authorized = (workspaceId: string, family: string) => Effect.gen(function* () {
+      const rows = yield* sql<{ credential: string }>`SELECT credential FROM platform_connections
+        WHERE workspace_id = ${workspaceId} AND family = ${family}`
+      if (rows[0] === undefined) return false
+      const opened = yield* Effect.result(cipher.open(rows[0].credential))
+      if (opened._tag === "Failure") return false
+      const issued = yield* sql<{ token_hash: string }>`SELECT token_hash FROM sandbox_tokens WHERE workspace_id = ${workspaceId} AND family = ${family}`
+      return issued[0] !== undefined && issued[0].token_hash === sha256(opened.success)
+    })
+
+    const connections = SandboxConnections.of({
+      connect: (workspaceId, family, userId, credential) => {
+        const platform = byFamily.get(family)
+        if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: family, message: `no sandbox platform "${family}"` }))
+        return Effect.gen(function* () {
+          const token = `sbx_${family}_${randomBytes(24).toString("base64url")}`
+          const sealed = yield* cipher.seal(credential ?? token)
+          const now = yield* Clock.currentTimeMillis
+          const store = sandboxStore(workspaceId, family)
+          yield* sql.withTransaction(Effect.gen(function* () {
+            yield* sql`INSERT INTO sandbox_tokens (workspace_id, family, token_hash) VALUES (${workspaceId}, ${family}, ${sha256(token)})
+              ON CONFLICT (workspace_id, family) DO UPDATE SET token_hash = EXCLUDED.token_hash`
+            yield* sql`INSERT INTO platform_connections (workspace_id, family, credential, connected_at, connected_by)
+              VALUES (${workspaceId}, ${family}, ${sealed}, ${now}, ${userId})
+              ON CONFLICT (workspace_id, family) DO UPDATE SET credential = EXCLUDED.credential,
+              connected_at = EXCLUDED.connected_at, connected_by = EXCLUDED.connected_by`
+            yield* provide(platform.seed(store, workspaceId))
+            yield* provide(store.fill(platform.generate(workspaceId)))
+          }))
+        }).pipe(unavailable(family, "connect"))
+      },
+      disconnect: (workspaceId, family) =>
+        sql`DELETE FROM platform_connections WHERE workspace_id = ${workspaceId} AND family = ${family}`.pipe(
+          Effect.asVoid, unavailable(family, "disconnect")),
+      connected: (workspaceId) => connectedFamilies(workspaceId).pipe(unavailable("platforms", "connections"))
+    })
+
+    const platforms = Platforms.of({
+      families: sandboxPlatforms.map((p) => p.family),
+      tools: sandboxPlatforms.flatMap((p) => p.tools),
+      accounts: (workspaceId) => Effect.gen(function* () {
+        const families = yield* connectedFamilies(workspaceId)
+        const out: Array<Account> = []
+        for (const family of families) {
+          if (!byFamily.has(family)) continue
+          const accounts = yield* provide(sandboxStore(workspaceId, family).accounts)
+          for (const a of accounts) out.push({ platform: family, id: a.id, name: a.name, status: a.status })
+        }
+        return out
+      }).pipe(unavailable("platforms", "accounts")),
+      preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
+        const platform = platformOf(call)
+        if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
+        const store = sandboxStore(call.workspaceId, platform.family.id)
+        return provide(platform.preview({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })).pipe(
+          unavailable(platform.family.id, "preview"))
+      },
+      execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {
+        const platform = platformOf(call)
+        if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
+        const store = sandboxStore(call.workspaceId, platform.family.id)
+        return Effect.gen(function* () {
+          if (!(yield* authorized(call.workspaceId, platform.family.id))) return platform.unauthorized
+          // One transaction per call: the day's metrics catch up and the change lands together, or not at all.
+          return yield* sql.withTransaction(provide(Effect.gen(function* () {
+            yield* store.fill(platform.generate(call.workspaceId))
+            return yield* platform.handle({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })
+          })))
+        }).pipe(
+          unavailable(platform.family.id, "execute"),
+          Effect.withSpan("platforms.execute", { attributes: { tool: call.tool.name } })
+        )
+      }
+    })
+    return Context.make(Platforms, platforms).pipe(Context.add(SandboxConnections, connections))
+  })
+)
