@@ -8,6 +8,22 @@ import { Scope } from "../scopes/Scope.ts"
  */
 export class InvalidCredential extends Schema.TaggedError<InvalidCredential>()("InvalidCredential", {}) {}
 
+/** No Authorization header, or an empty one (RFC 6750 §3.1: the challenge then carries no error code). */
+export class CredentialMissing extends Schema.TaggedError<CredentialMissing>()("CredentialMissing", {}) {}
+
+/** The credential works but lacks the scope this request needs (spec §Authentication 7: 403 insufficient_scope). */
+export class InsufficientScope extends Schema.TaggedError<InsufficientScope>()("InsufficientScope", {
+  /** The scope to ask for. */
+  scope: Scope,
+  /** Every scope that would do. */
+  anyOf: Schema.Array(Scope)
+}) {}
+
+/** Too many requests for this connection or API key in the current window (spec §Limits: Rate limiting, 429). */
+export class RequestsThrottled extends Schema.TaggedError<RequestsThrottled>()("RequestsThrottled", {
+  retryAfterSeconds: Schema.Number
+}) {}
+
 /** The person may not create or revoke API keys in this workspace (admin or editor only). */
 export class ApiKeyNotAllowed extends Schema.TaggedError<ApiKeyNotAllowed>()("ApiKeyNotAllowed", {
   reason: Schema.Literals(["not_a_member", "role_cannot_connect", "apply_needs_admin"])

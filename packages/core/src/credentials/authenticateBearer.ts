@@ -1,0 +1,45 @@
+// One bearer check for both surfaces (spec §Authentication 1, 5–7; §Limits: Rate limiting; RFC 6750 §2.1, §3.1):
+// the Authorization header → the Principal, then the per-connection or per-key rate limit. REST and MCP call this
+// before anything else; each maps the refusals in its own table (401 with WWW-Authenticate, 429 with Retry-After).
+import { Clock, Effect } from "effect"
+import { hitLimit } from "../limits/RateLimits.ts"
+import { CredentialMissing, InsufficientScope, InvalidCredential, RequestsThrottled } from "./errors.ts"
+import type { Principal } from "./records.ts"
+import { type RequestSurface, resolveBearer } from "./resolveBearer.ts"
+import type { Scope } from "../scopes/Scope.ts"
+
+/**
+ * RFC 6750 §2.1: `Bearer` (any case) and one b64token. Anything else — another scheme, no token, two tokens — is
+ * not a bearer credential; a header that is absent is CredentialMissing (the challenge then names no error).
+ */
+export const bearerOf = (authorization: string | undefined): Effect.Effect<string, CredentialMissing | InvalidCredential> => {
+  if (authorization === undefined || authorization.trim() === "") return Effect.fail(new CredentialMissing())
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization)
+  return match === null ? Effect.fail(new InvalidCredential()) : Effect.succeed(match[1]!)
+}
+
+export const authenticateBearer = Effect.fn("credentials.authenticateBearer")(function* (
+  authorization: string | undefined,
+  surface: RequestSurface
+) {
+  const principal = yield* resolveBearer(yield* bearerOf(authorization), surface)
+  // Spec §Limits: "per connection, like an API key": every request of one connection (or key) counts together,
+  // whichever surface it arrives on.
+  const decision = principal.kind === "connection"
+    ? yield* hitLimit("api_requests_per_connection", principal.connectionId ?? "", yield* Clock.currentTimeMillis)
+    : yield* hitLimit("api_requests_per_key", principal.apiKeyId ?? "", yield* Clock.currentTimeMillis)
+  if (!decision.allowed) return yield* new RequestsThrottled({ retryAfterSeconds: decision.retryAfterSeconds })
+  return principal
+})
+
+/**
+ * Spec §Authentication 6–7: the request needs one of `anyOf`; without it, InsufficientScope names the scope to ask
+ * for (the first of `anyOf`, the narrowest that would do).
+ */
+export const requireScope = (principal: Principal, anyOf: ReadonlyArray<Scope>): Effect.Effect<void, InsufficientScope> =>
+  anyOf.some((scope) => principal.scopes.includes(scope))
+    ? Effect.void
+    : Effect.fail(new InsufficientScope({ scope: anyOf[0]!, anyOf: [...anyOf] }))
+
+export type BearerRefusal = CredentialMissing | InvalidCredential | RequestsThrottled
+export const BearerRefusalTags = ["CredentialMissing", "InvalidCredential", "RequestsThrottled"] as const satisfies ReadonlyArray<BearerRefusal["_tag"]>
