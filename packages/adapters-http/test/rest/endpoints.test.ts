@@ -346,6 +346,41 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     expect(answer.status).toBe(200)
   })
 
+  it("a write request of another workspace is 404, exactly like one that does not exist", async () => {
+    const paidKey = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "wait" })
+    const queued = await restClient(server, paidKey).post("/tools/ads__pause_campaign", { accountId: "act_paid", campaignId: "c3" })
+    expect(queued.status).toBe(202)
+    // A key of the other workspace with a tools scope (granted while that workspace was on the paid plan).
+    await withDirectory((d) => d.setPlan(server.workspaces.free.id, "paid"))
+    const otherKey = await createKey(server, { scopes: ["tools:read"], workspaceId: server.workspaces.free.id })
+    const other = await restClient(server, otherKey).get(`/requests/${queued.body.requestId}`)
+    expect(other.status).toBe(404)
+    expect(other.body.error).toBe("request_not_found")
+    await withDirectory((d) => d.setPlan(server.workspaces.free.id, "free"))
+  })
+
+  it("429 with Retry-After past the per-connection limit, for an OAuth access token", async () => {
+    const limited = await startTestServer({
+      rateLimits: {
+        enabled: true,
+        limits: { ...(await import("@adgate/core")).defaultRateLimitPolicy.limits, api_requests_per_connection: { count: 2, windowMs: 60_000 } }
+      }
+    })
+    try {
+      const cookie = await limited.signIn(limited.users.admin.email, limited.users.admin.password)
+      const token = await obtainToken(limited, await discover(limited), cookie, { scope: "accounts:read", resource: `${limited.origin}/api/v1` })
+      const api = restClient(limited, token)
+      expect((await api.get("/me")).status).toBe(200)
+      expect((await api.get("/accounts")).status).toBe(200)
+      const third = await api.get("/me")
+      expect(third.status).toBe(429)
+      expect(third.body.error).toBe("rate_limited")
+      expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0)
+    } finally {
+      await limited.close()
+    }
+  })
+
   it("429 with Retry-After past the per-key limit (spec §Limits: Rate limiting)", async () => {
     const limited = await startTestServer({
       rateLimits: {
