@@ -5,7 +5,7 @@ import { Cause, Effect, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticateBearer, Issuer, requireScope } from "@adgate/core"
 import { RequestId } from "../security.ts"
-import { BodyNotJson, BodyNotObject, BodyTooLarge, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
+import { BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
 import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
@@ -82,10 +82,12 @@ const serve = (route: RestRoute, origin: string) => {
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const params = yield* HttpRouter.params
+    const search = new URL(request.url, origin).searchParams
+    if (search.has("access_token")) return yield* new CredentialInQuery()
     // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
     const principal = yield* authenticateBearer(request.headers["authorization"], "rest")
     if (route.access._tag === "Bearer" && route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
-    const query = yield* decodeQuery(route, new URL(request.url, origin).searchParams)
+    const query = yield* decodeQuery(route, search)
     const body = route.body === null ? {} : yield* readJsonObject(request, route.body.description)
     const answer = yield* route.handle({ principal, params, query, body, headers: request.headers })
     return render(route, answer)

@@ -26,8 +26,15 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
   allow: Schema.Array(Schema.String)
 }) {}
 
+/**
+ * A credential in the URL (`?access_token=`): refused whatever else was sent, never used (RFC 6750 §5.3, OAuth 2.1
+ * §5.1: a token in a URL leaks through logs and Referer; with a header too it is two methods at once, §5.3.2).
+ */
+export class CredentialInQuery extends Schema.TaggedError<CredentialInQuery>()("CredentialInQuery", {}) {}
+
 /** The adapter's own refusals: how the request itself was read. */
-export type RequestRefusal = BodyNotJson | BodyNotObject | BodyTooLarge | QueryInvalid | RouteNotFound | MethodNotAllowed
+export type RequestRefusal =
+  | BodyNotJson | BodyNotObject | BodyTooLarge | QueryInvalid | RouteNotFound | MethodNotAllowed | CredentialInQuery
 
 /** Every refusal a REST route can answer. */
 export type RestRefusal =
@@ -193,6 +200,10 @@ export const restErrors = {
     status: 400, error: "invalid_query",
     message: (e) => `The query parameter ${e.parameter} ${e.message}.`,
     details: (e) => ({ parameter: e.parameter })
+  },
+  CredentialInQuery: {
+    status: 400, error: "invalid_request",
+    message: () => "Send the credential only in the Authorization header, never in the URL."
   },
   BodyTooLarge: {
     status: 413, error: "body_too_large",

@@ -7,7 +7,9 @@ import { restApi, restBasePath, type RestRoute } from "./restApi.ts"
 import { ErrorBody } from "./restSchemas.ts"
 
 /** Refusals every bearer route can answer, before its handler runs (RestRoutes.ts). */
-export const bearerRefusals: ReadonlyArray<RestRefusalTag> = ["CredentialMissing", "InvalidCredential", "RequestsThrottled", "StoreUnavailable"]
+export const bearerRefusals: ReadonlyArray<RestRefusalTag> = [
+  "CredentialInQuery", "CredentialMissing", "InvalidCredential", "RequestsThrottled", "StoreUnavailable"
+]
 /** Refusals of reading a JSON body (RestRoutes.ts). */
 export const bodyRefusals: ReadonlyArray<RestRefusalTag> = ["BodyNotJson", "BodyNotObject", "BodyTooLarge"]
 

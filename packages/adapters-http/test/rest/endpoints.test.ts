@@ -323,6 +323,43 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     expect(answer.headers.get("www-authenticate")).toMatch(new RegExp(`^Bearer error="invalid_token", ${metadata().replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}, scope="`))
   })
 
+  it("a malformed Authorization header is 401 invalid_token; the scheme is case-insensitive (RFC 6750 §2.1, checklist 143–144)", async () => {
+    for (const header of ["Bearer", "Bearer  a b", "Basic dXNlcjpwYXNz", "Bearer a\u00e9"]) {
+      const answer = await server.fetch("/api/v1/me", { headers: { authorization: header } })
+      expect(answer.status, header).toBe(401)
+      expect(answer.headers.get("www-authenticate"), header).toContain('error="invalid_token"')
+    }
+    const key = await createKey(server, { scopes: ["accounts:read"] })
+    for (const scheme of ["bearer", "BEARER"]) {
+      expect((await server.fetch("/api/v1/me", { headers: { authorization: `${scheme} ${key}` } })).status).toBe(200)
+    }
+  })
+
+  it("a credential in the URL is refused with 400 and never used (RFC 6750 §5.3, checklist 145–146)", async () => {
+    const key = await createKey(server, { scopes: ["accounts:read"] })
+    const inUrl = await server.fetch(`/api/v1/me?access_token=${key}`)
+    expect(inUrl.status).toBe(400)
+    expect(((await inUrl.json()) as { error: string }).error).toBe("invalid_request")
+    const both = await server.fetch(`/api/v1/me?access_token=${key}`, { headers: { authorization: `Bearer ${key}` } })
+    expect(both.status).toBe(400)
+    expect(server.logs.some((line) => line.includes(key))).toBe(false)
+  })
+
+  it("Idempotency-Keys are per credential: another key's equal Idempotency-Key never sees the first answer (checklist 176)", async () => {
+    const a = await createKey(server, { scopes: ["tools:read"] })
+    const b = await createKey(server, { scopes: ["tools:read"] })
+    const headers = { "idempotency-key": "shared-key-1" }
+    const first = await restClient(server, a).post("/tools/ads__list_campaigns", { accountId: "act_paid" }, headers)
+    expect(first.status).toBe(200)
+    const other = await restClient(server, b).post("/tools/shop__list_products", { accountId: "shop_paid" }, headers)
+    expect(other.status).toBe(200)
+    expect(other.headers.get("idempotent-replayed")).toBeNull()
+    expect(other.body.result.products).toBeDefined()
+    const mismatch = await restClient(server, a).post("/tools/shop__list_products", { accountId: "shop_paid" }, headers)
+    expect(mismatch.status).toBe(422)
+    expect(mismatch.body.error).toBe("idempotency_key_mismatch")
+  })
+
   it("a session cookie alone is 401: the REST API never reads cookies", async () => {
     const answer = await server.fetch("/api/v1/me", { headers: { cookie: adminCookie } })
     expect(answer.status).toBe(401)
