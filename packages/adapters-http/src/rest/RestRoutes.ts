@@ -15,9 +15,24 @@ type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
 const isTooLarge = (error: unknown): boolean =>
   (error as { readonly reason?: { readonly reason?: unknown } } | null)?.reason?.reason === "BodyTooLarge"
 
+/** How deep a request body may nest (checklist 167): far beyond any tool's arguments, far below a stack's limit. */
+export const maxBodyDepth = 64
+
+/** True when `value` nests deeper than `max` arrays or objects; iterative, so a hostile depth cannot overflow it. */
+const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!
+    if (typeof current !== "object" || current === null) continue
+    if (depth > max) return true
+    for (const child of Object.values(current)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
 /**
  * The body as a JSON object. Empty is `{}` (a tool without arguments); not JSON is 400 invalid_json; JSON that is not
- * an object is 400 invalid_body; over 1 MB while reading (a chunked body) is 413.
+ * an object, or that nests deeper than 64 levels, is 400 invalid_body; over 1 MB while reading (a chunked body) is 413.
  */
 const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: string) =>
   Effect.gen(function* () {
@@ -30,6 +45,7 @@ const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: 
       return yield* new BodyNotJson()
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* new BodyNotObject({ expected })
+    if (nestsDeeperThan(parsed, maxBodyDepth)) return yield* new BodyNotObject({ expected: `nested at most ${maxBodyDepth} levels deep` })
     return parsed as Schema.JsonObject
   })
 

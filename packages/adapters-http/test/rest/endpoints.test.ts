@@ -184,6 +184,11 @@ describe.each(credentialKinds)("the REST API with $kind", ({ make }) => {
     expect(array.status).toBe(400)
     expect(array.body.error).toBe("invalid_body")
     expect((await api.post("/tasks", { objective: "x" })).body.error).toBe("invalid_body")
+    // Checklist 167: a body nested beyond 64 levels is refused before anything reads it (no stack overflow, no 500).
+    const deep = await fetchRaw(full, "POST", "/tools/ads__raw", `{"method":"POST","path":"/x","body":${"[".repeat(100_000)}${"]".repeat(100_000)}}`,
+      { "idempotency-key": "deep-1" })
+    expect(deep.status).toBe(400)
+    expect(deep.body.error).toBe("invalid_body")
     const badQuery = await api.get("/tools?limit=many")
     expect(badQuery.status).toBe(400)
     expect(badQuery.body).toMatchObject({ error: "invalid_query", parameter: "limit" })
@@ -300,9 +305,9 @@ describe.each(credentialKinds)("the REST API with $kind", ({ make }) => {
   })
 })
 
-const fetchRaw = async (credential: string, method: string, path: string, body: string) => {
+const fetchRaw = async (credential: string, method: string, path: string, body: string, headers: Record<string, string> = {}) => {
   const response = await server.fetch(`/api/v1${path}`, {
-    method, body, headers: { authorization: `Bearer ${credential}`, "content-type": "application/json" }
+    method, body, headers: { authorization: `Bearer ${credential}`, "content-type": "application/json", ...headers }
   })
   return { status: response.status, headers: response.headers, body: await response.json() as any }
 }
