@@ -42,7 +42,7 @@ export interface RestAnswer {
 }
 
 export interface RouteInput<Q> {
-  /** Null on a public route. */
+  /** Who is calling (public routes have no handler input: RestRoutes serves them). */
   readonly principal: Principal
   readonly params: Readonly<Record<string, string | undefined>>
   readonly query: Q
