@@ -1,6 +1,7 @@
 // @adgate/core: the domain of adgate. Adapters import from here; nothing here imports an adapter.
 export * from "./ports/index.ts"
 export * from "./ports/memory/index.ts"
+export * from "./commands/index.ts"
 export * from "./scopes/Scope.ts"
 export * from "./workspaces/Workspace.ts"
 export * from "./clients/Client.ts"

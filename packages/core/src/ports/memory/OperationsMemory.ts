@@ -16,6 +16,8 @@ import { TaskStore } from "../TaskStore.ts"
 import { ToolUsageLog } from "../ToolUsageLog.ts"
 import { WriteRequestStore } from "../WriteRequestStore.ts"
 import { makeVersionedTable } from "./versioned.ts"
+import { EventOutboxMemory } from "./EventOutboxMemory.ts"
+import { TransactorMemory } from "./StoresMemory.ts"
 
 const newestFirst = <A extends { readonly id: string }>(at: (a: A) => number) => (a: A, b: A) =>
   at(b) - at(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
@@ -143,6 +145,7 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
 }))
 
 /** Write requests, idempotency keys, credits, tasks and tool usage in memory; the ledger reads the given Directory. */
+/** The operations stores, with the (non-rolling-back) Transactor and an outbox without readers that their commands run on. */
 export const OperationsMemory = Layer.mergeAll(
-  WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory, TaskStoreMemory, ToolUsageLogMemory
+  TransactorMemory, EventOutboxMemory([]), WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory, TaskStoreMemory, ToolUsageLogMemory
 )
