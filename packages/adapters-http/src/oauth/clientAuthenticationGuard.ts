@@ -3,7 +3,7 @@
 // every server process counts together; past a limit the endpoint answers 429 temporarily_unavailable with
 // Retry-After before the core is asked anything. Successful requests count nothing.
 import { Clock, Effect, Schema } from "effect"
-import { OAuthError, RateLimiter } from "@adgate/core"
+import { RateLimiter } from "@adgate/core"
 
 export const clientAuthenticationLimits = {
   /** Failed client authentications from one address per window. */
@@ -45,4 +45,6 @@ export const guardClientAuthentication = <A, E, R>(
     )
   })
 
-const isInvalidClient = (error: unknown): boolean => error instanceof OAuthError && error.error === "invalid_client"
+/** invalid_client (RFC 6749 §5.2) is the core's ClientAuthenticationFailed. */
+const isInvalidClient = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "ClientAuthenticationFailed"
