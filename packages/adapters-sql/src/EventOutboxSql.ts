@@ -13,6 +13,7 @@ const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(EventOutbox, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return EventOutbox.of({
+    readers,
     append: (events) => {
       const rows = events.flatMap((event) => readers.map((reader): Record<string, unknown> => ({
         reader, type: event._tag, event: JSON.stringify(Schema.encodeSync(DomainEvent)(event)), created_at: event.at

@@ -26,8 +26,8 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never> {
 
 /**
  * Runs `command`: the state is read outside the unit of work (the compare-and-set save is what makes the decision
- * safe), so a command without writes opens no transaction; one with writes costs its writes plus one multi-row
- * INSERT of its events when it has any.
+ * safe). A command without writes opens no transaction; a single save with no event to keep is that one statement;
+ * otherwise its writes and one multi-row INSERT of its events share one transaction.
  */
 export const runCommand = <S, A, E, M, B = A, E2 = never, R = never>(
   command: Command<S, A, E, M, B, E2, R>
@@ -42,8 +42,14 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never>(
       if (Option.isNone(found)) return yield* Effect.fail(command.missing())
       const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
       const accepted = Result.isSuccess(decided.outcome)
-      if (decided.next === null && decided.events.length === 0 && (!accepted || command.then === undefined))
+      const follows = accepted && command.then !== undefined
+      const keepsEvents = decided.events.length > 0 && outbox.readers.length > 0
+      if (decided.next === null && !keepsEvents && !follows) return answerOf(decided.outcome)
+      // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
+      if (decided.next !== null && !keepsEvents && !follows) {
+        yield* command.save(decided.next)
         return answerOf(decided.outcome)
+      }
       return yield* transactor.atomically(Effect.gen(function* () {
         if (decided.next !== null) yield* command.save(decided.next)
         let events = decided.events
@@ -70,7 +76,7 @@ export const runCreation = <A, E, R>(
   insert: Effect.Effect<void, E, R>, answer: A, events: ReadonlyArray<DomainEvent>
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   Effect.gen(function* () {
-    if (events.length === 0) return yield* Effect.as(insert, answer)
     const outbox = yield* EventOutbox
+    if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(insert, answer)
     return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(insert, outbox.append(events)), answer))
   })

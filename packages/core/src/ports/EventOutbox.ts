@@ -12,6 +12,8 @@ export interface OutboxEntry {
 }
 
 export interface EventOutboxShape {
+  /** The readers every appended event is kept for; none means an append writes nothing. */
+  readonly readers: ReadonlyArray<string>
   /** Appends the events for every reader, within the caller's unit of work; one statement however many. */
   readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreUnavailable>
   /**

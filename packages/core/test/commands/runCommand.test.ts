@@ -1,7 +1,8 @@
 // The command runner's one retry policy (commands/conflictRetry.ts): a lost compare-and-set race is decided again
 // on a fresh load, at most conflictRetries more times; any other failure is answered at once.
 import {
-  Conflict, conflictRetries, EventOutboxMemory, refused, moved, runCommand, StoreUnavailable, TransactorMemory
+  Conflict, conflictRetries, EventOutbox, EventOutboxMemory, refused, moved, runCommand, StoreUnavailable, Transactor,
+  TransactorMemory
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -54,4 +55,35 @@ describe("the runner's retry policy (architecture §Persistence is compare-and-s
     }))
     assert.deepStrictEqual([answer, yield* Ref.get(saves)], ["no", 0])
   }).pipe(Effect.provide(ports)))
+
+})
+
+describe("the runner's cost (issue 11: the token endpoint must not get slower)", () => {
+  /** A Transactor that counts the units it opens. */
+  const countingTransactor = (units: Ref.Ref<number>) =>
+    Layer.succeed(Transactor, Transactor.of({ atomically: (effect) => Effect.andThen(Ref.update(units, (n) => n + 1), effect) }))
+  const counter = Option.some<Counter>({ id: "c", version: 1, value: 0 })
+  const withEvent = (saved: Ref.Ref<number>) => runCommand({
+    load: Effect.succeed(counter),
+    missing: () => "missing" as const,
+    transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const, [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: "ws_1" }]),
+    save: () => Ref.update(saved, (n) => n + 1)
+  })
+
+  it.effect("a save whose events no reader keeps is the save alone: no unit of work opened", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const saved = yield* Ref.make(0)
+    yield* withEvent(saved).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([]))))
+    assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units)], [1, 0])
+  }))
+
+  it.effect("a save with events a reader keeps is one unit: the save and one append", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const saved = yield* Ref.make(0)
+    const claimed = yield* Effect.gen(function* () {
+      yield* withEvent(saved)
+      return yield* (yield* EventOutbox).claim("audit", 10)
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units), claimed.map((e) => e.event._tag)], [1, 1, ["WriteExpired"]])
+  }))
 })

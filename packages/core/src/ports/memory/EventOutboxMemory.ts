@@ -15,6 +15,7 @@ export const EventOutboxMemory = (readers: ReadonlyArray<string>) => Layer.effec
   const rows = yield* Ref.make<ReadonlyArray<Row>>([])
   const nextPosition = yield* Ref.make(1)
   return EventOutbox.of({
+    readers,
     append: (events: ReadonlyArray<DomainEvent>) => Effect.gen(function* () {
       const added: Array<Row> = []
       for (const event of events) {
