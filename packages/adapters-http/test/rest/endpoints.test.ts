@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Directory, GuardrailStore, type Guardrails, type MemoryPlatformState, noGuardrails, PlatformsMemoryState } from "@adgate/core"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { discover, moveClock, useMovableClock } from "../oauth/oauthClient.ts"
-import { createKey, obtainToken, restClient } from "./restClient.ts"
+import { createKey, observedAnswers, obtainToken, restClient } from "./restClient.ts"
 
 let server: TestServer
 let as: oauth.AuthorizationServer
@@ -19,7 +19,21 @@ beforeAll(async () => {
   as = await discover(server)
   adminCookie = await server.signIn(server.users.admin.email, server.users.admin.password)
 })
-afterAll(() => server.close())
+afterAll(async () => {
+  // Every status these tests saw a route answer is in the OpenAPI document for that route (spec §Versioning 2).
+  const document = (await restClient(server, null).get("/openapi.json")).body
+  const routes = Object.entries(document.paths as Record<string, Record<string, { responses: Record<string, unknown> }>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({
+      method: method.toUpperCase(), regex: new RegExp(`^${path.replace(/\{\w+\}/g, "[^/]+")}$`), statuses: Object.keys(operation.responses)
+    })))
+  for (const seen of observedAnswers) {
+    const route = routes.find((r) => r.method === seen.method && r.regex.test(seen.path))
+    if (route === undefined) continue // an unknown path or method: the 404 / 405 of no route
+    expect(route.statuses, `${seen.method} ${seen.path} answered ${seen.status}`).toContain(String(seen.status))
+  }
+  expect(observedAnswers.length).toBeGreaterThan(100)
+  await server.close()
+})
 
 /** The in-memory platforms' state of the server (PlatformsMemoryState is provided beside Platforms). */
 const platformState = () =>

@@ -15,6 +15,9 @@ export interface RestAnswer {
   readonly text: string
 }
 
+/** Every answer callRest saw (method, path without query, status): the OpenAPI test checks each is documented. */
+export const observedAnswers: Array<{ readonly method: string; readonly path: string; readonly status: number }> = []
+
 /** Calls /api/v1`path` with the bearer credential (none when null); JSON in, JSON (or text) out. */
 export const callRest = async (
   server: WebServer,
@@ -29,6 +32,7 @@ export const callRest = async (
   if (body !== undefined) headers["content-type"] ??= "application/json"
   const response = await server.fetch(`/api/v1${path}`, { method, headers, ...(body === undefined ? {} : { body }) })
   const text = await response.text()
+  observedAnswers.push({ method, path: path.split("?")[0]!, status: response.status })
   let parsed: unknown = null
   try {
     parsed = JSON.parse(text)
