@@ -402,7 +402,7 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     expect(answer.status).toBe(200)
   })
 
-  it("a write request of another workspace is 404, exactly like one that does not exist", async () => {
+  it("a write request or task of another workspace is 404, exactly like one that does not exist", async () => {
     const paidKey = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "wait" })
     const queued = await restClient(server, paidKey).post("/tools/ads__pause_campaign", { accountId: "act_paid", campaignId: "c3" })
     expect(queued.status).toBe(202)
@@ -413,6 +413,11 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     expect(other.status).toBe(404)
     expect(other.body.error).toBe("request_not_found")
     await withDirectory((d) => d.setPlan(server.workspaces.free.id, "free"))
+    // The same for tasks: another workspace's task is not found, and its list does not show it.
+    const task = await restClient(server, await createKey(server, { scopes: ["tasks:write"] })).post("/tasks", { goal: "a report" })
+    const freeTasks = restClient(server, await createKey(server, { scopes: ["tasks:read"], workspaceId: server.workspaces.free.id }))
+    expect((await freeTasks.get(`/tasks/${task.body.taskId}`)).status).toBe(404)
+    expect((await freeTasks.get("/tasks")).body.tasks).toEqual([])
   })
 
   it("429 with Retry-After past the per-connection limit, for an OAuth access token", async () => {
