@@ -1,16 +1,16 @@
 // Allow access or Cancel on the consent page (spec §GET /oauth/authorize "After the person decides", §States:
 // Consent page, §Authentication 9; RFC 6749 §4.1.2, RFC 9207). The page is saved with compare-and-set before a
-// code is issued, so two concurrent posts of one page issue at most one code; the page, the code (or the declined
-// audit entry) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
+// code is issued, so two concurrent posts of one page issue at most one code; the page, the code (or the
+// ConsentDeclined event) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
 import { Clock, Effect, Option, Result } from "effect"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
 import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
 import { ConsentAlreadyDecided, ConsentPageNotFound, InvalidConsentDecision } from "./errors.ts"
 import { connectingRole } from "./openConsentPage.ts"
 import { transitionConsentPage } from "./transitionConsentPage.ts"
-import { recordAudit } from "../audit/recordAudit.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import { codeLifetimeMs } from "../codes/transitionCode.ts"
+import { EventOutbox } from "../ports/EventOutbox.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore, ConsentStore } from "../ports/Stores.ts"
@@ -99,14 +99,11 @@ const decideAndIssue = Effect.fnUntraced(function* (input: DecideConsentInput) {
   const request = page.request
   if (grant === null) {
     const description = decided.cancelled ? "The person declined access" : "No permission was approved"
-    yield* recordAudit({
-      workspaceId: page.workspaceId,
-      actorId: page.userId,
-      action: "connection.declined",
-      clientId: request.clientId,
-      connectionId: null,
-      detail: { scopesAsked: formatScopes(request.scopes), surface: request.surface, reason: decided.cancelled ? "cancelled" : "no_permission_approved" }
-    })
+    // The "connection.declined" audit entry comes from this event (the outbox's audit reader).
+    yield* (yield* EventOutbox).append([{
+      _tag: "ConsentDeclined", at: now, workspaceId: page.workspaceId, userId: page.userId, clientId: request.clientId,
+      scopesAsked: formatScopes(request.scopes), surface: request.surface, reason: decided.cancelled ? "cancelled" : "no_permission_approved"
+    }])
     return {
       redirectTo: authorizationResponseUrl(
         request.redirectUri,
