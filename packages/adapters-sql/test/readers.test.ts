@@ -3,12 +3,13 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  Directory, DirectoryUnavailable, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
+  Directory, DirectoryUnavailable, drainOutbox, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import type { SqlClient } from "effect/sql"
-import { composeConnectionMail, drainReaders, SqlDatabase } from "../src/index.ts"
+import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping, SqlDatabase } from "../src/index.ts"
+import { aWriteRequest } from "./contracts/fixtures.ts"
 import { auditReader } from "../src/readers/auditReader.ts"
 import { mailReader } from "../src/readers/mailReader.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
@@ -79,6 +80,23 @@ describe.runIf(Option.isSome(databaseUrl))("outbox readers on PostgreSQL", () =>
       yield* exactlyOnceAcrossProcesses(a, b)
       yield* failedPassWaits(a)
     }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe("housekeeping's expiry of write requests (spec §States: Write request, §Events)", () => {
+  it.effect("expires a due request with one WriteExpired for every reader, in its one statement; a second pass expires and appends nothing", () =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const request = aWriteRequest({ createdAt: now - 10, expiresAt: now - 1, updatedAt: now - 10 })
+      yield* (yield* WriteRequestStore).insert(request)
+      assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 1)
+      assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 0)
+      for (const reader of outboxReaders) {
+        const events: Array<unknown> = []
+        yield* drainOutbox(reader, (entries) => Effect.sync(() => { for (const e of entries) events.push(e.event) }))
+        assert.deepStrictEqual(events.filter((e) => (e as { _tag: string })._tag === "WriteExpired"),
+          [{ _tag: "WriteExpired", at: now, requestId: request.id, workspaceId: request.workspaceId }], reader)
+      }
+    }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
 })
 
 describe("the admins' mail (spec §What the service does 9)", () => {
