@@ -50,8 +50,8 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         openConnection({ code: { ...spent, connectionId } }),
         ({ opened, event }) => ({ answer: { opened, version: spent.version }, events: [event] })
       ),
-      onRefused: (error, code) => Effect.gen(function* () {
-        if (error._tag !== "CodeReused") return []
+      // Only a reuse writes beside its refusal; any other refusal opens no transaction.
+      onRefused: (error, code) => error._tag !== "CodeReused" ? null : Effect.gen(function* () {
         // A reuse moves the code's version on, so that an exchange still opening its connection sees it (below); a
         // lost race here means another reuse already moved it, which is all that is needed.
         yield* codes.save({ ...code, version: code.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))

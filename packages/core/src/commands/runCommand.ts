@@ -24,9 +24,10 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R
   readonly then?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
   /**
    * Writes that follow a refusal in the same unit of work, committed before the refusal is answered (a reused code
-   * ends the connection it made); `state` is what the transition refused on. Answers the events they cause.
+   * ends the connection it made); `state` is what the transition refused on. Answers the events they cause; null when
+   * this refusal needs none, so that it opens no transaction.
    */
-  readonly onRefused?: (error: E, state: S) => Effect.Effect<ReadonlyArray<DomainEvent>, E3, R3>
+  readonly onRefused?: (error: E, state: S) => Effect.Effect<ReadonlyArray<DomainEvent>, E3, R3> | null
 }
 
 /**
@@ -46,8 +47,10 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
       const found = yield* command.load
       if (Option.isNone(found)) return yield* Effect.fail(command.missing())
       const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
-      const accepted = Result.isSuccess(decided.outcome)
-      const follows = accepted ? command.then !== undefined : command.onRefused !== undefined
+      const afterRefusal = Result.isFailure(decided.outcome) && command.onRefused !== undefined
+        ? command.onRefused(decided.outcome.failure, found.value)
+        : null
+      const follows = Result.isSuccess(decided.outcome) ? command.then !== undefined : afterRefusal !== null
       const keepsEvents = decided.events.length > 0 && outbox.readers.length > 0
       if (decided.next === null && !keepsEvents && !follows) return answerOf(decided.outcome)
       // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
@@ -64,8 +67,7 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
           events = [...events, ...after.events]
           answer = Result.succeed(after.answer)
         }
-        if (Result.isFailure(decided.outcome) && command.onRefused !== undefined)
-          events = [...events, ...(yield* command.onRefused(decided.outcome.failure, found.value))]
+        if (afterRefusal !== null) events = [...events, ...(yield* afterRefusal)]
         if (events.length > 0) yield* outbox.append(events)
         // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
         return answer
