@@ -14,7 +14,7 @@ import { runPlatformMigrations } from "./runPlatformMigrations.ts"
 import { googleAds } from "./sandbox/googleAds.ts"
 import { googleAnalytics } from "./sandbox/googleAnalytics.ts"
 import { metaAds } from "./sandbox/metaAds.ts"
-import type { SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
+import type { SandboxCall, SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
 import { sandboxStore } from "./sandbox/SandboxStore.ts"
 import { shopifyStore } from "./sandbox/shopifyStore.ts"
 
@@ -52,6 +52,17 @@ const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.E
   }))
 
 const shortName = (call: ToolCall): string => call.tool.name.slice(call.tool.family.length + 2)
+
+/**
+ * Whether a raw call is a person's decision (spec §What the service does 6): that of the tool it means, so a raw
+ * delete, activation or theme snippet waits like its structured tool; a call the platform cannot read as one of its
+ * tools is a person's decision (fail closed).
+ */
+const rawPersonDecision = (platform: SandboxPlatform, call: SandboxCall) =>
+  Effect.map(platform.meaning(call), (meant) => {
+    if ("providerStatus" in meant) return true
+    return platform.tools.find((t) => t.name === `${platform.family.id}__${meant.tool}`)?.personDecision ?? true
+  })
 
 export const PlatformsSandbox: Layer.Layer<
   Platforms | SandboxConnections,
@@ -126,8 +137,11 @@ export const PlatformsSandbox: Layer.Layer<
         const platform = platformOf(call)
         if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
         const store = sandboxStore(call.workspaceId, platform.family.id)
-        return provide(platform.preview({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })).pipe(
-          unavailable(platform.family.id, "preview"))
+        const sandboxCall = { workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store }
+        return provide(Effect.gen(function* () {
+          const change = yield* platform.preview(sandboxCall)
+          return { ...change, personDecision: call.tool.raw ? yield* rawPersonDecision(platform, sandboxCall) : call.tool.personDecision }
+        })).pipe(unavailable(platform.family.id, "preview"))
       },
       execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {
         const platform = platformOf(call)

@@ -1,10 +1,11 @@
 // The Google Ads-style sandbox (family `gads`): customers, campaigns with daily budgets (answered in micros as the
 // Ads API does, taken in currency units as arguments), ENABLED/PAUSED/REMOVED, ad groups, daily metrics and the
 // Ads API's own answers and GoogleAdsFailure refusals (docs/platforms.md §Google Ads).
-import type { PlatformAnswer, ProposedChange } from "@adgate/core"
+import type { PlatformAnswer } from "@adgate/core"
 import { Effect, type Schema } from "effect"
 import { adsFailure, googleNotFound, googleUnauthenticated } from "./googleErrors.ts"
 import {
+  type SandboxChange,
   answer, dateProperty, isObject, makeTool, money, noChange, num, pathParts, rawProperties, str, strings, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
@@ -265,7 +266,7 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
 
 const statusTo: Record<string, string> = { pause_campaign: "PAUSED", enable_campaign: "ENABLED", remove_campaign: "REMOVED" }
 
-const preview = (call: SandboxCall): SqlEffect<ProposedChange> =>
+const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
   Effect.gen(function* () {
     if (call.tool === "raw") {
       const meant = fromRaw(call)
@@ -413,5 +414,6 @@ export const googleAds: SandboxPlatform = {
   generate,
   unauthorized: googleUnauthenticated,
   preview,
+  meaning: (call) => Effect.succeed(fromRaw(call)),
   handle
 }

@@ -114,7 +114,7 @@ const decideAndRun = (request: ToolCallRequest, tool: Tool, kind: ToolKind, plat
     // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
     if (change !== null) yield* checkGuardrails(principal.workspaceId, change)
     yield* checkCredits(principal.workspaceId, tool.credits)
-    const route = routeCall(tool, kind, principal.writeMode)
+    const route = routeCall(tool, kind, principal.writeMode, change)
     const transactor = yield* Transactor
     if (route._tag === "Queue") {
       return yield* transactor.atomically(Effect.gen(function* () {

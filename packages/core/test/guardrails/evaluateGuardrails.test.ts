@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
   accountId: "act_1", target: { type: "campaign", id: "c1", name: "Brand – Search" }, dailyBudget: { from: 100, to: 110 },
-  accountDailyBudgetAfter: 160, status: null, summary: "raise", ...over
+  accountDailyBudgetAfter: 160, status: null, summary: "raise", personDecision: false, ...over
 })
 const none = noGuardrails("ws")
 const refusedBy = (result: ReturnType<typeof evaluateGuardrails>) => (result._tag === "Failure" ? result.failure.guardrail : null)

@@ -102,7 +102,9 @@ const ownsAccount = (s: MemoryPlatformState, call: ToolCall): boolean =>
 const preview = (s: MemoryPlatformState, call: ToolCall): ProposedChange => {
   const none: ProposedChange = {
     accountId: str(call.arguments, "accountId") || null, target: null, dailyBudget: null, accountDailyBudgetAfter: null,
-    status: null, summary: `${call.tool.name}`
+    status: null, summary: `${call.tool.name}`,
+    // This platform reads no raw write as one of its tools: each is a person's decision (fail closed).
+    personDecision: call.tool.personDecision || call.tool.raw
   }
   const campaign = ownsAccount(s, call) ? campaignOf(s, call) : undefined
   switch (call.tool.name) {
