@@ -6,7 +6,7 @@ import {
   type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
 } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, type Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Migrator, SqlError } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
@@ -50,6 +50,9 @@ const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.E
     platform,
     message: `${platform} sandbox: ${step} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
   }))
+
+// PGlite answers jsonb parsed, node-postgres too; a driver that answers text is parsed here.
+const parseJson = (value: unknown): Schema.Json => (typeof value === "string" ? JSON.parse(value) as Schema.Json : value as Schema.Json)
 
 const shortName = (call: ToolCall): string => call.tool.name.slice(call.tool.family.length + 2)
 
@@ -149,10 +152,30 @@ export const PlatformsSandbox: Layer.Layer<
         const store = sandboxStore(call.workspaceId, platform.family.id)
         return Effect.gen(function* () {
           if (!(yield* authorized(call.workspaceId, platform.family.id))) return platform.unauthorized
-          // One transaction per call: the day's metrics catch up and the change lands together, or not at all.
+          // One transaction per call: the day's metrics catch up, the change lands and its answer is kept under the
+          // token together, or not at all.
           return yield* sql.withTransaction(provide(Effect.gen(function* () {
+            const token = call.idempotencyToken
+            if (token !== undefined) {
+              // Insert first: a concurrent call with the same token waits on this row until we commit, then finds it.
+              const now = yield* Clock.currentTimeMillis
+              const claimed = yield* sql<{ token: string }>`INSERT INTO platform_idempotency (workspace_id, family, token, created_at)
+                VALUES (${call.workspaceId}, ${platform.family.id}, ${token}, ${now})
+                ON CONFLICT (workspace_id, family, token) DO NOTHING RETURNING token`
+              if (claimed.length === 0) {
+                const rows = yield* sql<{ provider_status: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
+                  WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
+                const first = rows[0]
+                if (first !== undefined) return { providerStatus: first.provider_status, body: parseJson(first.body) }
+              }
+            }
             yield* store.fill(platform.generate(call.workspaceId))
-            return yield* platform.handle({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })
+            const result = yield* platform.handle({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })
+            if (token !== undefined) {
+              yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb
+                WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
+            }
+            return result
           })))
         }).pipe(
           unavailable(platform.family.id, "execute"),
