@@ -12,6 +12,12 @@ export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
     // The stores inside already map their statements' SqlError to StoreUnavailable; what is left here comes from
     // BEGIN, COMMIT or ROLLBACK, and is StoreUnavailable too (a failed COMMIT has changed nothing).
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
-      sql.withTransaction(effect).pipe(unavailable("Transactor.atomically")) as Effect.Effect<A, E | StoreUnavailable, R>
+      sql.withTransaction(effect).pipe(unavailable("Transactor.atomically")) as Effect.Effect<A, E | StoreUnavailable, R>,
+    // A transaction-scoped advisory lock: released by COMMIT or ROLLBACK, so a dead process never keeps it.
+    exclusively: (key) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+      sql.withTransaction(Effect.flatMap(
+        sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`.pipe(unavailable("Transactor.exclusively")),
+        () => effect
+      )).pipe(unavailable("Transactor.exclusively")) as Effect.Effect<A, E | StoreUnavailable, R>
   })
 }))
