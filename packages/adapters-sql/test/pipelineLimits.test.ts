@@ -3,7 +3,7 @@
 // get 402; a workspace's writes are checked and applied under its lock, so the changes-per-day cap holds for
 // parallel writes. On PGlite and, when DATABASE_URL is set, PostgreSQL.
 import {
-  callTool, CreditsLedger, Directory, GuardrailStore, noGuardrails, PlatformsMemory, PlatformsMemoryState, SecretsWebCrypto,
+  callTool, CreditsLedger, decideWriteRequest, executeWriteRequest, WriteRequestStore, Directory, GuardrailStore, noGuardrails, PlatformsMemory, PlatformsMemoryState, SecretsWebCrypto,
   ToolSearchMemory, type Principal
 } from "@adgate/core"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
@@ -14,7 +14,7 @@ import { SqlStores } from "../src/index.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 
 const admin = "usr_limits_admin"
-const workspaces = ["ws_credits", "ws_reads", "ws_cap"] as const
+const workspaces = ["ws_credits", "ws_reads", "ws_cap", "ws_approved"] as const
 
 const seed = Layer.effectDiscard(Effect.gen(function* () {
   const directory = yield* Directory
@@ -33,9 +33,9 @@ const World = (database: Layer.Layer<SqlClient.SqlClient, unknown>) => seed.pipe
   })
 ).pipe(Layer.provideMerge(database))))
 
-const principal = (workspaceId: string): Principal => ({
+const principal = (workspaceId: string, writeMode: "apply" | "wait" = "apply"): Principal => ({
   kind: "api_key", workspaceId, userId: admin, scopes: ["tools:read", "tools:write"], surface: "both", platforms: "all",
-  writeMode: "apply", connectionId: null, apiKeyId: `key_${workspaceId}`, clientId: null
+  writeMode, connectionId: null, apiKeyId: `key_${workspaceId}`, clientId: null
 })
 const budgetWrite = (ws: string, i: number) => callTool({
   principal: principal(ws), name: "ads__update_campaign_budget",
@@ -86,6 +86,30 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       assert.strictEqual(ran, 3)
       assert.deepStrictEqual(refused, Array.from({ length: 7 }, () => "GuardrailRefused"))
       assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 1000 - 3 * 5)
+    }))
+
+    it.effect("approved writes executed in parallel with a balance for k: exactly k run, the others fail insufficient_credits (checklist 178)", () => Effect.gen(function* () {
+      const ws = "ws_approved"
+      const ids: Array<string> = []
+      for (let i = 0; i < 6; i++) {
+        const queued = yield* callTool({
+          principal: principal(ws, "wait"), name: "ads__update_campaign_budget",
+          arguments: { accountId: `act_${ws}`, campaignId: `c_${ws}`, dailyBudget: 101 + i }, idempotencyKey: null
+        })
+        if (queued._tag !== "Queued") return yield* Effect.die("expected a queued write")
+        const request = Option.getOrThrow(yield* (yield* WriteRequestStore).find(queued.requestId))
+        yield* decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: admin, decision: "approve", argumentsHash: request.argumentsHash })
+        ids.push(request.id)
+      }
+      yield* setBalance(ws, 10) // two executions of 5 credits
+      const before = yield* executions
+      yield* Effect.forEach(ids, (id) => Effect.result(executeWriteRequest(id)), { concurrency: "unbounded" })
+      const store = yield* WriteRequestStore
+      const stored = yield* Effect.forEach(ids, (id) => Effect.map(store.find(id), Option.getOrThrow))
+      assert.strictEqual(stored.filter((r) => r.status === "executed").length, 2)
+      assert.strictEqual(stored.filter((r) => r.status === "failed" && (r.result as { error?: string } | null)?.error === "insufficient_credits").length, 4)
+      assert.strictEqual((yield* executions) - before, 2)
+      assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 0)
     }))
   })
 
