@@ -115,7 +115,11 @@ export const toolWritesLock = (workspaceId: string): string => `tool-writes:${wo
  * cannot all pass one check. Credits are reserved (an atomic conditional charge) before the platform call and
  * refunded when it is refused or fails, so N parallel calls the balance covers k times run exactly k times.
  */
-const decideAndRun = (request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string, never, Secrets>) =>
+const decideAndRun = (
+  request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string, never, Secrets>,
+  /** Run as soon as the platform answered: from then on the Idempotency-Key is never released (runIdempotent). */
+  applied: Effect.Effect<void>
+) =>
   Effect.gen(function* () {
     const { principal } = request
     const platforms = yield* Platforms
@@ -150,15 +154,18 @@ const decideAndRun = (request: ToolCallRequest, tool: Tool, kind: ToolKind, plat
       }
       const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
       const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId)
-      const { answer, notices } = yield* Effect.gen(function* () {
+      // Uninterruptible from the platform call to the record (the call has its own timeout): a client that hangs
+      // up cannot leave a change applied with no usage record, charge or audit entry.
+      const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
         const answer = yield* platforms.execute({ ...toolCall, idempotencyToken: yield* platformToken })
+        yield* applied
         const notices = yield* transactor.atomically(recordToolRun({
           workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
           actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null,
           reserved, usageId
         }))
         return { answer, notices }
-      }).pipe(
+      })).pipe(
         // Nothing was recorded as run: the reservation goes back (within the write's unit, both undo together).
         Effect.onError(() => refundCredits(reserved).pipe(
           Effect.catchTag("StoreUnavailable", () => Effect.logWarning("credit reservation not refunded").pipe(Effect.annotateLogs({ tool: tool.name })))
@@ -219,16 +226,18 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const key = request.idempotencyKey
   if (key === null) {
     // No key: the call is never retried as the same call, so a fresh token is enough for the platform.
-    const outcome = yield* decideAndRun(request, tool, kind, secrets.generate(Prefix.toolUsage))
+    const outcome = yield* decideAndRun(request, tool, kind, secrets.generate(Prefix.toolUsage), Effect.void)
     return yield* answerOf(tool, outcome, false)
   }
   const idempotencyScope = idempotencyScopeOf(principal)
-  // Every attempt under this key sends the platform the same token: a retry after a crash (lease lapsed) is answered
-  // by the platform with its first answer instead of applying the change twice.
-  const token = secrets.hash(`${idempotencyScope}\n${key}`)
+  const requestHash = yield* hashToolCall(tool.name, request.arguments)
+  // Every attempt under this key with this payload sends the platform the same token: a retry after a crash (lease
+  // lapsed) is answered by the platform with its first answer instead of applying the change twice. The payload is
+  // part of it, so no other call can ever be answered with this one's result.
+  const token = secrets.hash(`${idempotencyScope}\n${key}\n${requestHash}`)
   const run = yield* runIdempotent(
-    idempotencyScope, key, yield* hashToolCall(tool.name, request.arguments),
-    Effect.map(decideAndRun(request, tool, kind, token), (outcome): IdempotentResponse =>
+    idempotencyScope, key, requestHash,
+    (applied) => Effect.map(decideAndRun(request, tool, kind, token, applied), (outcome): IdempotentResponse =>
       ({ status: storedStatus[outcome._tag], body: encodeOutcome(outcome) as Schema.Json }))
   )
   const outcome = yield* decodeOutcome(run.response.body).pipe(

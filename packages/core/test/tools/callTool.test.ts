@@ -234,10 +234,11 @@ describe("callTool: idempotency keys", () => {
     const request = call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-dead" })
     // A process claimed the key, ran the platform call with the key's token, and died before storing the answer.
     const scope = idempotencyScopeOf(request.principal)
-    yield* (yield* IdempotencyStore).claim(scope, "k-dead", yield* hashToolCall(request.name, request.arguments), 0, 60_000)
+    const requestHash = yield* hashToolCall(request.name, request.arguments)
+    yield* (yield* IdempotencyStore).claim(scope, "k-dead", requestHash, 0, 60_000)
     const platforms = yield* Platforms
     const tool = platforms.tools.find((t) => t.name === request.name)!
-    yield* platforms.execute({ workspaceId: ws, tool, arguments: request.arguments, idempotencyToken: yield* (yield* Secrets).hash(`${scope}\nk-dead`) })
+    yield* platforms.execute({ workspaceId: ws, tool, arguments: request.arguments, idempotencyToken: yield* (yield* Secrets).hash(`${scope}\nk-dead\n${requestHash}`) })
     assert.strictEqual((yield* refusal(callTool(request)))._tag, "IdempotencyKeyInFlight")
     yield* TestClock.adjust("59 seconds")
     assert.strictEqual((yield* refusal(callTool(request)))._tag, "IdempotencyKeyInFlight")
