@@ -1,5 +1,5 @@
 // Guardrails (issue 9): each guardrail refuses by name and says why; the protected-name pattern language.
-import { compileNamePattern, evaluateGuardrails, matchingNamePattern, noGuardrails, startOfUtcDay, type ProposedChange } from "@adgate/core"
+import { compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
@@ -70,5 +70,22 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     const noon = Date.UTC(2026, 10, 23, 12, 0, 0)
     assert.strictEqual(startOfUtcDay(noon), Date.UTC(2026, 10, 23))
     assert.strictEqual(startOfUtcDay(Date.UTC(2026, 10, 23)), Date.UTC(2026, 10, 23))
+  })
+
+  it("protected-name patterns match in linear time: a 255-character adversarial name against an 8-star pattern takes under 10 ms (review F16)", () => {
+    const pattern = "*a*a*a*a*a*a*a*b*"
+    const name = "a".repeat(255)
+    const started = performance.now()
+    assert.isNull(matchingNamePattern([pattern], name))
+    assert.isNull(matchingNamePattern(["*a*a*a*a*a*a*a*a*b"], name))
+    assert.isAtMost(performance.now() - started, 10)
+    assert.strictEqual(matchingNamePattern([pattern], `${name}b`), pattern)
+  })
+
+  it("a protected-name pattern is capped in length and stars; an empty one is refused", () => {
+    assert.isNull(namePatternProblem("*brand*search*eu*"))
+    assert.match(namePatternProblem("x".repeat(201)) ?? "", /at most 200 characters/)
+    assert.match(namePatternProblem("*".repeat(17)) ?? "", /at most 16 "\*"/)
+    assert.match(namePatternProblem("   ") ?? "", /empty/)
   })
 })
