@@ -314,13 +314,14 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       // Active budgets of the customer: 120 + 250 + 180 + 90 + 60 = 700; after the change 712.
       assert.strictEqual(raise.accountDailyBudgetAfter, 712)
       assert.strictEqual(raise.summary, "Raise the daily budget of \"Brand – Search\" from 120.00 to 132.00")
+      assert.strictEqual(raise.accountDailyBudgetBefore, 700)
       const pause = yield* preview(ws, "gads__pause_campaign", { accountId: gads, campaignId: "20481003" })
-      assert.deepStrictEqual([pause.status, pause.accountDailyBudgetAfter], [{ from: "ENABLED", to: "PAUSED" }, 520])
+      assert.deepStrictEqual([pause.status, pause.accountDailyBudgetBefore, pause.accountDailyBudgetAfter], [{ from: "ENABLED", to: "PAUSED" }, 700, 520])
       const enable = yield* preview(ws, "gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaigns:mutate`,
         body: { operations: [{ update: { resourceName: `customers/${gads}/campaigns/20481006`, status: "ENABLED" } }] } })
       assert.deepStrictEqual([enable.target?.name, enable.status, enable.accountDailyBudgetAfter], ["Summer Sale 2025", { from: "PAUSED", to: "ENABLED" }, 850])
       const meta = yield* preview(ws, "meta__update_ad_set_budget", { accountId: act, adSetId: "120210000000201", dailyBudget: 30 })
-      assert.deepStrictEqual([meta.dailyBudget, meta.accountDailyBudgetAfter], [{ from: 60, to: 30 }, 370])
+      assert.deepStrictEqual([meta.dailyBudget, meta.accountDailyBudgetBefore, meta.accountDailyBudgetAfter], [{ from: 60, to: 30 }, 400, 370])
       const product = yield* preview(ws, "shopify__delete_product", { accountId: shop, productId: "8012345670007" })
       assert.deepStrictEqual([product.target?.name, product.status], ["Canvas Camp Chair – Olive", { from: "active", to: "deleted" }])
       const tag = yield* preview(ws, "ga4__add_site_tag", { propertyId: property, name: "Hotjar", placement: "head", html: "<script></script>" })

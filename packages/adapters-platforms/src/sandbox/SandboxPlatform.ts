@@ -89,7 +89,7 @@ export const rawProperties = (methods: ReadonlyArray<string>, pathExample: strin
 export const answer = (providerStatus: number, body: Schema.Json): PlatformAnswer => ({ providerStatus, body })
 
 export const noChange = (summary: string, accountId: string | null = null): SandboxChange => ({
-  accountId, target: null, dailyBudget: null, accountDailyBudgetAfter: null, status: null, summary
+  accountId, target: null, dailyBudget: null, accountDailyBudgetBefore: null, accountDailyBudgetAfter: null, status: null, summary
 })
 
 export const money = (n: number): string => n.toFixed(2)

@@ -227,6 +227,9 @@ const campaignJson = (customerId: string, c: SandboxObject): Schema.Json => ({
   dailyBudget: c.dailyBudget ?? 0
 })
 
+const enabledTotal = (campaigns: ReadonlyArray<SandboxObject>): number =>
+  round2(campaigns.reduce((sum, c) => (c.status === "ENABLED" ? sum + (c.dailyBudget ?? 0) : sum), 0))
+
 const activeBudget = (campaigns: ReadonlyArray<SandboxObject>, changed: SandboxObject, budget: number, status: string): number =>
   round2(campaigns.reduce((sum, c) => {
     const s = c.id === changed.id ? status : c.status
@@ -281,7 +284,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
       return {
         accountId: customerId, target: { type: "campaign", id: null, name: str(call.args, "name") },
         dailyBudget: null, status: null,
-        accountDailyBudgetAfter: round2(campaigns.reduce((sum, c) => (c.status === "ENABLED" ? sum + (c.dailyBudget ?? 0) : sum), 0)),
+        accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: enabledTotal(campaigns),
         summary: `Create the paused campaign "${str(call.args, "name")}" with a daily budget of ${money(budget)}`
       }
     }
@@ -293,7 +296,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
       const to = num(call.args, "dailyBudget")
       return {
         accountId: customerId, target, dailyBudget: { from, to }, status: null,
-        accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
+        accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
         summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${campaign.name}" from ${money(from)} to ${money(to)}`
       }
     }
@@ -302,7 +305,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
     const verb = { PAUSED: "Pause", ENABLED: "Enable", REMOVED: "Remove" }[to]
     return {
       accountId: customerId, target, dailyBudget: null, status: { from: campaign.status, to },
-      accountDailyBudgetAfter: activeBudget(campaigns, campaign, from, to),
+      accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, from, to),
       summary: `${verb} the campaign "${campaign.name}" (${campaign.status} → ${to})`
     }
   })

@@ -224,7 +224,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
     const from = object.dailyBudget ?? 0
     const to = num(call.args, "dailyBudget")
     return {
-      accountId, target, dailyBudget: { from, to }, status: null, accountDailyBudgetAfter: accountBudgetAfter(objects, object, { budget: to }),
+      accountId, target, dailyBudget: { from, to }, status: null, accountDailyBudgetBefore: accountBudgetAfter(objects, object, {}), accountDailyBudgetAfter: accountBudgetAfter(objects, object, { budget: to }),
       summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${object.name}" from ${money(from)} to ${money(to)}`
     }
   }
@@ -232,7 +232,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
   if (to === undefined) return noChange(call.tool, accountId)
   const verb = { PAUSED: "Pause", ACTIVE: "Activate", DELETED: "Delete" }[to]
   return {
-    accountId, target, dailyBudget: null, status: { from: object.status, to }, accountDailyBudgetAfter: accountBudgetAfter(objects, object, { status: to }),
+    accountId, target, dailyBudget: null, status: { from: object.status, to }, accountDailyBudgetBefore: accountBudgetAfter(objects, object, {}), accountDailyBudgetAfter: accountBudgetAfter(objects, object, { status: to }),
     summary: `${verb} the ${object.type === "ad_set" ? "ad set" : "campaign"} "${object.name}" (${object.status} → ${to})`
   }
 })

@@ -38,6 +38,8 @@ export interface ProposedChange {
   readonly target: { readonly type: string; readonly id: string | null; readonly name: string } | null
   /** A daily budget change, in the account's currency units. */
   readonly dailyBudget: { readonly from: number; readonly to: number } | null
+  /** The account's total daily budget over its active objects before the change (spend cap: a cut always passes). */
+  readonly accountDailyBudgetBefore: number | null
   /** The account's total daily budget over its active objects after the change (spend cap). */
   readonly accountDailyBudgetAfter: number | null
   /** A status change, in the platform's words. */

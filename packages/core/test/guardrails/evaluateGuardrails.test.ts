@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
   accountId: "act_1", target: { type: "campaign", id: "c1", name: "Brand – Search" }, dailyBudget: { from: 100, to: 110 },
-  accountDailyBudgetAfter: 160, status: null, summary: "raise", personDecision: false, ...over
+  accountDailyBudgetBefore: null, accountDailyBudgetAfter: 160, status: null, summary: "raise", personDecision: false, ...over
 })
 const none = noGuardrails("ws")
 const refusedBy = (result: ReturnType<typeof evaluateGuardrails>) => (result._tag === "Failure" ? result.failure.guardrail : null)
@@ -87,5 +87,18 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     assert.match(namePatternProblem("x".repeat(201)) ?? "", /at most 200 characters/)
     assert.match(namePatternProblem("*".repeat(17)) ?? "", /at most 16 "\*"/)
     assert.match(namePatternProblem("   ") ?? "", /empty/)
+  })
+
+  it("spend cap: pausing, removing or deleting on an account above the ceiling is allowed; what raises the total is refused (review F18)", () => {
+    const g = { ...none, maxDailyBudgetPerAccount: 100 }
+    const statusChange = (from: string, to: string, before: number, after: number) =>
+      change({ dailyBudget: null, status: { from, to }, accountDailyBudgetBefore: before, accountDailyBudgetAfter: after })
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("ENABLED", "PAUSED", 230, 150), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("ENABLED", "REMOVED", 230, 150), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("ACTIVE", "DELETED", 230, 150), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("PAUSED", "ENABLED", 150, 230), 0)), "daily_budget_per_account")
+    // A change that keeps the total (a paused campaign's budget) on an over-ceiling account raises nothing.
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 10, to: 20 }, accountDailyBudgetBefore: 150, accountDailyBudgetAfter: 150 }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 10, to: 20 }, accountDailyBudgetBefore: 150, accountDailyBudgetAfter: 160 }), 0)), "daily_budget_per_account")
   })
 })

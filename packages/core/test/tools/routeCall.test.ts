@@ -9,7 +9,7 @@ const enable = tool("ads__enable_campaign")
 const raw = tool("ads__raw")
 const list = tool("ads__list_campaigns")
 const preview = (personDecision: boolean): ProposedChange => ({
-  accountId: "act_1", target: null, dailyBudget: null, accountDailyBudgetAfter: null, status: null, summary: "x", personDecision
+  accountId: "act_1", target: null, dailyBudget: null, accountDailyBudgetBefore: null, accountDailyBudgetAfter: null, status: null, summary: "x", personDecision
 })
 const ordinary = preview(false)
 
