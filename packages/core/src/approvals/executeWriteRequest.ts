@@ -12,7 +12,10 @@ import type { GuardrailRefused } from "../guardrails/errors.ts"
 import { Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
+import type { Principal } from "../credentials/records.ts"
 import { checkGuardrails, toolWritesLock } from "../tools/callTool.ts"
+import { loadStanding } from "../tools/loadAccessGrounds.ts"
+import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
 import { recordToolRun } from "../tools/recordToolRun.ts"
 import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
@@ -56,6 +59,21 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
   const platforms = yield* Platforms
   const tool = platforms.tools.find((t) => t.name === claimed.tool)
   if (tool === undefined) return yield* failWithout(id, "tool_not_found", `the tool ${claimed.tool} no longer exists`)
+  // The requester's standing now, as a call would be judged (toolAccess): the workspace may have fallen to the free
+  // plan, or the person who asked may no longer be an admin, while the request waited. Then it does not run.
+  const kind = kindOfCall(tool, claimed.arguments)
+  const requester: Principal = {
+    kind: claimed.connectionId !== null ? "connection" : "api_key", workspaceId: claimed.workspaceId,
+    userId: claimed.requestedBy, scopes: [scopeForCall(tool, kind)], surface: "both", platforms: "all", writeMode: "wait",
+    connectionId: claimed.connectionId, apiKeyId: claimed.apiKeyId, clientId: null
+  }
+  const standing = yield* loadStanding(requester)
+  const refused = toolAccess({ principal: requester, ...standing, connectedFamilies: new Set() }, tool, kind)
+  if (refused !== null) {
+    return yield* failWithout(id, "access", refused._tag === "ToolPlanNotPaid"
+      ? "the workspace is no longer on a paid plan"
+      : "the person who asked for the change is no longer a workspace admin", { refusal: refused._tag })
+  }
   const call = { workspaceId: claimed.workspaceId, tool, arguments: claimed.arguments, idempotencyToken: claimed.id }
   // Under the workspace's write lock from the preview to the record, as a call that runs now (tools/callTool.ts): the
   // guardrails it is checked against still hold when it lands.
@@ -89,7 +107,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
       return yield* move(id, outcome, (done) =>
         Effect.as(recordToolRun({
           workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
-          actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind: kindOfCall(tool, done.arguments), answer,
+          actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,
           change, requestId: done.id, reserved
         }), done))
     }).pipe(Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))))
