@@ -6,10 +6,12 @@ import oauth from "./0001_oauth.ts"
 import operations from "./0002_operations.ts"
 import codeChallengeIndex from "./0003_code_challenge_index.ts"
 import pipeline from "./0006_pipeline.ts"
+import taskRunner from "./0007_task_runner.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
   "0002_operations": operations,
   "0003_code_challenge_index": codeChallengeIndex,
-  "0006_pipeline": pipeline
+  "0006_pipeline": pipeline,
+  "0007_task_runner": taskRunner
 }
