@@ -48,14 +48,16 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
     // The queue pattern: rows another runner is claiming are skipped, not waited for, and a claimed row's version
     // moves, so the previous holder's next save is a Conflict.
     claimRunnable: (now, leaseUntil, limit) =>
-      sql`UPDATE tasks SET attempt = attempt + 1, lease_until = ${leaseUntil}, version = version + 1
-        WHERE id IN (
-          SELECT id FROM tasks
-          WHERE status IN ('planning', 'running', 'waiting_for_approval') AND (lease_until IS NULL OR lease_until <= ${now})
-          ORDER BY updated_at, id COLLATE "C"
-          LIMIT ${Math.max(0, Math.floor(limit))}
-          FOR UPDATE SKIP LOCKED)
-        RETURNING *`.pipe(
+      sql`WITH claimed AS (
+          UPDATE tasks SET attempt = attempt + 1, lease_until = ${leaseUntil}, version = version + 1
+          WHERE id IN (
+            SELECT id FROM tasks
+            WHERE status IN ('planning', 'running', 'waiting_for_approval') AND (lease_until IS NULL OR lease_until <= ${now})
+            ORDER BY updated_at, id COLLATE "C"
+            LIMIT ${Math.max(0, Math.floor(limit))}
+            FOR UPDATE SKIP LOCKED)
+          RETURNING *)
+        SELECT * FROM claimed ORDER BY updated_at, id COLLATE "C"`.pipe(
         unavailable("TaskStore.claimRunnable"),
         Effect.flatMap(claimed)
       )
