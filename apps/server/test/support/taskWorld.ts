@@ -4,7 +4,9 @@
 import {
   createApiKey, defaultRateLimitPolicy, Directory, resolveBearer, type Principal, type Scope, type WriteMode
 } from "@adgate/core"
+import { PgClient } from "@effect/sql-pg"
 import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -67,3 +69,21 @@ export const keyPrincipal = (workspaceId: string, userId: string, scopes: Readon
     const created = yield* createApiKey({ workspaceId, actorId: userId, name: `tasks ${toolWrites}`, scopes, toolWrites })
     return (yield* resolveBearer(created.secret, "rest")) satisfies Principal as Principal
   })
+
+export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
+
+const onServer = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })))
+
+/** A fresh PostgreSQL database on the server of `url` for the life of the layer, with the task world on it. */
+export const postgresTaskWorld = (url: string) =>
+  Layer.unwrap(Effect.gen(function* () {
+    const name = `adgate_test_${Math.random().toString(36).slice(2, 10)}`
+    yield* Effect.acquireRelease(
+      onServer(url, (sql) => sql`CREATE DATABASE ${sql(name)}`),
+      () => onServer(url, (sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`).pipe(Effect.orDie)
+    )
+    const target = new URL(url)
+    target.pathname = `/${name}`
+    return taskWorld(tempDataDir(), Option.some(target.toString()))
+  }))
