@@ -6,17 +6,18 @@ import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import type { AppConfig } from "./config.ts"
+import { ChangeWaitingMailText } from "./mail/changeWaitsMail.ts"
 
 /** The database (migrated). Exposes SqlClient. */
 export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 
 /**
  * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
- * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher) and the tool search; also
- * SqlClient.
+ * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search and the
+ * words of the mail sent when a change waits (ChangeWaitingMail); also SqlClient.
  */
 export const appPorts = (config: AppConfig) =>
-  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch).pipe(
+  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ChangeWaitingMailText).pipe(
     Layer.provideMerge(
       Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
         CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(

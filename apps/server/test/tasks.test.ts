@@ -89,7 +89,18 @@ describe("tasks on the demo workspace (PGlite)", () => {
       }
       // The connecting person (the key's creator) is mailed for each change that waits (spec §Events).
       const mails = (yield* (yield* Mailer).pending(1000)).filter((m) => m.to === admin.email)
-      for (const change of report.changes) assert.isTrue(mails.some((m) => m.text.includes(change.requestId!)), `a mail names ${change.requestId}`)
+      for (const change of report.changes) {
+        const request = Option.getOrThrow(yield* (yield* WriteRequestStore).find(change.requestId!))
+        const preview = yield* (yield* Platforms).preview({ workspaceId: workspace.id, tool: (yield* Platforms).tools.find((t) => t.name === change.tool)!, arguments: request.arguments })
+        const mail = mails.find((m) => m.subject.includes(change.requestId!))
+        assert.isDefined(mail, `a mail names ${change.requestId}`)
+        // The tool, the change summary, who can decide and where, the request id.
+        assert.include(mail!.subject, "Approval needed: Pause a campaign")
+        assert.include(mail!.text, preview.summary)
+        assert.include(mail!.text, "Who can decide: a workspace admin or editor (Admin <admin@example.com>, Editor <editor@example.com>)")
+        assert.include(mail!.text, `Where: Write approvals in adgate, by request id ${change.requestId}`)
+        assert.include(mail!.text, `Status: http://localhost:8787/api/v1/requests/${change.requestId}`)
+      }
 
       // Still waiting while one request is undecided; a pass before the re-check time does not even claim it.
       assert.strictEqual(yield* runTasks(50), 0)
