@@ -104,6 +104,12 @@ describe("tasks on the demo workspace (PGlite)", () => {
 
       // Still waiting while one request is undecided; a pass before the re-check time does not even claim it.
       assert.strictEqual(yield* runTasks(50), 0)
+      // Looked at again and again while it waits (more often than a running task may be claimed): it stays waiting.
+      for (let i = 0; i < 12; i++) {
+        time.advance(taskRecheckMs)
+        assert.strictEqual(yield* runTasks(50), 1)
+      }
+      assert.strictEqual(Option.getOrThrow(yield* (yield* TaskStore).find(task.id)).status, "waiting_for_approval")
       const [first, ...rest] = report.changes
       yield* decideAndExecute({ id: first!.requestId!, workspaceId: workspace.id, deciderId: admin.id, decision: "approve", argumentsHash: (Option.getOrThrow(yield* (yield* WriteRequestStore).find(first!.requestId!))).argumentsHash })
       time.advance(taskRecheckMs)

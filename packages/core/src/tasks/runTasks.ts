@@ -4,7 +4,6 @@
 // creator's Principal and an Idempotency-Key made of the task id and the step, so a run resumed after its process
 // died replays the calls it already made instead of calling (and charging, and queueing) again.
 import { Clock, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
-import { isFinalWriteRequestStatus } from "../approvals/WriteRequest.ts"
 import type { Principal } from "../credentials/records.ts"
 import { taskCredits } from "../credits/creditRules.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
@@ -167,7 +166,7 @@ const lookAgain = (task: Task) =>
       return { ...change, status: request.status, providerStatus: request.providerStatus, error: refused } satisfies ReportChange
     }))
     const now = yield* Clock.currentTimeMillis
-    if (changes.some((c) => c.requestId !== null && !isFinalWriteRequestStatus(c.status as never) && c.status !== "refused")) {
+    if (changes.some(isWaiting)) {
       const next = { ...task, report: encodeReport({ ...report, changes, outcome: "waiting_for_approval" }), version: task.version + 1, leaseUntil: now + taskRecheckMs, updatedAt: now }
       yield* (yield* TaskStore).save(next)
       return next
@@ -182,7 +181,8 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
     return yield* fail(claimed, { ...emptyReport("failed"), failures: [{ step: null, error: "CredentialEnded", message: resolved.failure }] })
   }
   const principal = resolved.success
-  if (claimed.attempt > maxTaskAttempts) {
+  // A waiting task is claimed at every re-check, so only the claims of planning and running count towards giving up.
+  if (claimed.attempt > maxTaskAttempts && claimed.status !== "waiting_for_approval") {
     return yield* fail(claimed, { ...emptyReport("failed"), failures: [{ step: null, error: "GaveUp", message: `Stopped after ${maxTaskAttempts} attempts: a platform or the service kept failing.` }] })
   }
   let task = claimed
