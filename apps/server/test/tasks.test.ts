@@ -3,7 +3,7 @@
 // pass at a time through the one tool pipeline, writes queued under the key's approval rules, and the report's
 // numbers checked against what the platforms answered. PGlite here; tasks.postgres.test.ts runs the races.
 import {
-  CreditsLedger, decideAndExecute, Mailer, Platforms, runTasks, startTask, taskInputOf, TaskStore, WriteRequestStore,
+  CreditsLedger, decideAndExecute, Directory, Mailer, revokeApiKey, Platforms, runTasks, startTask, taskInputOf, TaskStore, WriteRequestStore,
   type Principal, type Task, type TaskReport, taskLeaseMs, taskRecheckMs
 } from "@adgate/core"
 import { assert, describe, it, layer } from "@effect/vitest"
@@ -181,6 +181,28 @@ describe("tasks on the demo workspace (PGlite)", () => {
       assert.include(reportOf(vague).understood!, "pausing campaigns")
       assert.include(reportOf(vague).understood!, "30 days")
       assert.strictEqual(yield* (yield* CreditsLedger).balance(workspace.id), before)
+    })))
+
+    it.effect("a task the workspace's credits do not cover, or whose API key was revoked, ends failed saying so; nothing is charged", () => withClock(Effect.gen(function* () {
+      const { workspace, admin } = yield* demo
+      const principal = yield* keyPrincipal(workspace.id, admin.id, allScopes, "wait")
+      const directory = yield* Directory
+      const ledger = yield* CreditsLedger
+      const balance = yield* ledger.balance(workspace.id)
+      yield* directory.setCredits(workspace.id, 3)
+      const poor = yield* runGoal(principal, "weekly performance report for all ad accounts")
+      assert.strictEqual(poor.status, "failed")
+      assert.deepStrictEqual(reportOf(poor).failures.map((f) => [f.error, f.message]), [["InsufficientCredits", "A task costs 5 credits; 3 are left in this workspace."]])
+      assert.strictEqual(yield* ledger.balance(workspace.id), 3)
+      yield* directory.setCredits(workspace.id, balance)
+
+      const started = yield* startTask(taskInputOf(principal, "weekly performance report for all ad accounts"))
+      yield* revokeApiKey({ keyId: principal.apiKeyId!, workspaceId: workspace.id, actorId: admin.id })
+      yield* runTasks(50)
+      const revoked = Option.getOrThrow(yield* (yield* TaskStore).find(started.id))
+      assert.strictEqual(revoked.status, "failed")
+      assert.deepStrictEqual(reportOf(revoked).failures.map((f) => f.error), ["CredentialEnded"])
+      assert.strictEqual(yield* ledger.balance(workspace.id), balance)
     })))
 
     it.effect("a task claimed by a runner that died is claimed again once its lease ends, and runs to its report", () => withClock(Effect.gen(function* () {
