@@ -5,6 +5,7 @@ import type { SqlClient } from "effect/sql"
 import oauth from "./0001_oauth.ts"
 import operations from "./0002_operations.ts"
 import codeChallengeIndex from "./0003_code_challenge_index.ts"
+import outbox from "./0004_outbox.ts"
 import pipeline from "./0006_pipeline.ts"
 import taskRunner from "./0007_task_runner.ts"
 
@@ -12,6 +13,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0001_oauth": oauth,
   "0002_operations": operations,
   "0003_code_challenge_index": codeChallengeIndex,
+  "0004_outbox": outbox,
   "0006_pipeline": pipeline,
   "0007_task_runner": taskRunner
 }
