@@ -7,6 +7,7 @@ import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import type { AppConfig } from "./config.ts"
+import { ChangeWaitingMailText } from "./mail/changeWaitsMail.ts"
 
 /** The database (migrated). Exposes SqlClient. */
 export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
@@ -14,11 +15,11 @@ export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: con
 /**
  * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
  * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search and the
- * tool-argument validator (Ajv): every port of the tool pipeline; also
- * SqlClient.
+ * words of the mail sent when a change waits (ChangeWaitingMail), the tool-argument validator (Ajv): every port of the
+ * tool pipeline; also SqlClient.
  */
 export const appPorts = (config: AppConfig) =>
-  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv).pipe(
+  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv, ChangeWaitingMailText).pipe(
     Layer.provideMerge(
       Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
         CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(

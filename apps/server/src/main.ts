@@ -1,5 +1,5 @@
 // The adgate server process (`npm start`): configuration from the environment, the database (PostgreSQL or the
-// embedded PGlite), first-start seeding, the HTTP application, housekeeping and the mail sender. SIGTERM or
+// embedded PGlite), first-start seeding, the HTTP application, housekeeping, the task runner and the mail sender. SIGTERM or
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
@@ -11,6 +11,7 @@ import { type AppConfig, loadAppConfig } from "./config.ts"
 import { LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailSender } from "./MailSender.ts"
 import { seedOnFirstStart } from "./seed.ts"
+import { TaskRunner } from "./taskRunner.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
 export const serverLayer = (config: AppConfig) => {
@@ -26,6 +27,7 @@ export const serverLayer = (config: AppConfig) => {
     // Approved writes whose executing process died (or was never claimed) run again (docs/decisions.md, Write requests).
     ResumeApprovedWritesSchedule,
     OutboxSchedule,
+    TaskRunner,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }

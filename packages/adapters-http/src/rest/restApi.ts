@@ -5,7 +5,7 @@ import { Effect, Schema } from "effect"
 import {
   type Account as PlatformAccount, Directory, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
   TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools,
-  listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskListLimit,
+  listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
   toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest
 } from "@adgate/core"
 import { BodyNotObject, restErrorAnswer, type RestRefusal, type RestRefusalTag } from "./errors.ts"
@@ -323,10 +323,8 @@ const startTaskRoute = route({
   refusals: ["InsufficientScope", "TaskGoalInvalid"],
   handle: ({ principal, body }) => Effect.gen(function* () {
     const { goal } = yield* decodeGoal(body).pipe(Effect.mapError(() => new BodyNotObject({ expected: "{\"goal\": \"<text>\"}" })))
-    const task = yield* startTask({
-      workspaceId: principal.workspaceId, createdBy: principal.userId, connectionId: principal.connectionId,
-      apiKeyId: principal.apiKeyId, goal
-    })
+    // The task runs with this credential's rights (its scopes, the connection's or key's write setting).
+    const task = yield* startTask(taskInputOf(principal, goal))
     const issuer = yield* Issuer
     return ok({ taskId: task.id, status: task.status, url: taskUrl(task.id) }, 201, { location: `${issuer.origin}${taskUrl(task.id)}` })
   })

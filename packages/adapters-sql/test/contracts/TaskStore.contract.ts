@@ -42,4 +42,24 @@ export const taskStoreContract = <E, R>(name: string, layer: Layer.Layer<TaskSto
       assert.deepStrictEqual(yield* store.list(workspaceId, { limit: 0, skip: 0, status: null }), [])
       assert.deepStrictEqual(yield* store.list(unique("ws_"), all), [])
     }))
+
+    it.effect("a runner claims unfinished tasks with no lease or an ended one, oldest first, each with attempt + 1, the lease and version + 1; a leased task is claimed again only once its lease ends", () => Effect.gen(function* () {
+      const store = yield* TaskStore
+      // Older than every other task of the shared store, so these are the oldest due ones.
+      const old = -5e11
+      const planning = aTask({ status: "planning", updatedAt: old })
+      const lapsed = aTask({ status: "running", updatedAt: old + 1, attempt: 1, leaseUntil: t0 - 1, version: 3 })
+      const leased = aTask({ status: "waiting_for_approval", updatedAt: old + 2, leaseUntil: t0 + 500 })
+      const finished = aTask({ status: "completed", updatedAt: old + 3 })
+      const waiting = aTask({ status: "waiting_for_approval", updatedAt: old + 4, scopes: ["tools:read", "tasks:write"] })
+      yield* Effect.forEach([planning, lapsed, leased, finished, waiting], store.insert)
+      const mine = new Set([planning.id, lapsed.id, leased.id, finished.id, waiting.id])
+      const claimed = yield* store.claimRunnable(t0, t0 + 1000, 3)
+      assert.deepStrictEqual(claimed, [planning, lapsed, waiting].map((t) => ({ ...t, attempt: t.attempt + 1, leaseUntil: t0 + 1000, version: t.version + 1 })))
+      assert.deepStrictEqual(yield* store.find(lapsed.id), Option.some(claimed[1]!))
+      const again = yield* store.claimRunnable(t0, t0 + 1000, 50)
+      assert.isFalse(again.some((t) => mine.has(t.id)), "held leases are not claimed")
+      const later = (yield* store.claimRunnable(t0 + 1000, t0 + 2000, 4)).filter((t) => mine.has(t.id))
+      assert.deepStrictEqual(later.map((t) => [t.id, t.attempt]), [[planning.id, 2], [lapsed.id, 3], [leased.id, 1], [waiting.id, 2]])
+    }))
   })

@@ -18,3 +18,9 @@ export class TaskTransitionRefused extends Schema.TaggedError<TaskTransitionRefu
   status: TaskStatus,
   event: Schema.String
 }) {}
+
+/** The planner could not turn the goal into tool calls: why, and what it did understand (the task ends failed). */
+export class GoalNotPlanned extends Schema.TaggedError<GoalNotPlanned>()("GoalNotPlanned", {
+  why: Schema.String,
+  understood: Schema.Array(Schema.String)
+}) {}

@@ -1,8 +1,11 @@
 // POST /tasks (spec §Task: the creation answer shows status `planning`): a new `task_` task for a goal of 1 to 4000
-// characters, started by the person behind the calling connection or key.
+// characters, started by the person behind the calling connection or key. A background runner (runTasks) plans and
+// runs it; the creation itself costs nothing until then.
 import { Clock, Effect } from "effect"
+import type { Principal } from "../credentials/records.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
+import type { Scope } from "../scopes/Scope.ts"
 import { TaskGoalInvalid } from "./errors.ts"
 import { maxGoalLength, type Task } from "./Task.ts"
 
@@ -12,18 +15,37 @@ export interface TaskInput {
   readonly connectionId: string | null
   readonly apiKeyId: string | null
   readonly goal: string
+  /** The calling credential's scopes (Principal.scopes); absent or null: the connection's or key's own. */
+  readonly scopes?: ReadonlyArray<Scope> | null
 }
+
+/** The TaskInput of a goal sent with `principal`'s credential: the task then runs with that credential's rights. */
+export const taskInputOf = (principal: Principal, goal: string): TaskInput => ({
+  workspaceId: principal.workspaceId,
+  createdBy: principal.userId,
+  connectionId: principal.connectionId,
+  apiKeyId: principal.apiKeyId,
+  scopes: principal.scopes,
+  goal
+})
 
 export const startTask = Effect.fn("tasks.startTask")(function* (input: TaskInput) {
   if (input.goal.length < 1 || input.goal.length > maxGoalLength) return yield* new TaskGoalInvalid({ length: input.goal.length })
   const now = yield* Clock.currentTimeMillis
   const task: Task = {
-    ...input,
+    workspaceId: input.workspaceId,
+    createdBy: input.createdBy,
+    connectionId: input.connectionId,
+    apiKeyId: input.apiKeyId,
+    scopes: input.scopes ?? null,
+    goal: input.goal,
     id: yield* (yield* Secrets).generate(Prefix.task),
     version: 1,
     status: "planning",
     plan: null,
     report: null,
+    attempt: 0,
+    leaseUntil: null,
     createdAt: now,
     updatedAt: now
   }

@@ -1,5 +1,5 @@
 // The task lifecycle as a pure transition (spec §States: Task: created in `planning`; the other moves are ours, see
-// docs/decisions.md, Tasks). No I/O and no clock: `now` (epoch ms) comes from the caller.
+// docs/tasks.md, Statuses). No I/O and no clock: `now` (epoch ms) comes from the caller.
 import { Result } from "effect"
 import type { Schema } from "effect"
 import { TaskTransitionRefused } from "./errors.ts"
@@ -7,35 +7,31 @@ import { isFinalTaskStatus, type Task, type TaskStatus } from "./Task.ts"
 
 /** planning → running, with the plan made. */
 export interface Planned { readonly _tag: "Planned"; readonly plan: Schema.Json }
-/** running → waiting_approval: a step is a write waiting for a person. */
-export interface AwaitApproval { readonly _tag: "AwaitApproval" }
-/** waiting_approval → running: the write was decided (approved, rejected or expired) and the task goes on. */
-export interface Resume { readonly _tag: "Resume" }
-/** running → completed, with the report. */
+/** running → waiting_for_approval: a write of the task waits for a person; the report so far names it. */
+export interface AwaitApproval { readonly _tag: "AwaitApproval"; readonly report: Schema.Json }
+/** running | waiting_for_approval → completed, with the report (every queued write decided and final). */
 export interface Complete { readonly _tag: "Complete"; readonly report: Schema.Json }
-/** planning | running | waiting_approval → failed, with a report saying why (out of credits, platform error…). */
+/** planning | running | waiting_for_approval → failed, with a report saying why (not understood, out of credits…). */
 export interface Fail { readonly _tag: "Fail"; readonly report: Schema.Json }
-/** planning | running | waiting_approval → cancelled. */
+/** planning | running | waiting_for_approval → cancelled. */
 export interface Cancel { readonly _tag: "Cancel" }
-export type TaskEvent = Planned | AwaitApproval | Resume | Complete | Fail | Cancel
+export type TaskEvent = Planned | AwaitApproval | Complete | Fail | Cancel
 
 const from: Record<TaskEvent["_tag"], ReadonlyArray<TaskStatus>> = {
   Planned: ["planning"],
   AwaitApproval: ["running"],
-  Resume: ["waiting_approval"],
-  Complete: ["running"],
-  Fail: ["planning", "running", "waiting_approval"],
-  Cancel: ["planning", "running", "waiting_approval"]
+  Complete: ["running", "waiting_for_approval"],
+  Fail: ["planning", "running", "waiting_for_approval"],
+  Cancel: ["planning", "running", "waiting_for_approval"]
 }
 
 const next = (event: TaskEvent): Partial<Task> => {
   switch (event._tag) {
     case "Planned": return { status: "running", plan: event.plan }
-    case "AwaitApproval": return { status: "waiting_approval" }
-    case "Resume": return { status: "running" }
-    case "Complete": return { status: "completed", report: event.report }
-    case "Fail": return { status: "failed", report: event.report }
-    case "Cancel": return { status: "cancelled" }
+    case "AwaitApproval": return { status: "waiting_for_approval", report: event.report }
+    case "Complete": return { status: "completed", report: event.report, leaseUntil: null }
+    case "Fail": return { status: "failed", report: event.report, leaseUntil: null }
+    case "Cancel": return { status: "cancelled", leaseUntil: null }
   }
 }
 

@@ -4,7 +4,7 @@
 // It answers Ran or Queued, or fails with one tagged refusal per status row; the adapters only translate.
 import { Clock, Effect, Option, Schema } from "effect"
 import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
-import { WaitReason, WriteRequestStatus } from "../approvals/WriteRequest.ts"
+import { WaitReason, type WriteRequest, WriteRequestStatus } from "../approvals/WriteRequest.ts"
 import { recordAudit } from "../audit/recordAudit.ts"
 import type { Principal } from "../credentials/records.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
@@ -14,6 +14,7 @@ import { noGuardrails, startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { idempotencyScopeOf, type IdempotentResponse } from "../idempotency/IdempotencyRecord.ts"
 import { runIdempotent } from "../idempotency/runIdempotent.ts"
 import { ArgumentValidator } from "../ports/ArgumentValidator.ts"
+import { ChangeWaitingMail } from "../ports/ChangeWaitingMail.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Directory } from "../ports/Directory.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
@@ -91,15 +92,19 @@ export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspace
   if (left < needed) return yield* new InsufficientCredits({ workspaceId, needed, left })
 })
 
-const mailRequester = Effect.fn("tools.mailRequester")(function* (requestedBy: string, requestId: string, tool: Tool, change: ProposedChange) {
-  const user = yield* (yield* Directory).user(requestedBy)
+/** Spec §Events: the connecting person is mailed when a change waits; the words are ChangeWaitingMail's. */
+const mailRequester = Effect.fn("tools.mailRequester")(function* (request: WriteRequest, tool: Tool, change: ProposedChange) {
+  const user = yield* (yield* Directory).user(request.requestedBy)
   if (Option.isNone(user)) return
+  const mail = yield* (yield* ChangeWaitingMail).compose({
+    workspaceId: request.workspaceId, requestId: request.id, tool: tool.name, toolTitle: tool.annotations.title,
+    summary: change.summary, reason: request.reason, expiresAt: request.expiresAt,
+    recipient: { email: user.value.email, name: user.value.name }
+  })
   yield* (yield* Mailer).enqueue({
     id: yield* (yield* Secrets).generate(Prefix.mail),
     to: user.value.email,
-    subject: `A change waits for approval: ${tool.annotations.title}`,
-    text: `${change.summary}\n\nA workspace admin or editor decides it under Write approvals (request ${requestId}). ` +
-      `Unanswered, it expires in 7 days.`,
+    ...mail,
     createdAt: yield* Clock.currentTimeMillis,
     sentAt: null
   })
@@ -148,7 +153,7 @@ const decideAndRun = (
             clientId: principal.clientId, connectionId: principal.connectionId,
             detail: { tool: tool.name, requestId: queued.id, reason: route.reason, summary: change?.summary ?? null, apiKeyId: principal.apiKeyId }
           })
-          if (change !== null) yield* mailRequester(principal.userId, queued.id, tool, change)
+          if (change !== null) yield* mailRequester(queued, tool, change)
           return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
         }))
       }

@@ -12,7 +12,8 @@ import { inWorld, people, ws } from "../approvals/world.ts"
 
 const task: Task = {
   id: "task_1", version: 1, workspaceId: "ws_1", createdBy: "usr_a", connectionId: "con_1", apiKeyId: null,
-  goal: "Pause overspending campaigns", status: "planning", plan: null, report: null, createdAt: 0, updatedAt: 0
+  scopes: null, goal: "Pause overspending campaigns", status: "planning", plan: null, report: null, attempt: 1, leaseUntil: 60,
+  createdAt: 0, updatedAt: 0
 }
 const at = (status: TaskStatus): Task => ({ ...task, status })
 const statusAfter = (from: TaskStatus, event: TaskEvent) => {
@@ -22,35 +23,40 @@ const statusAfter = (from: TaskStatus, event: TaskEvent) => {
 const planned = { _tag: "Planned", plan: { steps: [{ tool: "meta__campaign_report" }, { tool: "meta__pause_campaign" }] } } as const
 const complete = { _tag: "Complete", report: { paused: 2 } } as const
 const fail = { _tag: "Fail", report: { reason: "out of credits" } } as const
+const awaitApproval = { _tag: "AwaitApproval", report: { waiting: ["rwq_1"] } } as const
 
 describe("task transitions (spec §States: Task)", () => {
   it("planning, the plan is made → running, with the plan", () => {
     const r = transitionTask(task, planned, 7)
     assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.plan, r.success.version, r.success.updatedAt] : null, ["running", planned.plan, 2, 7])
   })
-  it("running, a step waits for a person's approval → waiting_approval; decided → running again", () => {
-    assert.strictEqual(statusAfter("running", { _tag: "AwaitApproval" }), "waiting_approval")
-    assert.strictEqual(statusAfter("waiting_approval", { _tag: "Resume" }), "running")
+  it("running, a write of the task waits for a person → waiting_for_approval, with the report so far", () => {
+    const r = transitionTask(at("running"), awaitApproval, 7)
+    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.report] : null, ["waiting_for_approval", awaitApproval.report])
   })
-  it("running, every step done → completed, with the report", () => {
+  it("running, every step done and nothing waits → completed, with the report, lease cleared", () => {
     const r = transitionTask(at("running"), complete, 7)
+    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.report, r.success.leaseUntil] : null, ["completed", complete.report, null])
+  })
+  it("waiting_for_approval, every queued write decided and final → completed, with the report", () => {
+    const r = transitionTask(at("waiting_for_approval"), complete, 7)
     assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.report] : null, ["completed", complete.report])
   })
-  it("planning, running or waiting_approval, it cannot go on → failed, with a report saying why", () => {
-    for (const from of ["planning", "running", "waiting_approval"] as const) assert.strictEqual(statusAfter(from, fail), "failed")
+  it("planning, running or waiting_for_approval, it cannot go on → failed, with a report saying why", () => {
+    for (const from of ["planning", "running", "waiting_for_approval"] as const) assert.strictEqual(statusAfter(from, fail), "failed")
   })
-  it("planning, running or waiting_approval, cancelled → cancelled", () => {
-    for (const from of ["planning", "running", "waiting_approval"] as const) assert.strictEqual(statusAfter(from, { _tag: "Cancel" }), "cancelled")
+  it("planning, running or waiting_for_approval, cancelled → cancelled", () => {
+    for (const from of ["planning", "running", "waiting_for_approval"] as const) assert.strictEqual(statusAfter(from, { _tag: "Cancel" }), "cancelled")
   })
-  it("moves from the wrong status are TaskTransitionRefused: no completing a plan-less task, no resuming a running one", () => {
+  it("moves from the wrong status are TaskTransitionRefused: no completing a plan-less task, no waiting twice, no planning twice", () => {
     assert.strictEqual(statusAfter("planning", complete), "TaskTransitionRefused")
-    assert.strictEqual(statusAfter("planning", { _tag: "AwaitApproval" }), "TaskTransitionRefused")
-    assert.strictEqual(statusAfter("running", { _tag: "Resume" }), "TaskTransitionRefused")
+    assert.strictEqual(statusAfter("planning", awaitApproval), "TaskTransitionRefused")
+    assert.strictEqual(statusAfter("waiting_for_approval", awaitApproval), "TaskTransitionRefused")
     assert.strictEqual(statusAfter("running", planned), "TaskTransitionRefused")
-    assert.strictEqual(statusAfter("waiting_approval", complete), "TaskTransitionRefused")
+    assert.strictEqual(statusAfter("waiting_for_approval", planned), "TaskTransitionRefused")
   })
   it("a completed, failed or cancelled task never moves again (property)", () => {
-    const event: fc.Arbitrary<TaskEvent> = fc.constantFrom<TaskEvent>(planned, { _tag: "AwaitApproval" }, { _tag: "Resume" }, complete, fail, { _tag: "Cancel" })
+    const event: fc.Arbitrary<TaskEvent> = fc.constantFrom<TaskEvent>(planned, awaitApproval, complete, fail, { _tag: "Cancel" })
     fc.assert(fc.property(fc.array(event, { maxLength: 25 }), (events) => {
       let current = task
       let finishedAt: Task | null = null

@@ -6,7 +6,7 @@ import type { WriteRequest } from "../../approvals/WriteRequest.ts"
 import { type CreditEntry, type CreditMovement, isValidCreditAmount } from "../../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../../idempotency/IdempotencyRecord.ts"
-import type { Task } from "../../tasks/Task.ts"
+import { runnableTaskStatuses, type Task } from "../../tasks/Task.ts"
 import type { ToolUsage } from "../../tools/ToolUsage.ts"
 import { CreditsLedger } from "../CreditsLedger.ts"
 import { Directory } from "../Directory.ts"
@@ -139,7 +139,19 @@ export const TaskStoreMemory = Layer.effect(TaskStore, Effect.gen(function* () {
       Effect.map(table.all, (all) =>
         all.filter((t) => t.workspaceId === workspaceId && (query.status === null || t.status === query.status))
           .sort(newestFirst((t) => t.createdAt))
-          .slice(Math.max(0, query.skip), Math.max(0, query.skip) + Math.max(0, query.limit)))
+          .slice(Math.max(0, query.skip), Math.max(0, query.skip) + Math.max(0, query.limit))),
+    // One Ref.modify: the in-memory twin of UPDATE … WHERE id IN (SELECT … FOR UPDATE SKIP LOCKED).
+    claimRunnable: (now, leaseUntil, limit) =>
+      Ref.modify(table.ref, (m): readonly [ReadonlyArray<Task>, ReadonlyMap<string, Task>] => {
+        const due = [...m.values()]
+          .filter((t) => runnableTaskStatuses.includes(t.status) && (t.leaseUntil === null || t.leaseUntil <= now))
+          .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : 1))
+          .slice(0, Math.max(0, limit))
+          .map((t) => ({ ...t, attempt: t.attempt + 1, leaseUntil, version: t.version + 1 }))
+        const next = new Map(m)
+        for (const t of due) next.set(t.id, t)
+        return [due, next]
+      })
   })
 }))
 

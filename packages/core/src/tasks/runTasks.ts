@@ -1,0 +1,257 @@
+// The background task runner (issue 9, Tasks; docs/tasks.md, Running): claims runnable tasks with a lease
+// (TaskStore.claimRunnable, FOR UPDATE SKIP LOCKED) and moves each one pass along planning → running →
+// waiting_for_approval → completed | failed. Every tool call goes through the one pipeline (callTool) with the task
+// creator's Principal and an Idempotency-Key made of the task id and the step, so a run resumed after its process
+// died replays the calls it already made instead of calling (and charging, and queueing) again.
+import { Clock, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
+import type { Principal } from "../credentials/records.ts"
+import { taskCredits } from "../credits/creditRules.ts"
+import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { Issuer } from "../ports/Issuer.ts"
+import { Platforms } from "../ports/Platforms.ts"
+import { TaskPlanner } from "../ports/TaskPlanner.ts"
+import { TaskStore } from "../ports/TaskStore.ts"
+import { Transactor } from "../ports/Transactor.ts"
+import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
+import { callTool, type ToolCallAnswer } from "../tools/callTool.ts"
+import { loadAccessGrounds } from "../tools/loadAccessGrounds.ts"
+import { toolAvailability } from "../tools/toolAccess.ts"
+import { principalOfTask } from "./principalOfTask.ts"
+import {
+  budgetRows, decideChanges, findingsOf, performanceRows, totalsOf, type DerivedChange, type ObjectsRead, type PerformanceRead
+} from "./readAnswers.ts"
+import { maxTaskAttempts, type Task, taskLeaseMs, taskRecheckMs } from "./Task.ts"
+import type { Finding, PlanRead, ReportChange, ReportRead, TaskPlan, TaskReport } from "./TaskPlan.ts"
+import { TaskPlan as TaskPlanSchema, TaskReport as TaskReportSchema } from "./TaskPlan.ts"
+import { taskSummary } from "./taskSummary.ts"
+import { transitionTask, type TaskEvent } from "./transitionTask.ts"
+
+/** A failure worth trying again on a later pass (the platform, a store or the directory could not answer). */
+const isTransient = (tag: string): boolean =>
+  tag === "PlatformUnavailable" || tag === "StoreUnavailable" || tag === "DirectoryUnavailable" || tag === "IdempotencyKeyInFlight"
+
+/** A pass that stopped on a transient failure: the task keeps its lease and is claimed again once it ends. */
+class PassDeferred extends Schema.TaggedError<PassDeferred>()("PassDeferred", { reason: Schema.String }) {}
+
+/** The refusal in words: its tag and its fields (a platform's answer shortened). */
+export const describeRefusal = (error: { readonly _tag: string }): string => {
+  const fields = Object.entries(error).filter(([k]) => k !== "_tag" && k !== "stack" && k !== "message")
+  const parts = fields.map(([k, v]) => `${k}: ${(typeof v === "string" ? v : JSON.stringify(v) ?? "").slice(0, 300)}`)
+  return parts.length === 0 ? error._tag : `${error._tag} (${parts.join("; ")})`
+}
+
+const emptyReport = (outcome: TaskReport["outcome"]): TaskReport => ({
+  outcome, summary: "", understood: null, period: null, reads: [], totals: null, findings: [], changes: [], failures: [], credits: 0
+})
+
+const withSummary = (report: TaskReport): TaskReport => ({ ...report, summary: taskSummary(report) })
+
+const encodeReport = (report: TaskReport): Schema.Json => Schema.encodeSync(TaskReportSchema)(withSummary(report)) as Schema.Json
+const encodePlan = (plan: TaskPlan): Schema.Json => Schema.encodeSync(TaskPlanSchema)(plan) as Schema.Json
+
+/** Moves the held task (compare-and-set on the claimed version); `extra` sets the lease beside the move. */
+const move = (task: Task, event: TaskEvent, extra: Partial<Task> = {}) =>
+  Effect.gen(function* () {
+    const next = yield* Effect.fromResult(transitionTask(task, event, yield* Clock.currentTimeMillis))
+    const saved = { ...next, ...extra }
+    yield* (yield* TaskStore).save(saved)
+    return saved
+  })
+
+const fail = (task: Task, report: TaskReport) => move(task, { _tag: "Fail", report: encodeReport({ ...report, outcome: "failed" }) })
+
+/** The tools the task's credential may call and the workspace's accounts: what the planner plans with. */
+const plan = (task: Task, principal: Principal) =>
+  Effect.gen(function* () {
+    const platforms = yield* Platforms
+    const grounds = yield* loadAccessGrounds(principal)
+    const tools = platforms.tools.filter((tool) => toolAvailability(grounds, tool) === null)
+    const today = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
+    return yield* Effect.result((yield* TaskPlanner).plan({
+      goal: task.goal, today, tools, families: platforms.families, accounts: grounds.accounts
+    }))
+  })
+
+const call = (principal: Principal, tool: string, args: Schema.JsonObject, key: string) =>
+  callTool({ principal, name: tool, arguments: args, idempotencyKey: key }).pipe(
+    Effect.result,
+    Effect.flatMap((r) =>
+      Result.isFailure(r) && isTransient(r.failure._tag)
+        ? Effect.fail(new PassDeferred({ reason: describeRefusal(r.failure) }))
+        : Effect.succeed(r as Result.Result<ToolCallAnswer, { readonly _tag: string }>))
+  )
+
+/** Idempotency keys of a task's calls (≤ 128 characters): the task id and the step or the change's target. */
+const readKey = (task: Task, read: PlanRead) => `${task.id}.${read.step}`
+const changeKey = (task: Task, change: DerivedChange) => `${task.id}.${change.tool}.${change.target.id}`.slice(0, 128)
+
+/** Runs the plan's reads, decides its changes and makes them: the report of a running task. */
+const runPlan = (task: Task, taskPlan: TaskPlan, principal: Principal) =>
+  Effect.gen(function* () {
+    const origin = (yield* Issuer).origin
+    const reads: Array<ReportRead> = []
+    const performance: Array<PerformanceRead> = []
+    const objects: Array<ObjectsRead> = []
+    const findings: Array<Finding> = []
+    const failures: Array<TaskReport["failures"][number]> = []
+    for (const read of taskPlan.reads) {
+      const answer = yield* call(principal, read.tool, read.arguments, readKey(task, read))
+      const base = { step: read.step, tool: read.tool, platform: read.platform, accountId: read.accountId }
+      if (Result.isFailure(answer) || answer.success._tag !== "Ran") {
+        const error = Result.isFailure(answer) ? describeRefusal(answer.failure) : "The read was queued as a write."
+        reads.push({ ...base, ok: false, totals: null, rows: [], error })
+        failures.push({ step: read.step, error: Result.isFailure(answer) ? answer.failure._tag : "Queued", message: `${read.purpose}: ${error}` })
+        continue
+      }
+      const body = answer.success.result
+      if (read.use === "performance") {
+        const rows = performanceRows(body)
+        performance.push({ read, rows })
+        reads.push({ ...base, ok: true, totals: totalsOf(rows), rows: [...rows], error: null })
+      } else {
+        if (read.use === "objects") objects.push({ read, rows: budgetRows(body) })
+        else findings.push(...findingsOf(read, body))
+        reads.push({ ...base, ok: true, totals: null, rows: [], error: null })
+      }
+    }
+    const changes: Array<ReportChange> = []
+    for (const rule of taskPlan.changes) {
+      const decision = decideChanges(rule, performance, objects)
+      if (decision._tag === "NotPossible") {
+        failures.push({ step: null, error: "ChangeNotPossible", message: decision.reason })
+        continue
+      }
+      for (const change of decision.changes) {
+        const answer = yield* call(principal, change.tool, change.arguments, changeKey(task, change))
+        const base = {
+          tool: change.tool, platform: change.platform, accountId: change.accountId, target: change.target,
+          arguments: change.arguments, why: change.why, requestId: null, statusUrl: null, providerStatus: null, error: null
+        }
+        if (Result.isFailure(answer)) {
+          const refusal = answer.failure as { readonly _tag: string; readonly providerStatus?: number }
+          const platformSaidNo = refusal._tag === "PlatformRefused"
+          changes.push({
+            ...base, status: platformSaidNo ? "failed" : "refused", error: describeRefusal(refusal),
+            providerStatus: platformSaidNo && typeof refusal.providerStatus === "number" ? refusal.providerStatus : null
+          })
+        } else if (answer.success._tag === "Ran") {
+          changes.push({ ...base, status: "executed", providerStatus: answer.success.providerStatus })
+        } else {
+          const id = answer.success.requestId
+          changes.push({ ...base, status: answer.success.status, requestId: id, statusUrl: `${origin}/api/v1/requests/${id}` })
+        }
+      }
+    }
+    const totals = performance.length === 0 ? null : totalsOf(performance.flatMap((p) => p.rows))
+    return {
+      ...emptyReport("completed"), understood: taskPlan.understood, period: taskPlan.period, reads, totals, findings, changes,
+      failures: [...taskPlan.notes.map((n) => ({ step: null, error: "NotCovered", message: n })), ...failures], credits: taskCredits
+    } satisfies TaskReport
+  })
+
+const isWaiting = (change: ReportChange) => change.status === "pending_approval" || change.status === "approved"
+
+/** A waiting task: its queued writes as they are now; completed once every one of them is final. */
+const lookAgain = (task: Task) =>
+  Effect.gen(function* () {
+    const report = yield* Schema.decodeUnknownEffect(TaskReportSchema)(task.report).pipe(Effect.orElseSucceed(() => null))
+    if (report === null) return yield* fail(task, { ...emptyReport("failed"), failures: [{ step: null, error: "ReportUnreadable", message: "The stored report of this waiting task does not decode." }] })
+    const requests = yield* WriteRequestStore
+    const changes = yield* Effect.forEach(report.changes, (change) => Effect.gen(function* () {
+      if (change.requestId === null || !isWaiting(change)) return change
+      const found = yield* requests.find(change.requestId)
+      if (Option.isNone(found)) return change
+      const request = found.value
+      const refused = request.status === "failed" && request.result !== null ? `The platform answered ${request.providerStatus}: ${JSON.stringify(request.result).slice(0, 300)}` : null
+      return { ...change, status: request.status, providerStatus: request.providerStatus, error: refused } satisfies ReportChange
+    }))
+    const now = yield* Clock.currentTimeMillis
+    if (changes.some(isWaiting)) {
+      const next = { ...task, report: encodeReport({ ...report, changes, outcome: "waiting_for_approval" }), version: task.version + 1, leaseUntil: now + taskRecheckMs, updatedAt: now }
+      yield* (yield* TaskStore).save(next)
+      return next
+    }
+    return yield* move(task, { _tag: "Complete", report: encodeReport({ ...report, changes, outcome: "completed" }) })
+  })
+
+/** One pass over a claimed task. */
+export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
+  const resolved = yield* principalOfTask(claimed)
+  if (Result.isFailure(resolved)) {
+    return yield* fail(claimed, { ...emptyReport("failed"), failures: [{ step: null, error: "CredentialEnded", message: resolved.failure }] })
+  }
+  const principal = resolved.success
+  // A waiting task is claimed at every re-check, so only the claims of planning and running count towards giving up.
+  if (claimed.attempt > maxTaskAttempts && claimed.status !== "waiting_for_approval") {
+    return yield* fail(claimed, { ...emptyReport("failed"), failures: [{ step: null, error: "GaveUp", message: `Stopped after ${maxTaskAttempts} attempts: a platform or the service kept failing.` }] })
+  }
+  let task = claimed
+  if (task.status === "planning") {
+    const planned = yield* plan(task, principal)
+    if (Result.isFailure(planned)) {
+      const why = planned.failure
+      const understood = why.understood.length === 0 ? "nothing it can act on" : why.understood.join(", ")
+      return yield* fail(task, {
+        ...emptyReport("failed"), understood: `The planner understood: ${understood}.`,
+        failures: [{ step: null, error: "GoalNotPlanned", message: why.why }]
+      })
+    }
+    // The task's own cost is taken with the move to running, in one transaction: charged once, or not at all.
+    const charged = yield* (yield* Transactor).atomically(Effect.gen(function* () {
+      yield* (yield* CreditsLedger).charge({
+        workspaceId: task.workspaceId, amount: taskCredits, reason: "task", reference: task.id, now: yield* Clock.currentTimeMillis
+      })
+      return yield* move(task, { _tag: "Planned", plan: encodePlan(planned.success) })
+    })).pipe(Effect.result)
+    if (Result.isFailure(charged)) {
+      const error = charged.failure
+      if (error._tag === "InsufficientCredits") {
+        return yield* fail(task, {
+          ...emptyReport("failed"), understood: planned.success.understood,
+          failures: [{ step: null, error: "InsufficientCredits", message: `A task costs ${error.needed} credits; ${error.left} are left in this workspace.` }]
+        })
+      }
+      return yield* Effect.fail(error)
+    }
+    task = charged.success
+  }
+  if (task.status === "running") {
+    const taskPlan = yield* Schema.decodeUnknownEffect(TaskPlanSchema)(task.plan).pipe(Effect.orElseSucceed(() => null))
+    if (taskPlan === null) return yield* fail(task, { ...emptyReport("failed"), failures: [{ step: null, error: "PlanUnreadable", message: "The stored plan does not decode." }] })
+    const report = yield* runPlan(task, taskPlan, principal)
+    if (report.changes.some(isWaiting)) {
+      return yield* move(task, { _tag: "AwaitApproval", report: encodeReport({ ...report, outcome: "waiting_for_approval" }) },
+        { leaseUntil: (yield* Clock.currentTimeMillis) + taskRecheckMs })
+    }
+    if (report.reads.length > 0 && report.reads.every((r) => !r.ok)) return yield* fail(task, report)
+    return yield* move(task, { _tag: "Complete", report: encodeReport(report) })
+  }
+  if (task.status === "waiting_for_approval") return yield* lookAgain(task)
+  return task
+})
+
+/**
+ * One runner pass: claims up to `limit` due tasks and runs each one pass. A pass stopped by a transient failure
+ * leaves the task leased (claimed again after taskLeaseMs); a lost compare-and-set means another runner holds it.
+ * Answers how many tasks it claimed.
+ */
+export const runTasks = Effect.fn("tasks.runTasks")(function* (limit = 5) {
+  const now = yield* Clock.currentTimeMillis
+  const claimed = yield* (yield* TaskStore).claimRunnable(now, now + taskLeaseMs, limit)
+  yield* Effect.forEach(claimed, (task) =>
+    runTask(task).pipe(
+      Effect.catch((error) => Effect.logInfo("task pass stopped", task.id, error._tag, "reason" in error ? error.reason : ""))
+    ))
+  return claimed.length
+})
+
+/**
+ * Runs runTasks every 5 seconds in the background for the life of the layer, in every process (claims skip what
+ * another process holds); a pass that cannot read the store is logged and the next one tries again.
+ */
+export const TaskRunnerSchedule = Layer.effectDiscard(Effect.gen(function* () {
+  const pass = runTasks().pipe(
+    Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning("running tasks failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
+  )
+  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("5 seconds")))
+}))
