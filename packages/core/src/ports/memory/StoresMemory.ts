@@ -30,7 +30,13 @@ export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* 
         return active.length >= limit ? [false, m] : [true, new Map(m).set(client.clientId, client)]
       }),
     countDynamicSince: (since) =>
-      Effect.map(table.all, (all) => all.filter((c) => c.kind === "dynamic" && c.createdAt >= since).length)
+      Effect.map(table.all, (all) => all.filter((c) => c.kind === "dynamic" && c.createdAt >= since).length),
+    noteTokenIssued: (clientId, at, staleBefore) =>
+      Ref.modify(table.ref, (m): readonly [boolean, ReadonlyMap<string, Client>] => {
+        const stored = m.get(clientId)
+        if (stored === undefined || (stored.lastTokenAt !== null && stored.lastTokenAt >= staleBefore)) return [false, m]
+        return [true, new Map(m).set(clientId, { ...stored, lastTokenAt: at, version: stored.version + 1 })]
+      })
   })
 }))
 
