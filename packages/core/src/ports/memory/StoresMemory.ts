@@ -150,7 +150,12 @@ export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* 
     peek: (key, limit, windowMs, now) => {
       const { slot, retryAfterSeconds } = window(key, windowMs, now)
       return Effect.map(Ref.get(windows), (m) => ({ allowed: (m.get(slot) ?? 0) < limit, retryAfterSeconds }))
-    }
+    },
+    peekAll: (checks, now) =>
+      Effect.map(Ref.get(windows), (m) => checks.map(({ key, limit, windowMs }) => {
+        const { slot, retryAfterSeconds } = window(key, windowMs, now)
+        return { allowed: (m.get(slot) ?? 0) < limit, retryAfterSeconds }
+      }))
   })
 }))
 
