@@ -9,6 +9,7 @@ import { ConnectionStoreSql } from "./ConnectionStoreSql.ts"
 import { ConsentStoreSql } from "./ConsentStoreSql.ts"
 import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
+import { GrantReaderSql } from "./GrantReaderSql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
@@ -21,9 +22,9 @@ import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
- * GuardrailStore and the Transactor (one transaction on the same SqlClient); requires SqlClient. */
+ * GuardrailStore, GrantReader and the Transactor (one transaction on the same SqlClient); requires SqlClient. */
 export const SqlStores = Layer.mergeAll(
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
   DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
-  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, TransactorSql
+  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, GrantReaderSql, TransactorSql
 )
