@@ -1,12 +1,12 @@
-// The GrantReader contract (issue 11): the reads of a refresh and of an exchange answer what the separate store and
-// Directory reads answer; the SQL reader makes each one statement.
-import { CodeStore, ConnectionStore, Directory, GrantReader, type Role } from "@adgate/core"
+// The GrantReader contract (issue 11): the reads of a refresh and of an exchange's re-check answer what the separate
+// store and Directory reads answer; the SQL reader makes each one statement.
+import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type Role } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique } from "./fixtures.ts"
+import { aClient, aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique } from "./fixtures.ts"
 
-type Ports = GrantReader | ConnectionStore | CodeStore | Directory
+type Ports = GrantReader | ConnectionStore | CodeStore | ClientStore | Directory
 
 /** A workspace with two admins (the second created later), an editor and a viewer; answers their ids. */
 const aTeam = Effect.gen(function* () {
@@ -47,24 +47,18 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       assert.isTrue(Option.isNone(yield* reader.refreshGrounds(unique("rt-hash-"))))
     }))
 
-    it.effect("exchange grounds: the code with the workspace's admins only, the approver and the workspace's name", () => Effect.gen(function* () {
-      const { workspace, people } = yield* aTeam
+    it.effect("exchange re-check: the code's version now and whether its client is usable, in one read", () => Effect.gen(function* () {
       const codes = yield* CodeStore
+      const clients = yield* ClientStore
       const reader = yield* GrantReader
-      const code = aCode({ workspaceId: workspace.id, userId: people.editor.id })
+      const client = aClient()
+      const code = aCode({ clientId: client.clientId })
+      yield* clients.insert(client)
       yield* codes.insert(code)
-      assert.deepStrictEqual(yield* reader.exchangeGrounds(code.hash), Option.some({
-        code,
-        recipients: { admins: [people.admin, people.admin2], approver: people.editor, workspaceName: workspace.name }
-      }))
-      assert.isTrue(Option.isNone(yield* reader.exchangeGrounds(unique("code-hash-"))))
-    }))
-
-    it.effect("exchange grounds of a code whose approver and workspace are gone: no admins, no approver, the id as name", () => Effect.gen(function* () {
-      const codes = yield* CodeStore
-      const code = aCode()
-      yield* codes.insert(code)
-      assert.deepStrictEqual(Option.map(yield* (yield* GrantReader).exchangeGrounds(code.hash), (g) => g.recipients),
-        Option.some({ admins: [], approver: null, workspaceName: code.workspaceId }))
+      assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 1, clientUsable: true })
+      yield* codes.save({ ...code, version: 2, status: "used" })
+      yield* clients.save({ ...client, version: 2, removedAt: t0 + 5 })
+      assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 2, clientUsable: false })
+      assert.deepStrictEqual(yield* reader.recheckExchange(unique("code-hash-"), unique("apc_")), { codeVersion: null, clientUsable: false })
     }))
   })

@@ -2,11 +2,8 @@
 // cost no more round trips than they must). Read models over ConnectionStore, CodeStore and Directory: the writes
 // stay with those stores.
 import { Context, Effect, Option } from "effect"
-import type { ConnectionMailRecipients } from "../audit/mailAdminsOfConnection.ts"
-import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Connection } from "../connections/Connection.ts"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
-import type { DirectoryUnavailable } from "./Directory.ts"
 import type { StoreUnavailable } from "./errors.ts"
 
 /** What a refresh decides on (spec §States: Connection): the connection and its approver's role now. */
@@ -16,17 +13,18 @@ export interface RefreshGrounds {
   readonly role: RoleAnswer
 }
 
-/** What an exchange decides on and opens the connection with: the code and who is told of the new connection. */
-export interface ExchangeGrounds {
-  readonly code: AuthorizationCode
-  /** The workspace's admins, the approver and the workspace's name, as connectionMailRecipients reads them. */
-  readonly recipients: ConnectionMailRecipients
+/** What an exchange re-reads once committed: whether a reuse or the app's removal raced it (codes/exchangeCode.ts). */
+export interface ExchangeRecheck {
+  /** The code's version now, null when it is gone. */
+  readonly codeVersion: number | null
+  /** Whether the client is still there and not removed. */
+  readonly clientUsable: boolean
 }
 
 export interface GrantReaderShape {
   /** The connection any refresh token ever issued to it belongs to (live, spent or withdrawn), with the role. */
   readonly refreshGrounds: (refreshHash: string) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
-  /** The code by its hash with the mail's recipients; DirectoryUnavailable when they cannot be read now. */
-  readonly exchangeGrounds: (codeHash: string) => Effect.Effect<Option.Option<ExchangeGrounds>, StoreUnavailable | DirectoryUnavailable>
+  /** The code's version and the client's usability, read together after an exchange committed. */
+  readonly recheckExchange: (codeHash: string, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }
 export class GrantReader extends Context.Service<GrantReader, GrantReaderShape>()("core/ports/GrantReader") {}

@@ -1,15 +1,15 @@
 // GrantReader over the other ports (memory stores and Directory): the same answers as the one-statement SQL reads,
 // made of the reads the services made before (packages/adapters-sql/test/contracts/GrantReader.contract.ts).
 import { Effect, Layer, Option } from "effect"
-import { connectionMailRecipients } from "../../audit/mailAdminsOfConnection.ts"
 import type { RoleAnswer } from "../../connections/transitionConnection.ts"
 import { Directory } from "../Directory.ts"
 import { GrantReader } from "../GrantReader.ts"
-import { CodeStore, ConnectionStore } from "../Stores.ts"
+import { ClientStore, CodeStore, ConnectionStore } from "../Stores.ts"
 
 export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* () {
   const connections = yield* ConnectionStore
   const codes = yield* CodeStore
+  const clients = yield* ClientStore
   const directory = yield* Directory
   return GrantReader.of({
     refreshGrounds: (refreshHash) =>
@@ -23,13 +23,14 @@ export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* 
         )
         return Option.some({ connection, role })
       }),
-    exchangeGrounds: (codeHash) =>
+    recheckExchange: (codeHash, clientId) =>
       Effect.gen(function* () {
-        const found = yield* codes.findByHash(codeHash)
-        if (Option.isNone(found)) return Option.none()
-        const recipients = yield* connectionMailRecipients(found.value.workspaceId, found.value.userId).pipe(
-          Effect.provideService(Directory, directory))
-        return Option.some({ code: found.value, recipients })
+        const code = yield* codes.findByHash(codeHash)
+        const client = yield* clients.find(clientId)
+        return {
+          codeVersion: Option.match(code, { onNone: () => null, onSome: (c) => c.version }),
+          clientUsable: Option.isSome(client) && client.value.removedAt === null
+        }
       })
   })
 }))
