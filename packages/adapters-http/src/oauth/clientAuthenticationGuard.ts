@@ -4,7 +4,7 @@
 // Retry-After before the core is asked anything. Successful requests count nothing; both counters are read in one
 // statement.
 import { Clock, Effect, Schema } from "effect"
-import { hitLimit, OAuthError, peekLimits } from "@adgate/core"
+import { hitLimit, peekLimits } from "@adgate/core"
 
 export class ClientAuthenticationThrottled extends Schema.TaggedError<ClientAuthenticationThrottled>()(
   "ClientAuthenticationThrottled",
@@ -36,4 +36,6 @@ export const guardClientAuthentication = <A, E, R>(
     )
   })
 
-const isInvalidClient = (error: unknown): boolean => error instanceof OAuthError && error.error === "invalid_client"
+/** invalid_client (RFC 6749 §5.2) is the core's ClientAuthenticationFailed. */
+const isInvalidClient = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "ClientAuthenticationFailed"
