@@ -12,6 +12,7 @@ import { DirectorySql } from "./DirectorySql.ts"
 import { GrantReaderSql } from "./GrantReaderSql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { EventOutboxSql } from "./EventOutboxSql.ts"
+import { outboxReaders } from "./readers/OutboxSchedule.ts"
 import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
 import { PeopleStoreSql } from "./PeopleStoreSql.ts"
@@ -22,10 +23,10 @@ import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /**
- * The readers every appended event is kept for (architecture §Commands and events). A reader named here must be
- * drained (apps/server's housekeeping does), or its rows wait for ever.
+ * The readers every appended event is kept for (architecture §Commands and events): the audit log and the mail
+ * (readers/). A reader named here must be drained (apps/server's OutboxSchedule does), or its rows wait for ever.
  */
-export const outboxReaders: ReadonlyArray<string> = []
+export { outboxReaders }
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
