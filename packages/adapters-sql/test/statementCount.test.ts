@@ -37,7 +37,7 @@ describe("statements per token request (issue 11)", () => {
         assert.strictEqual(count(texts, /^UPDATE clients/), 0, texts.join("\n"))
         assert.strictEqual(count(texts, /FROM clients/), 1, texts.join("\n"))
         assert.strictEqual(count(texts, /FROM connection_refresh_tokens/), 1, texts.join("\n"))
-        assert.isAtMost(texts.length, 7, texts.join("\n"))
+        assert.isAtMost(texts.length, 6, texts.join("\n"))
         // A second refresh in steady state costs the same.
         const again = yield* statementsOf(handleTokenRequest({ params: refreshGrant(clientId, refresh.result.refresh_token), basic: null }))
         assert.strictEqual(again.texts.length, texts.length, again.texts.join("\n"))
