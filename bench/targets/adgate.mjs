@@ -14,6 +14,9 @@ const adminPassword = "bench-password-not-secret-1"
 /** Allow access is refused within this long of the page opening (docs/decisions.md, consent page). */
 const consentMomentMs = 1_000
 
+// The V8 flags of `npm start` (the root package.json), so that the bench runs the server as an operator does.
+const serverNodeArgs = ["--max-semi-space-size=8"]
+
 export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {} }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
@@ -37,7 +40,7 @@ export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", no
         await freshDatabase(database)
         await onDatabase(database)
       }
-      server = startChild(this.name, [...nodeArgs, "apps/server/src/main.ts"], {
+      server = startChild(this.name, [...serverNodeArgs, ...nodeArgs, "apps/server/src/main.ts"], {
         PORT: String(port),
         HOST: "127.0.0.1",
         BASE_URL: base,

@@ -1,8 +1,8 @@
 // The core ports of the server process and the CLI, on one database: PostgreSQL with DATABASE_URL, else the
 // embedded PGlite in the data folder (which the SQL adapter holds with a lock file: one process at a time).
 import { Layer } from "effect"
-import { Issuer, SecretsWebCrypto } from "@adgate/core"
-import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
+import { Issuer } from "@adgate/core"
+import { CredentialCipherAesGcm, SecretsNodeCrypto, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
@@ -13,7 +13,7 @@ import { ChangeWaitingMailText } from "./mail/changeWaitsMail.ts"
 export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 
 /**
- * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
+ * Every store and directory port from SQL, node:crypto secrets, scrypt passwords, the issuer, the sandbox platforms
  * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search and the
  * words of the mail sent when a change waits (ChangeWaitingMail), the tool-argument validator (Ajv): every port of the
  * tool pipeline; also SqlClient.
@@ -21,7 +21,7 @@ export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: con
 export const appPorts = (config: AppConfig) =>
   Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv, ChangeWaitingMailText).pipe(
     Layer.provideMerge(
-      Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
+      Layer.mergeAll(SqlStores, SecretsNodeCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
         CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(
         Layer.provideMerge(appDatabase(config))
       )

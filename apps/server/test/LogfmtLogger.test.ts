@@ -1,7 +1,8 @@
 // The server's log lines (README "Logs"): valid logfmt, one message each, whatever a call site logs.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
-import { formatLogfmtOneMessage } from "../src/LogfmtLogger.ts"
+import { TestClock } from "effect/testing"
+import { bufferedLogfmt, formatLogfmtOneMessage } from "../src/LogfmtLogger.ts"
 
 /** A strict logfmt reader: `key=value` or `key="json string"` pairs separated by single spaces; null if malformed. */
 const parseLogfmt = (line: string): Array<readonly [string, string]> | null => {
@@ -42,4 +43,28 @@ describe("log lines", () => {
     assert.strictEqual(message(lines[2]!), 'with "quotes" and\nnewline')
     assert.deepInclude(parseLogfmt(lines[2]!)!, ["requestId", "r1"])
   })
+})
+
+describe("buffered writes (issue 11: logging never blocks the event loop)", () => {
+  it.effect("lines are written together once per window, one line each, and what is left when the scope closes", () =>
+    Effect.gen(function* () {
+      const writes: Array<string> = []
+      yield* Effect.scoped(Effect.gen(function* () {
+        const logger = yield* bufferedLogfmt((text) => Effect.sync(() => { writes.push(text) }), "50 millis")
+        const log = (message: string) => Effect.logInfo(message).pipe(Effect.provide(Logger.layer([logger])))
+        yield* log("first")
+        yield* log("second")
+        assert.deepStrictEqual(writes, [], "nothing is written per line")
+        yield* TestClock.adjust("50 millis")
+        assert.strictEqual(writes.length, 1)
+        assert.deepStrictEqual(writes[0]!.split("\n").map((line) => parseLogfmt(line)?.find(([k]) => k === "message")?.[1] ?? line),
+          ["first", "second", ""])
+        yield* TestClock.adjust("200 millis")
+        assert.strictEqual(writes.length, 1, "an empty window writes nothing")
+        yield* log("last words")
+      }))
+      // The scope closed (as on SIGTERM) before a window passed: the last line is written all the same.
+      assert.strictEqual(writes.length, 2)
+      assert.match(writes[1]!, /message="last words"\n$/)
+    }))
 })

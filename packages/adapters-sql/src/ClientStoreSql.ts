@@ -58,6 +58,15 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
       sql<{ n: number }>`SELECT count(*)::int AS n FROM clients WHERE kind = 'dynamic' AND created_at >= ${since}`.pipe(
         unavailable("ClientStore.countDynamicSince"),
         Effect.map((rows) => rows[0]?.n ?? 0)
+      ),
+    // No version in the WHERE: the staleness test is the guard, so racing notes never conflict; the row lock makes
+    // the later ones re-check it and find the row fresh.
+    noteTokenIssued: (clientId, at, staleBefore) =>
+      sql`UPDATE clients SET last_token_at = ${at}, version = version + 1
+        WHERE client_id = ${clientId} AND (last_token_at IS NULL OR last_token_at < ${staleBefore})
+        RETURNING client_id`.pipe(
+        unavailable("ClientStore.noteTokenIssued"),
+        Effect.map((rows) => rows.length === 1)
       )
   })
 }))

@@ -16,18 +16,24 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
   const listByWorkspace = decodeRows(Connection, source("listByWorkspace"))
   const listByClient = decodeRows(Connection, source("listByClient"))
   return ConnectionStore.of({
+    // One statement, so atomic without a transaction (or a savepoint inside the caller's): the row and its first
+    // refresh hash's index entry (the foreign key is checked at the statement's end, when both rows exist).
     insert: (c) =>
-      sql.withTransaction(Effect.gen(function* () {
-        yield* sql`INSERT INTO connections (id, version, client_id, workspace_id, approver_id, scopes, surface, platforms,
+      sql`WITH inserted AS (
+          INSERT INTO connections (id, version, client_id, workspace_id, approver_id, scopes, surface, platforms,
             write_mode, status, ended_reason, created_at, ended_at, expires_at, role_confirmed_at, refresh, spent,
             withdrawn, last_used_at)
           VALUES (${c.id}, ${c.version}, ${c.clientId}, ${c.workspaceId}, ${c.approverId},
             ${JSON.stringify(c.scopes)}::jsonb, ${c.surface}, ${JSON.stringify(c.platforms)}::jsonb, ${c.writeMode},
             ${c.status}, ${c.endedReason}, ${c.createdAt}, ${c.endedAt}, ${c.expiresAt}, ${c.roleConfirmedAt},
             ${JSON.stringify(c.refresh)}::jsonb, ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
-            ${JSON.stringify(c.withdrawn)}::jsonb, ${c.lastUsedAt})`
-        yield* sql`INSERT INTO connection_refresh_tokens (hash, connection_id) VALUES (${c.refresh.hash}, ${c.id})`
-      })).pipe(unavailable("ConnectionStore.insert")),
+            ${JSON.stringify(c.withdrawn)}::jsonb, ${c.lastUsedAt})
+          RETURNING id
+        )
+        INSERT INTO connection_refresh_tokens (hash, connection_id) SELECT ${c.refresh.hash}, id FROM inserted`.pipe(
+        Effect.asVoid,
+        unavailable("ConnectionStore.insert")
+      ),
     find: (id) =>
       sql`SELECT * FROM connections WHERE id = ${id}`.pipe(unavailable("ConnectionStore.find"), Effect.flatMap(find)),
     findByRefreshHash: (hash) =>

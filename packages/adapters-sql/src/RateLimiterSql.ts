@@ -28,6 +28,21 @@ export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () 
         unavailable("RateLimiter.peek"),
         Effect.map((rows) => ({ allowed: Number(rows[0]?.count ?? 0) < limit, retryAfterSeconds }))
       )
+    },
+    // One statement for every check (the token endpoint peeks per address and per client on each request): the
+    // IN lists may pair a key with another's window start, so the rows are matched to the checks here.
+    peekAll: (checks, now) => {
+      if (checks.length === 0) return Effect.succeed([])
+      const windows = checks.map((c) => ({ ...c, ...rateWindow(c.windowMs, now) }))
+      return sql<{ readonly key: string; readonly window_start: number | string; readonly count: number }>`SELECT key, window_start, count
+          FROM rate_limit_windows
+          WHERE ${sql.in("key", windows.map((w) => w.key))} AND ${sql.in("window_start", [...new Set(windows.map((w) => w.start))])}`.pipe(
+        unavailable("RateLimiter.peekAll"),
+        Effect.map((rows) => windows.map((w) => {
+          const row = rows.find((r) => r.key === w.key && Number(r.window_start) === w.start)
+          return { allowed: Number(row?.count ?? 0) < w.limit, retryAfterSeconds: w.retryAfterSeconds }
+        }))
+      )
     }
   })
 }))

@@ -9,6 +9,7 @@ import { ConnectionStoreSql } from "./ConnectionStoreSql.ts"
 import { ConsentStoreSql } from "./ConsentStoreSql.ts"
 import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
+import { GrantReaderSql } from "./GrantReaderSql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { EventOutboxSql } from "./EventOutboxSql.ts"
 import { outboxReaders } from "./readers/OutboxSchedule.ts"
@@ -29,11 +30,11 @@ export { outboxReaders }
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
- * GuardrailStore and the Transactor (one transaction on the same SqlClient), and the EventOutbox for `outboxReaders`;
- * requires SqlClient. */
+ * GuardrailStore, GrantReader and the Transactor (one transaction on the same SqlClient), and the EventOutbox for
+ * `outboxReaders`; requires SqlClient. */
 export const SqlStores = Layer.mergeAll(
   EventOutboxSql(outboxReaders),
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
   DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
-  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, TransactorSql
+  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, GrantReaderSql, TransactorSql
 )

@@ -1,5 +1,6 @@
 // @adgate/adapters-sql: the core's storage ports on PostgreSQL (@effect/sql-pg) or embedded PGlite, migrations,
-// housekeeping, the event outbox and its readers (audit log, mail), and at-rest encryption of platform credentials.
+// housekeeping, the event outbox and its readers (audit log, mail), at-rest encryption of platform credentials, and
+// the server's Secrets (node:crypto).
 export { SqlDatabase, type DatabaseOptions } from "./SqlDatabase.ts"
 export { PgliteClient } from "./PgliteClient.ts"
 export { DataFolderInUse, dataFolderInUse } from "./lockDataDir.ts"
@@ -29,6 +30,8 @@ export { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 export { TaskStoreSql } from "./TaskStoreSql.ts"
 export { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
 export { TransactorSql } from "./TransactorSql.ts"
+export { GrantReaderSql } from "./GrantReaderSql.ts"
+export { SecretsNodeCrypto } from "./SecretsNodeCrypto.ts"
 export { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 export { runHousekeeping, HousekeepingSchedule, retention, type HousekeepingCounts } from "./runHousekeeping.ts"
 export {

@@ -1,13 +1,13 @@
 // The store contracts against the core's in-memory stores, an embedded PGlite (one per file), and PostgreSQL
 // when DATABASE_URL is set (a fresh database, dropped afterwards).
-import { CoreMemory, DirectoryMemory, OperationsMemory } from "@adgate/core"
+import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory } from "@adgate/core"
 import { describe, it, layer } from "@effect/vitest"
 import { Layer, Option } from "effect"
 import { SqlStores } from "../src/index.ts"
 import { everyContract } from "./contracts/index.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 
-everyContract("memory", Layer.merge(CoreMemory, OperationsMemory).pipe(Layer.provideMerge(DirectoryMemory)), it)
+everyContract("memory", GrantReaderMemory.pipe(Layer.provideMerge(Layer.merge(CoreMemory, OperationsMemory)), Layer.provideMerge(DirectoryMemory)), it)
 
 layer(pgliteDatabase(), { timeout: "60 seconds" })("PGlite", (it) => {
   everyContract("PGlite", SqlStores, it)

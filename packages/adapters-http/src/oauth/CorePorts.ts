@@ -10,6 +10,7 @@ import type {
   ConsentStore,
   Directory,
   EventOutbox,
+  GrantReader,
   Issuer,
   Mailer,
   MetadataDocumentFetcher,
@@ -34,3 +35,4 @@ export type CorePorts =
   | Issuer
   | Transactor
   | EventOutbox
+  | GrantReader

@@ -1,9 +1,10 @@
 // Brute-force protection of client authentication at /oauth/token and /oauth/revoke (OAuth 2.1 §2.4.1, checklist 63
 // and 172): failed client authentications are counted per address and per client_id (RateLimits: client_auth_failures_*), so
 // every server process counts together; past a limit the endpoint answers 429 temporarily_unavailable with
-// Retry-After before the core is asked anything. Successful requests count nothing.
+// Retry-After before the core is asked anything. Successful requests count nothing; both counters are read in one
+// statement.
 import { Clock, Effect, Schema } from "effect"
-import { hitLimit, peekLimit } from "@adgate/core"
+import { hitLimit, peekLimits } from "@adgate/core"
 
 export class ClientAuthenticationThrottled extends Schema.TaggedError<ClientAuthenticationThrottled>()(
   "ClientAuthenticationThrottled",
@@ -23,7 +24,7 @@ export const guardClientAuthentication = <A, E, R>(
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     const counted = counters(who.address, who.clientId)
-    const decisions = yield* Effect.forEach(counted, (c) => peekLimit(c.name, c.subject, now))
+    const decisions = yield* peekLimits(counted, now)
     const refused = decisions.filter((d) => !d.allowed)
     if (refused.length > 0)
       return yield* new ClientAuthenticationThrottled({ retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)) })

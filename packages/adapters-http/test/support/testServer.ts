@@ -8,6 +8,8 @@ import { createServer } from "node:http"
 import {
   type ArgumentValidator,
   CoreMemory,
+  GrantReader,
+  GrantReaderMemory,
   type MemoryPlatformState,
   OperationsMemory,
   type Platforms,
@@ -59,7 +61,7 @@ export interface TestServerOptions {
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
 type PipelinePorts = Layer.Success<typeof OperationsMemory> | Platforms | ToolSearch | ArgumentValidator
-type StorePorts = Layer.Success<typeof CoreMemory> | Directory | PipelinePorts
+type StorePorts = Layer.Success<typeof CoreMemory> | Directory | GrantReader | PipelinePorts
 type Ports = StorePorts | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher
 
 export interface TestServer {
@@ -156,7 +158,8 @@ const seedSandboxPlatforms = (paid: string, adminId: string) =>
 /** The in-memory server: CoreMemory, OperationsMemory, DirectoryMemory (with its control), the in-memory platforms, Web Crypto secrets. */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const { directory, control } = await Effect.runPromise(makeDirectoryMemory)
-  const stores = Layer.mergeAll(CoreMemory, OperationsMemory, PlatformsMemory({}), ToolSearchMemory, ArgumentValidatorAjv).pipe(
+  const stores = GrantReaderMemory.pipe(
+    Layer.provideMerge(Layer.mergeAll(CoreMemory, OperationsMemory, PlatformsMemory({}), ToolSearchMemory, ArgumentValidatorAjv)),
     Layer.provideMerge(Layer.succeed(Directory, directory))
   )
   return startWith(stores, control, options)

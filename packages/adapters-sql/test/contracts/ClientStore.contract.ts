@@ -77,4 +77,33 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       yield* store.insert(aClient({ kind: "workspace_app", createdAt: since + 10 }))
       assert.strictEqual((yield* store.countDynamicSince(since)) - before, 2)
     }))
+  
+    it.effect("a token note writes only when lastTokenAt is null or stale, and moves the version on (issue 11)", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const client = aClient({ lastTokenAt: null })
+      yield* store.insert(client)
+      assert.isTrue(yield* store.noteTokenIssued(client.clientId, t0 + 100, t0 + 50))
+      assert.deepStrictEqual(yield* store.find(client.clientId), Option.some({ ...client, lastTokenAt: t0 + 100, version: 2 }))
+      // Fresh (recorded at or after staleBefore): nothing is written, the version stays.
+      assert.isFalse(yield* store.noteTokenIssued(client.clientId, t0 + 200, t0 + 100))
+      assert.deepStrictEqual(yield* store.find(client.clientId), Option.some({ ...client, lastTokenAt: t0 + 100, version: 2 }))
+      // Stale: written again.
+      assert.isTrue(yield* store.noteTokenIssued(client.clientId, t0 + 300, t0 + 101))
+      assert.deepStrictEqual(yield* store.find(client.clientId), Option.some({ ...client, lastTokenAt: t0 + 300, version: 3 }))
+      // A compare-and-set from the version read before the note is a Conflict (the note is a write like any other).
+      const error = yield* Effect.flip(store.save({ ...client, version: 2, name: "late" }))
+      assert.strictEqual(error._tag, "Conflict")
+      assert.isFalse(yield* store.noteTokenIssued(unique("apc_"), t0, t0 + 1))
+    }))
+
+    it.effect("racing token notes change the row once and none fails (no Conflict under concurrency)", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const client = aClient({ lastTokenAt: null })
+      yield* store.insert(client)
+      const changed = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i),
+        (i) => store.noteTokenIssued(client.clientId, t0 + 1000 + i, t0 + 500), { concurrency: "unbounded" })
+      assert.strictEqual(changed.filter(Boolean).length, 1)
+      const stored = yield* store.find(client.clientId)
+      assert.strictEqual(Option.getOrThrow(stored).version, 2)
+    }))
   })

@@ -35,4 +35,25 @@ export const rateLimiterContract = <E, R>(name: string, layer: Layer.Layer<RateL
       assert.isFalse((yield* limiter.peek(key, 2, 60_000, t0)).allowed)
       assert.isTrue((yield* limiter.peek(key, 2, 60_000, t0 + 60_000)).allowed) // a new window
     }))
+  
+    it.effect("peekAll answers each key as peek would, in order, in its own window, counting nothing", () => Effect.gen(function* () {
+      const limiter = yield* RateLimiter
+      const [a, b, c] = [unique("addr:"), unique("client:"), unique("none:")]
+      // a: full in its 60 s window; b: one of two in its 15-minute window; c: never hit.
+      yield* limiter.hit(a, 1, 60_000, t0)
+      yield* limiter.hit(b, 2, 900_000, t0)
+      // A hit in another window of b must not be read as this one's (the rows are matched on key and window).
+      yield* limiter.hit(b, 2, 900_000, t0 + 900_000)
+      yield* limiter.hit(b, 2, 900_000, t0 + 900_000)
+      const checks = [{ key: a, limit: 1, windowMs: 60_000 }, { key: b, limit: 2, windowMs: 900_000 }, { key: c, limit: 1, windowMs: 60_000 }]
+      assert.deepStrictEqual(yield* limiter.peekAll(checks, t0 + 30_000), [
+        { allowed: false, retryAfterSeconds: 30 }, { allowed: true, retryAfterSeconds: 870 }, { allowed: true, retryAfterSeconds: 30 }
+      ])
+      assert.deepStrictEqual((yield* limiter.peekAll(checks, t0 + 30_000)).map((d) => d.allowed), [false, true, true])
+      assert.deepStrictEqual((yield* limiter.peekAll(checks, t0 + 900_000)).map((d) => d.allowed), [true, false, true])
+      assert.deepStrictEqual(yield* limiter.peekAll([], t0), [])
+      for (const check of checks)
+        assert.deepStrictEqual(yield* limiter.peek(check.key, check.limit, check.windowMs, t0 + 30_000),
+          (yield* limiter.peekAll([check], t0 + 30_000))[0])
+    }))
   })

@@ -1,7 +1,7 @@
 // Every store contract, registered over one layer that provides all the ports (memory, PGlite or PostgreSQL).
 import type {
   AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, CreditsLedger, Directory,
-  GuardrailStore, IdempotencyStore, Mailer, PeopleStore, RateLimiter, TaskStore, ToolUsageLog, WriteRequestStore
+  GrantReader, GuardrailStore, IdempotencyStore, Mailer, PeopleStore, RateLimiter, TaskStore, ToolUsageLog, WriteRequestStore
 } from "@adgate/core"
 import type { Layer } from "effect"
 import { accessTokenStoreContract } from "./AccessTokenStore.contract.ts"
@@ -14,6 +14,7 @@ import { consentStoreContract } from "./ConsentStore.contract.ts"
 import { creditsLedgerContract } from "./CreditsLedger.contract.ts"
 import { directoryContract } from "./Directory.contract.ts"
 import type { ContractHost } from "./fixtures.ts"
+import { grantReaderContract } from "./GrantReader.contract.ts"
 import { guardrailStoreContract } from "./GuardrailStore.contract.ts"
 import { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
 import { mailerContract } from "./Mailer.contract.ts"
@@ -26,7 +27,7 @@ import { writeRequestStoreContract } from "./WriteRequestStore.contract.ts"
 export type AllPorts =
   | ClientStore | ConsentStore | CodeStore | ConnectionStore | AccessTokenStore | ApiKeyStore | Directory | AuditLog
   | Mailer | PeopleStore | RateLimiter | WriteRequestStore | IdempotencyStore | CreditsLedger | TaskStore | ToolUsageLog
-  | GuardrailStore
+  | GuardrailStore | GrantReader
 
 export const everyContract = <E, R>(name: string, layer: Layer.Layer<AllPorts, E, R>, host: ContractHost<R>) => {
   clientStoreContract(name, layer, host)
@@ -46,4 +47,5 @@ export const everyContract = <E, R>(name: string, layer: Layer.Layer<AllPorts, E
   taskStoreContract(name, layer, host)
   toolUsageLogContract(name, layer, host)
   guardrailStoreContract(name, layer, host)
+  grantReaderContract(name, layer, host)
 }

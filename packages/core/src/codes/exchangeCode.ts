@@ -3,17 +3,17 @@
 // tokens and append its ConnectionOpened (the audit entry and the admins' mail come from it through the outbox
 // readers), all in one transaction: a failure anywhere leaves the code unspent for a retry (docs/decisions.md
 // §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Client } from "../clients/Client.ts"
 import { CodeNotFound, VerifierMalformed } from "./errors.ts"
 import { exchangeTransition } from "./transitionCode.ts"
-import { findClientForToken } from "../clients/resolveClient.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { openConnection } from "../connections/openConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { GrantReader } from "../ports/GrantReader.ts"
 import { CodeStore } from "../ports/Stores.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
@@ -64,9 +64,10 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
     })
     // A second exchange, or the app's removal, may have happened while the connection was being opened: its
     // endConnection found nothing to end yet. Re-read after committing, so that one side always sees the other.
-    const after = yield* codes.findByHash(codeHash)
-    const removed = Option.isNone(yield* findClientForToken(attempt.client.clientId))
-    if (removed || Option.isNone(after) || after.value.version !== outcome.version)
+    // Both in one read (GrantReader: one statement on SQL).
+    const after = yield* (yield* GrantReader).recheckExchange(codeHash, attempt.client.clientId)
+    const removed = !after.clientUsable
+    if (removed || after.codeVersion !== outcome.version)
       yield* endConnection(connectionId, removed ? "app_removed" : "code_reused", null)
     return outcome.opened
   }

@@ -10,7 +10,7 @@ import { RefreshTokenInvalid } from "./errors.ts"
 import { type RoleAnswer, refreshTransition } from "./transitionConnection.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { issueTokenPair, mintSecret } from "../credentials/issueTokenPair.ts"
-import { Directory } from "../ports/Directory.ts"
+import { GrantReader } from "../ports/GrantReader.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ConnectionStore } from "../ports/Stores.ts"
 
@@ -27,19 +27,17 @@ export interface RefreshAttempt {
 export const refreshConnection = Effect.fn("connections.refreshConnection")(function* (attempt: RefreshAttempt) {
   const secrets = yield* Secrets
   const store = yield* ConnectionStore
-  const directory = yield* Directory
+  const grants = yield* GrantReader
   const presentedHash = yield* secrets.hash(attempt.refreshToken)
   const refresh = yield* mintSecret(Prefix.refreshToken)
-  const located = yield* store.findByRefreshHash(presentedHash)
-  if (Option.isNone(located)) return yield* new RefreshTokenInvalid({ reason: "not_found" })
+  // One read (GrantReader: one statement on SQL): the connection with its approver's role now.
+  const grounds = yield* grants.refreshGrounds(presentedHash)
+  if (Option.isNone(grounds)) return yield* new RefreshTokenInvalid({ reason: "not_found" })
   // "Cannot be confirmed now" is an answer too: the transition applies the 24-hour grace (spec §Limits). Asked before
   // the command (workspace and approver never change), so that a failing Directory read cannot abort its transaction.
-  const role: RoleAnswer = yield* directory.role(located.value.workspaceId, located.value.approverId).pipe(
-    Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
-    Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
-  )
+  const role: RoleAnswer = grounds.value.role
   // The first attempt decides on the connection just read; only a retry after a lost race reads it again.
-  let loaded: Option.Option<Connection> = located
+  let loaded: Option.Option<Connection> = Option.some(grounds.value.connection)
   const load = Effect.suspend(() => {
     const first = loaded
     loaded = Option.none()

@@ -23,5 +23,14 @@ export interface RateLimiterShape {
   readonly hit: (key: string, limit: number, windowMs: number, now: number) => Effect.Effect<RateDecision, StoreUnavailable>
   /** Whether `key` is still under `limit` in the window containing `now`, without counting a hit. */
   readonly peek: (key: string, limit: number, windowMs: number, now: number) => Effect.Effect<RateDecision, StoreUnavailable>
+  /** `peek` of several keys in one read (one statement on SQL): a decision per check, in the order given. */
+  readonly peekAll: (checks: ReadonlyArray<RateCheck>, now: number) => Effect.Effect<ReadonlyArray<RateDecision>, StoreUnavailable>
+}
+
+/** One key to peek, with its limit and window. */
+export interface RateCheck {
+  readonly key: string
+  readonly limit: number
+  readonly windowMs: number
 }
 export class RateLimiter extends Context.Service<RateLimiter, RateLimiterShape>()("core/ports/RateLimiter") {}

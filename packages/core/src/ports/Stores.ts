@@ -23,6 +23,12 @@ export interface ClientStoreShape {
   readonly insertWorkspaceApp: (client: Client, limit: number) => Fx<boolean>
   /** How many dynamic registrations were made since a time: the daily registration pause. */
   readonly countDynamicSince: (since: number) => Fx<number>
+  /**
+   * Records a token issued to the client at `at`, only where its `lastTokenAt` is null or before `staleBefore`, and
+   * moves its version on when it does (a concurrent compare-and-set of the row then reloads). One conditional write,
+   * never a Conflict: of racing notes one changes the row and the others find it fresh. Answers whether it changed.
+   */
+  readonly noteTokenIssued: (clientId: string, at: number, staleBefore: number) => Fx<boolean>
 }
 export class ClientStore extends Context.Service<ClientStore, ClientStoreShape>()("core/ports/ClientStore") {}
 

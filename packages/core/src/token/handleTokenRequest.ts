@@ -1,7 +1,7 @@
 // The token endpoint's semantics without HTTP (spec §POST /oauth/token, RFC 6749 §3.2, §4.1.3, §5, §6; checklist
 // D, E, F): parameters → client authentication → grant → token response. Failures carry reasons only; the HTTP
 // adapter's one table answers them (adapters-http/src/oauth/errors.ts).
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect } from "effect"
 import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
 import { type RawParams, readParams, required } from "./TokenParams.ts"
 import { authenticateClient, type BasicCredentials } from "./authenticateClient.ts"
@@ -36,18 +36,24 @@ const resourceParam = (value: string | null) =>
     return surface === null ? yield* new UnknownResource() : surface
   })
 
+/**
+ * How stale `lastTokenAt` may be before a token notes it again. It only drives forgetting (spec §POST /oauth/register:
+ * a registration that never obtained a token, 3 days; §Authentication 4: a metadata document unused for 30 days), so
+ * an hour of lateness changes nothing a person could notice, and a client then costs one write an hour instead of one
+ * per token, which also kept every concurrent refresh of one client queued on its row (bench/README.md, issue 11).
+ */
+export const tokenNoteIntervalMs = 60 * 60 * 1000
+
 /** Drives forgetting unused registrations (spec §POST /oauth/register, §Authentication 4): best effort, after issuing. */
-const noteTokenIssued = (clientId: string) =>
+const noteTokenIssued = (client: Client) =>
   Effect.gen(function* () {
-    const clients = yield* ClientStore
     const now = yield* Clock.currentTimeMillis
-    const found = yield* clients.find(clientId)
-    if (Option.isNone(found)) return
-    yield* clients.save({ ...found.value, lastTokenAt: now, version: found.value.version + 1 })
+    // The client was just read by its authentication: fresh enough means no statement at all.
+    if (client.lastTokenAt !== null && client.lastTokenAt >= now - tokenNoteIntervalMs) return
+    yield* (yield* ClientStore).noteTokenIssued(client.clientId, now, now - tokenNoteIntervalMs)
   }).pipe(
-    Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }),
     // The tokens are already issued and must reach the client: a failure here is logged, never answered.
-    Effect.catch((error) => Effect.logWarning("lastTokenAt not updated").pipe(Effect.annotateLogs({ clientId, error: error._tag })))
+    Effect.catch((error) => Effect.logWarning("lastTokenAt not updated").pipe(Effect.annotateLogs({ clientId: client.clientId, error: error._tag })))
   )
 
 const toResponse = (tokens: TokenPair): TokenResponse => ({
@@ -70,12 +76,12 @@ const grant = Effect.fn("token.grant")(function* (request: TokenRequest) {
     // Spec §OAuth errors: "PKCE missing" is invalid_request; a malformed verifier too (RFC 7636 §4.1).
     const codeVerifier = yield* required(params, "code_verifier")
     const { tokens } = yield* exchangeCode({ code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface })
-    yield* noteTokenIssued(client.clientId)
+    yield* noteTokenIssued(client)
     return toResponse(tokens)
   }
   const refreshToken = yield* required(params, "refresh_token")
   const { tokens } = yield* refreshConnection({ refreshToken, clientId: client.clientId, scope: params.get("scope"), surface })
-  yield* noteTokenIssued(client.clientId)
+  yield* noteTokenIssued(client)
   return toResponse(tokens)
 })
 

@@ -48,11 +48,29 @@ describe("POST /oauth/token, grant authorization_code (RFC 6749 §4.1.3)", () =>
     }])
     assert.deepStrictEqual(yield* (yield* Mailer).pending(10), [], "core queues no mail itself")
   })))
-  it.effect("every issuance updates the client's lastTokenAt (forgetting unused registrations)", () => run(Effect.gen(function* () {
+  it.effect("the first token of a client records lastTokenAt (forgetting unused registrations)", () => run(Effect.gen(function* () {
     yield* TestClock.adjust("5 seconds")
     yield* connected
     const client = Option.getOrThrow(yield* (yield* ClientStore).find("apc_pub"))
     assert.strictEqual(client.lastTokenAt, 5000)
+  })))
+  it.effect("lastTokenAt moves only once it is more than an hour old: no client write on a token in steady state (issue 11)", () => run(Effect.gen(function* () {
+    const clients = yield* ClientStore
+    const { tokens } = yield* connected
+    const first = Option.getOrThrow(yield* clients.find("apc_pub"))
+    assert.strictEqual(first.lastTokenAt, 0)
+    yield* TestClock.adjust("59 minutes")
+    const { refresh_token } = yield* token(refreshGrant(tokens.refresh_token))
+    yield* token(codeGrant(yield* insertCode({ label: "b" })))
+    // Neither the refresh nor the second exchange wrote the row: same version, same time.
+    assert.deepStrictEqual(yield* clients.find("apc_pub"), Option.some(first))
+    yield* TestClock.adjust("1 minute")
+    const { refresh_token: third } = yield* token(refreshGrant(refresh_token))
+    assert.deepStrictEqual(yield* clients.find("apc_pub"), Option.some(first)) // exactly an hour: still fresh
+    yield* TestClock.adjust("1 millis")
+    yield* token(refreshGrant(third))
+    const later = Option.getOrThrow(yield* clients.find("apc_pub"))
+    assert.deepStrictEqual([later.lastTokenAt, later.version], [60 * 60 * 1000 + 1, first.version + 1])
   })))
   it.effect("a confidential client authenticates with Basic, or in the body, per its registered method", () => run(Effect.gen(function* () {
     const c1 = yield* insertCode({ clientId: "apc_conf" })

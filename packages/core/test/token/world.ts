@@ -2,7 +2,7 @@
 // a test controls, Web Crypto secrets, an issuer, one paid workspace with people, and one client of each kind.
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import {
-  ClientStore, CodeStore, CoreMemory, Directory, type DirectoryMemoryControl, Issuer, makeDirectoryMemory, Secrets,
+  ClientStore, CodeStore, CoreMemory, Directory, type DirectoryMemoryControl, GrantReaderMemory, Issuer, makeDirectoryMemory, Secrets,
   SecretsWebCrypto, type AuthorizationCode, type Client, type Role, type Scope, type Surface
 } from "@adgate/core"
 
@@ -15,7 +15,10 @@ const DirectoryWithControl = Layer.effectContext(
     Context.make(Directory, directory).pipe(Context.add(DirectoryControl, control)))
 )
 
-export const World = Layer.mergeAll(CoreMemory, SecretsWebCrypto, Issuer.layer(origin), DirectoryWithControl)
+export const World = GrantReaderMemory.pipe(
+  Layer.provideMerge(Layer.mergeAll(CoreMemory, SecretsWebCrypto, Issuer.layer(origin))),
+  Layer.provideMerge(DirectoryWithControl)
+)
 
 export const ws = "ws_1"
 export const people = { admin: "usr_admin", admin2: "usr_admin2", editor: "usr_editor", viewer: "usr_viewer" } as const

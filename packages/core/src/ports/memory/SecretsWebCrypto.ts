@@ -1,5 +1,6 @@
 // Secrets from the platform's Web Crypto (globalThis.crypto, present in Node and browsers): 256-bit random
-// values and SHA-256, both base64url. Used by the server and by tests alike; nothing here is a stand-in.
+// values and SHA-256, both base64url. For tests and embedding; the server uses SecretsNodeCrypto (adapters-sql),
+// whose synchronous hash is cheaper per call and gives the same digests.
 import { Effect, Layer } from "effect"
 import { Base64Url } from "effect/encoding"
 import { Secrets } from "../Secrets.ts"

@@ -31,7 +31,13 @@ export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* 
         return active.length >= limit ? [false, m] : [true, new Map(m).set(client.clientId, client)]
       }),
     countDynamicSince: (since) =>
-      Effect.map(table.all, (all) => all.filter((c) => c.kind === "dynamic" && c.createdAt >= since).length)
+      Effect.map(table.all, (all) => all.filter((c) => c.kind === "dynamic" && c.createdAt >= since).length),
+    noteTokenIssued: (clientId, at, staleBefore) =>
+      Ref.modify(table.ref, (m): readonly [boolean, ReadonlyMap<string, Client>] => {
+        const stored = m.get(clientId)
+        if (stored === undefined || (stored.lastTokenAt !== null && stored.lastTokenAt >= staleBefore)) return [false, m]
+        return [true, new Map(m).set(clientId, { ...stored, lastTokenAt: at, version: stored.version + 1 })]
+      })
   })
 }))
 
@@ -145,7 +151,12 @@ export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* 
     peek: (key, limit, windowMs, now) => {
       const { slot, retryAfterSeconds } = window(key, windowMs, now)
       return Effect.map(Ref.get(windows), (m) => ({ allowed: (m.get(slot) ?? 0) < limit, retryAfterSeconds }))
-    }
+    },
+    peekAll: (checks, now) =>
+      Effect.map(Ref.get(windows), (m) => checks.map(({ key, limit, windowMs }) => {
+        const { slot, retryAfterSeconds } = window(key, windowMs, now)
+        return { allowed: (m.get(slot) ?? 0) < limit, retryAfterSeconds }
+      }))
   })
 }))
 

@@ -1,0 +1,64 @@
+// The GrantReader contract (issue 11): the reads of a refresh and of an exchange's re-check answer what the separate
+// store and Directory reads answer; the SQL reader makes each one statement.
+import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type Role } from "@adgate/core"
+import { assert } from "@effect/vitest"
+import { Effect, Option } from "effect"
+import type { Layer } from "effect"
+import { aClient, aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique } from "./fixtures.ts"
+
+type Ports = GrantReader | ConnectionStore | CodeStore | ClientStore | Directory
+
+/** A workspace with two admins (the second created later), an editor and a viewer; answers their ids. */
+const aTeam = Effect.gen(function* () {
+  const directory = yield* Directory
+  const workspace = aWorkspace()
+  yield* directory.createWorkspace(workspace)
+  const people = {
+    admin: aUser({ createdAt: t0 }), admin2: aUser({ createdAt: t0 + 1 }), editor: aUser({ createdAt: t0 + 2 }),
+    viewer: aUser({ createdAt: t0 + 3 })
+  }
+  const roles: ReadonlyArray<readonly [keyof typeof people, Role]> = [["admin", "admin"], ["admin2", "admin"], ["editor", "editor"], ["viewer", "viewer"]]
+  for (const [who, role] of roles) {
+    yield* directory.createUser(people[who])
+    yield* directory.setRole(workspace.id, people[who].id, Option.some(role))
+  }
+  return { workspace, people }
+})
+
+export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports, E, R>, host: ContractHost<R>) =>
+  host.layer(layer)(`GrantReader contract (${name})`, (it) => {
+    it.effect("refresh grounds: the connection by its live or a spent refresh hash, with the approver's role now", () => Effect.gen(function* () {
+      const { workspace, people } = yield* aTeam
+      const connections = yield* ConnectionStore
+      const reader = yield* GrantReader
+      const connection = aConnection({ workspaceId: workspace.id, approverId: people.editor.id })
+      yield* connections.insert(connection)
+      assert.deepStrictEqual(yield* reader.refreshGrounds(connection.refresh.hash),
+        Option.some({ connection, role: { _tag: "Confirmed" as const, role: "editor" as const } }))
+      const next = { ...connection, version: 2, refresh: { hash: unique("rt-hash-"), generation: 2, issuedAt: t0 + 1 },
+        spent: { hash: connection.refresh.hash, generation: 1, spentAt: t0 + 1 } }
+      yield* connections.save(next)
+      // The spent hash still finds the connection (reuse is recognised), as it is now.
+      assert.deepStrictEqual(Option.map(yield* reader.refreshGrounds(connection.refresh.hash), (g) => g.connection), Option.some(next))
+      // A person no longer a member: confirmed, with no role.
+      yield* (yield* Directory).setRole(workspace.id, people.editor.id, Option.none())
+      assert.deepStrictEqual(Option.map(yield* reader.refreshGrounds(next.refresh.hash), (g) => g.role),
+        Option.some({ _tag: "Confirmed" as const, role: null }))
+      assert.isTrue(Option.isNone(yield* reader.refreshGrounds(unique("rt-hash-"))))
+    }))
+
+    it.effect("exchange re-check: the code's version now and whether its client is usable, in one read", () => Effect.gen(function* () {
+      const codes = yield* CodeStore
+      const clients = yield* ClientStore
+      const reader = yield* GrantReader
+      const client = aClient()
+      const code = aCode({ clientId: client.clientId })
+      yield* clients.insert(client)
+      yield* codes.insert(code)
+      assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 1, clientUsable: true })
+      yield* codes.save({ ...code, version: 2, status: "used" })
+      yield* clients.save({ ...client, version: 2, removedAt: t0 + 5 })
+      assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 2, clientUsable: false })
+      assert.deepStrictEqual(yield* reader.recheckExchange(unique("code-hash-"), unique("apc_")), { codeVersion: null, clientUsable: false })
+    }))
+  })

@@ -1,0 +1,30 @@
+// The reads the token endpoint's grants need, each in one statement on SQL (issue 11: a rotation and an exchange
+// cost no more round trips than they must). Read models over ConnectionStore, CodeStore and Directory: the writes
+// stay with those stores.
+import { Context, Effect, Option } from "effect"
+import type { Connection } from "../connections/Connection.ts"
+import type { RoleAnswer } from "../connections/transitionConnection.ts"
+import type { StoreUnavailable } from "./errors.ts"
+
+/** What a refresh decides on (spec §States: Connection): the connection and its approver's role now. */
+export interface RefreshGrounds {
+  readonly connection: Connection
+  /** Confirmed (none when no longer a member), or Unconfirmed when the Directory cannot answer now (24-hour grace). */
+  readonly role: RoleAnswer
+}
+
+/** What an exchange re-reads once committed: whether a reuse or the app's removal raced it (codes/exchangeCode.ts). */
+export interface ExchangeRecheck {
+  /** The code's version now, null when it is gone. */
+  readonly codeVersion: number | null
+  /** Whether the client is still there and not removed. */
+  readonly clientUsable: boolean
+}
+
+export interface GrantReaderShape {
+  /** The connection any refresh token ever issued to it belongs to (live, spent or withdrawn), with the role. */
+  readonly refreshGrounds: (refreshHash: string) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
+  /** The code's version and the client's usability, read together after an exchange committed. */
+  readonly recheckExchange: (codeHash: string, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
+}
+export class GrantReader extends Context.Service<GrantReader, GrantReaderShape>()("core/ports/GrantReader") {}

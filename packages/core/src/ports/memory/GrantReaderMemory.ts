@@ -1,0 +1,36 @@
+// GrantReader over the other ports (memory stores and Directory): the same answers as the one-statement SQL reads,
+// made of the reads the services made before (packages/adapters-sql/test/contracts/GrantReader.contract.ts).
+import { Effect, Layer, Option } from "effect"
+import type { RoleAnswer } from "../../connections/transitionConnection.ts"
+import { Directory } from "../Directory.ts"
+import { GrantReader } from "../GrantReader.ts"
+import { ClientStore, CodeStore, ConnectionStore } from "../Stores.ts"
+
+export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* () {
+  const connections = yield* ConnectionStore
+  const codes = yield* CodeStore
+  const clients = yield* ClientStore
+  const directory = yield* Directory
+  return GrantReader.of({
+    refreshGrounds: (refreshHash) =>
+      Effect.gen(function* () {
+        const found = yield* connections.findByRefreshHash(refreshHash)
+        if (Option.isNone(found)) return Option.none()
+        const connection = found.value
+        const role = yield* directory.role(connection.workspaceId, connection.approverId).pipe(
+          Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
+          Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
+        )
+        return Option.some({ connection, role })
+      }),
+    recheckExchange: (codeHash, clientId) =>
+      Effect.gen(function* () {
+        const code = yield* codes.findByHash(codeHash)
+        const client = yield* clients.find(clientId)
+        return {
+          codeVersion: Option.match(code, { onNone: () => null, onSome: (c) => c.version }),
+          clientUsable: Option.isSome(client) && client.value.removedAt === null
+        }
+      })
+  })
+}))
