@@ -5,6 +5,7 @@ import { Issuer, SecretsWebCrypto } from "@adgate/core"
 import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
+import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import type { AppConfig } from "./config.ts"
 
 /** The database (migrated). Exposes SqlClient. */
@@ -13,10 +14,10 @@ export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: con
 /**
  * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
  * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher) and the tool search; also
- * SqlClient.
+ * SqlClient; the Ajv argument validator of the tool pipeline.
  */
 export const appPorts = (config: AppConfig) =>
-  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch).pipe(
+  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv).pipe(
     Layer.provideMerge(
       Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
         CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(
