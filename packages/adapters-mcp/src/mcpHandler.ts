@@ -8,7 +8,8 @@ import {
   type AuthInfo, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
-import { makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { workspaceTools } from "./workspaceTools.ts"
 
 export const mcpPath = "/api/mcp"
 
@@ -63,12 +64,15 @@ const originAllowed = (request: Request, options: McpHandlerOptions) => {
 }
 
 /** The single tools/call of a body, if that is what it is (a batch is not part of 2025-06-18 and later). */
-const toolCallOf = (body: unknown): { readonly name: string; readonly args: Schema.JsonObject } | null => {
+const toolCallOf = (body: unknown): { readonly id: unknown; readonly name: string; readonly args: Schema.JsonObject; readonly asTask: boolean } | null => {
   if (typeof body !== "object" || body === null || Array.isArray(body)) return null
-  const message = body as { readonly method?: unknown; readonly params?: { readonly name?: unknown; readonly arguments?: unknown } }
+  const message = body as { readonly id?: unknown; readonly method?: unknown; readonly params?: { readonly name?: unknown; readonly arguments?: unknown; readonly task?: unknown } }
   if (message.method !== "tools/call" || typeof message.params?.name !== "string") return null
   const args = message.params.arguments
-  return { name: message.params.name, args: typeof args === "object" && args !== null && !Array.isArray(args) ? args as Schema.JsonObject : {} }
+  return {
+    id: message.id, name: message.params.name, asTask: message.params.task !== undefined,
+    args: typeof args === "object" && args !== null && !Array.isArray(args) ? args as Schema.JsonObject : {}
+  }
 }
 
 const authInfoOf = (principal: Principal): AuthInfo => ({
@@ -130,6 +134,12 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     const web = new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
     const authInfo = authInfoOf(principal)
     if (await isLegacyRequest(web.clone(), body)) {
+      // MCP 2025-11-25 §Tasks: a platform tool called with `task` answers CreateTaskResult. The SDK's Server only lets
+      // a tools/call handler answer a CallToolResult, so this one exchange is answered here (docs/mcp.md).
+      if (call !== null && call.asTask && !workspaceTools.some((t) => t.name === call.name)) {
+        const result = await run(callAsTask(principal, call.name, call.args))
+        return json(200, { jsonrpc: "2.0", id: call.id, result })
+      }
       const server = makeMcpServer(principal, run)
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
       await server.connect(transport)

@@ -1,11 +1,12 @@
 // One MCP server per request (the SDK's low-level Server: a shared instance breaks under concurrency, docs/mcp.md):
 // tools/list by the connection's scopes and platform choice, paginated; tools/call through the core pipeline.
 // Spec §MCP server; MCP 2025-06-18 §Tools (pagination, annotations, output schemas, isError).
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit } from "@adgate/core"
-import { type CallToolResult, Server, type Tool as McpTool } from "@modelcontextprotocol/server"
+import { type CallToolResult, ProtocolError, Server, type Tool as McpTool } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { answerResult, refusalResult } from "./toolResults.ts"
+import { findOwnRequest, listOwnRequests, taskOf, taskResultOf, taskStatusOf, withdrawOwnRequest } from "./writeRequestTasks.ts"
 import { runWorkspaceTool, workspaceToolVisible, workspaceTools } from "./workspaceTools.ts"
 
 export const serverInfo = { name: "adgate", title: "adgate: advertising operations", version: "1.0.0" }
@@ -31,7 +32,9 @@ export const mcpToolOf = (tool: Tool): McpTool => ({
   description: `${tool.summary}\n\n${tool.description}\n\nCosts ${tool.credits} credit${tool.credits === 1 ? "" : "s"} per call.`,
   inputSchema: tool.inputSchema as McpTool["inputSchema"],
   ...(tool.outputSchema === null ? {} : { outputSchema: tool.outputSchema as NonNullable<McpTool["outputSchema"]> }),
-  annotations: { ...tool.annotations }
+  annotations: { ...tool.annotations },
+  // MCP 2025-11-25 §Tasks: a write may wait for a person, so a host may ask to follow it as a task.
+  ...(tool.kind === "write" ? { execution: { taskSupport: "optional" as const } } : {})
 })
 
 /** Every platform tool this principal may call (listTools pages through the catalog at its maximum page). */
@@ -81,8 +84,32 @@ export const callByName = (principal: Principal, name: string, args: Schema.Json
 
 export type Runner = <A>(effect: Effect.Effect<A, never, McpPorts>) => Promise<A>
 
+const invalidParams = (message: string) => new ProtocolError(-32602, message)
+
+/** A platform write asked as a task (2025-11-25 `task` parameter): a queued write answers its task at once. */
+export const callAsTask = (principal: Principal, name: string, args: Schema.JsonObject) =>
+  Effect.gen(function* () {
+    const { origin } = yield* Issuer
+    const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
+    if (answer._tag === "Ran") return answerResult(answer, origin) as CallToolResult | { task: ReturnType<typeof taskOf> }
+    const request = yield* findOwnRequest(principal, answer.requestId)
+    if (Option.isNone(request)) return answerResult(answer, origin)
+    return { task: taskOf(request.value, origin, yield* Clock.currentTimeMillis) }
+  }).pipe(Effect.catch((refusal) => Effect.succeed(refusalResult(refusal as never))))
+
+const taskPageSize = 50
+const taskIdParams = Schema.toStandardSchemaV1(Schema.Struct({ taskId: Schema.String }))
+const cursorParams = Schema.toStandardSchemaV1(Schema.UndefinedOr(Schema.Struct({ cursor: Schema.optional(Schema.String) })))
+
 export const makeMcpServer = (principal: Principal, run: Runner): Server => {
-  const server = new Server(serverInfo, { capabilities: { tools: { listChanged: false } }, instructions })
+  const server = new Server(serverInfo, {
+    capabilities: {
+      tools: { listChanged: false },
+      // MCP 2025-11-25 §Tasks: queued writes are tasks; listed per connection and withdrawable while pending.
+      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }
+    },
+    instructions
+  })
   server.setRequestHandler("tools/list", async (request) => {
     const tools = await run(listedTools(principal).pipe(Effect.orDie))
     const start = cursorOffset(request.params?.cursor)
@@ -90,8 +117,40 @@ export const makeMcpServer = (principal: Principal, run: Runner): Server => {
     const next = start + toolsPageSize
     return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) }
   })
-  server.setRequestHandler("tools/call", async (request) =>
-    run(callByName(principal, request.params.name, asObject(request.params.arguments))))
+  server.setRequestHandler("tools/call", async (request) => {
+    const args = asObject(request.params.arguments)
+    return run(callByName(principal, request.params.name, args))
+  })
+  const own = async (taskId: string) => {
+    const found = await run(findOwnRequest(principal, taskId).pipe(Effect.orDie))
+    if (Option.isNone(found)) throw invalidParams(`No task ${taskId} for this connection.`)
+    return found.value
+  }
+  const now = () => run(Clock.currentTimeMillis)
+  const origin = () => run(Effect.gen(function* () { return (yield* Issuer).origin }))
+  // The SDK keeps the 2025-11-25 task methods off its typed surface (no runtime of its own): registered by name.
+  server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params) =>
+    taskOf(await own(params.taskId), await origin(), await now()))
+  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params) => {
+    const found = await own(params.taskId)
+    if (taskStatusOf(found) === "working") throw invalidParams(`Task ${found.id} is still working; ask tasks/get until it ends.`)
+    return taskResultOf(found, await origin())
+  })
+  server.setRequestHandler("tasks/list", { params: cursorParams }, async (params) => {
+    const page = await run(listOwnRequests(principal, params?.cursor, taskPageSize).pipe(Effect.orDie))
+    const o = await origin()
+    const t = await now()
+    return { tasks: page.requests.map((r) => taskOf(r, o, t)), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) }
+  })
+  server.setRequestHandler("tasks/cancel", { params: taskIdParams }, async (params) => {
+    await own(params.taskId)
+    const withdrawn = await run(withdrawOwnRequest(principal, params.taskId).pipe(
+      Effect.map((r) => ({ _tag: "Withdrawn" as const, r })),
+      Effect.catch((e) => Effect.succeed({ _tag: "Refused" as const, e }))
+    ))
+    if (withdrawn._tag === "Refused") throw invalidParams(`Task ${params.taskId} cannot be cancelled: it is no longer waiting for a person.`)
+    return taskOf(withdrawn.r, await origin(), await now())
+  })
   return server
 }
 
