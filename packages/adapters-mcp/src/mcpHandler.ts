@@ -2,7 +2,7 @@
 // MCP 2025-06-18 §Transports "Security Warning", §Authorization): Origin check, the bearer check before any MCP
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { authenticateBearer, defaultScopes, type Principal } from "@adgate/core"
 import {
   type AuthInfo, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport
@@ -10,6 +10,7 @@ import {
 import type { McpPorts } from "./McpPorts.ts"
 import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
 import { workspaceTools } from "./workspaceTools.ts"
+import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 
 export const mcpPath = "/api/mcp"
 
@@ -75,6 +76,37 @@ const toolCallOf = (body: unknown): { readonly id: unknown; readonly name: strin
   }
 }
 
+/** Whether a 2026-07-28 request's envelope declares the Tasks extension among the client's capabilities. */
+const declaresTasksExtension = (body: unknown): boolean => {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta
+  const capabilities = meta?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: Record<string, unknown> } | undefined
+  return capabilities?.extensions?.[tasksExtension] !== undefined
+}
+
+const taskRequestOf = (body: unknown): { readonly id: unknown; readonly method: string; readonly taskId: string } | null => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null
+  const message = body as { readonly id?: unknown; readonly method?: unknown; readonly params?: { readonly taskId?: unknown } }
+  if (typeof message.method !== "string" || !message.method.startsWith("tasks/")) return null
+  return { id: message.id, method: message.method, taskId: typeof message.params?.taskId === "string" ? message.params.taskId : "" }
+}
+
+/** tasks/get and tasks/cancel of the Tasks extension; the task is the write request (writeRequestTasks.ts). */
+const answerTaskRequestV2 = (principal: Principal, request: { readonly id: unknown; readonly method: string; readonly taskId: string }, origin: string) =>
+  Effect.gen(function* () {
+    const error = (code: number, message: string) => ({ jsonrpc: "2.0", id: request.id, error: { code, message } })
+    if (request.method !== "tasks/get" && request.method !== "tasks/cancel")
+      return error(-32601, `Method not found: ${request.method}`)
+    const found = yield* findOwnRequest(principal, request.taskId)
+    if (Option.isNone(found)) return error(-32602, `No task ${request.taskId} for this connection.`)
+    const now = yield* Clock.currentTimeMillis
+    if (request.method === "tasks/get") return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete", ...taskV2Of(found.value, origin, now) } }
+    const withdrawn = yield* withdrawOwnRequest(principal, request.taskId).pipe(Effect.option)
+    if (Option.isNone(withdrawn)) return error(-32602, `Task ${request.taskId} cannot be cancelled: it is no longer waiting for a person.`)
+    return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete" } }
+  }).pipe(Effect.orElseSucceed(() => ({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "The service cannot answer right now." } })))
+
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
 const authInfoOf = (principal: Principal): AuthInfo => ({
   // The credential itself never travels further than the bearer check.
   token: "[redacted]",
@@ -92,7 +124,7 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
 /** `(request, body) => response`: `body` is the request's text, already read under the 1 MB limit. */
 export const makeMcpHandler = (options: McpHandlerOptions) => {
   const { origin, run } = options
-  const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run), {
+  const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run, "modern"), {
     legacy: "reject", responseMode: "auto"
   })
   const authenticate = (authorization: string | null) =>
@@ -133,12 +165,23 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     }
     const web = new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
     const authInfo = authInfoOf(principal)
-    if (await isLegacyRequest(web.clone(), body)) {
+    const legacy = await isLegacyRequest(web.clone(), body)
+    const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
+    if (!legacy) {
+      // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write
+      // called by a client that declares the extension, and tasks/get and tasks/cancel, are answered here.
+      if (platformCall !== null && declaresTasksExtension(body)) {
+        return json(200, { jsonrpc: "2.0", id: platformCall.id, result: await run(callAsTask(principal, platformCall.name, platformCall.args, "modern")) })
+      }
+      const taskRequest = taskRequestOf(body)
+      if (taskRequest !== null) return json(200, await run(answerTaskRequestV2(principal, taskRequest, origin)))
+    }
+    if (legacy) {
       // MCP 2025-11-25 §Tasks: a platform tool called with `task` answers CreateTaskResult. The SDK's Server only lets
       // a tools/call handler answer a CallToolResult, so this one exchange is answered here (docs/mcp.md).
-      if (call !== null && call.asTask && !workspaceTools.some((t) => t.name === call.name)) {
-        const result = await run(callAsTask(principal, call.name, call.args))
-        return json(200, { jsonrpc: "2.0", id: call.id, result })
+      if (platformCall !== null && platformCall.asTask) {
+        const result = await run(callAsTask(principal, platformCall.name, platformCall.args, "legacy"))
+        return json(200, { jsonrpc: "2.0", id: platformCall.id, result })
       }
       const server = makeMcpServer(principal, run)
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })

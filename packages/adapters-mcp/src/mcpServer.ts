@@ -3,10 +3,10 @@
 // Spec §MCP server; MCP 2025-06-18 §Tools (pagination, annotations, output schemas, isError).
 import { Clock, Effect, Option, Schema } from "effect"
 import { callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit } from "@adgate/core"
-import { type CallToolResult, ProtocolError, Server, type Tool as McpTool } from "@modelcontextprotocol/server"
+import { type CallToolResult, ProtocolError, Server, type ServerCapabilities, type Tool as McpTool } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { answerResult, refusalResult } from "./toolResults.ts"
-import { findOwnRequest, listOwnRequests, taskOf, taskResultOf, taskStatusOf, withdrawOwnRequest } from "./writeRequestTasks.ts"
+import { findOwnRequest, listOwnRequests, taskOf, taskResultOf, taskStatusOf, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 import { runWorkspaceTool, workspaceToolVisible, workspaceTools } from "./workspaceTools.ts"
 
 export const serverInfo = { name: "adgate", title: "adgate: advertising operations", version: "1.0.0" }
@@ -87,27 +87,31 @@ export type Runner = <A>(effect: Effect.Effect<A, never, McpPorts>) => Promise<A
 const invalidParams = (message: string) => new ProtocolError(-32602, message)
 
 /** A platform write asked as a task (2025-11-25 `task` parameter): a queued write answers its task at once. */
-export const callAsTask = (principal: Principal, name: string, args: Schema.JsonObject) =>
+export const callAsTask = (principal: Principal, name: string, args: Schema.JsonObject, era: "legacy" | "modern") =>
   Effect.gen(function* () {
     const { origin } = yield* Issuer
     const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
-    if (answer._tag === "Ran") return answerResult(answer, origin) as CallToolResult | { task: ReturnType<typeof taskOf> }
+    const complete = (result: CallToolResult) => era === "legacy" ? result : { resultType: "complete", ...result }
+    if (answer._tag === "Ran") return complete(answerResult(answer, origin))
     const request = yield* findOwnRequest(principal, answer.requestId)
-    if (Option.isNone(request)) return answerResult(answer, origin)
-    return { task: taskOf(request.value, origin, yield* Clock.currentTimeMillis) }
-  }).pipe(Effect.catch((refusal) => Effect.succeed(refusalResult(refusal as never))))
+    if (Option.isNone(request)) return complete(answerResult(answer, origin))
+    const now = yield* Clock.currentTimeMillis
+    if (era === "legacy") return { task: taskOf(request.value, origin, now) }
+    const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
+    return { resultType: "task", ...task }
+  }).pipe(Effect.catch((refusal) => Effect.succeed(era === "legacy" ? refusalResult(refusal as never) : { resultType: "complete", ...refusalResult(refusal as never) })))
 
 const taskPageSize = 50
 const taskIdParams = Schema.toStandardSchemaV1(Schema.Struct({ taskId: Schema.String }))
 const cursorParams = Schema.toStandardSchemaV1(Schema.UndefinedOr(Schema.Struct({ cursor: Schema.optional(Schema.String) })))
 
-export const makeMcpServer = (principal: Principal, run: Runner): Server => {
+export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" | "modern" = "legacy"): Server => {
   const server = new Server(serverInfo, {
-    capabilities: {
-      tools: { listChanged: false },
+    capabilities: era === "legacy"
       // MCP 2025-11-25 §Tasks: queued writes are tasks; listed per connection and withdrawable while pending.
-      tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } }
-    },
+      ? { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+      // 2026-07-28: Tasks is the extension `io.modelcontextprotocol/tasks` (answered in mcpHandler.ts).
+      : { tools: { listChanged: false }, extensions: { "io.modelcontextprotocol/tasks": {} } } as ServerCapabilities,
     instructions
   })
   server.setRequestHandler("tools/list", async (request) => {

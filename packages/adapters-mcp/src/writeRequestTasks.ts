@@ -54,6 +54,27 @@ export const taskOf = (request: WriteRequest, origin: string, now: number) => ({
   pollInterval: taskPollIntervalMs
 })
 
+/**
+ * The 2026-07-28 Tasks extension's DetailedTask (`io.modelcontextprotocol/tasks`): the same state, with the result
+ * (completed) or the error (failed) inline, since the extension has no tasks/result.
+ */
+export const taskV2Of = (request: WriteRequest, origin: string, now: number) => {
+  const v1 = taskOf(request, origin, now)
+  const base = {
+    taskId: v1.taskId, status: v1.status, statusMessage: v1.statusMessage, createdAt: v1.createdAt,
+    lastUpdatedAt: v1.lastUpdatedAt, ttlMs: v1.ttl, pollIntervalMs: v1.pollInterval
+  }
+  if (v1.status === "completed") {
+    const { _meta: _, ...result } = taskResultOf(request, origin)
+    return { ...base, result: { resultType: "complete", ...result } }
+  }
+  if (v1.status === "failed") {
+    const body = taskResultOf(request, origin).structuredContent as Record<string, unknown>
+    return { ...base, error: { code: -32000, message: String(body["message"]), data: body } }
+  }
+  return base
+}
+
 /** The final result of a task: the platform's answer when it ran, else a tool error saying why nothing changed. */
 export const taskResultOf = (request: WriteRequest, origin: string): CallToolResult => {
   const status = taskStatusOf(request)

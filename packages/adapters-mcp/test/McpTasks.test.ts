@@ -126,3 +126,71 @@ describe("a queued write followed as an MCP task (2025-11-25)", () => {
     }
   }, 60_000)
 })
+
+/**
+ * The host's raw dispatch for 2026-07-28 task wire shapes (ext-tasks README: a Tasks server needs `rawDispatch` and
+ * `v2RequestFraming`): the framed request POSTed as is, to the second server for tasks/*.
+ */
+const rawDispatch = async (request: unknown) => {
+  const message = request as { method: string; params?: { name?: string } }
+  const target = message.method.startsWith("tasks/") ? second : first
+  answeredBy.push(`${message.method}@${target === first ? "first" : "second"}`)
+  const answer = await fetch(target.mcpUrl, {
+    method: "POST",
+    headers: {
+      authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2026-07-28", "mcp-method": message.method,
+      ...(message.params?.name === undefined ? {} : { "mcp-name": message.params.name })
+    },
+    body: JSON.stringify(request)
+  })
+  const body = await answer.json() as { result?: never; error?: never }
+  return body.error !== undefined ? { kind: "error" as const, error: body.error } : { kind: "result" as const, result: body.result! }
+}
+
+const connectModern = async () => {
+  const client = new Client({ name: "tasks-host", version: "1" }, { versionNegotiation: { mode: "auto" } })
+  await client.connect(new StreamableHTTPClientTransport(first.mcpUrl, { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+  expect(client.getNegotiatedProtocolVersion?.()).toBe("2026-07-28")
+  const session = createTaskSessionFromClient(client, {
+    endpointId: "adgate-test-2026", rawDispatch,
+    v2RequestFraming: { protocolVersion: "2026-07-28", clientInfo: { name: "tasks-host", version: "1" }, clientCapabilities: {} }
+  })
+  return { client, session }
+}
+
+describe("a queued write followed with the 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks)", () => {
+  it("approved by a person: the task completes with the platform's result, polled on the second server", async () => {
+    answeredBy.length = 0
+    const { client, session } = await connectModern()
+    try {
+      const execution = await session.callTool("gads__update_campaign_budget", budget(310))
+      expect((await decideWhenQueued("approve")).status).toBe("executed")
+      const { outcome } = await execution.settle()
+      expect(outcome.status).toBe("completed")
+      expect(JSON.stringify(resultFromTaskOutcome(outcome))).toContain("20481002")
+      expect(answeredBy).toContain(`tasks/get@${second === first ? "first" : "second"}`)
+    } finally {
+      await session.close()
+      await client.close()
+    }
+  }, 60_000)
+
+  it("declined: failed; withdrawn by the app with tasks/cancel while pending: cancelled and rejected in the store", async () => {
+    const { client, session } = await connectModern()
+    try {
+      const declined = await session.callTool("gads__update_campaign_budget", budget(320))
+      expect((await decideWhenQueued("reject")).status).toBe("rejected")
+      expect((await declined.settle()).outcome.status).toBe("failed")
+      const withdrawn = await session.callTool("gads__update_campaign_budget", budget(330))
+      const taskId = withdrawn.handle!.taskId
+      await session.cancelTask(taskId)
+      expect((await withdrawn.settle()).outcome.status).toBe("cancelled")
+      const stored = await second.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(taskId) }))
+      expect(Option.getOrThrow(stored)).toMatchObject({ status: "rejected" })
+    } finally {
+      await session.close()
+      await client.close()
+    }
+  }, 60_000)
+})
