@@ -17,16 +17,9 @@ import { withoutPasswords } from "./withoutPasswords.ts"
 export const serverLayer = (config: AppConfig) => {
   const ports = appPorts(config)
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
-  // Failed sign-ins per address and per account, from the rate-limit configuration (docs/limits.md).
-  const signInLimit = (name: "signin_failures_per_address" | "signin_failures_per_account") => {
-    const limit = config.rateLimits.limits[name]
-    return { attempts: config.rateLimits.enabled ? limit.count : Number.MAX_SAFE_INTEGER, windowMs: limit.windowMs }
-  }
   // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
-  const app = Layer.mergeAll(makeHttpApp({
-    signInLimits: { perAddress: signInLimit("signin_failures_per_address"), perAccount: signInLimit("signin_failures_per_account") }
-  }), McpRoutes)
+  const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
   const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
   return Layer.mergeAll(

@@ -6,7 +6,7 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
-import { People, type PeopleOptions } from "./people/People.ts"
+import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { SecurityMiddleware } from "./security.ts"
 import { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
@@ -32,11 +32,9 @@ export const HealthRoutes = HttpRouter.use((router) =>
   })
 )
 
-export interface HttpAppOptions extends PeopleOptions {}
-
-export const makeHttpApp = (options: HttpAppOptions = {}) =>
+export const makeHttpApp = () =>
   Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
-    Layer.provide(People.layer(options))
+    Layer.provide(People.layer)
   )
 
 export const HttpApp = makeHttpApp()

@@ -23,13 +23,18 @@ const key = await server.run(createApiKey({
   scopes: ["tools:read", "tools:write", "tools:raw", "accounts:read", "tasks:read", "tasks:write"], toolWrites: "wait"
 }).pipe(Effect.map((k) => k.secret)))
 
-// The header-adding proxy: everything else is passed through untouched (Origin and Host included, for the
-// DNS-rebinding scenario).
+// The header-adding proxy. It stands for the server as a reverse proxy with the same public name would: a Host or
+// Origin naming the proxy itself is the server's own; any other (the DNS-rebinding scenario's) passes unchanged.
 const target = new URL(server.origin)
 const proxy = createServer((incoming, outgoing) => {
   const forwarded = httpRequest({
     host: target.hostname, port: target.port, method: incoming.method, path: incoming.url,
-    headers: { ...incoming.headers, authorization: `Bearer ${key}` }
+    headers: {
+      ...incoming.headers,
+      ...(incoming.headers.host === `127.0.0.1:${port}` ? { host: target.host } : {}),
+      ...(incoming.headers.origin === `http://127.0.0.1:${port}` ? { origin: server.origin } : {}),
+      authorization: `Bearer ${key}`
+    }
   }, (answer) => {
     outgoing.writeHead(answer.statusCode ?? 502, answer.headers)
     answer.pipe(outgoing)

@@ -3,7 +3,7 @@
 // every server process counts together; past a limit the endpoint answers 429 temporarily_unavailable with
 // Retry-After before the core is asked anything. Successful requests count nothing.
 import { Clock, Effect, Schema } from "effect"
-import { hitLimit, OAuthError, peekLimit } from "@adgate/core"
+import { hitLimit, peekLimit } from "@adgate/core"
 
 export class ClientAuthenticationThrottled extends Schema.TaggedError<ClientAuthenticationThrottled>()(
   "ClientAuthenticationThrottled",
@@ -35,4 +35,6 @@ export const guardClientAuthentication = <A, E, R>(
     )
   })
 
-const isInvalidClient = (error: unknown): boolean => error instanceof OAuthError && error.error === "invalid_client"
+/** invalid_client (RFC 6749 §5.2) is the core's ClientAuthenticationFailed. */
+const isInvalidClient = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "ClientAuthenticationFailed"

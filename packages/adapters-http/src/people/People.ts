@@ -18,7 +18,6 @@ import {
   Secrets,
   sessionLifetimeMs,
   type SignedInPerson,
-  type SignInLimits,
   type StoreUnavailable
 } from "@adgate/core"
 import { seeOther } from "../pages/layout.ts"
@@ -35,17 +34,11 @@ export interface Person extends SignedInPerson {
   readonly csrfToken: string
 }
 
-export interface PeopleOptions {
-  /** Failed sign-ins allowed per address and per account; the core's defaults when not given. */
-  readonly signInLimits?: SignInLimits
-}
-
 export interface PeopleShape {
   /** `adgate_session`, or `__Host-adgate_session` when the issuer is https. */
   readonly sessionCookie: string
   /** The pre-sign-in cookie that binds the sign-in form's CSRF token. */
   readonly preSessionCookie: string
-  readonly signInLimits: SignInLimits | undefined
   /** The session secret the request's cookie carries, when it has the shape of one. */
   readonly sessionSecret: (request: HttpServerRequest.HttpServerRequest) => Option.Option<string>
   readonly current: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Option.Option<Person>, StoreUnavailable>
@@ -79,13 +72,12 @@ export interface PeopleShape {
 }
 
 export class People extends Context.Service<People, PeopleShape>()("adapters-http/People") {
-  static readonly layer = (options: PeopleOptions = {}) => Layer.effect(People, makePeople(options))
+  static readonly layer = Layer.effect(People, Effect.suspend(() => makePeople))
 }
 
 const preSessionValue = new RegExp(`^${Prefix.csrf}[A-Za-z0-9_-]{43}$`)
 
-export const makePeople = (options: PeopleOptions) =>
-  Effect.gen(function* () {
+export const makePeople = Effect.gen(function* () {
     const issuer = yield* Issuer
     const secrets = yield* Secrets
     const ports = yield* Effect.context<PeoplePorts>()
@@ -167,7 +159,6 @@ export const makePeople = (options: PeopleOptions) =>
     return People.of({
       sessionCookie,
       preSessionCookie,
-      signInLimits: options.signInLimits,
       sessionSecret,
       current,
       signInUrl,

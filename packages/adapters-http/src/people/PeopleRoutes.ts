@@ -111,7 +111,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         const password = (field(form, "password") ?? "").slice(0, 1024)
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
         const outcome = yield* signIn({
-          email, password, address, ...(people.signInLimits === undefined ? {} : { limits: people.signInLimits })
+          email, password, address
         }).pipe(Effect.provide(ports), Effect.result)
         if (outcome._tag === "Success") {
           // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).

@@ -3,7 +3,7 @@
 // Retry-After, whatever the credentials, until the window ends.
 import { assert, describe as effectDescribe, it as effectIt } from "@effect/vitest"
 import { Effect } from "effect"
-import { defaultLimits, OAuthError, RateLimiterMemory } from "@adgate/core"
+import { ClientAuthenticationFailed, CodeNotFound, defaultLimits, RateLimiterMemory } from "@adgate/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { guardClientAuthentication } from "../../src/oauth/clientAuthenticationGuard.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
@@ -54,8 +54,9 @@ describe("failed client authentications from one address (checklist 63)", () => 
 })
 
 effectDescribe("the guard itself", () => {
-  const invalidClient = new OAuthError({ error: "invalid_client", description: "bad secret", status: 401, basicChallenge: true })
-  const invalidGrant = new OAuthError({ error: "invalid_grant", description: "bad grant", status: 400, basicChallenge: false })
+  // invalid_client is the core's ClientAuthenticationFailed; any other refusal (here invalid_grant) never counts.
+  const invalidClient = new ClientAuthenticationFailed({ reason: "secret_wrong", usedBasic: true })
+  const invalidGrant = new CodeNotFound()
 
   effectIt.effect("failures naming one client_id are counted across addresses (checklist 63, per client_id)", () =>
     Effect.gen(function* () {

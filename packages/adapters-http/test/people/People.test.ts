@@ -33,7 +33,7 @@ describe("PasswordHasherScrypt", () => {
     }))
 })
 
-const peopleLayer = People.layer().pipe(
+const peopleLayer = People.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(origin),
     Layer.succeed(PasswordHasher, makePasswordHasherScrypt({ logN: 10, r: 8, p: 1 }))))
 )

@@ -4,7 +4,7 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { defaultSignInLimits, signInFailuresPerAccount, signInFailuresPerAddress } from "@adgate/core"
+import { defaultLimits, defaultRateLimitPolicy } from "@adgate/core"
 import { cookiesFrom, csrfTokenIn, startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
 
 const sessionCookieOf = (response: Response) =>
@@ -207,7 +207,7 @@ describe("sign-in over HTTP", () => {
 describe("sign-in throttling with the default limits (issue 7: failed attempts only)", () => {
   let server: TestServer
   beforeAll(async () => {
-    server = await startTestServer({ signInLimits: defaultSignInLimits })
+    server = await startTestServer({ rateLimits: defaultRateLimitPolicy })
   }, 60_000)
   afterAll(() => server?.close())
 
@@ -228,7 +228,7 @@ describe("sign-in throttling with the default limits (issue 7: failed attempts o
 
   it("failed attempts for one account throttle it with 429 and Retry-After, even with the right password", async () => {
     const { viewer } = server.users
-    for (let i = 0; i < signInFailuresPerAccount.attempts; i++) assert.strictEqual((await attempt(viewer.email, "wrong")).status, 401)
+    for (let i = 0; i < defaultLimits.signin_failures_per_account.count; i++) assert.strictEqual((await attempt(viewer.email, "wrong")).status, 401)
     const limited = await attempt(viewer.email, viewer.password)
     assert.strictEqual(limited.status, 429)
     assert.isTrue(Number(limited.headers.get("retry-after")) > 0)
@@ -238,8 +238,8 @@ describe("sign-in throttling with the default limits (issue 7: failed attempts o
 
   it("failed attempts from one address throttle it with 429 and Retry-After, whatever account is tried next", async () => {
     // All requests of this suite come from 127.0.0.1; the viewer's failures above count for the address too.
-    let failed = signInFailuresPerAccount.attempts
-    while (failed < signInFailuresPerAddress.attempts) {
+    let failed = defaultLimits.signin_failures_per_account.count
+    while (failed < defaultLimits.signin_failures_per_address.count) {
       assert.strictEqual((await attempt(`stranger${failed}@paid.test`, "wrong")).status, 401)
       failed++
     }

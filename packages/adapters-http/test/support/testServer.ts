@@ -14,17 +14,17 @@ import {
   PasswordHasher,
   PeopleStore,
   Prefix,
+  defaultRateLimitPolicy,
   RateLimits,
   type RateLimitPolicy,
   Secrets,
   SecretsWebCrypto,
-  type SignInLimits,
   makeDirectoryMemory,
   type Role,
   type Workspace
 } from "@adgate/core"
 import { SqlDatabase, SqlStores } from "@adgate/adapters-sql"
-import { makeHttpApp, type HttpAppOptions } from "../../src/HttpApp.ts"
+import { makeHttpApp } from "../../src/HttpApp.ts"
 import { TrustedProxies } from "../../src/clientAddress.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 
@@ -35,14 +35,12 @@ export interface TestUser {
   readonly password: string
 }
 
-export interface TestServerOptions extends HttpAppOptions {
+export interface TestServerOptions {
   /** Defaults to a fetcher that refuses every URL. */
   readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher>
-  /** Failed sign-ins per address and per account; the default is generous so that suites can try wrong passwords freely. */
-  readonly signInLimits?: SignInLimits
   /** The issuer the app believes it serves, e.g. `https://as.example` behind a TLS terminator; default: the bound origin. */
   readonly issuer?: string
-  /** The rate-limit policy (RateLimits); default: the service's defaults. */
+  /** The rate-limit policy (RateLimits); default: the service's defaults, with generous sign-in failure limits. */
   readonly rateLimits?: RateLimitPolicy
   /** TRUSTED_PROXIES; default: none. The test client's peer is 127.0.0.1. */
   readonly trustedProxies?: ReadonlyArray<string>
@@ -182,14 +180,19 @@ const startWith = async (
       return { users: { admin, editor, viewer }, workspaces: { paid, free } }
     }))
 
-    const generous = { attempts: 10_000, windowMs: 60_000 }
-    const app = makeHttpApp({ signInLimits: options.signInLimits ?? { perAddress: generous, perAccount: generous } })
+    const app = makeHttpApp()
+    // Unless a test sets the policy, sign-in failures are generous so that suites can try wrong passwords freely.
+    const generous = { count: 10_000, windowMs: 60_000 }
+    const rateLimits = options.rateLimits ?? {
+      ...defaultRateLimitPolicy,
+      limits: { ...defaultRateLimitPolicy.limits, signin_failures_per_address: generous, signin_failures_per_account: generous }
+    }
     await Effect.runPromise(
       Layer.buildWithScope(
         HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
           Layer.provide(Layer.mergeAll(
             Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
-            ...(options.rateLimits === undefined ? [] : [Layer.succeed(RateLimits, options.rateLimits)]),
+            Layer.succeed(RateLimits, rateLimits),
             ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)])
           ))
         ),

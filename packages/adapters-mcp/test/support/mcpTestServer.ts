@@ -81,8 +81,7 @@ export const startMcpTestServer = async (
     )
     const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, portsContext) as Effect.Effect<A, E>)
-    const generous = { attempts: 10_000, windowMs: 60_000 }
-    const app = Layer.mergeAll(makeHttpApp({ signInLimits: { perAddress: generous, perAccount: generous } }), McpRoutes)
+    const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
     await Effect.runPromise(Layer.buildWithScope(
       HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
         Layer.provide(Layer.mergeAll(Layer.succeedContext(portsContext), Layer.succeedContext(listening), Logger.layer([])))

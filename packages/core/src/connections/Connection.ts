@@ -31,7 +31,7 @@ export const Connection = Schema.Struct({
   endedReason: Schema.NullOr(EndReason),
   createdAt: Schema.Number,
   endedAt: Schema.NullOr(Schema.Number),
-  /** createdAt + 365 days. */
+  /** The approval on the consent page (the code's issue) + 365 days. */
   expiresAt: Schema.Number,
   /** Last time the approver's role was confirmed (the 24-hour grace of §States: Connection). */
   roleConfirmedAt: Schema.Number,

@@ -37,7 +37,9 @@ export const openConnection = Effect.fn("connections.openConnection")(function* 
     endedReason: null,
     createdAt: now,
     endedAt: null,
-    expiresAt: now + connectionLifetimeMs,
+    // Spec §Limits: "365 days from approval". The code is issued when the person selects Allow access, so its
+    // issue time is the approval, not this exchange (up to 10 minutes later).
+    expiresAt: code.issuedAt + connectionLifetimeMs,
     // The consent decision checked the role moments ago (within the code's 10 minutes).
     roleConfirmedAt: code.issuedAt,
     refresh: { hash: refresh.hash, generation: 1, issuedAt: now },

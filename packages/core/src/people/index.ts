@@ -1,7 +1,6 @@
 // The people module's public face: sign-in, sessions, the workspace switch, adding and finding people.
 export * from "./records.ts"
 export * from "./errors.ts"
-export * from "./signInLimits.ts"
 export * from "./startSession.ts"
 export * from "./signIn.ts"
 export * from "./resolveSession.ts"

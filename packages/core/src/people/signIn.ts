@@ -4,11 +4,10 @@
 import { Clock, Effect, Option } from "effect"
 import { Directory } from "../ports/Directory.ts"
 import { PasswordHasher, PeopleStore } from "../ports/People.ts"
-import { RateLimiter } from "../ports/RateLimiter.ts"
 import { Secrets } from "../ports/Secrets.ts"
 import { directoryDown } from "./directoryDown.ts"
 import { SignInRefused, SignInThrottled } from "./errors.ts"
-import { defaultSignInLimits, type SignInLimits } from "./signInLimits.ts"
+import { hitLimit, type LimitName, peekLimit } from "../limits/RateLimits.ts"
 import { startSession } from "./startSession.ts"
 
 export interface SignInAttempt {
@@ -16,23 +15,20 @@ export interface SignInAttempt {
   readonly password: string
   /** The client's address, as the HTTP adapter determined it. */
   readonly address: string
-  readonly limits?: SignInLimits
 }
 
 export const signIn = Effect.fn("people.signIn")(function* (attempt: SignInAttempt) {
-  const limiter = yield* RateLimiter
-  const limits = attempt.limits ?? defaultSignInLimits
   const email = attempt.email.trim()
   // The account is keyed by the hash of the address as typed (lower case), known or not: throttling answers alike
   // for both, and no address typed by a stranger is stored in clear.
-  const counters = [
-    { key: `signin:address:${attempt.address}`, limit: limits.perAddress },
-    { key: `signin:account:${yield* (yield* Secrets).hash(email.toLowerCase())}`, limit: limits.perAccount }
+  // The limits are the rate-limit policy's (docs/limits.md): signin_failures_per_address and _per_account.
+  const counters: ReadonlyArray<{ readonly name: LimitName; readonly subject: string }> = [
+    { name: "signin_failures_per_address", subject: attempt.address },
+    { name: "signin_failures_per_account", subject: yield* (yield* Secrets).hash(email.toLowerCase()) }
   ]
   const throttled = (now: number, count: boolean) =>
     Effect.map(
-      Effect.forEach(counters, ({ key, limit }) =>
-        (count ? limiter.hit : limiter.peek)(key, limit.attempts, limit.windowMs, now)),
+      Effect.forEach(counters, ({ name, subject }) => (count ? hitLimit : peekLimit)(name, subject, now)),
       (decisions) => {
         const refused = decisions.filter((d) => !d.allowed)
         return refused.length === 0 ? Option.none() : Option.some(new SignInThrottled({

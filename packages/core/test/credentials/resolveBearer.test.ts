@@ -50,6 +50,21 @@ describe("resolveBearer (spec §Authentication)", () => {
     yield* TestClock.adjust("30 minutes")
     assert.strictEqual(yield* refusedOn(t.access_token, "mcp"), "InvalidCredential")
   })))
+  it.effect("the 365 days count from approval on the consent page, not from the code exchange (spec §Limits: Connection)", () => run(Effect.gen(function* () {
+    const code = yield* insertCode({ surface: "mcp", label: "late" })
+    yield* TestClock.adjust("9 minutes") // the app exchanges the code 9 minutes after the person approved
+    let t = yield* handleTokenRequest({ params: codeGrant(code), basic: null })
+    for (let i = 0; i < 12; i++) {
+      yield* TestClock.adjust("29 days")
+      t = yield* handleTokenRequest({ params: refreshGrant(t.refresh_token, { client_id: "apc_pub" }), basic: null })
+    }
+    // 9 minutes + 348 days have passed; the connection ends at approval + 365 days, 17 days minus 9 minutes from now.
+    yield* TestClock.adjust(17 * 24 * 3600 * 1000 - 9 * 60 * 1000 - 5 * 60 * 1000)
+    t = yield* handleTokenRequest({ params: refreshGrant(t.refresh_token, { client_id: "apc_pub" }), basic: null })
+    assert.strictEqual((yield* resolveBearer(t.access_token, "mcp")).kind, "connection")
+    yield* TestClock.adjust("5 minutes")
+    assert.strictEqual(yield* refusedOn(t.access_token, "mcp"), "InvalidCredential")
+  })))
   it.effect("unknown values, other prefixes, refresh tokens and codes are refused alike", () => run(Effect.gen(function* () {
     const t = yield* tokenFor("mcp")
     for (const bearer of ["", "apo_at_unknown", "ap_live_unknown", t.refresh_token, "Bearer x"])

@@ -4,8 +4,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  addUser, addWorkspace, Directory, NotAMember, PeopleStore, resolveSession, signIn, SignInRefused, signInFailuresPerAccount,
-  signInFailuresPerAddress, SignInThrottled, signOut, switchWorkspace
+  addUser, addWorkspace, Directory, NotAMember, PeopleStore, resolveSession, signIn, SignInRefused, defaultLimits,
+  SignInThrottled, signOut, switchWorkspace
 } from "@adgate/core"
 import { peopleWorld } from "./world.ts"
 
@@ -28,8 +28,8 @@ describe("sign-in throttling counts failed attempts only", () => {
     Effect.gen(function* () {
       yield* aPerson("pat@x.test")
       // Spread over several accounts, so that only the per-address count reaches its limit.
-      for (let i = 0; i < signInFailuresPerAddress.attempts; i++) {
-        const refused = yield* Effect.flip(signIn({ email: `guess${i % 3}@x.test`, password: "wrong", address: "10.0.0.1" }))
+      for (let i = 0; i < defaultLimits.signin_failures_per_address.count; i++) {
+        const refused = yield* Effect.flip(signIn({ email: `guess${i}@x.test`, password: "wrong", address: "10.0.0.1" }))
         assert.instanceOf(refused, SignInRefused)
       }
       const throttled = yield* Effect.flip(signIn({ email: "pat@x.test", password, address: "10.0.0.1" }))
@@ -42,7 +42,7 @@ describe("sign-in throttling counts failed attempts only", () => {
     Effect.gen(function* () {
       yield* aPerson("pat@x.test")
       yield* aPerson("sam@x.test")
-      for (let i = 0; i < signInFailuresPerAccount.attempts; i++) {
+      for (let i = 0; i < defaultLimits.signin_failures_per_account.count; i++) {
         const refused = yield* Effect.flip(signIn({ email: "PAT@x.test", password: "wrong", address: `10.0.1.${i}` }))
         assert.instanceOf(refused, SignInRefused)
       }
@@ -53,7 +53,7 @@ describe("sign-in throttling counts failed attempts only", () => {
 
   it.effect("an unknown address is throttled like a known one, so throttling does not tell who has an account", () =>
     Effect.gen(function* () {
-      for (let i = 0; i < signInFailuresPerAccount.attempts; i++)
+      for (let i = 0; i < defaultLimits.signin_failures_per_account.count; i++)
         yield* Effect.flip(signIn({ email: "nobody@x.test", password: "wrong", address: `10.0.3.${i}` }))
       assert.instanceOf(yield* Effect.flip(signIn({ email: "nobody@x.test", password: "wrong", address: "10.0.4.1" })), SignInThrottled)
     }).pipe(Effect.provide(peopleWorld)))
@@ -62,7 +62,7 @@ describe("sign-in throttling counts failed attempts only", () => {
     Effect.gen(function* () {
       yield* aPerson("pat@x.test")
       const fail = signIn({ email: "pat@x.test", password: "wrong", address: "10.0.0.1" }).pipe(Effect.flip)
-      for (let i = 0; i < signInFailuresPerAccount.attempts - 1; i++) yield* fail
+      for (let i = 0; i < defaultLimits.signin_failures_per_account.count - 1; i++) yield* fail
       for (let i = 0; i < 20; i++) yield* signIn({ email: "pat@x.test", password, address: "10.0.0.1" })
       assert.instanceOf(yield* fail, SignInRefused)
       assert.instanceOf(yield* Effect.flip(signIn({ email: "pat@x.test", password, address: "10.0.0.1" })), SignInThrottled)
@@ -71,7 +71,7 @@ describe("sign-in throttling counts failed attempts only", () => {
   it.effect("the count starts again in the next window", () =>
     Effect.gen(function* () {
       yield* aPerson("pat@x.test")
-      for (let i = 0; i < signInFailuresPerAccount.attempts; i++)
+      for (let i = 0; i < defaultLimits.signin_failures_per_account.count; i++)
         yield* Effect.flip(signIn({ email: "pat@x.test", password: "wrong", address: "10.0.0.1" }))
       const throttled = yield* Effect.flip(signIn({ email: "pat@x.test", password, address: "10.0.0.1" }))
       assert.instanceOf(throttled, SignInThrottled)
@@ -83,7 +83,7 @@ describe("sign-in throttling counts failed attempts only", () => {
     Effect.gen(function* () {
       yield* aPerson("pat@x.test")
       const burst = [
-        ...Array.from({ length: 3 * signInFailuresPerAccount.attempts }, (_, i) => `wrong-${i}`),
+        ...Array.from({ length: 3 * defaultLimits.signin_failures_per_account.count }, (_, i) => `wrong-${i}`),
         password
       ].map((guess) => Effect.result(signIn({ email: "pat@x.test", password: guess, address: "10.0.0.1" })))
       const results = yield* Effect.all(burst, { concurrency: "unbounded" })
