@@ -13,8 +13,9 @@ export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: con
 
 /**
  * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
- * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher) and the tool search; also
- * SqlClient; the Ajv argument validator of the tool pipeline.
+ * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search and the
+ * tool-argument validator (Ajv): every port of the tool pipeline; also
+ * SqlClient.
  */
 export const appPorts = (config: AppConfig) =>
   Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv).pipe(

@@ -3,8 +3,8 @@
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
-import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
-import { RateLimits } from "@adgate/core"
+import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
+import { RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { appPorts } from "./appPorts.ts"
@@ -26,6 +26,9 @@ export const serverLayer = (config: AppConfig) => {
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
     HousekeepingSchedule,
+    // Approved writes whose executing process died (or was never claimed) run again (docs/decisions.md, Write requests).
+    ResumeApprovedWritesSchedule,
+    OutboxSchedule,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }

@@ -9,6 +9,7 @@ import type {
   ConnectionStore,
   ConsentStore,
   Directory,
+  EventOutbox,
   Issuer,
   Mailer,
   MetadataDocumentFetcher,
@@ -32,3 +33,4 @@ export type CorePorts =
   | RateLimiter
   | Issuer
   | Transactor
+  | EventOutbox

@@ -9,6 +9,7 @@ import { MetadataDocumentFetcher } from "../ports/MetadataDocumentFetcher.ts"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { Prefix } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/Stores.ts"
+import { retryOnConflict } from "../commands/conflictRetry.ts"
 
 const usable = (client: Option.Option<Client>): Option.Option<Client> =>
   Option.filter(client, (c) => c.removedAt === null)
@@ -77,7 +78,7 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
     }
     yield* clients.save(next)
     return next
-  }).pipe(Effect.retry({ while: (e) => e._tag === "Conflict", times: 3 }), Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
+  }).pipe(retryOnConflict, Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
 })
 
 /** The client for the token and revocation endpoints: the store only, never a fetch (spec §Authentication 4). */
