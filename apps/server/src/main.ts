@@ -6,6 +6,7 @@ import { NodeRuntime } from "@effect/platform-node"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import { RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import { McpRoutes } from "@adgate/adapters-mcp"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { LogfmtLogger } from "./LogfmtLogger.ts"
@@ -17,7 +18,9 @@ import { withoutPasswords } from "./withoutPasswords.ts"
 export const serverLayer = (config: AppConfig) => {
   const ports = appPorts(config)
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
-  const app = makeHttpApp()
+  // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
+  // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
+  const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
   const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
   return Layer.mergeAll(

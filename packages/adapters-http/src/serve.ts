@@ -7,16 +7,16 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { createServer } from "node:http"
 import { HttpApp } from "./HttpApp.ts"
 
-export interface ServeOptions {
+export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly port: number
   readonly host?: string
-  /** The application layer; defaults to HttpApp. */
-  readonly app?: typeof HttpApp
+  /** The application layer (routes and middleware on the HttpRouter); defaults to HttpApp. */
+  readonly app?: Layer.Layer<never, never, R | HttpRouter.HttpRouter>
   /** How long requests in flight may take to finish once stopping (default 10 s). */
   readonly drainSeconds?: number
 }
 
-export const serveHttp = (options: ServeOptions) => {
+export const serveHttp = <R = Layer.Services<typeof HttpApp>>(options: ServeOptions<R>) => {
   const server = createServer()
   const listening = NodeHttpServer.layer(() => server, {
     port: options.port,
@@ -35,7 +35,7 @@ export const serveHttp = (options: ServeOptions) => {
   // The application is built completely before the port opens: a request arriving in between would find no
   // handler and wait forever.
   return Layer.unwrap(Effect.gen(function* () {
-    const handler = yield* HttpRouter.toHttpEffect(options.app ?? HttpApp)
+    const handler = yield* HttpRouter.toHttpEffect(options.app ?? (HttpApp as Layer.Layer<never, never, R | HttpRouter.HttpRouter>))
     return HttpServer.serve(handler).pipe(HttpServer.withLogAddress, Layer.provide(drain), Layer.provideMerge(listening))
   }))
 }

@@ -48,6 +48,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
   const sql = yield* SqlClient.SqlClient
   const find = decodeFirstRow(WriteRequest, source("find"))
   const listPending = decodeRows(WriteRequest, source("listPending"))
+  const listByRequester = decodeRows(WriteRequest, source("listByRequester"))
   const listResumable = decodeRows(WriteRequest, source("listResumable"))
   return WriteRequestStore.of({
     insert: (r) =>
@@ -75,6 +76,14 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
           expires_at = ${r.expiresAt}, updated_at = ${r.updatedAt}
         WHERE id = ${r.id} AND version = ${r.version - 1}
         RETURNING id`.pipe(unavailable("WriteRequestStore.save"), Effect.flatMap(compareAndSet("write_request"))),
+    listByRequester: (workspaceId, requester, before, limit) =>
+      sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId}
+          AND ${requester.connectionId !== null ? sql`connection_id = ${requester.connectionId}` : sql`api_key_id = ${requester.apiKeyId}`}
+          AND ${before === null ? sql`TRUE` : sql`(created_at < ${before.createdAt} OR (created_at = ${before.createdAt} AND id COLLATE "C" < ${before.id}))`}
+        ORDER BY created_at DESC, id COLLATE "C" DESC LIMIT ${Math.max(0, limit)}`.pipe(
+        unavailable("WriteRequestStore.listByRequester"),
+        Effect.flatMap(listByRequester)
+      ),
     listPending: (workspaceId) =>
       sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId} AND status = 'pending_approval'
         ORDER BY created_at, id COLLATE "C"`.pipe(

@@ -1,4 +1,5 @@
-// GET routes of the discovery documents (spec §Discovery): /.well-known/oauth-authorization-server, the protected
+// GET routes of the discovery documents (spec §Discovery): /.well-known/oauth-authorization-server (also under
+// /api/mcp), the protected
 // resource metadata of /api/mcp (also at the bare path) and /api/v1. Public, cacheable, readable from any origin.
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
@@ -23,6 +24,9 @@ export const DiscoveryRoutes = HttpRouter.use((router) =>
     const mcp = document(protectedResourceMetadata(origin, "mcp"))
     const routes: ReadonlyArray<readonly [HttpRouter.PathInput, HttpServerResponse.HttpServerResponse]> = [
       [discoveryPaths.authorizationServer, document(authorizationServerMetadata(origin))],
+      // Some MCP hosts insert the well-known path before the MCP server's path (RFC 8414 §3.1 read as if the server
+      // were the issuer): the same document answers there.
+      [discoveryPaths.authorizationServerOf("mcp"), document(authorizationServerMetadata(origin))],
       [discoveryPaths.protectedResourceOf("mcp"), mcp],
       [discoveryPaths.protectedResource, mcp],
       [discoveryPaths.protectedResourceOf("rest"), document(protectedResourceMetadata(origin, "rest"))]

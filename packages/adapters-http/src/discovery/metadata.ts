@@ -50,6 +50,7 @@ export const protectedResourceMetadata = (issuer: string, resource: ProtectedRes
 /** Where each document is served (RFC 8414 §3, RFC 9728 §3.1: the well-known path inserted before the path). */
 export const discoveryPaths = {
   authorizationServer: "/.well-known/oauth-authorization-server",
+  authorizationServerOf: (resource: ProtectedResource): `/${string}` => `/.well-known/oauth-authorization-server${protectedResources[resource].path}`,
   protectedResource: "/.well-known/oauth-protected-resource",
   protectedResourceOf: (resource: ProtectedResource): `/${string}` => `/.well-known/oauth-protected-resource${protectedResources[resource].path}`
 } as const

@@ -62,6 +62,22 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       assert.deepStrictEqual(yield* store.listPending(unique("ws_")), [])
     }))
 
+    it.effect("listByRequester: one credential's requests, newest first, paged after a cursor; another credential's are not in it", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const workspaceId = unique("ws_")
+      const connectionId = unique("con_")
+      const mine = [1, 2, 3].map((n) => aWriteRequest({ workspaceId, connectionId, apiKeyId: null, createdAt: t0 + n }))
+      const other = aWriteRequest({ workspaceId, connectionId: unique("con_"), apiKeyId: null, createdAt: t0 + 4 })
+      const keyed = aWriteRequest({ workspaceId, connectionId: null, apiKeyId: unique("key_"), createdAt: t0 + 5 })
+      yield* Effect.forEach([...mine, other, keyed], store.insert)
+      const requester = { connectionId, apiKeyId: null }
+      assert.deepStrictEqual((yield* store.listByRequester(workspaceId, requester, null, 10)).map((r) => r.id), [mine[2]!.id, mine[1]!.id, mine[0]!.id])
+      const firstPage = yield* store.listByRequester(workspaceId, requester, null, 2)
+      const last = firstPage[1]!
+      assert.deepStrictEqual((yield* store.listByRequester(workspaceId, requester, { createdAt: last.createdAt, id: last.id }, 2)).map((r) => r.id), [mine[0]!.id])
+      assert.deepStrictEqual((yield* store.listByRequester(workspaceId, { connectionId: null, apiKeyId: keyed.apiKeyId }, null, 10)).map((r) => r.id), [keyed.id])
+    }))
+
     // Expiry runs far before t0 so that it never touches the other tests' requests (they expire after t0).
     it.effect("expireDue expires exactly the pending requests whose deadline is reached, once (spec §States: Write request)", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore

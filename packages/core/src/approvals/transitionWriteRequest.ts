@@ -15,6 +15,12 @@ import type { WriteRequest } from "./WriteRequest.ts"
 export interface Approve { readonly _tag: "Approve"; readonly deciderId: string; readonly argumentsHash: string }
 /** An admin or editor declines. */
 export interface Reject { readonly _tag: "Reject"; readonly deciderId: string }
+/**
+ * The app that asked withdraws its own still-pending request (MCP tasks/cancel): it ends `rejected` with
+ * `decidedBy` the requesting credential (its connection or API key id, never a person's id), so a withdrawal is
+ * told apart from a person's decline (docs/decisions.md, Write requests).
+ */
+export interface Withdraw { readonly _tag: "Withdraw"; readonly requesterId: string }
 /** Spec row "pending_approval, no answer from an admin or editor → expired". */
 export interface Expire { readonly _tag: "Expire" }
 /**
@@ -26,7 +32,7 @@ export interface ClaimExecution { readonly _tag: "ClaimExecution"; readonly leas
 export interface Executed { readonly _tag: "Executed"; readonly providerStatus: number; readonly result: Schema.Json }
 /** The approved write ran and the platform refused it (or could not be reached: providerStatus null). */
 export interface Failed { readonly _tag: "Failed"; readonly providerStatus: number | null; readonly result: Schema.Json }
-export type WriteRequestEvent = Approve | Reject | Expire | ClaimExecution | Executed | Failed
+export type WriteRequestEvent = Approve | Reject | Withdraw | Expire | ClaimExecution | Executed | Failed
 
 /**
  * The expiry rule, shared by the transition, the in-memory store and (as SQL, `expires_at <= now`) housekeeping:
@@ -38,6 +44,13 @@ export const isDueToExpire = (request: WriteRequest, now: number): boolean =>
 const moved = (request: WriteRequest, now: number, change: Partial<WriteRequest>): WriteRequest => ({
   ...request, ...change, version: request.version + 1, updatedAt: now
 })
+
+/** The credential a request was made with: its connection, else its API key. */
+export const requesterOf = (request: WriteRequest): string => request.connectionId ?? request.apiKeyId ?? ""
+
+/** Rejected by the app that asked (Withdraw), not by a person. */
+export const isWithdrawn = (request: WriteRequest): boolean =>
+  request.status === "rejected" && request.decidedBy !== null && request.decidedBy === requesterOf(request)
 
 const expired = (request: WriteRequest, now: number): WriteRequest => moved(request, now, { status: "expired" })
 const expiredEvent = (request: WriteRequest, now: number): DomainEvent =>
@@ -62,6 +75,12 @@ export const transitionWriteRequest = (request: WriteRequest, event: WriteReques
       // Checklist 177: the approval is bound to the exact payload; an edited write needs a new approval.
       if (event.argumentsHash !== request.argumentsHash) return refused(new WriteRequestPayloadMismatch({ requestId }))
       return to(moved(request, now, { status: "approved", decidedBy: deciderId, decidedAt: now }), { _tag: "WriteApproved", at: now, requestId, workspaceId, deciderId })
+    }
+    case "Withdraw": {
+      if (request.status !== "pending_approval") return refused(new WriteRequestNotPending({ requestId, status: request.status }))
+      // Readers see a rejection, decided by the requesting credential (isWithdrawn tells it from a person's).
+      const deciderId = event.requesterId
+      return to(moved(request, now, { status: "rejected", decidedBy: deciderId, decidedAt: now }), { _tag: "WriteRejected", at: now, requestId, workspaceId, deciderId })
     }
     case "Expire": {
       if (request.status !== "pending_approval") return refused(new WriteRequestNotPending({ requestId, status: request.status }))

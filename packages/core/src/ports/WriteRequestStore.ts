@@ -11,6 +11,16 @@ export interface WriteRequestStoreShape {
   readonly find: (id: string) => Fx<Option.Option<WriteRequest>>
   /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
   readonly save: (next: WriteRequest) => Effect.Effect<void, Conflict | StoreUnavailable>
+  /**
+   * The requests one credential made (its connection, else its API key), newest first, after the cursor `before`
+   * (the `createdAt` and id of the last one seen), at most `limit`: what MCP tasks/list shows a connection.
+   */
+  readonly listByRequester: (
+    workspaceId: string,
+    requester: { readonly connectionId: string | null; readonly apiKeyId: string | null },
+    before: { readonly createdAt: number; readonly id: string } | null,
+    limit: number
+  ) => Fx<ReadonlyArray<WriteRequest>>
   /** The workspace's requests waiting for a person, oldest first. */
   readonly listPending: (workspaceId: string) => Fx<ReadonlyArray<WriteRequest>>
   /**

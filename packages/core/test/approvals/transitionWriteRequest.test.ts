@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import {
-  isFinalWriteRequestStatus, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
+  isFinalWriteRequestStatus, isWithdrawn, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
 } from "@adgate/core"
 
 /** The answer or the refusal of a transition (its next state and events are checked where they matter). */
@@ -174,5 +174,24 @@ describe("write request lifecycle model (fast-check)", () => {
       if (current.status === "expired") assert.strictEqual(current.decidedBy, null)
       if (runs === 1) assert.include(["executed", "failed"], current.status)
     }), { numRuns: 500 })
+  })
+})
+
+describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md, Write requests)", () => {
+  it("a pending request withdrawn by its connection ends rejected, decided by that connection, and counts as withdrawn", () => {
+    const withdrawn = transitionWriteRequest(request, { _tag: "Withdraw", requesterId: "con_1" }, 5)
+    assert.isTrue(Result.isSuccess(withdrawn))
+    if (!Result.isSuccess(withdrawn)) return
+    assert.deepStrictEqual([withdrawn.success.status, withdrawn.success.decidedBy, withdrawn.success.decidedAt], ["rejected", "con_1", 5])
+    assert.isTrue(isWithdrawn(withdrawn.success))
+    assert.deepStrictEqual(transition(request, { _tag: "Withdraw", requesterId: "con_1" }, 5).events.map((e) => e._tag), ["WriteRejected"])
+    // A person's decline is not a withdrawal.
+    const declined = transitionWriteRequest(request, { _tag: "Reject", deciderId: "usr_admin" }, 5)
+    assert.isTrue(Result.isSuccess(declined) && !isWithdrawn(declined.success))
+  })
+
+  it("a request no longer pending cannot be withdrawn: WriteRequestNotPending", () => {
+    for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const)
+      assert.strictEqual(tagOf(transitionWriteRequest(at(status), { _tag: "Withdraw", requesterId: "con_1" }, 5)), "WriteRequestNotPending")
   })
 })

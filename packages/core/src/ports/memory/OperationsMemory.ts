@@ -29,6 +29,13 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
     insert: (request) => table.insert(request.id, request),
     find: table.find,
     save: (next) => table.save(next.id, next),
+    listByRequester: (workspaceId, requester, before, limit) =>
+      Effect.map(table.all, (all) =>
+        all.filter((r) => r.workspaceId === workspaceId &&
+          (requester.connectionId !== null ? r.connectionId === requester.connectionId : r.apiKeyId === requester.apiKeyId) &&
+          (before === null || r.createdAt < before.createdAt || (r.createdAt === before.createdAt && r.id < before.id)))
+          .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+          .slice(0, Math.max(0, limit))),
     listPending: (workspaceId) =>
       Effect.map(table.all, (all) =>
         all.filter((r) => r.workspaceId === workspaceId && r.status === "pending_approval")

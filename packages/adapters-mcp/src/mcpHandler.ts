@@ -1,0 +1,200 @@
+// The /api/mcp endpoint as a web handler (spec §MCP server, §Authentication 1, 5, 7; RFC 6750 §3; RFC 9728 §5.1;
+// MCP 2025-06-18 §Transports "Security Warning", §Authorization): Origin check, the bearer check before any MCP
+// handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
+// HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
+import { Clock, Effect, Option, Schema } from "effect"
+import { authenticateBearer, defaultScopes, type Principal } from "@adgate/core"
+import {
+  type AuthInfo, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport
+} from "@modelcontextprotocol/server"
+import type { McpPorts } from "./McpPorts.ts"
+import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { workspaceTools } from "./workspaceTools.ts"
+import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
+
+export const mcpPath = "/api/mcp"
+
+export interface McpHandlerOptions {
+  /** The service origin (the Issuer): the resource is `{origin}/api/mcp`. */
+  readonly origin: string
+  /** Browser origins besides our own that may call (none by default: hosts are servers and send no Origin). */
+  readonly allowedOrigins?: ReadonlyArray<string>
+  readonly run: Runner
+}
+
+const noStore = { "cache-control": "no-store" }
+
+export const protectedResourceMetadataUrl = (origin: string) => `${origin}/.well-known/oauth-protected-resource${mcpPath}`
+
+/** RFC 6750 §3: the challenge names the metadata (RFC 9728 §5.1) and the scopes to ask for. */
+const challenge = (origin: string, scope: string, error?: { readonly code: string; readonly description: string }) =>
+  [
+    `Bearer resource_metadata="${protectedResourceMetadataUrl(origin)}"`,
+    `scope="${scope}"`,
+    ...(error === undefined ? [] : [`error="${error.code}"`, `error_description="${error.description}"`])
+  ].join(", ")
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...noStore, ...headers } })
+
+const unauthorized = (origin: string, sent: boolean) =>
+  json(401, sent ? { error: "invalid_token", error_description: "The access token or API key is not valid here." } : { error: "unauthorized", error_description: "A bearer credential is needed." }, {
+    "www-authenticate": challenge(origin, defaultScopes.join(" "), sent ? { code: "invalid_token", description: "The access token or API key is not valid here" } : undefined)
+  })
+
+/**
+ * MCP 2025-06-18 §Authorization "Scope challenge": the scopes the client already has plus the one it needs, so that
+ * a step-up authorization keeps what works today.
+ */
+const insufficientScope = (origin: string, principal: Principal, scope: string) =>
+  json(403, { error: "insufficient_scope", error_description: `This call needs the ${scope} permission.`, scope }, {
+    "www-authenticate": challenge(origin, [...new Set([...principal.scopes, scope])].join(" "), {
+      code: "insufficient_scope", description: `This call needs the ${scope} permission`
+    })
+  })
+
+const jsonRpcError = (status: number, code: number, message: string) =>
+  json(status, { jsonrpc: "2.0", id: null, error: { code, message } })
+
+/** DNS rebinding (MCP §Transports "Security Warning"): a browser Origin that is not ours nor allowed is refused. */
+const originAllowed = (request: Request, options: McpHandlerOptions) => {
+  const from = request.headers.get("origin")
+  if (from === null) return true
+  const normal = from.replace(/\/+$/, "").toLowerCase()
+  return [options.origin, ...(options.allowedOrigins ?? [])].some((o) => o.replace(/\/+$/, "").toLowerCase() === normal)
+}
+
+/** The single tools/call of a body, if that is what it is (a batch is not part of 2025-06-18 and later). */
+const toolCallOf = (body: unknown): { readonly id: unknown; readonly name: string; readonly args: Schema.JsonObject; readonly asTask: boolean } | null => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null
+  const message = body as { readonly id?: unknown; readonly method?: unknown; readonly params?: { readonly name?: unknown; readonly arguments?: unknown; readonly task?: unknown } }
+  if (message.method !== "tools/call" || typeof message.params?.name !== "string") return null
+  const args = message.params.arguments
+  return {
+    id: message.id, name: message.params.name, asTask: message.params.task !== undefined,
+    args: typeof args === "object" && args !== null && !Array.isArray(args) ? args as Schema.JsonObject : {}
+  }
+}
+
+/** Whether a 2026-07-28 request's envelope declares the Tasks extension among the client's capabilities. */
+const declaresTasksExtension = (body: unknown): boolean => {
+  const meta = (body as { params?: { _meta?: Record<string, unknown> } }).params?._meta
+  const capabilities = meta?.["io.modelcontextprotocol/clientCapabilities"] as { extensions?: Record<string, unknown> } | undefined
+  return capabilities?.extensions?.[tasksExtension] !== undefined
+}
+
+const taskRequestOf = (body: unknown): { readonly id: unknown; readonly method: string; readonly taskId: string } | null => {
+  if (typeof body !== "object" || body === null || Array.isArray(body)) return null
+  const message = body as { readonly id?: unknown; readonly method?: unknown; readonly params?: { readonly taskId?: unknown } }
+  if (typeof message.method !== "string" || !message.method.startsWith("tasks/")) return null
+  return { id: message.id, method: message.method, taskId: typeof message.params?.taskId === "string" ? message.params.taskId : "" }
+}
+
+/** tasks/get and tasks/cancel of the Tasks extension; the task is the write request (writeRequestTasks.ts). */
+const answerTaskRequestV2 = (principal: Principal, request: { readonly id: unknown; readonly method: string; readonly taskId: string }, origin: string) =>
+  Effect.gen(function* () {
+    const error = (code: number, message: string) => ({ jsonrpc: "2.0", id: request.id, error: { code, message } })
+    if (request.method !== "tasks/get" && request.method !== "tasks/cancel")
+      return error(-32601, `Method not found: ${request.method}`)
+    const found = yield* findOwnRequest(principal, request.taskId)
+    if (Option.isNone(found)) return error(-32602, `No task ${request.taskId} for this connection.`)
+    const now = yield* Clock.currentTimeMillis
+    if (request.method === "tasks/get") return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete", ...taskV2Of(found.value, origin, now) } }
+    const withdrawn = yield* withdrawOwnRequest(principal, request.taskId).pipe(Effect.option)
+    if (Option.isNone(withdrawn)) return error(-32602, `Task ${request.taskId} cannot be cancelled: it is no longer waiting for a person.`)
+    return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete" } }
+  }).pipe(Effect.orElseSucceed(() => ({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "The service cannot answer right now." } })))
+
+const tasksExtension = "io.modelcontextprotocol/tasks"
+
+const authInfoOf = (principal: Principal): AuthInfo => ({
+  // The credential itself never travels further than the bearer check.
+  token: "[redacted]",
+  clientId: principal.clientId ?? principal.apiKeyId ?? "",
+  scopes: [...principal.scopes],
+  extra: { principal }
+})
+
+const principalOf = (authInfo: AuthInfo | undefined): Principal => {
+  const principal = authInfo?.extra?.["principal"]
+  if (principal === undefined) throw new Error("MCP request without a checked principal")
+  return principal as Principal
+}
+
+/** `(request, body) => response`: `body` is the request's text, already read under the 1 MB limit. */
+export const makeMcpHandler = (options: McpHandlerOptions) => {
+  const { origin, run } = options
+  const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run, "modern"), {
+    legacy: "reject", responseMode: "auto"
+  })
+  const authenticate = (authorization: string | null) =>
+    run(authenticateBearer(authorization ?? undefined, "mcp").pipe(
+      Effect.map((principal) => ({ _tag: "Principal" as const, principal })),
+      Effect.catch((error) => Effect.succeed({ _tag: "Refused" as const, error }))
+    ))
+
+  return async (request: Request, bodyText: string): Promise<Response> => {
+    if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
+    const authorization = request.headers.get("authorization")
+    const auth = await authenticate(authorization)
+    if (auth._tag === "Refused") {
+      switch (auth.error._tag) {
+        case "CredentialMissing": return unauthorized(origin, false)
+        case "InvalidCredential": return unauthorized(origin, true)
+        case "RequestsThrottled":
+          return json(429, { error: "rate_limited", error_description: "Too many requests for this connection; retry later." }, {
+            "retry-after": String(Math.max(1, Math.ceil(auth.error.retryAfterSeconds)))
+          })
+        default:
+          return json(503, { error: "temporarily_unavailable", error_description: "The service cannot answer right now." }, { "retry-after": "5" })
+      }
+    }
+    const { principal } = auth
+    // Stateless: no stream to resume (GET) and no session to end (DELETE).
+    if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST", ...noStore } })
+    let body: unknown
+    try {
+      body = JSON.parse(bodyText)
+    } catch {
+      return jsonRpcError(400, -32700, "Parse error: the body is not JSON.")
+    }
+    const call = toolCallOf(body)
+    if (call !== null) {
+      const needed = await run(scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null)))
+      if (needed !== null) return insufficientScope(origin, principal, needed)
+    }
+    const web = new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
+    const authInfo = authInfoOf(principal)
+    const legacy = await isLegacyRequest(web.clone(), body)
+    const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
+    if (!legacy) {
+      // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write
+      // called by a client that declares the extension, and tasks/get and tasks/cancel, are answered here.
+      if (platformCall !== null && declaresTasksExtension(body)) {
+        return json(200, { jsonrpc: "2.0", id: platformCall.id, result: await run(callAsTask(principal, platformCall.name, platformCall.args, "modern")) })
+      }
+      const taskRequest = taskRequestOf(body)
+      if (taskRequest !== null) return json(200, await run(answerTaskRequestV2(principal, taskRequest, origin)))
+    }
+    if (legacy) {
+      // MCP 2025-11-25 §Tasks: a platform tool called with `task` answers CreateTaskResult. The SDK's Server only lets
+      // a tools/call handler answer a CallToolResult, so this one exchange is answered here (docs/mcp.md).
+      if (platformCall !== null && platformCall.asTask) {
+        const result = await run(callAsTask(principal, platformCall.name, platformCall.args, "legacy"))
+        return json(200, { jsonrpc: "2.0", id: platformCall.id, result })
+      }
+      const server = makeMcpServer(principal, run)
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      await server.connect(transport)
+      try {
+        return await transport.handleRequest(web, { authInfo, parsedBody: body })
+      } finally {
+        void server.close()
+      }
+    }
+    return modern.fetch(web, { authInfo, parsedBody: body })
+  }
+}
+
+export type McpHandler = ReturnType<typeof makeMcpHandler>
+export type { McpPorts }

@@ -1,0 +1,170 @@
+// One MCP server per request (the SDK's low-level Server: a shared instance breaks under concurrency, docs/mcp.md):
+// tools/list by the connection's scopes and platform choice, paginated; tools/call through the core pipeline.
+// Spec §MCP server; MCP 2025-06-18 §Tools (pagination, annotations, output schemas, isError).
+import { Clock, Effect, Option, Schema } from "effect"
+import { callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit } from "@adgate/core"
+import { type CallToolResult, ProtocolError, Server, type ServerCapabilities, type Tool as McpTool } from "@modelcontextprotocol/server"
+import type { McpPorts } from "./McpPorts.ts"
+import { answerResult, refusalResult } from "./toolResults.ts"
+import { findOwnRequest, listOwnRequests, taskOf, taskResultOf, taskStatusOf, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
+import { runWorkspaceTool, workspaceToolVisible, workspaceTools } from "./workspaceTools.ts"
+
+export const serverInfo = { name: "adgate", title: "adgate: advertising operations", version: "1.0.0" }
+
+/** What a model reads first (MCP `instructions`): how to find, read and call tools, and how writes wait. */
+export const instructions = [
+  "adgate runs tools on the workspace's ad, analytics and store platforms (Google Ads, Meta Ads, GA4, Shopify).",
+  "1. Find a tool with search_tools (describe what you want to do), or pick one from the list by its <family>__<tool> name.",
+  "2. Read its schema before calling: the listed inputSchema or describe_tool. Money is in the account's currency units; ids are the platform's own.",
+  "3. Reads answer at once and cost credits. Writes usually wait for a person: the answer then says nothing changed yet and names a request id (rwq_…).",
+  "   Follow it with get_write_request (or as an MCP task, when your client asks for task execution) until it is executed, failed, rejected or expired. Do not repeat the write.",
+  "4. A refusal is a tool result with isError and {error, message}: insufficient_scope, platform_not_allowed, guardrail_refused, insufficient_credits … say what to change; do not retry unchanged.",
+  "Use list_accounts for account ids, start_task/get_task/list_tasks to hand a whole goal to the service."
+].join("\n")
+
+/** Page size of tools/list (cursor = the offset of the next page). */
+export const toolsPageSize = 25
+
+/** An MCP tool from a catalog tool: same name, schemas and annotations as REST's GET /tools/{name}. */
+export const mcpToolOf = (tool: Tool): McpTool => ({
+  name: tool.name,
+  title: tool.annotations.title,
+  description: `${tool.summary}\n\n${tool.description}\n\nCosts ${tool.credits} credit${tool.credits === 1 ? "" : "s"} per call.`,
+  inputSchema: tool.inputSchema as McpTool["inputSchema"],
+  ...(tool.outputSchema === null ? {} : { outputSchema: tool.outputSchema as NonNullable<McpTool["outputSchema"]> }),
+  annotations: { ...tool.annotations },
+  // MCP 2025-11-25 §Tasks: a write may wait for a person, so a host may ask to follow it as a task.
+  ...(tool.kind === "write" ? { execution: { taskSupport: "optional" as const } } : {})
+})
+
+/** Every platform tool this principal may call (listTools pages through the catalog at its maximum page). */
+export const callablePlatformTools = (principal: Principal) =>
+  Effect.gen(function* () {
+    if (!principal.scopes.some((s) => s.startsWith("tools:"))) return [] as ReadonlyArray<Tool>
+    const all: Array<Tool> = []
+    for (let offset = 0; ; offset += toolListLimit.max) {
+      const page = yield* listTools(principal, { q: null, family: null, kind: null, limit: toolListLimit.max, offset })
+      all.push(...page.tools)
+      if (offset + toolListLimit.max >= page.total) return all as ReadonlyArray<Tool>
+    }
+  })
+
+const listedTools = (principal: Principal) =>
+  Effect.gen(function* () {
+    const workspace = workspaceTools.filter((t) => workspaceToolVisible(principal, t)).map((t): McpTool => ({
+      name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as McpTool["inputSchema"],
+      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.readOnly, openWorldHint: false }
+    }))
+    const platform = (yield* callablePlatformTools(principal)).map(mcpToolOf)
+    return [...workspace, ...platform]
+  })
+
+const cursorOffset = (cursor: string | undefined): number => {
+  if (cursor === undefined) return 0
+  const n = Number(cursor)
+  return Number.isInteger(n) && n >= 0 ? n : -1
+}
+
+const asObject = (value: unknown): Schema.JsonObject =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? value as Schema.JsonObject : {}
+
+/** tools/call: a workspace tool, or a platform tool through callTool (same scopes, guardrails, credits, queue, audit). */
+export const callByName = (principal: Principal, name: string, args: Schema.JsonObject): Effect.Effect<CallToolResult, never, McpPorts> => {
+  const workspace = workspaceTools.find((t) => t.name === name)
+  if (workspace !== undefined) {
+    return workspaceToolVisible(principal, workspace)
+      ? runWorkspaceTool(workspace, principal, args)
+      : Effect.succeed(refusalResult(new ToolNotFound({ name })))
+  }
+  return Effect.gen(function* () {
+    const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
+    return answerResult(answer, (yield* Issuer).origin)
+  }).pipe(Effect.catch((refusal) => Effect.succeed(refusalResult(refusal))))
+}
+
+export type Runner = <A>(effect: Effect.Effect<A, never, McpPorts>) => Promise<A>
+
+const invalidParams = (message: string) => new ProtocolError(-32602, message)
+
+/** A platform write asked as a task (2025-11-25 `task` parameter): a queued write answers its task at once. */
+export const callAsTask = (principal: Principal, name: string, args: Schema.JsonObject, era: "legacy" | "modern") =>
+  Effect.gen(function* () {
+    const { origin } = yield* Issuer
+    const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
+    const complete = (result: CallToolResult) => era === "legacy" ? result : { resultType: "complete", ...result }
+    if (answer._tag === "Ran") return complete(answerResult(answer, origin))
+    const request = yield* findOwnRequest(principal, answer.requestId)
+    if (Option.isNone(request)) return complete(answerResult(answer, origin))
+    const now = yield* Clock.currentTimeMillis
+    if (era === "legacy") return { task: taskOf(request.value, origin, now) }
+    const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
+    return { resultType: "task", ...task }
+  }).pipe(Effect.catch((refusal) => Effect.succeed(era === "legacy" ? refusalResult(refusal as never) : { resultType: "complete", ...refusalResult(refusal as never) })))
+
+const taskPageSize = 50
+const taskIdParams = Schema.toStandardSchemaV1(Schema.Struct({ taskId: Schema.String }))
+const cursorParams = Schema.toStandardSchemaV1(Schema.UndefinedOr(Schema.Struct({ cursor: Schema.optional(Schema.String) })))
+
+export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" | "modern" = "legacy"): Server => {
+  const server = new Server(serverInfo, {
+    capabilities: era === "legacy"
+      // MCP 2025-11-25 §Tasks: queued writes are tasks; listed per connection and withdrawable while pending.
+      ? { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
+      // 2026-07-28: Tasks is the extension `io.modelcontextprotocol/tasks` (answered in mcpHandler.ts).
+      : { tools: { listChanged: false }, extensions: { "io.modelcontextprotocol/tasks": {} } } as ServerCapabilities,
+    instructions
+  })
+  server.setRequestHandler("tools/list", async (request) => {
+    const tools = await run(listedTools(principal).pipe(Effect.orDie))
+    const start = cursorOffset(request.params?.cursor)
+    if (start < 0 || start > tools.length) throw new Error("invalid cursor")
+    const next = start + toolsPageSize
+    return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) }
+  })
+  server.setRequestHandler("tools/call", async (request) => {
+    const args = asObject(request.params.arguments)
+    return run(callByName(principal, request.params.name, args))
+  })
+  const own = async (taskId: string) => {
+    const found = await run(findOwnRequest(principal, taskId).pipe(Effect.orDie))
+    if (Option.isNone(found)) throw invalidParams(`No task ${taskId} for this connection.`)
+    return found.value
+  }
+  const now = () => run(Clock.currentTimeMillis)
+  const origin = () => run(Effect.gen(function* () { return (yield* Issuer).origin }))
+  // The SDK keeps the 2025-11-25 task methods off its typed surface (no runtime of its own): registered by name.
+  server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params) =>
+    taskOf(await own(params.taskId), await origin(), await now()))
+  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params) => {
+    const found = await own(params.taskId)
+    if (taskStatusOf(found) === "working") throw invalidParams(`Task ${found.id} is still working; ask tasks/get until it ends.`)
+    return taskResultOf(found, await origin())
+  })
+  server.setRequestHandler("tasks/list", { params: cursorParams }, async (params) => {
+    const page = await run(listOwnRequests(principal, params?.cursor, taskPageSize).pipe(Effect.orDie))
+    const o = await origin()
+    const t = await now()
+    return { tasks: page.requests.map((r) => taskOf(r, o, t)), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) }
+  })
+  server.setRequestHandler("tasks/cancel", { params: taskIdParams }, async (params) => {
+    await own(params.taskId)
+    const withdrawn = await run(withdrawOwnRequest(principal, params.taskId).pipe(
+      Effect.map((r) => ({ _tag: "Withdrawn" as const, r })),
+      Effect.catch((e) => Effect.succeed({ _tag: "Refused" as const, e }))
+    ))
+    if (withdrawn._tag === "Refused") throw invalidParams(`Task ${params.taskId} cannot be cancelled: it is no longer waiting for a person.`)
+    return taskOf(withdrawn.r, await origin(), await now())
+  })
+  return server
+}
+
+/** The scope a tools/call needs before anything runs, or null when the connection has it (or the tool is unknown). */
+export const scopeNeeded = (principal: Principal, name: string, args: Schema.JsonObject) =>
+  Effect.gen(function* () {
+    const workspace = workspaceTools.find((t) => t.name === name)
+    if (workspace !== undefined) return workspaceToolVisible(principal, workspace) ? null : workspace.anyOf[0]!
+    const tool = (yield* Platforms).tools.find((t) => t.name === name)
+    if (tool === undefined) return null
+    const scope = scopeForCall(tool, kindOfCall(tool, args))
+    return principal.scopes.includes(scope) ? null : scope
+  })

@@ -1,0 +1,204 @@
+// The workspace tools of the MCP server (issue 10; spec §What the service does: accounts, tasks, find, describe and
+// call platform tools, the decision on a queued write): what a model uses besides the platform tools themselves.
+// Each names the scopes it needs; its arguments are checked by the same ArgumentValidator as platform tools.
+import { Effect, Option, Schema } from "effect"
+import {
+  ArgumentValidator, callTool, describeTool, Issuer, listTools, Platforms, type Principal, type Scope,
+  startTask, TaskStatus, TaskStore, ToolArgumentsInvalid, type ToolCallRefusal, WriteRequestStore
+} from "@adgate/core"
+import type { CallToolResult } from "@modelcontextprotocol/server"
+import type { McpPorts } from "./McpPorts.ts"
+import { answerResult, jsonResult, refusalResult, requestStatusUrl } from "./toolResults.ts"
+
+export interface WorkspaceTool {
+  readonly name: string
+  readonly title: string
+  readonly description: string
+  readonly inputSchema: Schema.JsonObject
+  readonly readOnly: boolean
+  /** Any one of these scopes lets the connection see and call the tool; the first is the one to ask for. */
+  readonly anyOf: ReadonlyArray<Scope>
+  readonly run: (principal: Principal, args: Schema.JsonObject) => Effect.Effect<CallToolResult, never, McpPorts>
+}
+
+const tools: ReadonlyArray<Scope> = ["tools:read", "tools:write", "tools:raw"]
+
+const object = (properties: Record<string, Schema.Json>, required: ReadonlyArray<string> = []): Schema.JsonObject => ({
+  type: "object", properties, required: [...required], additionalProperties: false
+})
+
+/** A store, the directory or the platform did not answer: the same refusal codes as a tool call. */
+const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal | { readonly _tag: string }, R>) =>
+  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error as ToolCallRefusal)))) as Effect.Effect<A | CallToolResult, never, R>
+
+const notFound = (what: string, id: string): CallToolResult => {
+  const body = { error: "not_found", message: `No ${what} ${id} in this workspace.` }
+  return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, isError: true }
+}
+
+const str = (args: Schema.JsonObject, key: string): string | null => typeof args[key] === "string" ? args[key] : null
+const int = (args: Schema.JsonObject, key: string): number | null => typeof args[key] === "number" ? args[key] : null
+
+export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
+  {
+    name: "search_tools",
+    title: "Search platform tools",
+    description: "Find the platform tools this connection may call, ranked by what you want to do. Start here: " +
+      "search by intent (\"pause a campaign\", \"spend by channel\"), then read a tool's schema with describe_tool.",
+    inputSchema: object({
+      query: { type: "string", description: "What you want to do, in words." },
+      family: { type: "string", description: "Only tools of this platform family (gads, meta, ga4, shopify)." },
+      kind: { type: "string", enum: ["read", "write"] },
+      limit: { type: "integer", minimum: 1, maximum: 100 },
+      offset: { type: "integer", minimum: 0 }
+    }),
+    readOnly: true,
+    anyOf: tools,
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const kind = str(args, "kind")
+      const found = yield* listTools(principal, {
+        q: str(args, "query"), family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
+        limit: int(args, "limit"), offset: int(args, "offset")
+      })
+      return jsonResult({
+        total: found.total,
+        tools: found.tools.map((t) => ({ name: t.name, kind: t.kind, summary: t.summary, credits: t.credits, required: t.inputSchema["required"] ?? [] }))
+      })
+    }))
+  },
+  {
+    name: "describe_tool",
+    title: "Describe a platform tool",
+    description: "A platform tool's documentation, JSON Schema of its arguments, annotations, credits, and whether " +
+      "this connection may call it (and why not). Free.",
+    inputSchema: object({ name: { type: "string", description: "The tool's name, <family>__<tool>." } }, ["name"]),
+    readOnly: true,
+    anyOf: tools,
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const { tool, callable, whyNot } = yield* describeTool(principal, str(args, "name") ?? "")
+      return jsonResult({
+        name: tool.name, kind: tool.kind, summary: tool.summary, description: tool.description,
+        inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations,
+        credits: tool.credits, personDecision: tool.personDecision, callable,
+        whyNot: whyNot === null ? null : refusalResult(whyNot).structuredContent
+      })
+    }))
+  },
+  {
+    name: "call_tool",
+    title: "Call a platform tool",
+    description: "Runs a platform tool by name with its arguments: the same as calling the tool directly. A write " +
+      "may wait for a person; the answer then names the request to follow with get_write_request.",
+    inputSchema: object({
+      name: { type: "string" },
+      arguments: { type: "object", description: "The tool's arguments, per its JSON Schema." }
+    }, ["name"]),
+    readOnly: false,
+    anyOf: tools,
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const inner = args["arguments"]
+      const answer = yield* callTool({
+        principal, name: str(args, "name") ?? "", idempotencyKey: null,
+        arguments: typeof inner === "object" && inner !== null && !Array.isArray(inner) ? inner as Schema.JsonObject : {}
+      })
+      return answerResult(answer, (yield* Issuer).origin)
+    }))
+  },
+  {
+    name: "get_write_request",
+    title: "Read a queued write's decision",
+    description: "The status of a write that waits for a person: pending_approval, approved, executed (with the " +
+      "platform's result), failed, rejected or expired. Poll every few seconds until it is final.",
+    inputSchema: object({ requestId: { type: "string", description: "The rwq_… id a queued call answered." } }, ["requestId"]),
+    readOnly: true,
+    anyOf: tools,
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const id = str(args, "requestId") ?? ""
+      const found = yield* (yield* WriteRequestStore).find(id)
+      if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("write request", id)
+      const r = found.value
+      return jsonResult({
+        requestId: r.id, status: r.status, tool: r.tool, reason: r.reason, providerStatus: r.providerStatus,
+        result: r.result, decidedAt: r.decidedAt, expiresAt: r.expiresAt,
+        statusUrl: requestStatusUrl((yield* Issuer).origin, r.id)
+      })
+    }))
+  },
+  {
+    name: "list_accounts",
+    title: "List connected accounts",
+    description: "The workspace's connected platform accounts this connection may use (platform, id, name, status).",
+    inputSchema: object({}),
+    readOnly: true,
+    anyOf: ["accounts:read", ...tools],
+    run: (principal) => refused(Effect.gen(function* () {
+      const accounts = yield* (yield* Platforms).accounts(principal.workspaceId)
+      const allowed = accounts.filter((a) => principal.platforms === "all" || principal.platforms.includes(a.platform))
+      return jsonResult({ accounts: allowed })
+    }))
+  },
+  {
+    name: "start_task",
+    title: "Start a task",
+    description: "Hands a goal to the service, which plans and runs it with the platform tools under the same " +
+      "approval rules. Answers the task id; follow it with get_task.",
+    inputSchema: object({ goal: { type: "string", minLength: 1, maxLength: 4000 } }, ["goal"]),
+    readOnly: false,
+    anyOf: ["tasks:write"],
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const task = yield* startTask({
+        workspaceId: principal.workspaceId, createdBy: principal.userId, connectionId: principal.connectionId,
+        apiKeyId: principal.apiKeyId, goal: str(args, "goal") ?? ""
+      }).pipe(Effect.catchTag("TaskGoalInvalid", (e) =>
+        Effect.fail(new ToolArgumentsInvalid({ tool: "start_task", problems: [{ path: "/goal", message: `must be 1 to 4000 characters (was ${e.length})` }] }))))
+      return jsonResult({ taskId: task.id, status: task.status, url: `${(yield* Issuer).origin}/api/v1/tasks/${task.id}` })
+    }))
+  },
+  {
+    name: "get_task",
+    title: "Read a task",
+    description: "A task's status, plan and report.",
+    inputSchema: object({ taskId: { type: "string" } }, ["taskId"]),
+    readOnly: true,
+    anyOf: ["tasks:read"],
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const id = str(args, "taskId") ?? ""
+      const found = yield* (yield* TaskStore).find(id)
+      if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("task", id)
+      const t = found.value
+      return jsonResult({ taskId: t.id, goal: t.goal, status: t.status, plan: t.plan, report: t.report, createdAt: t.createdAt, updatedAt: t.updatedAt })
+    }))
+  },
+  {
+    name: "list_tasks",
+    title: "List tasks",
+    description: "The workspace's tasks, newest first.",
+    inputSchema: object({
+      status: { type: "string", enum: [...TaskStatus.literals] },
+      limit: { type: "integer", minimum: 1, maximum: 100 },
+      skip: { type: "integer", minimum: 0 }
+    }),
+    readOnly: true,
+    anyOf: ["tasks:read"],
+    run: (principal, args) => refused(Effect.gen(function* () {
+      const status = str(args, "status")
+      const tasks = yield* (yield* TaskStore).list(principal.workspaceId, {
+        limit: int(args, "limit") ?? 20, skip: int(args, "skip") ?? 0,
+        status: status !== null && (TaskStatus.literals as ReadonlyArray<string>).includes(status) ? status as TaskStatus : null
+      })
+      return jsonResult({ tasks: tasks.map((t) => ({ taskId: t.id, goal: t.goal, status: t.status, createdAt: t.createdAt })) })
+    }))
+  }
+]
+
+export const workspaceToolVisible = (principal: Principal, tool: WorkspaceTool) =>
+  tool.anyOf.some((scope) => principal.scopes.includes(scope))
+
+/** Runs a workspace tool: arguments checked against its schema first (422 on REST, isError here). */
+export const runWorkspaceTool = (tool: WorkspaceTool, principal: Principal, args: Schema.JsonObject) =>
+  Effect.gen(function* () {
+    const problems = yield* (yield* ArgumentValidator).validate(tool.inputSchema, args)
+    if (problems.length > 0) return refusalResult(new ToolArgumentsInvalid({ tool: tool.name, problems }))
+    return yield* tool.run(principal, args)
+  })
+

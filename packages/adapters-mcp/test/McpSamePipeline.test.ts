@@ -1,0 +1,83 @@
+// MCP tools/call is the core pipeline (architecture §One tool pipeline; issue 10 "the same outcome, credits and
+// audit entries"): the same calls made over MCP and directly through core callTool (the function REST's
+// POST /tools/{name} calls; REST itself is not on this branch yet) end the same, cost the same credits and leave the
+// same usage and audit entries.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Effect } from "effect"
+import {
+  AuditLog, callTool, createApiKey, CreditsLedger, type Principal, resolveBearer, ToolUsageLog
+} from "@adgate/core"
+import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
+
+let server: McpTestServer
+let world: SeededWorld
+let drop: () => Promise<void>
+
+beforeAll(async () => {
+  const database = await freshDatabase()
+  drop = database.drop
+  server = await startMcpTestServer(database)
+  world = await seedWorld(server)
+}, 60_000)
+
+afterAll(async () => {
+  await server?.close()
+  await drop?.()
+})
+
+/** What one call left behind in the workspace: credits spent, usage rows and audit actions since `before`. */
+const trail = (since: { readonly balance: number; readonly usage: number; readonly audit: number }) =>
+  server.run(Effect.gen(function* () {
+    const balance = yield* (yield* CreditsLedger).balance(world.paid.id)
+    const usage = yield* (yield* ToolUsageLog).list(world.paid.id, 1000)
+    const audit = yield* (yield* AuditLog).list(world.paid.id)
+    return {
+      spent: since.balance - balance,
+      usage: usage.slice(0, usage.length - since.usage).map((u) => [u.tool, u.kind, u.outcome, u.credits]),
+      audit: audit.slice(since.audit).map((a) => a.action),
+      now: { balance, usage: usage.length, audit: audit.length }
+    }
+  }))
+
+const snapshot = () => trail({ balance: 0, usage: 0, audit: 0 }).then((t) => t.now)
+
+describe("the same tool over MCP and through core callTool", () => {
+  it.each([
+    ["a read that runs", "gads__list_campaigns", { accountId: "3842019576" }],
+    ["a write that waits for a person", "gads__pause_campaign", { accountId: "3842019576", campaignId: "20481004" }],
+    ["a call the schema refuses", "gads__list_campaigns", {}]
+  ] as const)("%s: same outcome, same credits, same usage and audit entries", async (_label, name, args) => {
+    const key = await server.run(createApiKey({
+      workspaceId: world.paid.id, actorId: world.admin.id, name: "same", scopes: ["tools:read", "tools:write"], toolWrites: "wait"
+    }).pipe(Effect.map((k) => k.secret)))
+    const principal = await server.run(resolveBearer(key, "mcp")) as Principal
+
+    const beforeMcp = await snapshot()
+    const client = new Client({ name: "same", version: "1" })
+    await client.connect(new StreamableHTTPClientTransport(server.mcpUrl, { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+    const overMcp = await client.callTool({ name, arguments: { ...args } })
+    await client.close()
+    const mcpTrail = await trail(beforeMcp)
+
+    const beforeCore = await snapshot()
+    const direct = await server.run(callTool({ principal, name, arguments: { ...args }, idempotencyKey: null }).pipe(Effect.result))
+    const coreTrail = await trail(beforeCore)
+
+    if (direct._tag === "Failure") {
+      expect(overMcp.isError).toBe(true)
+      expect((overMcp.structuredContent as { error: string }).error).toBe(
+        { ToolArgumentsInvalid: "invalid_arguments" }[direct.failure._tag as "ToolArgumentsInvalid"] ?? direct.failure._tag)
+    } else if (direct.success._tag === "Queued") {
+      expect(mcpTrail.usage).toEqual([[name, "write", "queued", 0]])
+      expect(overMcp.structuredContent).toMatchObject({ queued: true, status: direct.success.status, reason: direct.success.reason })
+    } else {
+      expect(overMcp.structuredContent).toEqual(direct.success.result)
+      expect(mcpTrail.usage).toHaveLength(1)
+      expect(mcpTrail.spent).toBeGreaterThan(0)
+    }
+    expect(mcpTrail.spent).toBe(coreTrail.spent)
+    expect(mcpTrail.usage).toEqual(coreTrail.usage)
+    expect(mcpTrail.audit).toEqual(coreTrail.audit)
+  }, 60_000)
+})
