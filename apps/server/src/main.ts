@@ -4,7 +4,7 @@
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
-import { RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
+import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { appPorts } from "./appPorts.ts"
@@ -29,6 +29,8 @@ export const serverLayer = (config: AppConfig) => {
     HousekeepingSchedule,
     // Approved writes whose executing process died (or was never claimed) run again (docs/decisions.md, Write requests).
     ResumeApprovedWritesSchedule,
+    // Connections past their 365 days end (and are audited) without waiting for a refresh (spec §States: Connection).
+    ExpiredConnectionsSchedule,
     OutboxSchedule,
     TaskRunner,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })

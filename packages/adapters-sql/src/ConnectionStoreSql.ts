@@ -68,6 +68,12 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
       sql`SELECT * FROM connections WHERE client_id = ${clientId} ORDER BY created_at, id`.pipe(
         unavailable("ConnectionStore.listByClient"),
         Effect.flatMap(listByClient)
+      ),
+    listExpiredActive: (now, limit) =>
+      sql`SELECT * FROM connections WHERE status = 'active' AND expires_at <= ${now}
+          ORDER BY expires_at, id LIMIT ${limit}`.pipe(
+        unavailable("ConnectionStore.listExpiredActive"),
+        Effect.flatMap(listByClient)
       )
   })
 }))

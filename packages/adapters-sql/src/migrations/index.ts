@@ -8,6 +8,7 @@ import codeChallengeIndex from "./0003_code_challenge_index.ts"
 import outbox from "./0004_outbox.ts"
 import pipeline from "./0006_pipeline.ts"
 import taskRunner from "./0007_task_runner.ts"
+import connectionExpiryIndex from "./0008_connection_expiry_index.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -15,5 +16,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0003_code_challenge_index": codeChallengeIndex,
   "0004_outbox": outbox,
   "0006_pipeline": pipeline,
-  "0007_task_runner": taskRunner
+  "0007_task_runner": taskRunner,
+  "0008_connection_expiry_index": connectionExpiryIndex
 }

@@ -65,6 +65,20 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
       assert.deepStrictEqual(yield* store.find(connection.id), Option.some(ended))
     }))
 
+    it.effect("active connections past their end are listed for housekeeping, oldest first; ended and later ones are not", () => Effect.gen(function* () {
+      const store = yield* ConnectionStore
+      // Far in the past, so that other tests' connections (sharing the store) are never due before these.
+      const older = aConnection({ expiresAt: 10 })
+      const due = aConnection({ expiresAt: 20 })
+      const ended = { ...aConnection({ expiresAt: 15 }), status: "ended" as const, endedReason: "expired" as const, endedAt: 15 }
+      const later = aConnection({ expiresAt: 31 })
+      yield* Effect.forEach([due, older, ended, later], store.insert)
+      const ids = new Set([older.id, due.id, ended.id, later.id])
+      const listed = (yield* store.listExpiredActive(30, 1000)).filter((c) => ids.has(c.id))
+      assert.deepStrictEqual(listed.map((c) => c.id), [older.id, due.id])
+      assert.strictEqual((yield* store.listExpiredActive(30, 1)).length, 1)
+    }))
+
     it.effect("connections are listed by workspace and by client", () => Effect.gen(function* () {
       const store = yield* ConnectionStore
       const workspaceId = unique("ws_")

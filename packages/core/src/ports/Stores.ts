@@ -58,6 +58,8 @@ export interface ConnectionStoreShape {
   readonly save: (next: Connection) => Cas
   readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<Connection>>
   readonly listByClient: (clientId: string) => Fx<ReadonlyArray<Connection>>
+  /** Up to `limit` active connections whose 365 days ended at or before `now`, oldest first (housekeeping). */
+  readonly listExpiredActive: (now: number, limit: number) => Fx<ReadonlyArray<Connection>>
 }
 export class ConnectionStore extends Context.Service<ConnectionStore, ConnectionStoreShape>()("core/ports/ConnectionStore") {}
 

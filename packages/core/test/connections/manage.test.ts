@@ -4,9 +4,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import {
-  ClientStore, ConnectionStore, disconnectConnection, endConnection, handleTokenRequest, removeWorkspaceApp, resolveBearer,
-  Secrets
+  ClientStore, ConnectionStore, disconnectConnection, endConnection, endExpiredConnections, handleTokenRequest,
+  removeWorkspaceApp, resolveBearer, Secrets
 } from "@adgate/core"
+import { TestClock } from "effect/testing"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
 import { audited } from "../support/audited.ts"
@@ -115,5 +116,23 @@ describe("races (checklist 68, 78)", () => {
     const working = yield* Effect.filter(winners, (w) => Effect.map(Effect.result(resolveBearer(w.access_token, "mcp")), (r) => r._tag === "Success"))
     assert.deepStrictEqual(working, heads)
     assert.strictEqual((yield* handleTokenRequest({ params: refreshGrant(heads[0]!.refresh_token), basic: null })).token_type, "Bearer")
+  })))
+})
+
+describe("endExpiredConnections (housekeeping)", () => {
+  it.effect("active, 365 days since approval → ended (expired) by housekeeping, audited, without waiting for a refresh (spec §States: Connection)", () => run(Effect.gen(function* () {
+    const { connection: due } = yield* connect("apc_pub", "due")
+    yield* TestClock.adjust("1 day")
+    const { connection: later } = yield* connect("apc_pub", "later")
+    yield* TestClock.adjust(364 * 24 * 3600 * 1000 - 1)
+    assert.strictEqual(yield* endExpiredConnections(), 0, "not a moment before its 365 days")
+    yield* TestClock.adjust(1)
+    assert.strictEqual(yield* endExpiredConnections(), 1)
+    const store = yield* ConnectionStore
+    const [ended, stillActive] = [Option.getOrThrow(yield* store.find(due.id)), Option.getOrThrow(yield* store.find(later.id))]
+    assert.deepStrictEqual([ended.status, ended.endedReason, stillActive.status], ["ended", "expired", "active"])
+    assert.strictEqual(yield* endExpiredConnections(), 0, "an ended connection is not ended twice")
+    const audit = (yield* audited(ws)).filter((e) => e.action === "connection.ended")
+    assert.deepStrictEqual(audit.map((e) => [e.connectionId, e.actorId, e.detail]), [[due.id, null, { reason: "expired" }]])
   })))
 })

@@ -76,7 +76,9 @@ export const ConnectionStoreMemory = Layer.effect(ConnectionStore, Effect.gen(fu
       }),
     save: (next) => Effect.andThen(table.save(next.id, next), index(next)),
     listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
-    listByClient: (clientId) => Effect.map(table.all, (all) => all.filter((c) => c.clientId === clientId))
+    listByClient: (clientId) => Effect.map(table.all, (all) => all.filter((c) => c.clientId === clientId)),
+    listExpiredActive: (now, limit) => Effect.map(table.all, (all) =>
+      all.filter((c) => c.status === "active" && c.expiresAt <= now).sort((a, b) => a.expiresAt - b.expiresAt).slice(0, limit))
   })
 }))
 

@@ -1,0 +1,31 @@
+// Spec §States: Connection, row "active, 365 days since approval → ended": housekeeping ends such connections as they
+// come due, so that the management page shows them ended without waiting for a refresh. Each ending is the one
+// endConnection command (compare-and-set, one ConnectionEnded event → the "connection.ended" audit entry), so two
+// processes running this at once end each connection once.
+import { Clock, Effect, Layer, Schedule } from "effect"
+import { endConnection } from "./endConnection.ts"
+import { ConnectionStore } from "../ports/Stores.ts"
+
+/** Connections ended per pass; the next pass takes the rest. */
+export const expiredConnectionsBatch = 100
+
+/** One pass: ends up to a batch of due connections; answers how many this pass ended. */
+export const endExpiredConnections = Effect.fn("connections.endExpiredConnections")(function* () {
+  const due = yield* (yield* ConnectionStore).listExpiredActive(yield* Clock.currentTimeMillis, expiredConnectionsBatch)
+  const ended = yield* Effect.forEach(due, (connection) =>
+    endConnection(connection.id, "expired", null).pipe(
+      Effect.map((outcome) => outcome.endedNow),
+      // Ended meanwhile by another process (or removed with its app): nothing left to do.
+      Effect.catchTag("ConnectionNotFound", () => Effect.succeed(false))
+    ))
+  return ended.filter(Boolean).length
+})
+
+/** Runs endExpiredConnections every minute for the life of the layer; a failed pass is logged and retried. */
+export const ExpiredConnectionsSchedule = Layer.effectDiscard(Effect.gen(function* () {
+  const pass = endExpiredConnections().pipe(
+    Effect.catchTag("StoreUnavailable", (error) =>
+      Effect.as(Effect.logWarning("ending expired connections failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
+  )
+  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("1 minute")))
+}))
