@@ -14,8 +14,13 @@ export class UnsupportedGrantType extends Schema.TaggedError<UnsupportedGrantTyp
  * Client authentication failed (RFC 6749 §2.3, §5.2; checklist D): unknown client, wrong or missing secret, a
  * secret from a public client, a method other than the registered one. `reason` is for logs, never for the answer.
  */
+export const ClientAuthenticationFailure = Schema.Literals([
+  "unknown_client", "malformed_basic", "secret_missing", "secret_wrong", "secret_from_public_client", "wrong_method"
+])
+export type ClientAuthenticationFailure = typeof ClientAuthenticationFailure.Type
+
 export class ClientAuthenticationFailed extends Schema.TaggedError<ClientAuthenticationFailed>()("ClientAuthenticationFailed", {
-  reason: Schema.Literals(["unknown_client", "malformed_basic", "secret_missing", "secret_wrong", "secret_from_public_client", "wrong_method"]),
+  reason: ClientAuthenticationFailure,
   /** Whether the client tried Basic: the adapter then adds `WWW-Authenticate: Basic` to the 401 (RFC 6749 §5.2). */
   usedBasic: Schema.Boolean
 }) {}
@@ -36,5 +41,10 @@ export class OAuthError extends Schema.TaggedError<OAuthError>()("OAuthError", {
   description: Schema.String,
   status: Schema.Literals([400, 401, 500, 503]),
   /** invalid_client after a Basic attempt: answer with `WWW-Authenticate: Basic`. */
-  basicChallenge: Schema.Boolean
+  basicChallenge: Schema.Boolean,
+  /**
+   * Why client authentication failed (invalid_client only; null otherwise): the brute-force counters count a wrong
+   * secret against the client, any other failure only against the address. Never part of the answer.
+   */
+  clientFailure: Schema.NullOr(ClientAuthenticationFailure)
 }) {}

@@ -44,6 +44,7 @@ export const toOAuthError = (failure: Failure): OAuthError => {
     error: row.error,
     description: failure._tag === "InvalidRequest" ? failure.description : row.description,
     status: row.status,
-    basicChallenge: failure._tag === "ClientAuthenticationFailed" && failure.usedBasic
+    basicChallenge: failure._tag === "ClientAuthenticationFailed" && failure.usedBasic,
+    clientFailure: failure._tag === "ClientAuthenticationFailed" ? failure.reason : null
   })
 }
