@@ -33,9 +33,9 @@ export const defaultLimits = {
   client_auth_failures_per_client: { count: 50, windowMs: 15 * minute },
   /** Metadata-document fetches per document host, whatever the path (checklist 123). */
   metadata_fetches_per_host: { count: 30, windowMs: minute },
-  /** Requests to /api/mcp and /api/v1 per connection (OAuth access tokens); enforced with the REST/MCP surfaces. */
+  /** Requests to /api/mcp and /api/v1 per connection (OAuth access tokens), counted by authenticateBearer. */
   api_requests_per_connection: { count: 600, windowMs: minute },
-  /** Requests to /api/mcp and /api/v1 per API key; enforced with the REST/MCP surfaces. */
+  /** Requests to /api/mcp and /api/v1 per API key, counted by authenticateBearer. */
   api_requests_per_key: { count: 600, windowMs: minute }
 } as const satisfies Record<string, Limit>
 
