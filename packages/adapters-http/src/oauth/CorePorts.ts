@@ -12,6 +12,7 @@ import type {
   Issuer,
   Mailer,
   MetadataDocumentFetcher,
+  Platforms,
   RateLimiter,
   Secrets,
   Transactor
@@ -29,6 +30,7 @@ export type CorePorts =
   | AuditLog
   | Mailer
   | MetadataDocumentFetcher
+  | Platforms
   | RateLimiter
   | Issuer
   | Transactor

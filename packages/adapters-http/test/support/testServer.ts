@@ -1,6 +1,6 @@
 // A real adgate HTTP server for tests: bound to 127.0.0.1 on an ephemeral port first, then built with that
 // origin as the Issuer, on the core's in-memory stores, seeded with known people and workspaces.
-import { Context, Effect, Exit, Layer, Logger, Option, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Logger, Option, Ref, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { createServer } from "node:http"
@@ -13,6 +13,10 @@ import {
   MetadataDocumentUnavailable,
   PasswordHasher,
   PeopleStore,
+  type Account,
+  Platforms,
+  PlatformsMemory,
+  PlatformsMemoryState,
   Prefix,
   defaultRateLimitPolicy,
   RateLimits,
@@ -46,7 +50,7 @@ export interface TestServerOptions {
   readonly trustedProxies?: ReadonlyArray<string>
 }
 
-type Ports = Layer.Success<typeof CoreMemory> | Directory | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher
+type Ports = Layer.Success<typeof CoreMemory> | Directory | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher | Platforms | PlatformsMemoryState
 
 export interface TestServer {
   /** `http://127.0.0.1:<port>`, also the Issuer. */
@@ -69,6 +73,8 @@ export interface TestServer {
   readonly postForm: (path: string, fields: Readonly<Record<string, string>>, cookie?: string) => Promise<Response>
   /** Signs in over HTTP (GET /signin, POST /signin with its CSRF token); returns the Cookie header value. */
   readonly signIn: (email: string, password: string) => Promise<string>
+  /** Connects an account of a platform family of the in-memory Platforms (`ads`, `shop`) to a workspace. */
+  readonly connectAccount: (workspaceId: string, account: Account) => Promise<void>
 }
 
 /** The value of `<input name="csrf_token" value="…">` in a page. */
@@ -143,7 +149,8 @@ const startWith = async (
       SecretsWebCrypto,
       Issuer.layer(options.issuer ?? origin),
       options.metadataDocumentFetcher ?? refuseEverything,
-      PasswordHasherScrypt
+      PasswordHasherScrypt,
+      PlatformsMemory({})
     )
     const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
     const run = <A, E>(effect: Effect.Effect<A, E, Ports>) => Effect.runPromise(Effect.provide(effect, portsContext))
@@ -233,7 +240,11 @@ const startWith = async (
       fetch: fetchAt,
       get,
       postForm,
-      signIn
+      signIn,
+      connectAccount: (workspaceId, account) =>
+        run(Effect.gen(function* () {
+          yield* Ref.update(yield* PlatformsMemoryState, (state) => ({ ...state, accounts: [...state.accounts, { ...account, workspaceId }] }))
+        }))
     }
   } catch (error) {
     await Effect.runPromise(Scope.close(scope, Exit.void))

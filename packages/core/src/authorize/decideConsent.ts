@@ -4,6 +4,7 @@
 // audit entry) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
 import { Clock, Effect, Option, Result } from "effect"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
+import { connectedPlatforms } from "./connectedPlatforms.ts"
 import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
 import { ConsentAlreadyDecided, ConsentPageNotFound, InvalidConsentDecision } from "./errors.ts"
 import { connectingRole } from "./openConsentPage.ts"
@@ -15,7 +16,7 @@ import { Issuer } from "../ports/Issuer.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore, ConsentStore } from "../ports/Stores.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { canGrant, formatScopes, makesChanges, parseScopes } from "../scopes/grant.ts"
+import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
 const maxPlatformNameLength = 100
@@ -33,14 +34,17 @@ export interface DecideConsentInput {
 
 /**
  * Re-checks a posted choice against the page and the person's current role and plan: only asked scopes, each
- * grantable now; "apply at once" only for an admin; platforms "all" or a list of names. Scopes come back in
- * canonical order; without a change-making scope the write setting is the default.
+ * grantable now; "apply at once" only for an admin; platforms "all" or a non-empty list of the workspace's
+ * connected families (`connected`, read when a list was posted). Scopes come back in canonical order; without a
+ * change-making scope the write setting is the default, and without a platform-tool scope the platforms are "all"
+ * (the choice could never take effect).
  */
 export const checkConsentDecision = (
   page: ConsentPage,
   decision: ConsentDecision,
   role: Role,
-  plan: Plan
+  plan: Plan,
+  connected: ReadonlyArray<string> = []
 ): Result.Result<ConsentDecision, InvalidConsentDecision> => {
   const fail = (description: string) => Result.fail(new InvalidConsentDecision({ description }))
   for (const scope of decision.scopes) {
@@ -52,19 +56,29 @@ export const checkConsentDecision = (
   if (platforms !== "all" && platforms.some((p) => p.length === 0 || p.length > maxPlatformNameLength))
     return fail("a platform name is empty or too long")
   const scopes = parseScopes(formatScopes(decision.scopes))
+  const ticked = platforms === "all" || !scopes.some(isToolScope) ? "all" : [...new Set(platforms)]
+  if (ticked !== "all") {
+    if (ticked.length === 0) return fail("choose at least one platform, or all connected platforms")
+    const unconnected = ticked.find((family) => !connected.includes(family))
+    if (unconnected !== undefined) return fail(`${unconnected} is not a connected platform of this workspace`)
+  }
   return Result.succeed({
     scopes,
-    platforms: platforms === "all" ? "all" : [...new Set(platforms)],
+    platforms: ticked,
     writeMode: makesChanges(scopes) ? decision.writeMode : "wait"
   })
 }
 
 export const decideConsent = Effect.fn("authorize.decideConsent")(function* (input: DecideConsentInput) {
   const transactor = yield* Transactor
-  return yield* transactor.atomically(decideAndIssue(input))
+  // Ticked platforms are checked against the families connected now; read before the transaction (a platform call).
+  const connected = input.answer._tag === "Allow" && input.answer.decision.platforms !== "all"
+    ? (yield* connectedPlatforms(input.workspaceId)).map((family) => family.id)
+    : []
+  return yield* transactor.atomically(decideAndIssue(input, connected))
 })
 
-const decideAndIssue = Effect.fnUntraced(function* (input: DecideConsentInput) {
+const decideAndIssue = Effect.fnUntraced(function* (input: DecideConsentInput, connected: ReadonlyArray<string>) {
   const secrets = yield* Secrets
   const consents = yield* ConsentStore
   const codes = yield* CodeStore
@@ -82,7 +96,7 @@ const decideAndIssue = Effect.fnUntraced(function* (input: DecideConsentInput) {
     let grant: ConsentDecision | null = null
     if (input.answer._tag === "Allow") {
       const { role, plan } = yield* connectingRole(page.workspaceId, page.userId)
-      const checked = yield* Effect.fromResult(checkConsentDecision(page, input.answer.decision, role, plan))
+      const checked = yield* Effect.fromResult(checkConsentDecision(page, input.answer.decision, role, plan, connected))
       // Spec: approving no permission is answered access_denied.
       grant = checked.scopes.length === 0 ? null : checked
     }
