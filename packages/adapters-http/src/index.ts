@@ -8,3 +8,4 @@ export { SecurityMiddleware, RequestId, contentSecurityPolicy, isCrossSite, maxB
 export { People, type Person, type PeopleShape, type PeoplePorts } from "./people/People.ts"
 export { PasswordHasherScrypt, makePasswordHasherScrypt } from "./people/PasswordHasherScrypt.ts"
 export { MetadataDocumentFetcherHttps } from "./cimd/MetadataDocumentFetcherHttps.ts"
+export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJsonError } from "./oauth/errors.ts"

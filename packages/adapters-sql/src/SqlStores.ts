@@ -10,6 +10,7 @@ import { ConsentStoreSql } from "./ConsentStoreSql.ts"
 import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
+import { EventOutboxSql } from "./EventOutboxSql.ts"
 import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
 import { PeopleStoreSql } from "./PeopleStoreSql.ts"
@@ -19,10 +20,18 @@ import { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
 import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
+/**
+ * The readers every appended event is kept for (architecture §Commands and events). A reader named here must be
+ * drained (apps/server's housekeeping does), or its rows wait for ever.
+ */
+export const outboxReaders: ReadonlyArray<string> = []
+
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
- * GuardrailStore and the Transactor (one transaction on the same SqlClient); requires SqlClient. */
+ * GuardrailStore and the Transactor (one transaction on the same SqlClient), and the EventOutbox for `outboxReaders`;
+ * requires SqlClient. */
 export const SqlStores = Layer.mergeAll(
+  EventOutboxSql(outboxReaders),
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
   DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
   CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, TransactorSql

@@ -3,8 +3,8 @@
 // the client's one semaphore is held for the whole transaction, so other fibers' statements wait for it.
 import { StoreUnavailable, Transactor } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import { unavailable } from "./unavailable.ts"
+import { SqlClient, SqlError } from "effect/sql"
+import { describeSqlError } from "./unavailable.ts"
 
 export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -12,6 +12,7 @@ export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
     // The stores inside already map their statements' SqlError to StoreUnavailable; what is left here comes from
     // BEGIN, COMMIT or ROLLBACK, and is StoreUnavailable too (a failed COMMIT has changed nothing).
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
-      sql.withTransaction(effect).pipe(unavailable("Transactor.atomically")) as Effect.Effect<A, E | StoreUnavailable, R>
+      Effect.mapError(sql.withTransaction(effect), (error) =>
+        SqlError.isSqlError(error) ? new StoreUnavailable({ operation: "Transactor.atomically", message: describeSqlError(error) }) : error)
   })
 }))

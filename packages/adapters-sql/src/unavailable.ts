@@ -2,9 +2,10 @@
 // cannot answer is an answer (503, nothing changed), never a defect. Messages name the operation, never a value.
 import { DirectoryUnavailable, StoreUnavailable } from "@adgate/core"
 import { Effect } from "effect"
-import type { SqlError } from "effect/sql"
+import { SqlError } from "effect/sql"
 
-const describe = (error: SqlError.SqlError): string => {
+/** The failure as a message for logs: its kind and the driver's text, never a parameter. */
+export const describeSqlError = (error: SqlError.SqlError): string => {
   const cause = error.reason.cause
   const detail = typeof cause === "object" && cause !== null && "message" in cause && typeof cause.message === "string"
     ? cause.message
@@ -12,15 +13,16 @@ const describe = (error: SqlError.SqlError): string => {
   return `${error.reason._tag}: ${detail}`
 }
 
-/** Maps SqlError to StoreUnavailable for `operation` (e.g. "CodeStore.save"); other errors pass through. */
+/**
+ * Maps SqlError to StoreUnavailable for `operation` (e.g. "CodeStore.save"); other errors pass through. One narrow
+ * cast is left: TypeScript does not narrow a generic E by the guard, so the error that is not an SqlError is told so.
+ */
 export const unavailable = (operation: string) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreUnavailable, R> =>
-    Effect.catchTag(self as Effect.Effect<A, SqlError.SqlError, R>, "SqlError", (error) =>
-      Effect.fail(new StoreUnavailable({ operation, message: describe(error) }))) as Effect.Effect<
-        A,
-        Exclude<E, SqlError.SqlError> | StoreUnavailable,
-        R
-      >
+    Effect.mapError(self, (error) =>
+      SqlError.isSqlError(error)
+        ? new StoreUnavailable({ operation, message: describeSqlError(error) })
+        : error as Exclude<E, SqlError.SqlError>)
 
 /** The Directory's reads answer DirectoryUnavailable ("cannot confirm now"), whatever went wrong underneath. */
 export const directoryUnavailable = (operation: string) =>
@@ -28,8 +30,8 @@ export const directoryUnavailable = (operation: string) =>
     Effect.mapError(self, (error) =>
       new DirectoryUnavailable({
         message: `${operation}: ${
-          typeof error === "object" && error !== null && "_tag" in error && error._tag === "SqlError"
-            ? describe(error as unknown as SqlError.SqlError)
+          SqlError.isSqlError(error)
+            ? describeSqlError(error)
             : typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
         }`
       }))

@@ -15,6 +15,7 @@ import { TestClock } from "effect/testing"
 import { aClient, aConnection, aConsentPage, unique } from "./contracts/fixtures.ts"
 import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
+import { oauthAnswer } from "@adgate/adapters-http"
 
 /** Runs `effect` with `table` renamed away, so that every statement on it fails; the table is back afterwards. */
 const withTableAway = <A, E, R>(table: string, effect: Effect.Effect<A, E, R>) =>
@@ -42,7 +43,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
     it.effect("an exchange whose access token cannot be stored is 503, and the same code then exchanges (RFC 6749 §4.1.3)", () =>
       Effect.gen(function* () {
         const { clientId, code, grant } = yield* seedCode
-        const failed = yield* Effect.flip(withTableAway("access_tokens", handleTokenRequest({ params: grant(), basic: null })))
+        const failed = yield* Effect.map(Effect.flip(withTableAway("access_tokens", handleTokenRequest({ params: grant(), basic: null }))), oauthAnswer)
         assert.deepStrictEqual([failed.error, failed.status], ["server_error", 503])
         // Nothing of the failed attempt remains: the code unspent, no connection, no audit entry, no mail.
         const stored = Option.getOrThrow(yield* (yield* CodeStore).findByHash(code.hash))
@@ -59,7 +60,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
     it.effect("an exchange whose audit entry cannot be written is 503, and the same code then exchanges", () =>
       Effect.gen(function* () {
         const { clientId, grant } = yield* seedCode
-        const failed = yield* Effect.flip(withTableAway("audit_entries", handleTokenRequest({ params: grant(), basic: null })))
+        const failed = yield* Effect.map(Effect.flip(withTableAway("audit_entries", handleTokenRequest({ params: grant(), basic: null }))), oauthAnswer)
         assert.deepStrictEqual([failed.error, failed.status], ["server_error", 503])
         assert.deepStrictEqual(yield* (yield* ConnectionStore).listByClient(clientId), [])
         const answer = yield* handleTokenRequest({ params: grant(), basic: null })
@@ -69,7 +70,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
     it.effect("a refused exchange still counts its failed attempt (checklist decision 43)", () =>
       Effect.gen(function* () {
         const { code, grant } = yield* seedCode
-        const refused = yield* Effect.flip(handleTokenRequest({ params: grant({ code_verifier: "w".repeat(43) }), basic: null }))
+        const refused = yield* Effect.map(Effect.flip(handleTokenRequest({ params: grant({ code_verifier: "w".repeat(43) }), basic: null })), oauthAnswer)
         assert.strictEqual(refused.error, "invalid_grant")
         const stored = Option.getOrThrow(yield* (yield* CodeStore).findByHash(code.hash))
         assert.deepStrictEqual([stored.status, stored.failedAttempts], ["issued", 1])
@@ -79,7 +80,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
       Effect.gen(function* () {
         const { code, grant } = yield* seedCode
         const first = yield* handleTokenRequest({ params: grant(), basic: null })
-        const again = yield* Effect.flip(handleTokenRequest({ params: grant(), basic: null }))
+        const again = yield* Effect.map(Effect.flip(handleTokenRequest({ params: grant(), basic: null })), oauthAnswer)
         assert.strictEqual(again.error, "invalid_grant")
         const connection = yield* connectionOf(first.refresh_token)
         assert.deepStrictEqual([connection.status, connection.endedReason], ["ended", "code_reused"])
@@ -93,8 +94,8 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const { clientId, grant } = yield* seedCode
         const first = yield* handleTokenRequest({ params: grant(), basic: null })
         yield* TestClock.adjust("1 hour")
-        const failed = yield* Effect.flip(withTableAway("access_tokens",
-          handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null })))
+        const failed = yield* Effect.map(Effect.flip(withTableAway("access_tokens",
+          handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null }))), oauthAnswer)
         assert.deepStrictEqual([failed.error, failed.status], ["server_error", 503])
         const untouched = yield* connectionOf(first.refresh_token)
         assert.deepStrictEqual([untouched.version, untouched.refresh.generation, untouched.spent], [1, 1, null])
@@ -113,7 +114,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const first = yield* handleTokenRequest({ params: grant(), basic: null })
         yield* handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null })
         yield* TestClock.adjust("31 seconds")
-        const reused = yield* Effect.flip(handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null }))
+        const reused = yield* Effect.map(Effect.flip(handleTokenRequest({ params: refreshGrant(clientId, first.refresh_token), basic: null })), oauthAnswer)
         assert.strictEqual(reused.error, "invalid_grant")
         const connection = yield* connectionOf(first.refresh_token)
         assert.deepStrictEqual([connection.status, connection.endedReason], ["ended", "refresh_reused"])

@@ -26,6 +26,7 @@ import {
   type ConsentPage
 } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
+import { errorPageFor } from "../pages/errorPages.ts"
 import { html, renderErrorPage, renderPage, seeOther } from "../pages/layout.ts"
 import { People, type Person } from "../people/People.ts"
 import { isCrossSite, RequestId } from "../security.ts"
@@ -38,19 +39,11 @@ const errorPage = (status: number, title: string, message: string, returnTo?: st
   Effect.map(Effect.service(RequestId), (requestId) =>
     renderErrorPage({ status, title, message, requestId, ...(returnTo === undefined ? {} : { returnTo }) }))
 
-const unavailablePage = errorPage(503, "Temporarily unavailable", "The service could not answer just now. Please try again in a moment.")
 
 type AuthorizeRefusal = AuthorizeErrorPage | AuthorizeErrorRedirect
 
 const first = (params: Params, name: string): string | undefined => params.find(([key]) => key === name)?.[1]
 const all = (params: Params, name: string): ReadonlyArray<string> => params.filter(([key]) => key === name).map(([, value]) => value)
-
-const notAllowedMessages: Readonly<Record<string, string>> = {
-  not_a_member: "You are not a member of this workspace.",
-  role_cannot_connect: "Your role in this workspace cannot connect apps. Ask a workspace admin or editor.",
-  app_of_another_workspace: "This app belongs to another workspace: only that workspace's members can connect it.",
-  unknown_workspace: "This workspace does not exist."
-}
 
 /**
  * A workspace app of another of the person's workspaces: the app can connect only to its own workspace, so the page
@@ -87,7 +80,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
     // Errors of GET /oauth/authorize: an error page on our own site, or a redirect to the app (at once for a
     // workspace's own app or a recognised product; any other app's person first sees the error, decision 13).
     const refusalPage = (e: AuthorizeRefusal) => {
-      if (e._tag === "AuthorizeErrorPage") return errorPage(400, "This sign-in request is not valid", e.description)
+      if (e._tag === "AuthorizeErrorPage") return errorPageFor(e)
       const location = authorizationResponseUrl(e.redirectUri, { error: e.error, error_description: e.description, state: e.state }, origin)
       if (e.immediate) return Effect.succeed(seeOther(location))
       return errorPage(400, "This sign-in request is not valid", `The app sent a request adgate cannot accept: ${e.description}.`, location)
@@ -139,11 +132,11 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
             Effect.catchTags({
               AuthorizeErrorPage: refusalPage,
               AuthorizeErrorRedirect: refusalPage,
-              NotAllowedToConnect: (e) => errorPage(403, "You cannot connect this app", notAllowedMessages[e.reason] ?? "You cannot connect this app."),
-              DirectoryUnavailable: () => unavailablePage
+              NotAllowedToConnect: errorPageFor,
+              DirectoryUnavailable: errorPageFor
             })
           ))
-      }).pipe(Effect.catchTag("StoreUnavailable", () => unavailablePage))
+      }).pipe(Effect.catchTag("StoreUnavailable", errorPageFor))
 
     // Shows the page again with the same id and token, e.g. when Allow access came before the page had been on
     // screen a moment (spec §Authentication 9). The token was checked against the page's hash first.
@@ -213,16 +206,17 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         return seeOther(decided.redirectTo)
       }).pipe(
         Effect.catchTags({
-          CsrfMismatch: () => errorPage(403, "This form was not sent from this page", "Go back to the app and start again."),
-          ConsentPageNotFound: () => errorPage(400, "This page is not valid", "Start again from the app."),
-          ConsentPageExpired: () => errorPage(400, "This page has expired", "A consent page is valid for 10 minutes. Start again from the app."),
-          ConsentAlreadyDecided: () => errorPage(400, "Already answered", "You already answered this request. Start again from the app if you need to."),
+          CsrfMismatch: errorPageFor,
+          ConsentPageNotFound: errorPageFor,
+          ConsentPageExpired: errorPageFor,
+          ConsentAlreadyDecided: errorPageFor,
+          // Not an error page: the flow restarts from the app (spec §States: Consent page).
           ConsentRestartRequired: () => Effect.flatMap(findPage(first(fields, "page") ?? ""), restart),
-          InvalidConsentDecision: (e) => errorPage(400, "This choice is not possible", `${e.description}. Start again from the app.`),
-          NotAllowedToConnect: (e) => errorPage(403, "You cannot connect this app", notAllowedMessages[e.reason] ?? "You cannot connect this app."),
-          DirectoryUnavailable: () => unavailablePage,
-          PlatformUnavailable: () => unavailablePage,
-          StoreUnavailable: () => unavailablePage
+          InvalidConsentDecision: errorPageFor,
+          NotAllowedToConnect: errorPageFor,
+          DirectoryUnavailable: errorPageFor,
+          PlatformUnavailable: errorPageFor,
+          StoreUnavailable: errorPageFor
         })
       )
 
@@ -260,7 +254,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
           // Only the person the page was opened for gets the link back to the app.
           if (Option.isSome(found) && found.value.userId !== person.user.id) return yield* errorPage(400, "Start again from the app", "Start again from the app.")
           return yield* restart(found)
-        })).pipe(Effect.catchTag("StoreUnavailable", () => unavailablePage))
+        })).pipe(Effect.catchTag("StoreUnavailable", errorPageFor))
 
     const provided = <A, E>(f: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, E, CorePorts>) =>
       (request: HttpServerRequest.HttpServerRequest) => Effect.provide(f(request), context)

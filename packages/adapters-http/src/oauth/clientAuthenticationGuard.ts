@@ -4,7 +4,7 @@
 // authentication counts against the address, and a wrong secret also against the client it named; a failure past
 // either limit answers 429 temporarily_unavailable with Retry-After instead of 401. Successful requests count nothing.
 import { Clock, Effect, Schema } from "effect"
-import { hitLimit, OAuthError, type ClientAuthenticationFailure, type LimitName, type RateLimiter, type StoreUnavailable } from "@adgate/core"
+import { ClientAuthenticationFailed, hitLimit, type LimitName, type RateLimiter, type StoreUnavailable } from "@adgate/core"
 
 export class ClientAuthenticationThrottled extends Schema.TaggedError<ClientAuthenticationThrottled>()(
   "ClientAuthenticationThrottled",
@@ -13,32 +13,32 @@ export class ClientAuthenticationThrottled extends Schema.TaggedError<ClientAuth
 
 /**
  * The counters one failure counts against. Only a wrong secret is a guess at a client's secret, so only it counts
- * against that client: an unknown client_id, a secret sent by a public client (which has none to guess) or a
- * missing secret count against the address alone, so nobody can exhaust a client's counter without guessing.
+ * against that client: an unknown client_id, a secret sent by a public client (which has none to guess), a missing
+ * secret or the wrong method count against the address alone, so nobody can fill a client's counter without guessing.
  */
 const countersFor = (
   address: string,
   clientId: string | undefined,
-  failure: ClientAuthenticationFailure | null
+  failure: ClientAuthenticationFailed
 ): ReadonlyArray<{ readonly name: LimitName; readonly subject: string }> => [
   { name: "client_auth_failures_per_address", subject: address },
-  ...(failure === "secret_wrong" && clientId !== undefined && clientId !== ""
+  ...(failure.reason === "secret_wrong" && clientId !== undefined && clientId !== ""
     ? [{ name: "client_auth_failures_per_client" as const, subject: clientId.slice(0, 512) }]
     : [])
 ]
 
-/** Runs `effect`; an invalid_client answer counts one failure, and past a limit becomes ClientAuthenticationThrottled. */
+/** Runs `effect`; a failed client authentication counts, and past a limit becomes ClientAuthenticationThrottled. */
 export const guardClientAuthentication = <A, E, R>(
   who: { readonly address: string; readonly clientId: string | undefined },
   effect: Effect.Effect<A, E, R>
 ): Effect.Effect<A, E | ClientAuthenticationThrottled | StoreUnavailable, R | RateLimiter> =>
   effect.pipe(
     Effect.catch((error): Effect.Effect<never, E | ClientAuthenticationThrottled | StoreUnavailable, RateLimiter> =>
-      error instanceof OAuthError && error.error === "invalid_client"
+      error instanceof ClientAuthenticationFailed
         ? Effect.gen(function* () {
           const now = yield* Clock.currentTimeMillis
           const decisions = yield* Effect.forEach(
-            countersFor(who.address, who.clientId, error.clientFailure),
+            countersFor(who.address, who.clientId, error),
             (counter) => hitLimit(counter.name, counter.subject, now)
           )
           const refused = decisions.filter((decision) => !decision.allowed)

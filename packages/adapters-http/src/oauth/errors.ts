@@ -1,14 +1,10 @@
-// The one mapping from core errors to the JSON answers of /oauth/token, /oauth/revoke and /oauth/register where the
-// core does not already give an OAuthError (spec §OAuth errors; RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1).
+// The one mapping from core errors to the JSON answers of /oauth/token, /oauth/revoke and /oauth/register (spec §OAuth
+// errors; RFC 6749 §5.2, RFC 7591 §3.2.2, RFC 7009 §2.2.1): the core's errors carry reasons only, statuses live here.
 // Bodies are `{error, error_description}` in the RFC 6749 character set; no secret; always Cache-Control: no-store.
 import { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import type {
-  DirectoryUnavailable,
-  InvalidClientMetadata,
-  InvalidRedirectUri,
-  RegistrationRateLimited,
-  StoreUnavailable
+  InvalidClientMetadata, InvalidRedirectUri, RegistrationRateLimited, RevokeEndpointFailure, TokenEndpointFailure
 } from "@adgate/core"
 import type { ClientAuthenticationThrottled } from "./clientAuthenticationGuard.ts"
 
@@ -35,56 +31,82 @@ export const retryAfterUnavailableSeconds = 5
 export const safeDescription = (text: string): string =>
   text.replace(/[^\x20-\x21\x23-\x5b\x5d-\x7e]/g, " ").slice(0, 300)
 
-type Mapped =
+/** Every core or adapter failure a JSON OAuth endpoint (token, revoke, register) answers by name. */
+export type OAuthEndpointFailure =
+  | TokenEndpointFailure
+  | RevokeEndpointFailure
   | InvalidRedirectUri
   | InvalidClientMetadata
   | RegistrationRateLimited
-  | StoreUnavailable
-  | DirectoryUnavailable
   | Unreadable
   | ClientAuthenticationThrottled
 
-/** Core error tag → HTTP answer. A missing row does not compile. */
-const table: { readonly [K in Mapped["_tag"]]: (error: Extract<Mapped, { readonly _tag: K }>) => OAuthJsonError } = {
+type Row<E> = (error: E) => OAuthJsonError
+
+const invalidGrant = (description: string) => (): OAuthJsonError => ({ status: 400, error: "invalid_grant", description })
+// Spec §OAuth errors, server_error "failure on the service's side" (checklist O 173): nothing was issued or changed.
+const serviceUnavailable = (): OAuthJsonError => ({
+  status: 503, error: "server_error", description: "The service is temporarily unavailable.", retryAfterSeconds: retryAfterUnavailableSeconds
+})
+const tooMany = (what: string) => (e: { readonly retryAfterSeconds: number }): OAuthJsonError => ({
+  status: 429, error: "temporarily_unavailable", description: `Too many ${what}; try again later.`,
+  retryAfterSeconds: Math.max(1, Math.ceil(e.retryAfterSeconds))
+})
+
+/**
+ * The one table of the JSON OAuth endpoints: core error tag → status, RFC 6749 §5.2 / RFC 7591 §3.2.2 `error` and a
+ * fixed description (never the request's values, never a secret). A failure without a row, or a row without a
+ * failure, does not compile.
+ */
+export const oauthErrorTable = {
+  // RFC 6749 §5.2
+  InvalidRequest: (e) => ({ status: 400, error: "invalid_request", description: e.description }),
+  VerifierMalformed: () => ({ status: 400, error: "invalid_request", description: "code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~" }),
+  Unreadable: (e) => ({ status: e.status, error: "invalid_request", description: e.description }),
+  // RFC 6749 §5.2: 401, with WWW-Authenticate: Basic when the client tried Basic (oauthErrorResponse).
+  ClientAuthenticationFailed: () => ({ status: 401, error: "invalid_client", description: "client authentication failed" }),
+  UnsupportedGrantType: () => ({ status: 400, error: "unsupported_grant_type", description: "grant_type must be authorization_code or refresh_token" }),
+  CodeNotFound: invalidGrant("the authorization code is invalid"),
+  CodeExpired: invalidGrant("the authorization code has expired"),
+  CodeReused: invalidGrant("the authorization code was already used"),
+  CodeExhausted: invalidGrant("the authorization code is no longer valid"),
+  CodeMismatch: invalidGrant("the authorization code was issued to another client or redirect_uri"),
+  PkceMismatch: invalidGrant("code_verifier does not match the code_challenge"),
+  RefreshTokenInvalid: invalidGrant("the refresh token is invalid, expired, revoked or already used"),
+  ScopeNotGranted: () => ({ status: 400, error: "invalid_scope", description: "the requested scope exceeds the approved scope" }),
+  // RFC 8707 §2
+  UnknownResource: () => ({ status: 400, error: "invalid_target", description: "resource must be the MCP server, the REST API or the service origin" }),
+  ResourceMismatch: () => ({ status: 400, error: "invalid_target", description: "resource does not match the authorization" }),
+  SurfaceNotGranted: () => ({ status: 400, error: "invalid_target", description: "resource does not match the authorization" }),
+  // Spec §OAuth errors: temporarily_unavailable only for the refresh role re-check (503) and rate limits (429).
+  RoleUnconfirmed: () => ({
+    status: 503, error: "temporarily_unavailable", description: "the approver's role could not be re-checked; try again later",
+    retryAfterSeconds: retryAfterUnavailableSeconds
+  }),
+  RegistrationRateLimited: tooMany("registrations"),
+  // Checklist 63: too many failed client authentications from one address or for one client.
+  ClientAuthenticationThrottled: tooMany("failed client authentications"),
+  // A failure on the service's side: the Directory during the code exchange, storage, a race lost too often.
+  DirectoryUnavailable: serviceUnavailable,
+  StoreUnavailable: serviceUnavailable,
+  Conflict: serviceUnavailable,
+  ConnectionNotFound: () => ({ status: 500, error: "server_error", description: "The service failed to answer this request." }),
   // RFC 7591 §3.2.2
   InvalidRedirectUri: (e) => ({ status: 400, error: "invalid_redirect_uri", description: e.description }),
-  InvalidClientMetadata: (e) => ({ status: 400, error: "invalid_client_metadata", description: e.description }),
-  // Spec §OAuth errors: too many requests from one address, or registration paused for the day.
-  RegistrationRateLimited: (e) => ({
-    status: 429,
-    error: "temporarily_unavailable",
-    description: "Too many registrations; try again later.",
-    retryAfterSeconds: Math.max(1, Math.ceil(e.retryAfterSeconds))
-  }),
-  // Fail closed (checklist O 173): nothing was issued or changed.
-  StoreUnavailable: () => ({
-    status: 503,
-    error: "server_error",
-    description: "The service is temporarily unavailable.",
-    retryAfterSeconds: retryAfterUnavailableSeconds
-  }),
-  DirectoryUnavailable: () => ({
-    status: 503,
-    error: "temporarily_unavailable",
-    description: "The service is temporarily unavailable.",
-    retryAfterSeconds: retryAfterUnavailableSeconds
-  }),
-  Unreadable: (e) => ({ status: e.status, error: "invalid_request", description: e.description }),
-  // Checklist 63: too many failed client authentications from one address or for one client.
-  ClientAuthenticationThrottled: (e) => ({
-    status: 429,
-    error: "temporarily_unavailable",
-    description: "Too many failed client authentications; try again later.",
-    retryAfterSeconds: Math.max(1, Math.ceil(e.retryAfterSeconds))
-  })
-}
+  InvalidClientMetadata: (e) => ({ status: 400, error: "invalid_client_metadata", description: e.description })
+} as const satisfies { readonly [K in OAuthEndpointFailure["_tag"]]: Row<Extract<OAuthEndpointFailure, { readonly _tag: K }>> }
 
-export const mapOAuthError = (error: Mapped): OAuthJsonError =>
-  (table[error._tag] as (e: Mapped) => OAuthJsonError)(error)
+/** The JSON answer for `error`. */
+export const mapOAuthError = (error: OAuthEndpointFailure): OAuthJsonError =>
+  (oauthErrorTable[error._tag] as Row<OAuthEndpointFailure>)(error)
 
-/** Whether `error` is one of the core errors the table answers. */
-export const isMapped = (error: unknown): error is Mapped =>
-  typeof error === "object" && error !== null && Object.hasOwn(table, (error as { readonly _tag?: unknown })._tag as PropertyKey)
+/** Whether `error` is one of the failures the table answers. */
+export const isMapped = (error: unknown): error is OAuthEndpointFailure =>
+  typeof error === "object" && error !== null && Object.hasOwn(oauthErrorTable, (error as { readonly _tag?: unknown })._tag as PropertyKey)
+
+/** Whether `error` asks for `WWW-Authenticate: Basic`: a failed client authentication that tried Basic (RFC 6749 §5.2). */
+export const asksBasicChallenge = (error: unknown): boolean =>
+  isMapped(error) && error._tag === "ClientAuthenticationFailed" && error.usedBasic
 
 /** A failure nobody expected: 500 server_error, nothing about it in the answer. */
 export const serverError: OAuthJsonError = { status: 500, error: "server_error", description: "The service failed to answer this request." }
@@ -112,3 +134,7 @@ export const methodNotAllowed = (allow: string): HttpServerResponse.HttpServerRe
     { error: "invalid_request", error_description: `Use ${allow}.` },
     { status: 405, headers: { ...noStore, allow } }
   )
+
+/** The whole answer for a failure the table names, with whether it challenges Basic: what a client would read. */
+export const oauthAnswer = (error: OAuthEndpointFailure): OAuthJsonError & { readonly basicChallenge: boolean } =>
+  ({ ...mapOAuthError(error), basicChallenge: asksBasicChallenge(error) })

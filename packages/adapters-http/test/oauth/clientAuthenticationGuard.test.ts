@@ -5,7 +5,7 @@
 import { assert, describe as effectDescribe, it as effectIt } from "@effect/vitest"
 import * as oauth from "oauth4webapi"
 import { Effect } from "effect"
-import { defaultLimits, OAuthError, RateLimiterMemory, type ClientAuthenticationFailure } from "@adgate/core"
+import { ClientAuthenticationFailed, CodeNotFound, defaultLimits, RateLimiterMemory } from "@adgate/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { guardClientAuthentication } from "../../src/oauth/clientAuthenticationGuard.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
@@ -97,9 +97,9 @@ describe("public clients have no secret to guess (issue 7)", () => {
 })
 
 effectDescribe("the guard itself", () => {
-  const invalidClient = (clientFailure: ClientAuthenticationFailure) =>
-    new OAuthError({ error: "invalid_client", description: "client authentication failed", status: 401, basicChallenge: false, clientFailure })
-  const invalidGrant = new OAuthError({ error: "invalid_grant", description: "bad grant", status: 400, basicChallenge: false, clientFailure: null })
+  // invalid_client is the core's ClientAuthenticationFailed; any other refusal (here invalid_grant) never counts.
+  const invalidClient = (reason: ClientAuthenticationFailed["reason"]) => new ClientAuthenticationFailed({ reason, usedBasic: false })
+  const invalidGrant = new CodeNotFound()
 
   effectIt.effect("wrong secrets naming one client_id are counted across addresses; past the limit only failures are refused (checklist 63)", () =>
     Effect.gen(function* () {
@@ -115,11 +115,11 @@ effectDescribe("the guard itself", () => {
       for (const failure of ["unknown_client", "secret_from_public_client", "secret_missing", "wrong_method"] as const)
         for (let i = 0; i < perClient.count + 1; i++) {
           const answer = yield* Effect.flip(guardClientAuthentication({ address: `10.1.${i}.1`, clientId: "apc_named" }, Effect.fail(invalidClient(failure))))
-          assert.strictEqual(answer._tag, "OAuthError", `${failure} #${i}`)
+          assert.strictEqual(answer._tag, "ClientAuthenticationFailed", `${failure} #${i}`)
         }
       // The named client's counter is untouched: its first wrong secret is an ordinary 401.
       const first = yield* Effect.flip(guardClientAuthentication({ address: "10.2.0.1", clientId: "apc_named" }, Effect.fail(invalidClient("secret_wrong"))))
-      assert.strictEqual(first._tag, "OAuthError")
+      assert.strictEqual(first._tag, "ClientAuthenticationFailed")
     }).pipe(Effect.provide(RateLimiterMemory)))
 
   effectIt.effect("only invalid_client counts: other errors and successes never throttle", () =>
@@ -129,6 +129,6 @@ effectDescribe("the guard itself", () => {
         yield* guardClientAuthentication({ address: "10.3.1.1", clientId: "apc_a" }, Effect.succeed("tokens"))
       }
       const failure = yield* Effect.flip(guardClientAuthentication({ address: "10.3.1.1", clientId: "apc_a" }, Effect.fail(invalidClient("secret_wrong"))))
-      assert.strictEqual(failure._tag, "OAuthError")
+      assert.strictEqual(failure._tag, "ClientAuthenticationFailed")
     }).pipe(Effect.provide(RateLimiterMemory)))
 })

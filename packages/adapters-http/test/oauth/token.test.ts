@@ -403,6 +403,21 @@ describe("temporarily_unavailable (503)", () => {
   })
 })
 
+describe("server_error (503): a failure on the service's side (spec §OAuth errors)", () => {
+  it("a Directory failure during the code exchange answers server_error 503 with Retry-After, and the code stays unspent", async () => {
+    const { code, verifier } = await codeFor(publicApp)
+    await Effect.runPromise(server.directory.setUnavailable(true))
+    try {
+      const response = await exchange(code, verifier)
+      await expectError(response, 503, "server_error")
+      expect(response.headers.get("retry-after")).toBe("5")
+    } finally {
+      await Effect.runPromise(server.directory.setUnavailable(false))
+    }
+    expect((await exchange(code, verifier)).status).toBe(200)
+  })
+})
+
 describe("revocation (RFC 7009)", () => {
   it("a revocation without token is invalid_request (checklist 96)", async () => {
     await expectError(await post("/oauth/revoke", form([["client_id", publicApp]])), 400, "invalid_request")

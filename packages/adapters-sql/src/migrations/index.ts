@@ -5,11 +5,13 @@ import type { SqlClient } from "effect/sql"
 import oauth from "./0001_oauth.ts"
 import operations from "./0002_operations.ts"
 import codeChallengeIndex from "./0003_code_challenge_index.ts"
+import outbox from "./0004_outbox.ts"
 import pipeline from "./0006_pipeline.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
   "0002_operations": operations,
   "0003_code_challenge_index": codeChallengeIndex,
+  "0004_outbox": outbox,
   "0006_pipeline": pipeline
 }

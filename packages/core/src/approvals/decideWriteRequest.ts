@@ -1,7 +1,9 @@
 // A person's decision on a queued write (spec §What the service does 6, §States: Write request; checklist 177):
-// load → pure transition → compare-and-set save. Of two racing decisions one wins; the loser reloads and is told
-// WriteRequestNotPending. A decision arriving after the deadline marks the request expired and is refused.
-import { Clock, Effect, Option } from "effect"
+// a command on the runner (load → pure transition → compare-and-set save → events). Of two racing decisions one wins;
+// the loser reloads and is told WriteRequestNotPending. A decision after the deadline marks the request expired and
+// is refused, the mark committed first.
+import { Effect, Option } from "effect"
+import { runCommand } from "../commands/runCommand.ts"
 import { Directory } from "../ports/Directory.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
@@ -28,24 +30,13 @@ export const decideWriteRequest = Effect.fn("approvals.decideWriteRequest")(func
   const event: WriteRequestEvent = input.decision === "approve"
     ? { _tag: "Approve", deciderId: input.deciderId, argumentsHash: input.argumentsHash }
     : { _tag: "Reject", deciderId: input.deciderId }
-  return yield* Effect.gen(function* () {
-    const found = yield* store.find(input.id)
-    if (Option.isNone(found) || found.value.workspaceId !== input.workspaceId)
-      return yield* new WriteRequestNotFound({ requestId: input.id })
-    const now = yield* Clock.currentTimeMillis
-    const decided = transitionWriteRequest(found.value, event, now)
-    if (decided._tag === "Failure") {
-      if (decided.failure._tag === "WriteRequestExpired") {
-        // Record what the deadline already decided; if housekeeping got there first, that is the same answer.
-        const expired = transitionWriteRequest(found.value, { _tag: "Expire" }, now)
-        if (expired._tag === "Success") yield* store.save(expired.success).pipe(Effect.catchTag("Conflict", () => Effect.void))
-      }
-      return yield* decided.failure
-    }
-    yield* store.save(decided.success)
-    return decided.success
-  }).pipe(
-    // A lost race is not an answer: reload and decide again; the loser then sees the winner's decision.
-    Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 })
-  )
+  return yield* runCommand({
+    // A request of another workspace is answered as unknown.
+    load: Effect.map(store.find(input.id), Option.filter((r) => r.workspaceId === input.workspaceId)),
+    missing: () => new WriteRequestNotFound({ requestId: input.id }),
+    // A decision after the deadline marks the request expired (committed) and is refused; if housekeeping got there
+    // first, the reload after the lost race answers WriteRequestNotPending.
+    transition: (request, now) => transitionWriteRequest(request, event, now),
+    save: store.save
+  })
 })

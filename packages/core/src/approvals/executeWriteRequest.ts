@@ -2,19 +2,20 @@
 // whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
 // claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), re-applies the guardrails and the
 // credits check, calls the platform with the request id as idempotency token, then records executed or failed with
-// the usage, the audit entry and the charge in one unit. A stale lease is claimed again by resumeApprovedWrites.
+// the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
+// on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
 import { Clock, Effect, Option } from "effect"
 import type { Schema } from "effect"
+import { runCommand } from "../commands/runCommand.ts"
 import type { InsufficientCredits } from "../credits/errors.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
 import { Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
-import { Transactor } from "../ports/Transactor.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { checkCredits, checkGuardrails } from "../tools/callTool.ts"
 import { recordToolRun } from "../tools/recordToolRun.ts"
 import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
-import { transitionWriteRequest, type Executed, type Failed } from "./transitionWriteRequest.ts"
+import { transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs } from "./WriteRequest.ts"
 
 const load = (id: string) =>
@@ -25,18 +26,23 @@ const load = (id: string) =>
     }))
   )
 
-/** One pure move, saved by compare-and-set; a lost race reloads and moves again from what won. */
-const move = (id: string, event: (request: WriteRequest) => Parameters<typeof transitionWriteRequest>[1]) =>
-  Effect.gen(function* () {
-    const found = yield* load(id)
-    const next = yield* Effect.fromResult(transitionWriteRequest(found, event(found), yield* Clock.currentTimeMillis))
-    yield* (yield* WriteRequestStore).save(next)
-    return next
-  }).pipe(Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }))
+/** One move on the runner; `then` writes in the same unit of work as the save and the events. */
+const move = <B = WriteRequest, E2 = never, R = never>(
+  id: string,
+  event: WriteRequestEvent,
+  then?: (done: WriteRequest) => Effect.Effect<B, E2, R>
+) =>
+  Effect.flatMap(WriteRequestStore, (store) => runCommand({
+    load: store.find(id),
+    missing: () => new WriteRequestNotFound({ requestId: id }),
+    transition: (request, now) => transitionWriteRequest(request, event, now),
+    save: store.save,
+    ...(then === undefined ? {} : { then: (done: WriteRequest) => Effect.map(then(done), (answer) => ({ answer, events: [] })) })
+  }))
 
 /** Ends a claimed request without a platform answer: guardrail, credits, tool gone, attempts exhausted. */
 const failWithout = (id: string, error: string, message: string, more: Schema.JsonObject = {}) =>
-  move(id, () => ({ _tag: "Failed", providerStatus: null, result: { error, message, ...more } }))
+  move(id, { _tag: "Failed", providerStatus: null, result: { error, message, ...more } })
 
 export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: string) {
   const before = yield* load(id)
@@ -45,7 +51,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
     return yield* failWithout(id, "not_executed", `the platform did not answer after ${before.attempt} attempts`)
   }
   // The claim: of two racing executors exactly one saves it; the other reloads and is told WriteRequestExecutionHeld.
-  const claimed = yield* move(id, () => ({ _tag: "ClaimExecution", leaseMs: writeExecutionLeaseMs }))
+  const claimed = yield* move(id, { _tag: "ClaimExecution", leaseMs: writeExecutionLeaseMs })
   const platforms = yield* Platforms
   const tool = platforms.tools.find((t) => t.name === claimed.tool)
   if (tool === undefined) return yield* failWithout(id, "tool_not_found", `the tool ${claimed.tool} no longer exists`)
@@ -72,13 +78,10 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
   const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
     ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
     : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
-  return yield* (yield* Transactor).atomically(Effect.gen(function* () {
-    const done = yield* move(id, () => outcome)
-    yield* recordToolRun({
+  return yield* move(id, outcome, (done) =>
+    Effect.as(recordToolRun({
       workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
       actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind: kindOfCall(tool, done.arguments), answer,
       change, requestId: done.id
-    })
-    return done
-  }))
+    }), done))
 })

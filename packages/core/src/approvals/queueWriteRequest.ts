@@ -2,6 +2,7 @@
 // bound to the fingerprint of the exact call, due to expire after writeRequestLifetimeMs.
 import { Clock, Effect } from "effect"
 import type { Schema } from "effect"
+import { runCreation } from "../commands/runCommand.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { hashToolCall } from "../tools/hashToolCall.ts"
@@ -35,6 +36,7 @@ export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(functi
     expiresAt: now + writeRequestLifetimeMs,
     updatedAt: now
   }
-  yield* (yield* WriteRequestStore).insert(request)
-  return request
+  return yield* runCreation((yield* WriteRequestStore).insert(request), request, [{
+    _tag: "WriteQueued", at: now, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool
+  }])
 })

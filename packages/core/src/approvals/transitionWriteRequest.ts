@@ -1,8 +1,10 @@
 // The write request lifecycle as a pure transition (spec §States: Write request; checklist 177): a person approves or
 // rejects a pending request before its deadline, an unanswered one expires, an approved one runs once and ends
-// executed or failed. No I/O and no clock: `now` (epoch ms) comes from the caller.
-import { Result } from "effect"
+// executed or failed. No I/O and no clock: `now` (epoch ms) comes from the caller. Returns the runner's Transition:
+// the next state, the events (spec §Events) and the answer or the refusal.
 import type { Schema } from "effect"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
+import { moved as movedTo, refused, type Transition } from "../commands/Transition.ts"
 import {
   WriteRequestExecutionHeld, WriteRequestExpired, WriteRequestNotApproved, WriteRequestNotDue, WriteRequestNotPending, WriteRequestPayloadMismatch,
   type WriteRequestRefusal
@@ -37,42 +39,53 @@ const moved = (request: WriteRequest, now: number, change: Partial<WriteRequest>
   ...request, ...change, version: request.version + 1, updatedAt: now
 })
 
-export const transitionWriteRequest = (
-  request: WriteRequest,
-  event: WriteRequestEvent,
-  now: number
-): Result.Result<WriteRequest, WriteRequestRefusal> => {
+const expired = (request: WriteRequest, now: number): WriteRequest => moved(request, now, { status: "expired" })
+const expiredEvent = (request: WriteRequest, now: number): DomainEvent =>
+  ({ _tag: "WriteExpired", at: now, requestId: request.id, workspaceId: request.workspaceId })
+
+export type WriteRequestTransition = Transition<WriteRequest, WriteRequest, WriteRequestRefusal>
+
+export const transitionWriteRequest = (request: WriteRequest, event: WriteRequestEvent, now: number): WriteRequestTransition => {
   const requestId = request.id
+  const { workspaceId } = request
+  const to = (next: WriteRequest, happened: DomainEvent) => movedTo(next, next, [happened])
   switch (event._tag) {
     case "Approve":
     case "Reject": {
-      if (request.status !== "pending_approval") return Result.fail(new WriteRequestNotPending({ requestId, status: request.status }))
-      // A decision after the deadline is too late even if housekeeping has not marked the request expired yet.
-      if (isDueToExpire(request, now)) return Result.fail(new WriteRequestExpired({ requestId }))
-      if (event._tag === "Reject") return Result.succeed(moved(request, now, { status: "rejected", decidedBy: event.deciderId, decidedAt: now }))
+      if (request.status !== "pending_approval") return refused(new WriteRequestNotPending({ requestId, status: request.status }))
+      // A decision after the deadline is too late even if housekeeping has not marked the request expired yet: the
+      // refusal records what the deadline already decided (committed before the refusal is answered).
+      if (isDueToExpire(request, now)) return refused(new WriteRequestExpired({ requestId }), expired(request, now), [expiredEvent(request, now)])
+      const deciderId = event.deciderId
+      if (event._tag === "Reject")
+        return to(moved(request, now, { status: "rejected", decidedBy: deciderId, decidedAt: now }), { _tag: "WriteRejected", at: now, requestId, workspaceId, deciderId })
       // Checklist 177: the approval is bound to the exact payload; an edited write needs a new approval.
-      if (event.argumentsHash !== request.argumentsHash) return Result.fail(new WriteRequestPayloadMismatch({ requestId }))
-      return Result.succeed(moved(request, now, { status: "approved", decidedBy: event.deciderId, decidedAt: now }))
+      if (event.argumentsHash !== request.argumentsHash) return refused(new WriteRequestPayloadMismatch({ requestId }))
+      return to(moved(request, now, { status: "approved", decidedBy: deciderId, decidedAt: now }), { _tag: "WriteApproved", at: now, requestId, workspaceId, deciderId })
     }
     case "Expire": {
-      if (request.status !== "pending_approval") return Result.fail(new WriteRequestNotPending({ requestId, status: request.status }))
-      if (!isDueToExpire(request, now)) return Result.fail(new WriteRequestNotDue({ requestId }))
-      return Result.succeed(moved(request, now, { status: "expired" }))
+      if (request.status !== "pending_approval") return refused(new WriteRequestNotPending({ requestId, status: request.status }))
+      if (!isDueToExpire(request, now)) return refused(new WriteRequestNotDue({ requestId }))
+      return to(expired(request, now), expiredEvent(request, now))
     }
     case "ClaimExecution": {
-      if (request.status !== "approved") return Result.fail(new WriteRequestNotApproved({ requestId, status: request.status }))
-      if (request.leaseUntil !== null && now < request.leaseUntil) {
-        return Result.fail(new WriteRequestExecutionHeld({ requestId, leaseUntil: request.leaseUntil }))
-      }
-      return Result.succeed(moved(request, now, { attempt: request.attempt + 1, leaseUntil: now + event.leaseMs }))
+      if (request.status !== "approved") return refused(new WriteRequestNotApproved({ requestId, status: request.status }))
+      if (request.leaseUntil !== null && now < request.leaseUntil)
+        return refused(new WriteRequestExecutionHeld({ requestId, leaseUntil: request.leaseUntil }))
+      // Claiming is bookkeeping, not something that happened for a reader: no event.
+      const claimed = moved(request, now, { attempt: request.attempt + 1, leaseUntil: now + event.leaseMs })
+      return movedTo(claimed, claimed)
     }
     case "Executed":
     case "Failed": {
-      if (request.status !== "approved") return Result.fail(new WriteRequestNotApproved({ requestId, status: request.status }))
-      return Result.succeed(moved(request, now, {
+      if (request.status !== "approved") return refused(new WriteRequestNotApproved({ requestId, status: request.status }))
+      const next = moved(request, now, {
         status: event._tag === "Executed" ? "executed" : "failed", providerStatus: event.providerStatus, result: event.result,
         leaseUntil: null
-      }))
+      })
+      return to(next, event._tag === "Executed"
+        ? { _tag: "WriteExecuted", at: now, requestId, workspaceId, providerStatus: event.providerStatus }
+        : { _tag: "WriteFailed", at: now, requestId, workspaceId, providerStatus: event.providerStatus })
     }
   }
 }

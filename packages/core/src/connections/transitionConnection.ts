@@ -4,6 +4,7 @@ import type { Role } from "../workspaces/Workspace.ts"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { parseScopes, roleStillSuffices } from "../scopes/grant.ts"
 import type { Connection, EndReason } from "./Connection.ts"
+import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { RefreshTokenInvalid, type RefreshRefusal, RoleUnconfirmed, ScopeNotGranted, SurfaceNotGranted } from "./errors.ts"
 
 const second = 1000
@@ -159,4 +160,22 @@ export const transitionConnection = (connection: Connection, event: ConnectionEv
       return end(connection, "refresh_reused", now, new RefreshTokenInvalid({ reason: "reused" }))
     }
   }
+}
+
+export interface EndOutcome {
+  readonly connection: Connection
+  /** False when it had already ended: an ended connection never revives nor ends twice. */
+  readonly endedNow: boolean
+}
+
+/** The End rows as the runner's Transition: the ended connection with one ConnectionEnded, or nothing changed. */
+export const endTransition = (
+  connection: Connection, reason: EndReason, actorId: string | null, now: number
+): Transition<Connection, EndOutcome, never> => {
+  const decision = transitionConnection(connection, { _tag: "End", reason }, now)
+  if (decision._tag !== "Ended") return unchanged({ connection, endedNow: false })
+  const { next } = decision
+  return moved(next, { connection: next, endedNow: true }, [{
+    _tag: "ConnectionEnded", at: now, connectionId: next.id, workspaceId: next.workspaceId, clientId: next.clientId, reason, actorId
+  }])
 }

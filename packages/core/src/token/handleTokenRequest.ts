@@ -1,8 +1,8 @@
 // The token endpoint's semantics without HTTP (spec §POST /oauth/token, RFC 6749 §3.2, §4.1.3, §5, §6; checklist
-// D, E, F): parameters → client authentication → grant → token response, every failure mapped to one OAuthError.
+// D, E, F): parameters → client authentication → grant → token response. Failures carry reasons only; the HTTP
+// adapter's one table answers them (adapters-http/src/oauth/errors.ts).
 import { Clock, Effect, Option } from "effect"
 import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
-import { toOAuthError } from "./oauthErrors.ts"
 import { type RawParams, readParams, required } from "./TokenParams.ts"
 import { authenticateClient, type BasicCredentials } from "./authenticateClient.ts"
 import { surfaceOfResource } from "./surfaceOfResource.ts"
@@ -79,8 +79,8 @@ const grant = Effect.fn("token.grant")(function* (request: TokenRequest) {
   return toResponse(tokens)
 })
 
-/** POST /oauth/token: a TokenResponse, or an OAuthError carrying the RFC 6749 §5.2 code and the status to answer. */
-export const handleTokenRequest = (request: TokenRequest) => grant(request).pipe(Effect.mapError(toOAuthError))
+/** POST /oauth/token: a TokenResponse, or the tagged failure the adapter's table answers. */
+export const handleTokenRequest = (request: TokenRequest) => grant(request)
 
-/** Every failure the token endpoint can meet before mapping: the table in oauthErrors.ts must name each tag. */
+/** Every failure the token endpoint can meet: the HTTP adapter's table must name each tag. */
 export type TokenEndpointFailure = Effect.Error<ReturnType<typeof grant>>

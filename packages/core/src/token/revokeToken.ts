@@ -1,7 +1,6 @@
 // Token revocation (RFC 7009, spec §POST /oauth/revoke; checklist G, decisions 90, 92, 97): a refresh token of
 // the client (live or spent) ends its connection; an access token ends only itself; anything else is still 200 {}.
 import { Clock, Effect, Option } from "effect"
-import { toOAuthError } from "./oauthErrors.ts"
 import { readParams, required } from "./TokenParams.ts"
 import { authenticateClient } from "./authenticateClient.ts"
 import type { TokenRequest } from "./handleTokenRequest.ts"
@@ -29,7 +28,7 @@ const revoke = Effect.fn("token.revoke")(function* (request: TokenRequest) {
   return {} as const
 })
 
-/** POST /oauth/revoke: `{}` or an OAuthError (invalid_request, invalid_client, 503 when storage is down). */
-export const revokeToken = (request: TokenRequest) => revoke(request).pipe(Effect.mapError(toOAuthError))
+/** POST /oauth/revoke: `{}` or the tagged failure the adapter's table answers (invalid_request, invalid_client, 503). */
+export const revokeToken = (request: TokenRequest) => revoke(request)
 
 export type RevokeEndpointFailure = Effect.Error<ReturnType<typeof revoke>>

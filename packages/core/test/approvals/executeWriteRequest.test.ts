@@ -81,8 +81,8 @@ describe("resumeApprovedWrites (housekeeping)", () => {
     const store = yield* WriteRequestStore
     const approved = yield* find(id)
     const claimed = transitionWriteRequest(approved, { _tag: "ClaimExecution", leaseMs: 60_000 }, 0)
-    if (claimed._tag !== "Success") return yield* Effect.die("claim refused")
-    yield* store.save(claimed.success)
+    if (claimed.next === null) return yield* Effect.die("claim refused")
+    yield* store.save(claimed.next)
     const platforms = yield* Platforms
     const tool = platforms.tools.find((t) => t.name === approved.tool)!
     yield* platforms.execute({ workspaceId: ws, tool, arguments: approved.arguments, idempotencyToken: id })

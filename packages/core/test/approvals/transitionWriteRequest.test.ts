@@ -5,8 +5,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import {
-  isFinalWriteRequestStatus, transitionWriteRequest, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
+  isFinalWriteRequestStatus, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
 } from "@adgate/core"
+
+/** The answer or the refusal of a transition (its next state and events are checked where they matter). */
+const transitionWriteRequest = (r: WriteRequest, e: WriteRequestEvent, now: number) => transition(r, e, now).outcome
 
 const request: WriteRequest = {
   id: "rwq_1", version: 1, workspaceId: "ws_1", connectionId: "con_1", apiKeyId: null, requestedBy: "usr_req",
@@ -36,6 +39,8 @@ describe("write request transitions (spec §States: Write request)", () => {
     assert.strictEqual(tagOf(transitionWriteRequest(at("executed"), claim, 0)), "WriteRequestNotApproved")
     const ran = transitionWriteRequest(first.success, executed, 2_000)
     assert.isTrue(Result.isSuccess(ran) && ran.success.leaseUntil === null && ran.success.status === "executed")
+    // A claim is bookkeeping: it saves the lease and causes no event (the run's outcome does).
+    assert.deepStrictEqual(transition(at("approved"), claim, 1_000).events, [])
   })
   it("pending_approval, no answer from an admin or editor → expired once the deadline is reached (the spec's row)", () => {
     const r = transitionWriteRequest(request, { _tag: "Expire" }, writeRequestLifetimeMs)
@@ -89,6 +94,32 @@ describe("write request transitions (spec §States: Write request)", () => {
   })
 })
 
+describe("write request transitions: state and events beside the answer (spec §Events)", () => {
+  it("a decision at or after the deadline is refused and records the expiry it found: next expired, one WriteExpired", () => {
+    const t = transition(request, approve, writeRequestLifetimeMs)
+    assert.strictEqual(Result.isFailure(t.outcome) ? t.outcome.failure._tag : null, "WriteRequestExpired")
+    assert.deepStrictEqual([t.next?.status, t.next?.version, t.next?.decidedBy], ["expired", 2, null])
+    assert.deepStrictEqual(t.events, [{ _tag: "WriteExpired", at: writeRequestLifetimeMs, requestId: "rwq_1", workspaceId: "ws_1" }])
+  })
+  it("every other refusal changes nothing and causes nothing", () => {
+    for (const t of [transition(at("approved"), approve, 5), transition(request, { ...approve, argumentsHash: "x" }, 5), transition(request, executed, 5)]) {
+      assert.isTrue(Result.isFailure(t.outcome))
+      assert.deepStrictEqual([t.next, t.events], [null, []])
+    }
+  })
+  it("each move causes its one event: approved, rejected, expired, executed, failed", () => {
+    const tagsOf = (t: ReturnType<typeof transition>) => t.events.map((e) => e._tag)
+    assert.deepStrictEqual(tagsOf(transition(request, approve, 5)), ["WriteApproved"])
+    assert.deepStrictEqual(tagsOf(transition(request, reject, 5)), ["WriteRejected"])
+    assert.deepStrictEqual(tagsOf(transition(request, { _tag: "Expire" }, writeRequestLifetimeMs)), ["WriteExpired"])
+    assert.deepStrictEqual(tagsOf(transition(at("approved"), executed, 9)), ["WriteExecuted"])
+    assert.deepStrictEqual(tagsOf(transition(at("approved"), failed, 9)), ["WriteFailed"])
+    const approved = transition(request, approve, 5)
+    assert.deepStrictEqual(approved.events[0], { _tag: "WriteApproved", at: 5, requestId: "rwq_1", workspaceId: "ws_1", deciderId: "usr_editor" })
+    assert.deepStrictEqual(Result.isSuccess(approved.outcome) ? approved.outcome.success : null, approved.next)
+  })
+})
+
 describe("write request lifecycle model (fast-check)", () => {
   const event: fc.Arbitrary<WriteRequestEvent> = fc.oneof(
     fc.record({ _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2") }),
@@ -108,12 +139,20 @@ describe("write request lifecycle model (fast-check)", () => {
       for (const [e, advance] of steps) {
         now += advance
         const before = current
-        const r = transitionWriteRequest(current, e, now)
+        const t = transition(current, e, now)
+        const r = t.outcome
         if (Result.isFailure(r)) {
-          // A refusal changes nothing (the caller saves nothing).
+          // A refusal changes nothing, except a late decision, which records the expiry the deadline already made.
+          if (t.next !== null) {
+            assert.strictEqual(r.failure._tag, "WriteRequestExpired")
+            assert.deepStrictEqual([before.status, t.next.status, t.next.version], ["pending_approval", "expired", before.version + 1])
+            assert.isAtLeast(now, before.expiresAt)
+            current = t.next
+          }
           continue
         }
         current = r.success
+        assert.deepStrictEqual(t.next, r.success)
         assert.strictEqual(current.version, before.version + 1)
         if (e._tag === "Approve" || e._tag === "Reject") {
           decisions++

@@ -4,6 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { AccessTokenStore, ConnectionStore, handleTokenRequest, resolveBearer, revokeToken, StoreUnavailable } from "@adgate/core"
 import { codeGrant, form, insertCode, refreshGrant, seed, World } from "../token/world.ts"
+import { oauthAnswer } from "@adgate/adapters-http"
 
 const faults = { connectionSave: false, accessTokenInsert: false, reads: false }
 const down = (operation: string) => new StoreUnavailable({ operation, message: "down" })
@@ -44,7 +45,7 @@ const failing = (switchName: keyof typeof faults) => <A, E, R>(effect: Effect.Ef
 describe("checklist F 88: a fault during rotation (fail closed, lose nothing)", () => {
   it.effect("the connection cannot be saved: 503 server_error, and the same refresh token then works", () => run(Effect.gen(function* () {
     const tokens = yield* connected
-    const error = yield* Effect.flip(refresh(tokens.refresh_token).pipe(failing("connectionSave")))
+    const error = oauthAnswer(yield* Effect.flip(refresh(tokens.refresh_token).pipe(failing("connectionSave"))))
     assert.deepStrictEqual([error.error, error.status], ["server_error", 503])
     const next = yield* refresh(tokens.refresh_token)
     assert.strictEqual((yield* resolveBearer(next.access_token, "mcp")).kind, "connection")
@@ -52,7 +53,7 @@ describe("checklist F 88: a fault during rotation (fail closed, lose nothing)", 
 
   it.effect("the new access token cannot be stored: 503, and the client's retry with the same refresh token gets a working pair", () => run(Effect.gen(function* () {
     const tokens = yield* connected
-    const error = yield* Effect.flip(refresh(tokens.refresh_token).pipe(failing("accessTokenInsert")))
+    const error = oauthAnswer(yield* Effect.flip(refresh(tokens.refresh_token).pipe(failing("accessTokenInsert"))))
     assert.strictEqual(error.status, 503)
     const retried = yield* refresh(tokens.refresh_token)
     assert.strictEqual((yield* resolveBearer(retried.access_token, "mcp")).kind, "connection")
@@ -65,10 +66,10 @@ describe("checklist O 173: revocation with storage down", () => {
   it.effect("answers 503 server_error rather than a false 200, and the token is revoked once storage is back", () => run(Effect.gen(function* () {
     const tokens = yield* connected
     const revoke = revokeToken({ params: form({ token: tokens.refresh_token, client_id: "apc_pub" }), basic: null })
-    const error = yield* Effect.flip(revoke.pipe(failing("reads")))
+    const error = oauthAnswer(yield* Effect.flip(revoke.pipe(failing("reads"))))
     assert.deepStrictEqual([error.error, error.status], ["server_error", 503])
     assert.strictEqual((yield* resolveBearer(tokens.access_token, "mcp")).kind, "connection")
     assert.deepStrictEqual(yield* revoke, {})
-    assert.strictEqual((yield* Effect.flip(refresh(tokens.refresh_token))).error, "invalid_grant")
+    assert.strictEqual(oauthAnswer(yield* Effect.flip(refresh(tokens.refresh_token))).error, "invalid_grant")
   })))
 })

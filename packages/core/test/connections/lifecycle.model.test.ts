@@ -9,6 +9,7 @@ import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import { ConnectionStore, handleTokenRequest, revokeToken, Secrets, type Connection } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, refreshGrant, seed, World } from "../token/world.ts"
+import { oauthAnswer } from "@adgate/adapters-http"
 
 const second = 1000
 const day = 24 * 3600 * second
@@ -66,7 +67,7 @@ const refreshCommand = (kind: "head" | "spent" | "dead", widen: boolean, pick: n
     const result = await real.run(Effect.result(handleTokenRequest({
       params: refreshGrant(presented, widen ? { scope: "tasks:read tools:raw" } : {}), basic: null
     })))
-    const got: Outcome = result._tag === "Success" ? "ok" : (result.failure.error as Outcome)
+    const got: Outcome = result._tag === "Success" ? "ok" : (oauthAnswer(result.failure).error as Outcome)
     assert.strictEqual(got, want, `refresh with the ${kind} token`)
     if (result._tag === "Success") {
       if (kind === "head") {

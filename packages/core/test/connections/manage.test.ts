@@ -8,6 +8,7 @@ import {
   Secrets
 } from "@adgate/core"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
+import { oauthAnswer } from "@adgate/adapters-http"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
 const connect = (clientId = "apc_pub", label = "a") => Effect.gen(function* () {
@@ -22,7 +23,7 @@ describe("disconnectConnection (management page)", () => {
     const outcome = yield* disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.editor })
     assert.deepStrictEqual([outcome.endedNow, outcome.connection.endedReason], [true, "disconnected"])
     assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
-    assert.strictEqual((yield* Effect.flip(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null }))).error, "invalid_grant")
+    assert.strictEqual(oauthAnswer(yield* Effect.flip(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null }))).error, "invalid_grant")
     const audit = (yield* (yield* AuditLog).list(ws)).at(-1)
     assert.deepStrictEqual([audit?.action, audit?.actorId, audit?.detail], ["connection.ended", people.editor, { reason: "disconnected" }])
   })))
@@ -70,7 +71,7 @@ describe("races (checklist 68, 78)", () => {
     const results = yield* Effect.forEach(Array.from({ length: 10 }), () =>
       Effect.result(handleTokenRequest({ params: codeGrant(code), basic: null })), { concurrency: "unbounded" })
     assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
-    assert.isTrue(results.every((r) => r._tag === "Success" || r.failure.error === "invalid_grant"))
+    assert.isTrue(results.every((r) => r._tag === "Success" || oauthAnswer(r.failure).error === "invalid_grant"))
     const made = yield* (yield* ConnectionStore).listByClient("apc_pub")
     assert.strictEqual(made.length, 1)
     assert.deepStrictEqual([made[0]?.status, made[0]?.endedReason], ["ended", "code_reused"])

@@ -3,8 +3,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   type Connection, connectionLifetimeMs, narrowScopes, narrowSurface, type Refresh, refreshIdleMs, refreshRetryWindowMs,
-  roleGraceMs, transitionConnection, withdrawnMemoryMs
+  roleGraceMs, transitionConnection, withdrawnMemoryMs, endTransition
 } from "@adgate/core"
+import { Result } from "effect"
 
 const base: Connection = {
   id: "con_1", version: 1, clientId: "apc_pub", workspaceId: "ws_1", approverId: "usr_a",
@@ -112,6 +113,17 @@ describe("connection transitions (spec §States: Connection)", () => {
     const d = transitionConnection(ended, refresh("rt1"), 2)
     assert.strictEqual(d._tag === "Refused" && d.error._tag === "RefreshTokenInvalid" && d.error.reason, "connection_ended")
     assert.strictEqual(transitionConnection(ended, { _tag: "End", reason: "disconnected" }, 2)._tag, "Unchanged")
+  })
+  it("End as the runner's Transition: the ended connection and one ConnectionEnded naming the reason and who ended it (spec §Events)", () => {
+    const t = endTransition(base, "disconnected", "usr_admin", 5)
+    assert.deepStrictEqual([t.next?.status, t.next?.endedReason, t.next?.version], ["ended", "disconnected", 2])
+    assert.deepStrictEqual(t.events, [{ _tag: "ConnectionEnded", at: 5, connectionId: "con_1", workspaceId: "ws_1", clientId: "apc_pub", reason: "disconnected", actorId: "usr_admin" }])
+    assert.deepStrictEqual(Result.isSuccess(t.outcome) ? t.outcome.success : null, { connection: t.next, endedNow: true })
+  })
+  it("End of an ended connection as the runner's Transition: nothing to save, no event, not ended now", () => {
+    const ended = { ...base, status: "ended" as const, endedReason: "revoked" as const, endedAt: 1 }
+    const t = endTransition(ended, "disconnected", null, 2)
+    assert.deepStrictEqual([t.next, t.events, t.outcome], [null, [], Result.succeed({ connection: ended, endedNow: false })])
   })
   it("a refresh token presented by another client is invalid_grant and the owner's connection stays (decision 81)", () => {
     const c2 = rotated(base, refresh("rt1"), 1000).next

@@ -8,11 +8,13 @@ import {
   resolveBearer, StoreUnavailable, type BasicCredentials
 } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, people, refreshGrant, secrets, seed, World, ws } from "./world.ts"
+import { oauthAnswer } from "@adgate/adapters-http"
 
 const token = (params: ReadonlyArray<readonly [string, string]>, basic: BasicCredentials = null) =>
   handleTokenRequest({ params, basic })
+/** The answer a client reads for a refused request: the core's failure through the HTTP adapter's one table. */
 const refused = (params: ReadonlyArray<readonly [string, string]>, basic: BasicCredentials = null) =>
-  Effect.flip(token(params, basic))
+  Effect.map(Effect.flip(token(params, basic)), oauthAnswer)
 const codeStatus = (hash: string) =>
   Effect.gen(function* () { return Option.getOrThrow(yield* (yield* CodeStore).findByHash(hash)).status })
 const connected = Effect.gen(function* () {

@@ -17,6 +17,8 @@ import { ToolUsageLog } from "../ToolUsageLog.ts"
 import { WriteRequestStore } from "../WriteRequestStore.ts"
 import { GuardrailStoreMemory } from "./GuardrailStoreMemory.ts"
 import { makeVersionedTable } from "./versioned.ts"
+import { EventOutboxMemory } from "./EventOutboxMemory.ts"
+import { TransactorMemory } from "./StoresMemory.ts"
 
 const newestFirst = <A extends { readonly id: string }>(at: (a: A) => number) => (a: A, b: A) =>
   at(b) - at(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
@@ -152,10 +154,10 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
 }))
 
 /**
- * Write requests, idempotency keys, credits, tasks, tool usage and guardrails in memory; the ledger reads the given
- * Directory.
+ * Write requests, idempotency keys, credits, tasks, tool usage and guardrails in memory, with the (non-rolling-back)
+ * Transactor and an outbox without readers that their commands run on; the ledger reads the given Directory.
  */
 export const OperationsMemory = Layer.mergeAll(
-  WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory, TaskStoreMemory, ToolUsageLogMemory,
-  GuardrailStoreMemory
+  TransactorMemory, EventOutboxMemory([]), WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory,
+  TaskStoreMemory, ToolUsageLogMemory, GuardrailStoreMemory
 )

@@ -10,6 +10,7 @@ import type { Session } from "../../people/records.ts"
 import { AccessTokenStore, ApiKeyStore, ClientStore, CodeStore, ConnectionStore, ConsentStore } from "../Stores.ts"
 import { Transactor } from "../Transactor.ts"
 import { makeVersionedTable } from "./versioned.ts"
+import { EventOutboxMemory } from "./EventOutboxMemory.ts"
 import type { Client } from "../../clients/Client.ts"
 import type { ConsentPage } from "../../authorize/ConsentPage.ts"
 import type { AuthorizationCode } from "../../codes/AuthorizationCode.ts"
@@ -156,8 +157,11 @@ export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* 
  */
 export const TransactorMemory = Layer.succeed(Transactor, Transactor.of({ atomically: (effect) => effect }))
 
-/** Every in-memory store and side-effect port the OAuth core needs, and the (non-rolling-back) Transactor. */
-export const CoreMemory = Layer.mergeAll(
+/**
+ * Every in-memory store and side-effect port the OAuth core needs, the (non-rolling-back) Transactor and an event
+ * outbox without readers (a test that reads events provides EventOutboxMemory with its own reader).
+ */
+export const CoreMemory = Layer.mergeAll(EventOutboxMemory([]),
   ClientStoreMemory, ConsentStoreMemory, CodeStoreMemory, ConnectionStoreMemory, AccessTokenStoreMemory,
   ApiKeyStoreMemory, AuditLogMemory, MailerMemory, PeopleStoreMemory, RateLimiterMemory, TransactorMemory
 )

@@ -1,0 +1,39 @@
+// The event outbox on SQL (ports/EventOutbox.ts, migration 0004): the events of a command, one row per event and
+// reader, in one multi-row INSERT inside the command's transaction; claims take a reader's undone rows with
+// FOR UPDATE SKIP LOCKED, so two processes draining at once never take the same row.
+import { DomainEvent, EventOutbox, type OutboxEntry } from "@adgate/core"
+import { Array as Arr, Effect, Layer, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import { unavailable } from "./unavailable.ts"
+
+const Row = Schema.Struct({ position: Schema.NumberFromString, event: Schema.fromJsonString(DomainEvent) })
+const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+
+/** The outbox for `readers`: each appended event is delivered once to each of them. */
+export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(EventOutbox, Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  return EventOutbox.of({
+    readers,
+    append: (events) => {
+      const rows = events.flatMap((event) => readers.map((reader): Record<string, unknown> => ({
+        reader, type: event._tag, event: JSON.stringify(Schema.encodeSync(DomainEvent)(event)), created_at: event.at
+      })))
+      if (!Arr.isArrayNonEmpty(rows)) return Effect.void
+      return sql`INSERT INTO event_outbox ${sql.insert(rows)}`.pipe(Effect.asVoid, unavailable("EventOutbox.append"))
+    },
+    claim: (reader, limit) =>
+      // position as text and event as text: bigint and jsonb come back alike from PostgreSQL and PGlite.
+      sql`SELECT position::text AS position, event::text AS event FROM event_outbox
+        WHERE reader = ${reader} AND done_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}
+        FOR UPDATE SKIP LOCKED`.pipe(
+        unavailable("EventOutbox.claim"),
+        Effect.flatMap((rows) => decodeRows(rows)),
+        Effect.map((rows): ReadonlyArray<OutboxEntry> => rows),
+        // A row that does not decode was written by this code: a defect, not an answer.
+        Effect.catchTag("SchemaError", (error) => Effect.die(error))
+      ),
+    markDone: (reader, positions) =>
+      positions.length === 0 ? Effect.void : sql`UPDATE event_outbox SET done_at = ${Date.now()}
+        WHERE reader = ${reader} AND position IN ${sql.in(positions.map(String))}`.pipe(Effect.asVoid, unavailable("EventOutbox.markDone"))
+  })
+}))

@@ -1,0 +1,156 @@
+// The command runner's contract (core commands/runCommand.ts, architecture §Commands and events) on memory, PGlite
+// and PostgreSQL (when DATABASE_URL is set): a refusal that carries state is committed and then answered; a failure
+// after the save leaves neither the save nor the events (SQL only: the memory Transactor cannot roll back); and an
+// outbox event reaches each reader exactly once when two processes drain at the same time (on PostgreSQL: two
+// separate connection pools on one database).
+import {
+  drainOutbox, EventOutbox, EventOutboxMemory, runCommand, runCreation, TransactorMemory, transitionWriteRequest,
+  WriteRequestNotFound, WriteRequestStore, WriteRequestStoreMemory, type Transactor
+} from "@adgate/core"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Clock, Effect, Layer, Option, Redacted, Ref } from "effect"
+import type { SqlClient } from "effect/sql"
+import { EventOutboxSql, SqlDatabase, TransactorSql, WriteRequestStoreSql } from "../src/index.ts"
+import { aWriteRequest } from "./contracts/fixtures.ts"
+import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
+
+const readers = ["audit-probe", "mail-probe"] as const
+type Ports = WriteRequestStore | EventOutbox | Transactor
+
+const sqlPorts = Layer.mergeAll(EventOutboxSql(readers), TransactorSql, WriteRequestStoreSql)
+const memoryPorts = Layer.mergeAll(EventOutboxMemory(readers), TransactorMemory, WriteRequestStoreMemory)
+
+/** Every event of `reader` naming one of `ids`, in the order claimed; claims them done. */
+const eventsOf = (reader: string, ids: ReadonlyArray<string>) => Effect.gen(function* () {
+  const seen: Array<string> = []
+  while ((yield* drainOutbox(reader, (entries) => Effect.sync(() => {
+    for (const { event } of entries) if ("requestId" in event && ids.includes(event.requestId)) seen.push(`${event._tag}:${event.requestId}`)
+  }))) > 0) { /* drained batch by batch */ }
+  return seen
+})
+
+/** A pending request whose deadline has passed at the clock's time. */
+const overdueRequest = Effect.gen(function* () {
+  const now = yield* Clock.currentTimeMillis
+  const request = aWriteRequest({ createdAt: now - 10, expiresAt: now - 1, updatedAt: now - 10 })
+  yield* (yield* WriteRequestStore).insert(request)
+  return request
+})
+
+const approve = (id: string, argumentsHash: string) => Effect.gen(function* () {
+  const store = yield* WriteRequestStore
+  return yield* runCommand({
+    load: store.find(id),
+    missing: () => new WriteRequestNotFound({ requestId: id }),
+    transition: (request, now) => transitionWriteRequest(request, { _tag: "Approve", deciderId: "usr_probe", argumentsHash }, now),
+    save: store.save
+  })
+})
+
+const contract = (name: string, ports: Layer.Layer<Ports, unknown>, rollsBack: boolean) =>
+  layer(ports, { timeout: "60 seconds" })(`command runner contract (${name})`, (it) => {
+    it.effect("a refusal that carries state is committed, its events written, and then answered (WriteRequestExpired)", () => Effect.gen(function* () {
+      const request = yield* overdueRequest
+      const answer = yield* Effect.flip(approve(request.id, request.argumentsHash))
+      assert.strictEqual(answer._tag, "WriteRequestExpired")
+      const stored = Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id))
+      assert.deepStrictEqual([stored.status, stored.version, stored.decidedBy], ["expired", 2, null])
+      assert.deepStrictEqual(yield* eventsOf(readers[0], [request.id]), [`WriteExpired:${request.id}`])
+      assert.deepStrictEqual(yield* eventsOf(readers[1], [request.id]), [`WriteExpired:${request.id}`])
+    }))
+
+    it.effect("a refusal that carries nothing writes nothing and writes no event (WriteRequestPayloadMismatch)", () => Effect.gen(function* () {
+      const request = aWriteRequest()
+      yield* (yield* WriteRequestStore).insert(request)
+      const answer = yield* Effect.flip(approve(request.id, "another-payload"))
+      assert.strictEqual(answer._tag, "WriteRequestPayloadMismatch")
+      assert.deepStrictEqual(Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id)), request)
+      assert.deepStrictEqual(yield* eventsOf(readers[0], [request.id]), [])
+    }))
+
+    it.effect("an accepted transition saves the next state and writes its events for every reader", () => Effect.gen(function* () {
+      const request = aWriteRequest({ expiresAt: (yield* Clock.currentTimeMillis) + 60_000 })
+      yield* (yield* WriteRequestStore).insert(request)
+      const approved = yield* approve(request.id, request.argumentsHash)
+      assert.deepStrictEqual([approved.status, approved.version], ["approved", 2])
+      assert.deepStrictEqual(Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id)), approved)
+      for (const reader of readers) assert.deepStrictEqual(yield* eventsOf(reader, [request.id]), [`WriteApproved:${request.id}`])
+    }))
+
+    it.effect("a missing key answers the command's own refusal and writes nothing", () => Effect.gen(function* () {
+      const answer = yield* Effect.flip(approve("rwq_missing", "x"))
+      assert.strictEqual(answer._tag, "WriteRequestNotFound")
+    }))
+
+    it.effect.runIf(rollsBack)("a failure after the save rolls back the save and the events", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const request = aWriteRequest({ expiresAt: (yield* Clock.currentTimeMillis) + 60_000 })
+      yield* store.insert(request)
+      const answer = yield* Effect.flip(runCommand({
+        load: store.find(request.id),
+        missing: () => new WriteRequestNotFound({ requestId: request.id }),
+        transition: (r, now) => transitionWriteRequest(r, { _tag: "Approve", deciderId: "usr_probe", argumentsHash: r.argumentsHash }, now),
+        save: store.save,
+        then: () => Effect.fail("the write after the save failed" as const)
+      }))
+      assert.strictEqual(answer, "the write after the save failed")
+      assert.deepStrictEqual(Option.getOrThrow(yield* store.find(request.id)), request)
+      for (const reader of readers) assert.deepStrictEqual(yield* eventsOf(reader, [request.id]), [])
+    }))
+  })
+
+contract("memory", memoryPorts, false)
+contract("PGlite", sqlPorts.pipe(Layer.provideMerge(pgliteDatabase())), true)
+describe.runIf(Option.isSome(databaseUrl))("PostgreSQL", () => {
+  contract("PostgreSQL", sqlPorts.pipe(Layer.provideMerge(Layer.unwrap(Effect.map(
+    freshPostgresDatabase(Option.getOrElse(databaseUrl, () => "")),
+    (url) => SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir() })
+  )))), true)
+})
+
+/** Queues `count` requests, then drains both readers from two processes at once; answers what each handled. */
+const drainFromTwoProcesses = (processA: Layer.Layer<Ports>, processB: Layer.Layer<Ports>, count: number) => Effect.gen(function* () {
+  const queued = yield* Effect.forEach(Array.from({ length: count }, () => aWriteRequest()), (request) =>
+    runCreation(Effect.flatMap(WriteRequestStore, (s) => s.insert(request)), request.id, [{
+      _tag: "WriteQueued", at: 0, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool
+    }])).pipe(Effect.provide(processA))
+  const handled = yield* Ref.make<ReadonlyArray<string>>([])
+  const drainer = (reader: string) => Effect.gen(function* () {
+    // Small batches, so that the two processes interleave their claims.
+    while ((yield* drainOutbox(reader, (entries) => Ref.update(handled, (all) => [
+      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && queued.includes(event.requestId) ? [`${reader}:${event.requestId}`] : []))
+    ]), 3)) > 0) { /* until caught up */ }
+  })
+  yield* Effect.all(readers.flatMap((reader) => [
+    Effect.provide(drainer(reader), processA), Effect.provide(drainer(reader), processB)
+  ]), { concurrency: "unbounded" })
+  return { queued, handled: yield* Ref.get(handled) }
+})
+
+const exactlyOnce = ({ queued, handled }: { readonly queued: ReadonlyArray<string>; readonly handled: ReadonlyArray<string> }) => {
+  const expected = readers.flatMap((reader) => queued.map((id) => `${reader}:${id}`)).sort()
+  assert.deepStrictEqual([...handled].sort(), expected)
+}
+
+describe("outbox readers across processes", () => {
+  it.effect("each event reaches each reader exactly once when two processes drain at once (PGlite, one client)", () =>
+    Effect.gen(function* () {
+      const ports = yield* Layer.build(sqlPorts.pipe(Layer.provideMerge(pgliteDatabase())))
+      const shared = Layer.succeedContext(ports)
+      exactlyOnce(yield* drainFromTwoProcesses(shared, shared, 20))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+
+  it.effect.runIf(Option.isSome(databaseUrl))(
+    "each event reaches each reader exactly once when two processes drain at once (PostgreSQL, two pools, FOR UPDATE SKIP LOCKED)",
+    () => Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      const database = (): Layer.Layer<SqlClient.SqlClient, unknown> =>
+        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })
+      // Built one after the other: the second finds the migrations done.
+      const a = yield* Layer.build(sqlPorts.pipe(Layer.provideMerge(database())))
+      const b = yield* Layer.build(sqlPorts.pipe(Layer.provideMerge(database())))
+      exactlyOnce(yield* drainFromTwoProcesses(Layer.succeedContext(a), Layer.succeedContext(b), 40))
+    }).pipe(Effect.scoped),
+    { timeout: 60_000 }
+  )
+})

@@ -1,0 +1,38 @@
+// The domain events the lifecycles' transitions cause (spec §Events): what happened beside a change of state. They
+// are written to the event outbox in the command's own transaction (commands/runCommand.ts) and read by the
+// adapters' readers (audit log, mail, later MCP task notifications and the pages' views). Never a secret.
+import { Schema } from "effect"
+
+const at = Schema.Number
+
+/** A write request was queued for a person (spec §Write request, §Events: the requester is told). */
+export const WriteQueued = Schema.TaggedStruct("WriteQueued", {
+  at, requestId: Schema.String, workspaceId: Schema.String, requestedBy: Schema.String, tool: Schema.String
+})
+/** An admin or editor approved or rejected it; the deadline passed unanswered; the approved write ran. */
+export const WriteApproved = Schema.TaggedStruct("WriteApproved", {
+  at, requestId: Schema.String, workspaceId: Schema.String, deciderId: Schema.String
+})
+export const WriteRejected = Schema.TaggedStruct("WriteRejected", {
+  at, requestId: Schema.String, workspaceId: Schema.String, deciderId: Schema.String
+})
+export const WriteExpired = Schema.TaggedStruct("WriteExpired", {
+  at, requestId: Schema.String, workspaceId: Schema.String
+})
+export const WriteExecuted = Schema.TaggedStruct("WriteExecuted", {
+  at, requestId: Schema.String, workspaceId: Schema.String, providerStatus: Schema.Number
+})
+export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
+  at, requestId: Schema.String, workspaceId: Schema.String, providerStatus: Schema.NullOr(Schema.Number)
+})
+
+/** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
+export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
+  at, connectionId: Schema.String, workspaceId: Schema.String, clientId: Schema.String,
+  reason: Schema.String, actorId: Schema.NullOr(Schema.String)
+})
+
+export const DomainEvent = Schema.Union([
+  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, ConnectionEnded
+])
+export type DomainEvent = typeof DomainEvent.Type

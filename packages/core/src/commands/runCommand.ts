@@ -1,0 +1,82 @@
+// The command runner (architecture §Commands and events): load by key → pure transition → compare-and-set save →
+// the events to the outbox, the save and the events in one unit of work → a refusal that carries state is committed
+// and only then failed. A lost race is decided again under the one retry policy (retryOnConflict).
+import { Clock, Effect, Option, Result } from "effect"
+import type { DomainEvent } from "./DomainEvent.ts"
+import type { Transition } from "./Transition.ts"
+import { retryOnConflict } from "./conflictRetry.ts"
+import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
+import { EventOutbox } from "../ports/EventOutbox.ts"
+import { Transactor } from "../ports/Transactor.ts"
+
+export interface Command<S, A, E, M, B = A, E2 = never, R = never> {
+  /** The state by the command's key; none answers `missing`. */
+  readonly load: Effect.Effect<Option.Option<S>, StoreUnavailable, R>
+  readonly missing: () => M
+  /** The lifecycle's pure transition at `now`. */
+  readonly transition: (state: S, now: number) => Transition<S, A, E>
+  /** The store's compare-and-set save. */
+  readonly save: (next: S) => Effect.Effect<void, Conflict | StoreUnavailable, R>
+  /**
+   * Writes that follow an accepted transition in the same unit of work (open the connection and issue its tokens);
+   * the events they return are appended with the transition's.
+   */
+  readonly then?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
+}
+
+/**
+ * Runs `command`: the state is read outside the unit of work (the compare-and-set save is what makes the decision
+ * safe). A command without writes opens no transaction; a single save with no event to keep is that one statement;
+ * otherwise its writes and one multi-row INSERT of its events share one transaction.
+ */
+export const runCommand = <S, A, E, M, B = A, E2 = never, R = never>(
+  command: Command<S, A, E, M, B, E2, R>
+): Effect.Effect<B, E | M | E2 | Conflict | StoreUnavailable, R | Transactor | EventOutbox> =>
+  Effect.gen(function* () {
+    const transactor = yield* Transactor
+    const outbox = yield* EventOutbox
+    // Without `then`, B is A (the type's default): the transition's answer is the command's.
+    const answerOf = (outcome: Result.Result<A, E>) => outcome as unknown as Result.Result<B, E>
+    const attempt = Effect.gen(function* () {
+      const found = yield* command.load
+      if (Option.isNone(found)) return yield* Effect.fail(command.missing())
+      const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
+      const accepted = Result.isSuccess(decided.outcome)
+      const follows = accepted && command.then !== undefined
+      const keepsEvents = decided.events.length > 0 && outbox.readers.length > 0
+      if (decided.next === null && !keepsEvents && !follows) return answerOf(decided.outcome)
+      // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
+      if (decided.next !== null && !keepsEvents && !follows) {
+        yield* command.save(decided.next)
+        return answerOf(decided.outcome)
+      }
+      return yield* transactor.atomically(Effect.gen(function* () {
+        if (decided.next !== null) yield* command.save(decided.next)
+        let events = decided.events
+        let answer = answerOf(decided.outcome)
+        if (Result.isSuccess(decided.outcome) && command.then !== undefined) {
+          const after = yield* command.then(decided.outcome.success, decided.next)
+          events = [...events, ...after.events]
+          answer = Result.succeed(after.answer)
+        }
+        if (events.length > 0) yield* outbox.append(events)
+        // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
+        return answer
+      }))
+    }).pipe(retryOnConflict)
+    const outcome = yield* attempt
+    return Result.isSuccess(outcome) ? outcome.success : yield* Effect.fail(outcome.failure)
+  })
+
+/**
+ * A command that creates its state (no load, no race to lose: the key is new): the insert and its events in one
+ * unit of work; without events, the insert alone.
+ */
+export const runCreation = <A, E, R>(
+  insert: Effect.Effect<void, E, R>, answer: A, events: ReadonlyArray<DomainEvent>
+): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
+  Effect.gen(function* () {
+    const outbox = yield* EventOutbox
+    if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(insert, answer)
+    return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(insert, outbox.append(events)), answer))
+  })

@@ -1,0 +1,89 @@
+// The command runner's one retry policy (commands/conflictRetry.ts): a lost compare-and-set race is decided again
+// on a fresh load, at most conflictRetries more times; any other failure is answered at once.
+import {
+  Conflict, conflictRetries, EventOutbox, EventOutboxMemory, refused, moved, runCommand, StoreUnavailable, Transactor,
+  TransactorMemory
+} from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Option, Ref } from "effect"
+
+interface Counter { readonly id: string; readonly version: number; readonly value: number }
+
+/** A command whose save loses the race `losses` times (or fails `failure`), counting loads and saves. */
+const countingCommand = (losses: number, failure?: StoreUnavailable) => Effect.gen(function* () {
+  const loads = yield* Ref.make(0)
+  const saves = yield* Ref.make(0)
+  const run = runCommand({
+    load: Effect.as(Ref.update(loads, (n) => n + 1), Option.some<Counter>({ id: "c", version: 1, value: 0 })),
+    missing: () => "missing" as const,
+    transition: (c: Counter) => moved({ ...c, version: c.version + 1, value: c.value + 1 }, "incremented" as const),
+    save: (): Effect.Effect<void, Conflict | StoreUnavailable> => Ref.updateAndGet(saves, (n) => n + 1).pipe(Effect.flatMap(
+      (n): Effect.Effect<void, Conflict | StoreUnavailable> =>
+        failure !== undefined ? Effect.fail(failure) : n <= losses ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
+  })
+  return { run, loads, saves }
+})
+
+const ports = Layer.merge(TransactorMemory, EventOutboxMemory([]))
+
+describe("the runner's retry policy (architecture §Persistence is compare-and-set)", () => {
+  it.effect(`a lost race is decided again on a fresh load: ${conflictRetries} losses, then the answer`, () => Effect.gen(function* () {
+    const { run, loads, saves } = yield* countingCommand(conflictRetries)
+    assert.strictEqual(yield* run, "incremented")
+    assert.deepStrictEqual([yield* Ref.get(loads), yield* Ref.get(saves)], [conflictRetries + 1, conflictRetries + 1])
+  }).pipe(Effect.provide(ports)))
+
+  it.effect("the retries are bounded: one more loss answers Conflict", () => Effect.gen(function* () {
+    const { run, loads } = yield* countingCommand(conflictRetries + 1)
+    assert.deepStrictEqual(yield* Effect.flip(run), new Conflict({ entity: "counter" }))
+    assert.strictEqual(yield* Ref.get(loads), conflictRetries + 1)
+  }).pipe(Effect.provide(ports)))
+
+  it.effect("any other failure is answered at once, not retried", () => Effect.gen(function* () {
+    const { run, loads } = yield* countingCommand(0, new StoreUnavailable({ operation: "counter.save", message: "down" }))
+    assert.deepStrictEqual(yield* Effect.flip(run), new StoreUnavailable({ operation: "counter.save", message: "down" }))
+    assert.strictEqual(yield* Ref.get(loads), 1)
+  }).pipe(Effect.provide(ports)))
+
+  it.effect("a refusal without state is answered without a save or a retry", () => Effect.gen(function* () {
+    const saves = yield* Ref.make(0)
+    const answer = yield* Effect.flip(runCommand({
+      load: Effect.succeed(Option.some<Counter>({ id: "c", version: 1, value: 0 })),
+      missing: () => "missing" as const,
+      transition: () => refused("no" as const),
+      save: () => Ref.update(saves, (n) => n + 1)
+    }))
+    assert.deepStrictEqual([answer, yield* Ref.get(saves)], ["no", 0])
+  }).pipe(Effect.provide(ports)))
+
+})
+
+describe("the runner's cost (issue 11: the token endpoint must not get slower)", () => {
+  /** A Transactor that counts the units it opens. */
+  const countingTransactor = (units: Ref.Ref<number>) =>
+    Layer.succeed(Transactor, Transactor.of({ atomically: (effect) => Effect.andThen(Ref.update(units, (n) => n + 1), effect) }))
+  const counter = Option.some<Counter>({ id: "c", version: 1, value: 0 })
+  const withEvent = (saved: Ref.Ref<number>) => runCommand({
+    load: Effect.succeed(counter),
+    missing: () => "missing" as const,
+    transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const, [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: "ws_1" }]),
+    save: () => Ref.update(saved, (n) => n + 1)
+  })
+
+  it.effect("a save whose events no reader keeps is the save alone: no unit of work opened", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const saved = yield* Ref.make(0)
+    yield* withEvent(saved).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([]))))
+    assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units)], [1, 0])
+  }))
+
+  it.effect("a save with events a reader keeps is one unit: the save and one append", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const saved = yield* Ref.make(0)
+    const claimed = yield* Effect.gen(function* () {
+      yield* withEvent(saved)
+      return yield* (yield* EventOutbox).claim("audit", 10)
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units), claimed.map((e) => e.event._tag)], [1, 1, ["WriteExpired"]])
+  }))
+})
