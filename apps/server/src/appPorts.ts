@@ -5,6 +5,7 @@ import { Issuer, SecretsWebCrypto } from "@adgate/core"
 import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
+import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import type { AppConfig } from "./config.ts"
 
 /** The database (migrated). Exposes SqlClient. */
@@ -12,11 +13,12 @@ export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: con
 
 /**
  * Every store and directory port from SQL, Web Crypto secrets, scrypt passwords, the issuer, the sandbox platforms
- * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher) and the tool search; also
+ * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search and the
+ * tool-argument validator (Ajv): every port of the tool pipeline; also
  * SqlClient.
  */
 export const appPorts = (config: AppConfig) =>
-  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch).pipe(
+  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv).pipe(
     Layer.provideMerge(
       Layer.mergeAll(SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
         CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(

@@ -4,8 +4,9 @@
 // it makes are printed once, here only.
 import { Cause, ConfigProvider, Effect, Exit, Layer, Logger, Option, Schema } from "effect"
 import {
-  addUser, addWorkspace, createApiKey, defaultScopes, Directory, findUser, findWorkspace, generatePassword, passwordMinLength,
-  Plan, Role, Scope, setCreditBalance, setMemberRole, setWorkspacePlan, WriteMode
+  addUser, addWorkspace, createApiKey, decideAndExecute, defaultScopes, Directory, findUser, findWorkspace, findWriteRequest,
+  generatePassword, type GuardrailChanges, type Guardrails, listPendingWriteRequests, passwordMinLength, Plan, Role, Scope,
+  setCreditBalance, setGuardrails, setMemberRole, setWorkspacePlan, showGuardrails, WriteMode, type WriteRequest
 } from "@adgate/core"
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
@@ -25,6 +26,12 @@ export const usage = `Usage: npm run adgate -- <command>
                                                               (the key is printed once)
   list workspaces
   list users
+  requests list <workspace>                                   (writes waiting for a person)
+  requests approve <workspace> <request-id> <decider-email>   (runs the write at once)
+  requests reject <workspace> <request-id> <decider-email>
+  guardrails show <workspace>
+  guardrails set <workspace> [--max-budget-change-percent <n|none>] [--max-changes-per-day <n|none>]
+                 [--max-daily-budget-per-account <n|none>] [--protected-names "<glob>,<glob>,…"]
 
 <workspace> is a workspace id (ws_…) or its name. The CLI uses the server's database: DATABASE_URL, or the
 embedded database in ADGATE_DATA_DIR (default ./.adgate-data), which the running server holds exclusively.`
@@ -155,9 +162,98 @@ export const runCommand = (argv: ReadonlyArray<string>, say: (line: string) => v
         return yield* print(table([["ID", "EMAIL", "NAME", "WORKSPACES"], ...rows.map(({ user: u, workspaces }) =>
           [u.id, u.email, u.name, workspaces.map((w) => `${w.workspace.name} (${w.role})`).join(", ")])]))
       }
+      case "requests list":
+      case "requests approve":
+      case "requests reject":
+        return yield* requestsCommand(verb!, rest, flags, print)
+      case "guardrails show":
+      case "guardrails set":
+        return yield* guardrailsCommand(verb!, rest, flags, print)
       default:
         return yield* new UsageInvalid({ message: `unknown command: ${command}` })
     }
+  })
+
+const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z")
+const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, max - 1)}…` : text)
+
+const describeRequest = (r: WriteRequest) => {
+  switch (r.status) {
+    case "executed": return `request ${r.id} approved and executed: the platform answered ${r.providerStatus}`
+    case "failed": return `request ${r.id} approved but failed: ${r.providerStatus === null ? "the platform was not reached" : `the platform answered ${r.providerStatus}`}`
+    case "approved": return `request ${r.id} approved; it runs as soon as the platform answers (housekeeping retries it)`
+    case "rejected": return `request ${r.id} rejected`
+    default: return `request ${r.id} is ${r.status}`
+  }
+}
+
+/**
+ * Write approvals from the command line (spec §What the service does 6): the queue, and a decision by a workspace
+ * admin or editor named by e-mail. The approval is of the payload listed (its stored fingerprint).
+ */
+const requestsCommand = (verb: string, rest: ReadonlyArray<string>, flags: ReadonlyMap<string, string>, print: (line: string) => Effect.Effect<void>) =>
+  Effect.gen(function* () {
+    yield* only(flags, [])
+    const [workspaceRef, requestId, deciderEmail] = rest
+    if (workspaceRef === undefined) return yield* new UsageInvalid({ message: `requests ${verb} <workspace>` })
+    const workspace = yield* findWorkspace(workspaceRef)
+    if (verb === "list") {
+      const pending = yield* listPendingWriteRequests(workspace.id)
+      if (pending.length === 0) return yield* print(`no writes waiting in ${workspace.name}`)
+      return yield* print(table([["ID", "TOOL", "REASON", "QUEUED", "EXPIRES", "ARGUMENTS"],
+        ...pending.map((r) => [r.id, r.tool, r.reason, iso(r.createdAt), iso(r.expiresAt), clip(JSON.stringify(r.arguments))])]))
+    }
+    if (requestId === undefined || deciderEmail === undefined)
+      return yield* new UsageInvalid({ message: `requests ${verb} <workspace> <request-id> <decider-email>` })
+    const decider = yield* findUser(deciderEmail)
+    const request = yield* findWriteRequest(workspace.id, requestId)
+    const decided = yield* decideAndExecute(verb === "approve"
+      ? { id: request.id, workspaceId: workspace.id, deciderId: decider.id, decision: "approve", argumentsHash: request.argumentsHash }
+      : { id: request.id, workspaceId: workspace.id, deciderId: decider.id, decision: "reject" })
+    return yield* print(describeRequest(decided))
+  })
+
+const capFlag = (flags: ReadonlyMap<string, string>, name: string) => {
+  const value = flags.get(name)
+  if (value === undefined) return Effect.succeed(undefined)
+  if (value === "none") return Effect.succeed(null)
+  const n = Number(value)
+  return value.trim() === "" || !Number.isFinite(n)
+    ? Effect.fail(new UsageInvalid({ message: `--${name} needs a number or none` }))
+    : Effect.succeed(n)
+}
+
+const showCaps = (g: Guardrails) => [
+  `max budget change percent:    ${g.maxBudgetChangePercent ?? "none"}`,
+  `max changes per day:          ${g.maxChangesPerDay ?? "none"}`,
+  `max daily budget per account: ${g.maxDailyBudgetPerAccount ?? "none"}`,
+  `protected names:              ${g.protectedNames.length === 0 ? "none" : g.protectedNames.join(", ")}`
+].join("\n")
+
+/** A workspace's guardrails (issue 9: settable with the CLI now, the page comes later). */
+const guardrailsCommand = (verb: string, rest: ReadonlyArray<string>, flags: ReadonlyMap<string, string>, print: (line: string) => Effect.Effect<void>) =>
+  Effect.gen(function* () {
+    const [workspaceRef] = rest
+    if (workspaceRef === undefined) return yield* new UsageInvalid({ message: `guardrails ${verb} <workspace>` })
+    if (verb === "show") {
+      yield* only(flags, [])
+      const workspace = yield* findWorkspace(workspaceRef)
+      return yield* print(`guardrails of ${workspace.name}\n${showCaps(yield* showGuardrails(workspace.id))}`)
+    }
+    yield* only(flags, ["max-budget-change-percent", "max-changes-per-day", "max-daily-budget-per-account", "protected-names"])
+    if (flags.size === 0) return yield* new UsageInvalid({ message: "guardrails set <workspace> needs at least one option" })
+    const changes: { -readonly [K in keyof GuardrailChanges]: GuardrailChanges[K] } = {}
+    const percent = yield* capFlag(flags, "max-budget-change-percent")
+    if (percent !== undefined) changes.maxBudgetChangePercent = percent
+    const perDay = yield* capFlag(flags, "max-changes-per-day")
+    if (perDay !== undefined) changes.maxChangesPerDay = perDay
+    const perAccount = yield* capFlag(flags, "max-daily-budget-per-account")
+    if (perAccount !== undefined) changes.maxDailyBudgetPerAccount = perAccount
+    const names = flags.get("protected-names")
+    if (names !== undefined) changes.protectedNames = names === "none" ? [] : names.split(",").map((n) => n.trim()).filter((n) => n !== "")
+    const workspace = yield* findWorkspace(workspaceRef)
+    const saved = yield* setGuardrails(workspace.id, null, changes)
+    return yield* print(`guardrails of ${workspace.name} set\n${showCaps(saved)}`)
   })
 
 /** The whole run of one command: configuration from `env`, the database, the command. */
@@ -213,6 +309,16 @@ const sentences: { readonly [K in CliFailure["_tag"]]: (error: Extract<CliFailur
     needs_admin: `${e.scope} needs a workspace admin as the creator`,
     needs_paid_plan: `${e.scope} needs the workspace on the paid plan`
   }[e.reason],
+  WriteRequestNotFound: (e) => `no write request ${e.requestId} in this workspace`,
+  WriteRequestNotPending: (e) => `request ${e.requestId} is already ${e.status}: a decision comes once`,
+  WriteRequestExpired: (e) => `request ${e.requestId} expired unanswered and can no longer be approved`,
+  WriteRequestPayloadMismatch: (e) => `request ${e.requestId} changed since it was listed: list it again`,
+  WriteRequestDecisionNotAllowed: () => "only a workspace admin or editor decides on a write",
+  WriteRequestExecutionHeld: (e) => `request ${e.requestId} is being run by another process`,
+  WriteRequestNotDue: (e) => `request ${e.requestId} is not due to expire`,
+  WriteRequestNotApproved: (e) => `request ${e.requestId} is ${e.status}, not approved`,
+  Conflict: () => "the request changed while it was being decided: run the command again",
+  GuardrailsInvalid: (e) => `The guardrails cannot be set: ${e.message}`,
   DirectoryUnavailable: (e) => `Failed: the database did not answer (${e.message})`,
   StoreUnavailable: (e) => `Failed: the database did not answer (${e.operation}: ${e.message})`,
   SqlError: (e) => {

@@ -4,7 +4,7 @@
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
 import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
-import { RateLimits } from "@adgate/core"
+import { RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
@@ -23,6 +23,8 @@ export const serverLayer = (config: AppConfig) => {
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
     HousekeepingSchedule,
+    // Approved writes whose executing process died (or was never claimed) run again (docs/decisions.md, Write requests).
+    ResumeApprovedWritesSchedule,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }

@@ -1,5 +1,5 @@
 // The whole HTTP application as one Layer: health, page assets, the people pages, the OAuth endpoints (oauth/),
-// the security middleware with the 1 MB body limit (spec §Errors 413) and the client address every limiter counts.
+// the REST API v1 (rest/), the security middleware with the 1 MB body limit (spec §Errors 413) and the client address every limiter counts.
 // Needs the core ports and the Issuer; RateLimits and TrustedProxies are taken from the context when provided.
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
@@ -8,6 +8,7 @@ import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
+import { RestRoutes } from "./rest/RestRoutes.ts"
 import { SecurityMiddleware } from "./security.ts"
 import { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
 
@@ -33,7 +34,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
     Layer.provide(People.layer)
   )
 

@@ -1,6 +1,6 @@
 // What every response gets: security headers (RFC 9700 §4.16 clickjacking, §4.2.4 Referer leakage; checklist M
 // 153/160), a request id, one log line per request without query, bodies or header values (checklist P 180), a
-// 1 MB body limit (spec §Errors: 413), and HTML pages for failures nobody handled (404, 500 with the request id).
+// 1 MB body limit (spec §Errors: 413; JSON on /api/v1 and the JSON OAuth endpoints), and HTML pages for failures nobody handled (404, 500 with the request id).
 import { ByteSize, Cause, Clock, Context, Effect } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer } from "@adgate/core"
@@ -8,6 +8,7 @@ import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
 import { oauthPaths } from "./discovery/metadata.ts"
 import { corsAnyOrigin } from "./oauth/cors.ts"
 import { oauthErrorResponse } from "./oauth/errors.ts"
+import { isRestPath, restBodyTooLarge } from "./rest/restResponses.ts"
 
 export const maxBodyBytes = 1024 * 1024
 
@@ -70,8 +71,10 @@ const jsonOAuthPaths: ReadonlySet<string> = new Set([oauthPaths.token, oauthPath
  * `{error, error_description}` with Cache-Control: no-store as every other answer there, whichever way the size was
  * found (declared Content-Length here, or counted while reading a chunked body in the route).
  */
-const tooLarge = (path: string) =>
-  jsonOAuthPaths.has(path)
+const tooLarge = (path: string, origin: string) =>
+  isRestPath(path)
+    ? restBodyTooLarge(origin)
+    : jsonOAuthPaths.has(path)
     ? HttpServerResponse.setHeaders(
       oauthErrorResponse({ status: 413, error: "invalid_request", description: "The request body is larger than 1 MB." }),
       { connection: "close", ...corsAnyOrigin }
@@ -88,7 +91,7 @@ const isUnavailable = (cause: Cause.Cause<unknown>) =>
  * The response for a failure no route turned into a response: 404/413 keep their status, an unavailable store is
  * 503 with Retry-After, anything else 500; pages name the request id, never the error.
  */
-const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: string) =>
+const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: string, origin: string) =>
   isUnavailable(cause)
     ? Effect.succeed(renderErrorPage({
       status: 503,
@@ -100,7 +103,7 @@ const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: s
     : Effect.map(HttpServerError.causeResponse(cause), ([response]) => {
     if (response.status === 404)
       return renderErrorPage({ status: 404, title: "Not found", message: "There is no page at this address.", requestId })
-    if (response.status === 413) return tooLarge(path)
+    if (response.status === 413) return tooLarge(path, origin)
     if (response.status >= 500)
       return renderErrorPage({
         status: response.status === 503 ? 503 : 500,
@@ -149,7 +152,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
         // A body declared over the limit is refused before any route runs, whether or not the route reads it.
         const declared = Number(request.headers["content-length"] ?? "0")
         const path = pathOf(request.url)
-        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path)) : app).pipe(
+        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path, issuer.origin)) : app).pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
           Effect.provideService(RequestId, requestId),
           Effect.annotateLogs({ requestId }),
@@ -159,7 +162,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
         if (exit._tag === "Success") {
           response = exit.value
         } else {
-          response = yield* failureResponse(exit.cause, requestId, path)
+          response = yield* failureResponse(exit.cause, requestId, path, issuer.origin)
           // Client mistakes (404, 413, 400) are in the request line already; server failures get their own line.
           if (response.status >= 500 && !interruptedOnly(exit.cause))
             yield* Effect.logWarning("request failed").pipe(Effect.annotateLogs({ requestId, failure: describeFailure(exit.cause) }))

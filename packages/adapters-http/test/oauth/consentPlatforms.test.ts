@@ -1,9 +1,7 @@
 // The consent page's platform choice (spec §GET /oauth/authorize: "platforms (all connected, including later ones,
 // or only ticked ones) when platform tools are asked"): the workspace's connected families are offered one by one,
-// a ticked subset becomes the connection's platform choice, and tools of any other family are refused.
+// a ticked subset becomes the connection's platform choice, and tools of any other family are refused (REST 403).
 import * as oauth from "oauth4webapi"
-import { Effect } from "effect"
-import { authenticateBearer, loadAccessGrounds, Platforms, toolAccess } from "@adgate/core"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import {
@@ -21,9 +19,7 @@ beforeAll(async () => {
   server = await startTestServer()
   as = await discover(server)
   admin = await server.signIn(server.users.admin.email, server.users.admin.password)
-  const workspace = server.workspaces.paid.id
-  await server.connectAccount(workspace, { platform: "ads", id: "ads-1", name: "Ads account", status: "ENABLED" })
-  await server.connectAccount(workspace, { platform: "shop", id: "shop-1", name: "Shop", status: "active" })
+  // The test server's paid workspace has accounts of both in-memory platform families: `ads` and `shop`.
   const app = await registerApp(server, { type: "public", redirectUris: ["https://platforms.example/cb"] })
   client = { client_id: app.client.clientId }
 })
@@ -35,15 +31,16 @@ const pageUrl = async (scope: string) =>
     code_challenge: (await pkce()).challenge, code_challenge_method: "S256", state: "s1", scope
   })
 
-/** The tool-access decision for a tool of the in-memory platforms, with the principal the access token resolves to. */
-const access = (accessToken: string, toolName: string) =>
-  server.run(Effect.gen(function* () {
-    const principal = yield* authenticateBearer(`Bearer ${accessToken}`, "mcp")
-    const tool = (yield* Platforms).tools.find((t) => t.name === toolName)
-    if (tool === undefined) throw new Error(`no tool ${toolName}`)
-    const refusal = toolAccess(yield* loadAccessGrounds(principal), tool, tool.kind)
-    return { platforms: principal.platforms, refusal: refusal?._tag ?? null }
-  }))
+/** POST /api/v1/tools/{name} with the token: the status and the error code. */
+const call = async (accessToken: string, tool: string, accountId: string) => {
+  const answer = await server.fetch(`/api/v1/tools/${tool}`, {
+    method: "POST",
+    body: JSON.stringify({ accountId }),
+    headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" }
+  })
+  return answer.status
+}
+const restResource = () => `${server.origin}/api/v1`
 
 describe("platforms on the consent page (spec §GET /oauth/authorize)", () => {
   it("the workspace's connected platform families are offered one by one, besides all connected ones", async () => {
@@ -56,15 +53,18 @@ describe("platforms on the consent page (spec §GET /oauth/authorize)", () => {
   it("ticking only one platform gives a token whose calls to another platform's tools are refused", async () => {
     const { tokens } = await connect(server, as, {
       client, auth: oauth.None(), redirectUri: "https://platforms.example/cb", cookie: admin, scope: "tools:read",
-      choice: { platforms: ["ads"] }
+      resource: restResource(), choice: { platforms: ["ads"] }
     })
-    expect(await access(tokens.access_token, "ads__list_campaigns")).toEqual({ platforms: ["ads"], refusal: null })
-    expect(await access(tokens.access_token, "shop__list_products")).toEqual({ platforms: ["ads"], refusal: "ToolPlatformNotAllowed" })
+    expect(await call(tokens.access_token, "ads__list_campaigns", "act_paid")).toBe(200)
+    // Spec §REST status codes: 403 for "platforms or platform tools not allowed".
+    expect(await call(tokens.access_token, "shop__list_products", "shop_paid")).toBe(403)
   })
 
   it("choosing all connected platforms allows every family", async () => {
-    const { tokens } = await connect(server, as, { client, auth: oauth.None(), redirectUri: "https://platforms.example/cb", cookie: admin, scope: "tools:read" })
-    expect(await access(tokens.access_token, "shop__list_products")).toEqual({ platforms: "all", refusal: null })
+    const { tokens } = await connect(server, as, {
+      client, auth: oauth.None(), redirectUri: "https://platforms.example/cb", cookie: admin, scope: "tools:read", resource: restResource()
+    })
+    expect(await call(tokens.access_token, "shop__list_products", "shop_paid")).toBe(200)
   })
 
   it("an empty ticked list or a family the workspace has not connected is refused, and nothing is granted", async () => {

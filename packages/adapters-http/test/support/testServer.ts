@@ -1,11 +1,20 @@
 // A real adgate HTTP server for tests: bound to 127.0.0.1 on an ephemeral port first, then built with that
-// origin as the Issuer, on the core's in-memory stores, seeded with known people and workspaces.
-import { Context, Effect, Exit, Layer, Logger, Option, Ref, Scope } from "effect"
+// origin as the Issuer, on the core's in-memory stores (with the in-memory platforms) or the SQL stores (PGlite or
+// PostgreSQL, with the sandbox platforms), seeded with known people, workspaces and connected platform accounts.
+import { Context, Effect, Exit, Layer, Logger, Option, Redacted, Ref, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { createServer } from "node:http"
 import {
+  type ArgumentValidator,
   CoreMemory,
+  type MemoryPlatformState,
+  OperationsMemory,
+  type Platforms,
+  PlatformsMemory,
+  PlatformsMemoryState,
+  type ToolSearch,
+  ToolSearchMemory,
   Directory,
   type DirectoryMemoryControl,
   Issuer,
@@ -13,10 +22,6 @@ import {
   MetadataDocumentUnavailable,
   PasswordHasher,
   PeopleStore,
-  type Account,
-  Platforms,
-  PlatformsMemory,
-  PlatformsMemoryState,
   Prefix,
   defaultRateLimitPolicy,
   RateLimits,
@@ -27,7 +32,9 @@ import {
   type Role,
   type Workspace
 } from "@adgate/core"
-import { SqlDatabase, SqlStores } from "@adgate/adapters-sql"
+import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
+import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
+import { connectSandboxPlatforms, PlatformsSandbox, SandboxConnections, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { makeHttpApp } from "../../src/HttpApp.ts"
 import { TrustedProxies } from "../../src/clientAddress.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
@@ -50,7 +57,10 @@ export interface TestServerOptions {
   readonly trustedProxies?: ReadonlyArray<string>
 }
 
-type Ports = Layer.Success<typeof CoreMemory> | Directory | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher | Platforms | PlatformsMemoryState
+/** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
+type PipelinePorts = Layer.Success<typeof OperationsMemory> | Platforms | ToolSearch | ArgumentValidator
+type StorePorts = Layer.Success<typeof CoreMemory> | Directory | PipelinePorts
+type Ports = StorePorts | Secrets | Issuer | MetadataDocumentFetcher | PasswordHasher
 
 export interface TestServer {
   /** `http://127.0.0.1:<port>`, also the Issuer. */
@@ -73,8 +83,6 @@ export interface TestServer {
   readonly postForm: (path: string, fields: Readonly<Record<string, string>>, cookie?: string) => Promise<Response>
   /** Signs in over HTTP (GET /signin, POST /signin with its CSRF token); returns the Cookie header value. */
   readonly signIn: (email: string, password: string) => Promise<string>
-  /** Connects an account of a platform family of the in-memory Platforms (`ads`, `shop`) to a workspace. */
-  readonly connectAccount: (workspaceId: string, account: Account) => Promise<void>
 }
 
 /** The value of `<input name="csrf_token" value="…">` in a page. */
@@ -113,15 +121,66 @@ const seedPeople = {
   viewer: { email: "viewer@paid.test", name: "Vic Viewer", password: "viewer-password-1" }
 } as const
 
-/** The in-memory server: CoreMemory, DirectoryMemory (with its control), Web Crypto secrets. */
+/**
+ * The in-memory platforms' accounts and objects, per seeded workspace: the paid workspace has an `ads` account
+ * (act_paid) with three campaigns and a `shop` account (shop_paid); the free one an `ads` account (act_free).
+ */
+const seedMemoryPlatforms = (paid: string, free: string) =>
+  Effect.gen(function* () {
+    const state = yield* Effect.serviceOption(PlatformsMemoryState)
+    if (Option.isNone(state)) return
+    yield* Ref.update(state.value, (s): MemoryPlatformState => ({
+      ...s,
+      accounts: [
+        { workspaceId: paid, platform: "ads", id: "act_paid", name: "Acme Ads", status: "ENABLED" },
+        { workspaceId: paid, platform: "shop", id: "shop_paid", name: "Acme Shop", status: "active" },
+        { workspaceId: free, platform: "ads", id: "act_free", name: "Free Ads", status: "ENABLED" }
+      ],
+      campaigns: [
+        { id: "c1", accountId: "act_paid", name: "Brand – Search", dailyBudget: 100, status: "ENABLED" },
+        { id: "c2", accountId: "act_paid", name: "Generic", dailyBudget: 50, status: "ENABLED" },
+        { id: "c3", accountId: "act_paid", name: "Summer sale", dailyBudget: 20, status: "PAUSED" }
+      ],
+      products: [{ id: "p1", accountId: "shop_paid", title: "Old mug" }]
+    }))
+  })
+
+/** The sandbox platforms (SQL servers): all four connected in the paid workspace by its admin. */
+const seedSandboxPlatforms = (paid: string, adminId: string) =>
+  Effect.gen(function* () {
+    const connections = yield* Effect.serviceOption(SandboxConnections)
+    if (Option.isNone(connections)) return
+    yield* connectSandboxPlatforms(paid, adminId).pipe(Effect.provideService(SandboxConnections, connections.value), Effect.orDie)
+  })
+
+/** The in-memory server: CoreMemory, OperationsMemory, DirectoryMemory (with its control), the in-memory platforms, Web Crypto secrets. */
 export const startTestServer = async (options: TestServerOptions = {}): Promise<TestServer> => {
   const { directory, control } = await Effect.runPromise(makeDirectoryMemory)
-  return startWith(Layer.mergeAll(CoreMemory, Layer.succeed(Directory, directory)), control, options)
+  const stores = Layer.mergeAll(CoreMemory, OperationsMemory, PlatformsMemory({}), ToolSearchMemory, ArgumentValidatorAjv).pipe(
+    Layer.provideMerge(Layer.succeed(Directory, directory))
+  )
+  return startWith(stores, control, options)
 }
 
-/** The same server on C's SQL stores over the embedded PGlite database in `dataDir` (migrated on start). */
-export const startTestServerSql = async (dataDir: string, options: TestServerOptions = {}): Promise<Omit<TestServer, "directory">> => {
-  const stores = SqlStores.pipe(Layer.provide(SqlDatabase({ databaseUrl: Option.none(), dataDir })), Layer.orDie)
+export interface SqlTestServerOptions extends TestServerOptions {
+  /** A PostgreSQL database (fresh, migrated on start) instead of the embedded PGlite in `dataDir`. */
+  readonly databaseUrl?: string
+}
+
+/**
+ * The same server on the SQL stores over the embedded PGlite database in `dataDir` (or PostgreSQL), migrated on
+ * start, with the four sandbox platforms connected in the paid workspace and MiniSearch as the tool search.
+ */
+export const startTestServerSql = async (dataDir: string, options: SqlTestServerOptions = {}): Promise<Omit<TestServer, "directory">> => {
+  const database = SqlDatabase({
+    databaseUrl: options.databaseUrl === undefined ? Option.none() : Option.some(Redacted.make(options.databaseUrl)),
+    dataDir
+  })
+  const stores = Layer.mergeAll(SqlStores, PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv).pipe(
+    Layer.provideMerge(CredentialCipherAesGcm({ key: Option.none(), dataDir })),
+    Layer.provideMerge(database),
+    Layer.orDie
+  )
   const { directory: _none, ...server } = await startWith(stores, noControl, options)
   return server
 }
@@ -129,7 +188,7 @@ export const startTestServerSql = async (dataDir: string, options: TestServerOpt
 const noControl: DirectoryMemoryControl = { setUnavailable: () => Effect.die("the SQL directory has no availability switch") }
 
 const startWith = async (
-  stores: Layer.Layer<Layer.Success<typeof CoreMemory> | Directory>,
+  stores: Layer.Layer<StorePorts>,
   control: DirectoryMemoryControl,
   options: TestServerOptions
 ): Promise<TestServer> => {
@@ -149,8 +208,7 @@ const startWith = async (
       SecretsWebCrypto,
       Issuer.layer(options.issuer ?? origin),
       options.metadataDocumentFetcher ?? refuseEverything,
-      PasswordHasherScrypt,
-      PlatformsMemory({})
+      PasswordHasherScrypt
     )
     const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
     const run = <A, E>(effect: Effect.Effect<A, E, Ports>) => Effect.runPromise(Effect.provide(effect, portsContext))
@@ -186,6 +244,11 @@ const startWith = async (
       yield* member(free, admin, "admin")
       return { users: { admin, editor, viewer }, workspaces: { paid, free } }
     }))
+    await Effect.runPromise(Effect.provide(
+      Effect.andThen(seedMemoryPlatforms(seeded.workspaces.paid.id, seeded.workspaces.free.id),
+        seedSandboxPlatforms(seeded.workspaces.paid.id, seeded.users.admin.id)),
+      portsContext
+    ))
 
     const app = makeHttpApp()
     // Unless a test sets the policy, sign-in failures are generous so that suites can try wrong passwords freely.
@@ -240,11 +303,7 @@ const startWith = async (
       fetch: fetchAt,
       get,
       postForm,
-      signIn,
-      connectAccount: (workspaceId, account) =>
-        run(Effect.gen(function* () {
-          yield* Ref.update(yield* PlatformsMemoryState, (state) => ({ ...state, accounts: [...state.accounts, { ...account, workspaceId }] }))
-        }))
+      signIn
     }
   } catch (error) {
     await Effect.runPromise(Scope.close(scope, Exit.void))

@@ -1,0 +1,87 @@
+// The CLI's write approvals and guardrails (issue 9: "approval by a workspace admin or editor (a core service and CLI
+// commands now)", "Settable with the CLI now"), in process on the embedded database of a seeded demo workspace.
+import { assert, describe, it } from "vitest"
+import { Effect, Option } from "effect"
+import { mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { callTool, defaultRateLimitPolicy, findUser, findWorkspace, Platforms, type Principal } from "@adgate/core"
+import { appPorts } from "../src/appPorts.ts"
+import type { AppConfig } from "../src/config.ts"
+import { seedOnFirstStart } from "../src/seed.ts"
+import { runCli } from "./support/serverProcess.ts"
+
+const configFor = (dataDir: string): AppConfig => ({
+  port: 8787, host: Option.none(), baseUrl: "http://localhost:8787", databaseUrl: Option.none(), dataDir,
+  smtpUrl: Option.none(), mailFrom: "adgate <no-reply@localhost>", adminEmail: Option.none(), adminPassword: Option.none(),
+  credentialsKey: Option.none(), rateLimits: defaultRateLimitPolicy, trustedProxies: []
+})
+
+/** Seeds the demo workspace and queues two writes waiting for approval (as a "Wait for approval" API key would). */
+const seedWithQueuedWrites = (dataDir: string) =>
+  Effect.runPromise(Effect.gen(function* () {
+    yield* seedOnFirstStart({ adminEmail: Option.none(), adminPassword: Option.none(), print: () => {} })
+    const workspace = yield* findWorkspace("Demo")
+    const admin = yield* findUser("admin@example.com")
+    const principal: Principal = {
+      kind: "api_key", workspaceId: workspace.id, userId: admin.id, scopes: ["tools:read", "tools:write"], surface: "both",
+      platforms: "all", writeMode: "wait", connectionId: null, apiKeyId: "key_cli_test", clientId: null
+    }
+    const account = (yield* (yield* Platforms).accounts(workspace.id)).find((a) => a.platform === "gads")!
+    const listed = yield* callTool({ principal, name: "gads__list_campaigns", arguments: { accountId: account.id }, idempotencyKey: null })
+    const campaigns = ((listed as unknown as { result: { results: Array<{ id: string; status: string }> } }).result.results).filter((c) => c.status === "ENABLED")
+    const queue = (campaignId: string) =>
+      Effect.map(callTool({ principal, name: "gads__pause_campaign", arguments: { accountId: account.id, campaignId }, idempotencyKey: null }),
+        (answer) => (answer._tag === "Queued" ? answer.requestId : ""))
+    return [yield* queue(campaigns[0]!.id), yield* queue(campaigns[1]!.id)] as const
+  }).pipe(Effect.provide(appPorts(configFor(dataDir))), Effect.scoped))
+
+describe("the CLI's write approvals and guardrails", () => {
+  it("lists the queue, approves one (it runs at once), refuses a second decision, rejects another", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "adgate-cli-requests-"))
+    try {
+      const [first, second] = await seedWithQueuedWrites(dataDir)
+      assert.match(first, /^rwq_/)
+      const list = await runCli(dataDir, ["requests", "list", "Demo"])
+      assert.strictEqual(list.code, 0, list.stderr)
+      assert.include(list.stdout, first)
+      assert.include(list.stdout, "gads__pause_campaign")
+      const approved = await runCli(dataDir, ["requests", "approve", "Demo", first, "editor@example.com"])
+      assert.strictEqual(approved.code, 0, approved.stderr)
+      assert.include(approved.stdout, `request ${first} approved and executed: the platform answered 200`)
+      const again = await runCli(dataDir, ["requests", "approve", "Demo", first, "admin@example.com"])
+      assert.strictEqual(again.code, 1)
+      assert.include(again.stderr, "is already executed")
+      const rejected = await runCli(dataDir, ["requests", "reject", "Demo", second, "admin@example.com"])
+      assert.include(rejected.stdout, `request ${second} rejected`)
+      const empty = await runCli(dataDir, ["requests", "list", "Demo"])
+      assert.include(empty.stdout, "no writes waiting in Demo")
+      const unknown = await runCli(dataDir, ["requests", "approve", "Demo", "rwq_nope", "admin@example.com"])
+      assert.strictEqual(unknown.code, 1)
+      assert.include(unknown.stderr, "no write request rwq_nope")
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+
+  it("sets and shows guardrails, and refuses a negative cap", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "adgate-cli-guardrails-"))
+    try {
+      assert.strictEqual((await runCli(dataDir, ["workspace", "add", "Rails", "--plan", "paid"])).code, 0)
+      const set = await runCli(dataDir, ["guardrails", "set", "Rails", "--max-budget-change-percent", "20", "--protected-names", "Brand*, *black friday*"])
+      assert.strictEqual(set.code, 0, set.stderr)
+      const shown = await runCli(dataDir, ["guardrails", "show", "Rails"])
+      assert.match(shown.stdout, /max budget change percent:\s+20/)
+      assert.match(shown.stdout, /max changes per day:\s+none/)
+      assert.include(shown.stdout, "Brand*, *black friday*")
+      const cleared = await runCli(dataDir, ["guardrails", "set", "Rails", "--max-budget-change-percent", "none", "--max-changes-per-day", "10"])
+      assert.match(cleared.stdout, /max budget change percent:\s+none/)
+      assert.match(cleared.stdout, /max changes per day:\s+10/)
+      const refused = await runCli(dataDir, ["guardrails", "set", "Rails", "--max-changes-per-day", "-1"])
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stderr, "The guardrails cannot be set: max changes per day must be a whole number of 0 or more")
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true })
+    }
+  }, 120_000)
+})

@@ -1,0 +1,145 @@
+// Serves the REST API v1 from its route table (restApi.ts; spec §REST API, §Authentication 1, 5–7, §REST status
+// codes): CORS for any origin without credentials, the bearer check (never a cookie), the scope check, the query and
+// the 1 MB JSON body, the handler, and every refusal through the one error table, all as JSON with no-store.
+import { Cause, Effect, Schema } from "effect"
+import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { authenticateBearer, Issuer, requireScope } from "@adgate/core"
+import { RequestId } from "../security.ts"
+import { BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
+import { openApiDocument } from "./openApiDocument.ts"
+import { type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
+import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
+
+type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
+
+const isTooLarge = (error: unknown): boolean =>
+  (error as { readonly reason?: { readonly reason?: unknown } } | null)?.reason?.reason === "BodyTooLarge"
+
+/** How deep a request body may nest (checklist 167): far beyond any tool's arguments, far below a stack's limit. */
+export const maxBodyDepth = 64
+
+/** True when `value` nests deeper than `max` arrays or objects; iterative, so a hostile depth cannot overflow it. */
+const nestsDeeperThan = (value: unknown, max: number): boolean => {
+  const stack: Array<readonly [unknown, number]> = [[value, 1]]
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!
+    if (typeof current !== "object" || current === null) continue
+    if (depth > max) return true
+    for (const child of Object.values(current)) stack.push([child, depth + 1])
+  }
+  return false
+}
+
+/**
+ * The body as a JSON object. Empty is `{}` (a tool without arguments); not JSON is 400 invalid_json; JSON that is not
+ * an object, or that nests deeper than 64 levels, is 400 invalid_body; over 1 MB while reading (a chunked body) is 413.
+ */
+const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: string) =>
+  Effect.gen(function* () {
+    const text = yield* request.text.pipe(Effect.mapError((error) => (isTooLarge(error) ? new BodyTooLarge() : new BodyNotJson())))
+    if (text.trim() === "") return {} as Schema.JsonObject
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(text)
+    } catch {
+      return yield* new BodyNotJson()
+    }
+    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* new BodyNotObject({ expected })
+    if (nestsDeeperThan(parsed, maxBodyDepth)) return yield* new BodyNotObject({ expected: `nested at most ${maxBodyDepth} levels deep` })
+    return parsed as Schema.JsonObject
+  })
+
+const decodeQuery = (route: RestRoute, search: URLSearchParams) =>
+  Effect.gen(function* () {
+    const decoded: Record<string, unknown> = {}
+    for (const [name, declaration] of Object.entries(route.query)) {
+      const raw = search.get(name)
+      if (raw === null) continue
+      const result = Schema.decodeUnknownExit(declaration.schema)(raw)
+      if (result._tag === "Failure") return yield* new QueryInvalid({ parameter: name, message: `is not valid: ${declaration.description}` })
+      decoded[name] = result.value
+    }
+    return decoded
+  })
+
+/** Answers a handler's result through the declared Schema of its status: an undeclared answer is a defect (500). */
+const render = (route: RestRoute, answer: RestAnswer) => {
+  const declared = route.successes.find((s) => s.status === answer.status)
+  if (declared === undefined) throw new Error(`${route.operationId} answered an undeclared status ${answer.status}`)
+  const body = Schema.encodeUnknownSync(declared.schema as Schema.Codec<unknown, unknown>)(answer.body)
+  return HttpServerResponse.jsonUnsafe(body, { status: answer.status, headers: { ...jsonHeaders, ...answer.headers } })
+}
+
+/** Anything that is not a refusal of the table: 500 JSON naming the request id (also in the log line). */
+const unexpected = (cause: Cause.Cause<unknown>) =>
+  Effect.gen(function* () {
+    const requestId = yield* RequestId
+    const failure = cause.reasons.find(Cause.isFailReason)
+    yield* Effect.logWarning("rest request failed").pipe(Effect.annotateLogs({
+      failure: failure === undefined ? (Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect") : String((failure.error as { readonly _tag?: unknown })?._tag ?? "unknown")
+    }))
+    return HttpServerResponse.jsonUnsafe(
+      { ok: false, error: "server_error", message: "The service could not answer this request; nothing may be assumed changed. Retry in a moment.", requestId },
+      { status: 500, headers: jsonHeaders }
+    )
+  })
+
+const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
+  <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
+    effect.pipe(Effect.catchCause((cause) => {
+      const failure = cause.reasons.find(Cause.isFailReason)
+      return failure !== undefined && isRestRefusal(failure.error)
+        ? Effect.succeed(restRefusalResponse(failure.error, origin, scopes))
+        : unexpected(cause)
+    }))
+
+const serve = (route: RestRoute, origin: string) => {
+  const scopes = route.access._tag === "Bearer" ? route.access.challengeScopes : []
+  return Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const params = yield* HttpRouter.params
+    const search = new URL(request.url, origin).searchParams
+    if (search.has("access_token")) return yield* new CredentialInQuery()
+    // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
+    const principal = yield* authenticateBearer(request.headers["authorization"], "rest")
+    if (route.access._tag === "Bearer" && route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
+    const query = yield* decodeQuery(route, search)
+    const body = route.body === null ? {} : yield* readJsonObject(request, route.body.description)
+    const answer = yield* route.handle({ principal, params, query, body, headers: request.headers })
+    return render(route, answer)
+  }).pipe(answerRefusals(origin, scopes))
+}
+
+/** A path of the table whose method differs answers 405 with Allow; any other /api/v1 path a JSON 404. */
+const fallback = (origin: string) => {
+  const patterns = restApi.map((r) => ({
+    method: r.method,
+    regex: new RegExp(`^${restBasePath}${r.path.replace(/\{\w+\}/g, "[^/]+")}$`)
+  }))
+  return Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const path = new URL(request.url, origin).pathname
+    const allow = [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))]
+    return restRefusalResponse(allow.length > 0 ? new MethodNotAllowed({ allow: [...allow, "OPTIONS"] }) : new RouteNotFound({ path }), origin)
+  })
+}
+
+/** Every /api/v1 route. Needs the core ports of the pipeline, the Issuer, and the bearer check's stores. */
+export const RestRoutes = HttpRouter.use((router) =>
+  Effect.gen(function* () {
+    const context = yield* Effect.context<RestServices | BearerServices>()
+    const { origin } = yield* Issuer
+    const document = openApiDocument(origin)
+    for (const route of restApi) {
+      const path = `${restBasePath}${route.path.replace(/\{(\w+)\}/g, ":$1")}` as `/${string}`
+      const handler = route.access._tag === "Public"
+        ? Effect.succeed(HttpServerResponse.jsonUnsafe(document, { headers: jsonHeaders }))
+        : serve(route, origin).pipe(Effect.provideContext(context))
+      yield* router.add(route.method, path, handler)
+    }
+    yield* router.add("OPTIONS", `${restBasePath}/*`, preflight)
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+      yield* router.add(method, `${restBasePath}/*`, fallback(origin))
+    }
+  })
+)

@@ -1,0 +1,41 @@
+// Showing and setting a workspace's guardrails (issue 9 "Settable with the CLI now"; docs/decisions.md, Guardrails):
+// the CLI and, later, the management page call these; the GuardrailStore keeps one record per workspace.
+import { Clock, Effect, Option, Schema } from "effect"
+import { GuardrailStore } from "../ports/GuardrailStore.ts"
+import { type Guardrails, noGuardrails } from "./Guardrails.ts"
+
+/** A setting out of range (a negative cap, an empty pattern): nothing is saved. */
+export class GuardrailsInvalid extends Schema.TaggedError<GuardrailsInvalid>()("GuardrailsInvalid", {
+  message: Schema.String
+}) {}
+
+/** The caps and patterns to change; a key left out keeps its value, null clears a cap. */
+export type GuardrailChanges = Partial<Pick<Guardrails,
+  "maxBudgetChangePercent" | "maxChangesPerDay" | "maxDailyBudgetPerAccount" | "protectedNames">>
+
+export const showGuardrails = Effect.fn("guardrails.showGuardrails")(function* (workspaceId: string) {
+  return Option.getOrElse(yield* (yield* GuardrailStore).find(workspaceId), () => noGuardrails(workspaceId))
+})
+
+const invalidCap = (name: string, value: number | null | undefined, integer: boolean): string | null =>
+  value === null || value === undefined || (Number.isFinite(value) && value >= 0 && (!integer || Number.isInteger(value)))
+    ? null
+    : `${name} must be a ${integer ? "whole " : ""}number of 0 or more`
+
+export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (workspaceId: string, actorId: string | null, changes: GuardrailChanges) {
+  const problem = invalidCap("max budget change percent", changes.maxBudgetChangePercent, false) ??
+    invalidCap("max changes per day", changes.maxChangesPerDay, true) ??
+    invalidCap("max daily budget per account", changes.maxDailyBudgetPerAccount, false) ??
+    ((changes.protectedNames ?? []).some((p) => p.trim() === "") ? "a protected name pattern must not be empty" : null)
+  if (problem !== null) return yield* new GuardrailsInvalid({ message: problem })
+  const current = yield* showGuardrails(workspaceId)
+  const next: Guardrails = {
+    ...current,
+    ...changes,
+    protectedNames: (changes.protectedNames ?? current.protectedNames).map((p) => p.trim()),
+    updatedAt: yield* Clock.currentTimeMillis,
+    updatedBy: actorId
+  }
+  yield* (yield* GuardrailStore).save(next)
+  return next
+})
