@@ -3,7 +3,7 @@
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { NodeRuntime } from "@effect/platform-node"
-import { dataFolderInUse, HousekeepingSchedule } from "@adgate/adapters-sql"
+import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import { RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { appPorts } from "./appPorts.ts"
@@ -25,6 +25,7 @@ export const serverLayer = (config: AppConfig) => {
     HousekeepingSchedule,
     // Approved writes whose executing process died (or was never claimed) run again (docs/decisions.md, Write requests).
     ResumeApprovedWritesSchedule,
+    OutboxSchedule,
     MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }

@@ -32,6 +32,8 @@ export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(E
         // A row that does not decode was written by this code: a defect, not an answer.
         Effect.catchTag("SchemaError", (error) => Effect.die(error))
       ),
+    // The failed unit of work rolled back, which released its row locks: the rows are claimable again.
+    release: () => Effect.void,
     markDone: (reader, positions) =>
       positions.length === 0 ? Effect.void : sql`UPDATE event_outbox SET done_at = ${Date.now()}
         WHERE reader = ${reader} AND position IN ${sql.in(positions.map(String))}`.pipe(Effect.asVoid, unavailable("EventOutbox.markDone"))

@@ -11,6 +11,7 @@ import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { EventOutboxSql } from "./EventOutboxSql.ts"
+import { outboxReaders } from "./readers/OutboxSchedule.ts"
 import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
 import { PeopleStoreSql } from "./PeopleStoreSql.ts"
@@ -21,10 +22,10 @@ import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /**
- * The readers every appended event is kept for (architecture §Commands and events). A reader named here must be
- * drained (apps/server's housekeeping does), or its rows wait for ever.
+ * The readers every appended event is kept for (architecture §Commands and events): the audit log and the mail
+ * (readers/). A reader named here must be drained (apps/server's OutboxSchedule does), or its rows wait for ever.
  */
-export const outboxReaders: ReadonlyArray<string> = []
+export { outboxReaders }
 
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,

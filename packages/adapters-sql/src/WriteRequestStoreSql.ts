@@ -15,17 +15,34 @@ const source = (operation: string) => ({ operation: `WriteRequestStore.${operati
  * isDueToExpire in SQL: pending, and `expires_at <= now`. Rows are claimed with FOR UPDATE SKIP LOCKED and the
  * status is checked again on update, so of N processes running this together each due request is expired by one,
  * and a decision racing it either commits first (its version moves, this skips the row) or loses its
- * compare-and-set. Answers the ids this call expired.
+ * compare-and-set. With `readers` (housekeeping), the same statement appends one WriteExpired per expired request
+ * and reader to the event outbox (spec §Events), so the expiry and its events commit together. Answers the ids this
+ * call expired.
  */
-export const expireDueWriteRequests = (now: number): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ readonly id: string }>`WITH due AS (
+export const expireDueWriteRequests = (
+  now: number, readers: ReadonlyArray<string> = []
+): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const expire = sql`WITH due AS (
         SELECT id FROM write_requests WHERE status = 'pending_approval' AND expires_at <= ${now}
         FOR UPDATE SKIP LOCKED
       )
       UPDATE write_requests w SET status = 'expired', version = w.version + 1, updated_at = ${now}
       FROM due WHERE w.id = due.id AND w.status = 'pending_approval'
-      RETURNING w.id`).pipe(Effect.map((rows) => rows.map((r) => r.id)))
+      RETURNING w.id, w.workspace_id`
+    const statement = readers.length === 0
+      ? sql<{ readonly id: string }>`${expire}`
+      // The event's JSON is DomainEvent's WriteExpired encoding: {_tag, at, requestId, workspaceId}.
+      : sql<{ readonly id: string }>`WITH expired AS (${expire}), events AS (
+          INSERT INTO event_outbox (reader, type, event, created_at)
+          SELECT r.reader, 'WriteExpired',
+            jsonb_build_object('_tag', 'WriteExpired', 'at', ${now}::bigint, 'requestId', e.id, 'workspaceId', e.workspace_id), ${now}
+          FROM expired e CROSS JOIN unnest(string_to_array(${readers.join(",")}, ',')) AS r(reader)
+          ORDER BY e.id, r.reader
+        )
+        SELECT id FROM expired`
+    return Effect.map(statement, (rows) => rows.map((r) => r.id))
+  })
 
 export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient

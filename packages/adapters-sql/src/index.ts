@@ -1,5 +1,5 @@
 // @adgate/adapters-sql: the core's storage ports on PostgreSQL (@effect/sql-pg) or embedded PGlite, migrations,
-// housekeeping, and at-rest encryption of platform credentials.
+// housekeeping, the event outbox and its readers (audit log, mail), and at-rest encryption of platform credentials.
 export { SqlDatabase, type DatabaseOptions } from "./SqlDatabase.ts"
 export { PgliteClient } from "./PgliteClient.ts"
 export { DataFolderInUse, dataFolderInUse } from "./lockDataDir.ts"
@@ -7,6 +7,11 @@ export { runMigrations, migrationsTable } from "./runMigrations.ts"
 export { migrations } from "./migrations/index.ts"
 export { SqlStores, outboxReaders } from "./SqlStores.ts"
 export { EventOutboxSql } from "./EventOutboxSql.ts"
+export { drainReaders, OutboxSchedule, outboxDrainInterval } from "./readers/OutboxSchedule.ts"
+export { drainReader, outboxBatchSize, type OutboxReader } from "./readers/OutboxReader.ts"
+export { auditReader } from "./readers/auditReader.ts"
+export { mailReader } from "./readers/mailReader.ts"
+export { appLabel, composeConnectionMail, type ConnectionMailFacts, type MailApp } from "./readers/connectionOpenedMail.ts"
 export { ClientStoreSql } from "./ClientStoreSql.ts"
 export { ConsentStoreSql } from "./ConsentStoreSql.ts"
 export { CodeStoreSql } from "./CodeStoreSql.ts"

@@ -1,6 +1,6 @@
 // Housekeeping (spec §Lifetimes, §States: Write request): purges spent and expired rows and expires unanswered write
-// requests. Every step is one idempotent statement, so any number of server processes may run it at once without
-// double work or lost rows.
+// requests (each with its WriteExpired event). Every step is one idempotent statement, so any number of server
+// processes may run it at once without double work or lost rows.
 import { refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
@@ -8,6 +8,7 @@ import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
 import { expireDueWriteRequests } from "./WriteRequestStoreSql.ts"
+import { outboxReaders } from "./readers/OutboxSchedule.ts"
 
 const day = Duration.toMillis(Duration.days(1))
 
@@ -69,8 +70,9 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
         SELECT count(*)::int AS n FROM d`),
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
-      // The same rule as the pure transition's Expire (isDueToExpire), each request expired by one process.
-      writeRequestsExpired: Effect.map(expireDueWriteRequests(now), (ids) => ids.length),
+      // The same rule as the pure transition's Expire (isDueToExpire), each request expired by one process, with
+      // its WriteExpired event for every outbox reader in the same statement.
+      writeRequestsExpired: Effect.map(expireDueWriteRequests(now, outboxReaders), (ids) => ids.length),
       idempotencyKeys: count(sql<{ n: number }>`WITH d AS (DELETE FROM idempotency_keys WHERE expires_at <= ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`)
     }

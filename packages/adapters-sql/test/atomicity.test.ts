@@ -4,7 +4,7 @@
 // DATABASE_URL is set. The core services read TestClock, which the tests of one database share: records are made
 // relative to its current time.
 import {
-  AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, decideConsent, endConnection, handleTokenRequest,
+  ClientStore, CodeStore, ConnectionStore, ConsentStore, decideConsent, endConnection, handleTokenRequest,
   PlatformsMemory, removeWorkspaceApp, Secrets
 } from "@adgate/core"
 import type { Connection } from "@adgate/core"
@@ -16,6 +16,7 @@ import { aClient, aConnection, aConsentPage, unique } from "./contracts/fixtures
 import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
+import { audited } from "./audited.ts"
 
 /** Runs `effect` with `table` renamed away, so that every statement on it fails; the table is back afterwards. */
 const withTableAway = <A, E, R>(table: string, effect: Effect.Effect<A, E, R>) =>
@@ -45,22 +46,22 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const { clientId, code, grant } = yield* seedCode
         const failed = yield* Effect.map(Effect.flip(withTableAway("access_tokens", handleTokenRequest({ params: grant(), basic: null }))), oauthAnswer)
         assert.deepStrictEqual([failed.error, failed.status], ["server_error", 503])
-        // Nothing of the failed attempt remains: the code unspent, no connection, no audit entry, no mail.
+        // Nothing of the failed attempt remains: the code unspent, no connection, no event (so no audit entry, no mail).
         const stored = Option.getOrThrow(yield* (yield* CodeStore).findByHash(code.hash))
         assert.deepStrictEqual([stored.status, stored.version, stored.connectionId], ["issued", 1, null])
         assert.deepStrictEqual(yield* (yield* ConnectionStore).listByClient(clientId), [])
-        assert.deepStrictEqual(yield* (yield* AuditLog).list(code.workspaceId), [])
+        assert.deepStrictEqual(yield* audited(code.workspaceId), [])
         const answer = yield* handleTokenRequest({ params: grant(), basic: null })
         assert.strictEqual(answer.token_type, "Bearer")
         const connection = yield* connectionOf(answer.refresh_token)
         assert.deepStrictEqual([connection.status, connection.clientId], ["active", clientId])
-        assert.deepStrictEqual((yield* (yield* AuditLog).list(code.workspaceId)).map((e) => e.action), ["connection.approved"])
+        assert.deepStrictEqual((yield* audited(code.workspaceId)).map((e) => e.action), ["connection.approved"])
       }))
 
-    it.effect("an exchange whose audit entry cannot be written is 503, and the same code then exchanges", () =>
+    it.effect("an exchange whose ConnectionOpened cannot be written is 503, and the same code then exchanges", () =>
       Effect.gen(function* () {
         const { clientId, grant } = yield* seedCode
-        const failed = yield* Effect.map(Effect.flip(withTableAway("audit_entries", handleTokenRequest({ params: grant(), basic: null }))), oauthAnswer)
+        const failed = yield* Effect.map(Effect.flip(withTableAway("event_outbox", handleTokenRequest({ params: grant(), basic: null }))), oauthAnswer)
         assert.deepStrictEqual([failed.error, failed.status], ["server_error", 503])
         assert.deepStrictEqual(yield* (yield* ConnectionStore).listByClient(clientId), [])
         const answer = yield* handleTokenRequest({ params: grant(), basic: null })
@@ -85,7 +86,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const connection = yield* connectionOf(first.refresh_token)
         assert.deepStrictEqual([connection.status, connection.endedReason], ["ended", "code_reused"])
         assert.strictEqual(Option.getOrThrow(yield* (yield* CodeStore).findByHash(code.hash)).version, 3)
-        assert.deepStrictEqual((yield* (yield* AuditLog).list(code.workspaceId)).map((e) => e.action),
+        assert.deepStrictEqual((yield* audited(code.workspaceId)).map((e) => e.action),
           ["connection.approved", "connection.ended"])
       }))
 
@@ -118,11 +119,11 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         assert.strictEqual(reused.error, "invalid_grant")
         const connection = yield* connectionOf(first.refresh_token)
         assert.deepStrictEqual([connection.status, connection.endedReason], ["ended", "refresh_reused"])
-        assert.deepStrictEqual((yield* (yield* AuditLog).list(workspaceId)).map((e) => e.action),
+        assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => e.action),
           ["connection.approved", "connection.ended"])
       }))
 
-    it.effect("ending a connection whose audit entry cannot be written leaves it active; ending it again works", () =>
+    it.effect("ending a connection whose ConnectionEnded cannot be written leaves it active; ending it again works", () =>
       Effect.gen(function* () {
         const connections = yield* ConnectionStore
         const now = yield* Clock.currentTimeMillis
@@ -131,12 +132,12 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
           refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: now }
         })
         yield* connections.insert(connection)
-        const failed = yield* Effect.flip(withTableAway("audit_entries", endConnection(connection.id, "disconnected", null)))
+        const failed = yield* Effect.flip(withTableAway("event_outbox", endConnection(connection.id, "disconnected", null)))
         assert.strictEqual(failed._tag, "StoreUnavailable")
         assert.deepStrictEqual(yield* connections.find(connection.id), Option.some(connection))
         const outcome = yield* endConnection(connection.id, "disconnected", null)
         assert.deepStrictEqual([outcome.endedNow, outcome.connection.status], [true, "ended"])
-        assert.deepStrictEqual((yield* (yield* AuditLog).list(connection.workspaceId)).map((e) => e.action), ["connection.ended"])
+        assert.deepStrictEqual((yield* audited(connection.workspaceId)).map((e) => e.action), ["connection.ended"])
       }))
 
     it.effect("a consent decision whose code cannot be stored is 503 and leaves the page open; the same post then issues the code", () =>
@@ -159,7 +160,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         assert.strictEqual(Option.getOrThrow(yield* (yield* ConsentStore).find(page.id)).status, "approved")
       }))
 
-    it.effect("removing an app whose connections' audit entries cannot be written leaves app and connections as they were", () =>
+    it.effect("removing an app whose connections' ConnectionEnded events cannot be written leaves app and connections as they were", () =>
       Effect.gen(function* () {
         const { workspaceId, userId } = yield* seedAdminWorkspace
         const now = yield* Clock.currentTimeMillis
@@ -169,7 +170,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const made = [0, 1].map(() => aConnection({ clientId: app.clientId, workspaceId, createdAt: now, expiresAt: now + 365 * 86_400_000 }))
         yield* Effect.forEach(made, connections.insert)
         const remove = removeWorkspaceApp({ clientId: app.clientId, workspaceId, actorId: userId })
-        const failed = yield* Effect.flip(withTableAway("audit_entries", remove))
+        const failed = yield* Effect.flip(withTableAway("event_outbox", remove))
         assert.strictEqual(failed._tag, "StoreUnavailable")
         assert.deepStrictEqual(yield* (yield* ClientStore).find(app.clientId), Option.some(app))
         assert.deepStrictEqual((yield* connections.listByClient(app.clientId)).map((c) => c.status), ["active", "active"])

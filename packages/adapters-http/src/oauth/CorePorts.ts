@@ -9,6 +9,7 @@ import type {
   ConnectionStore,
   ConsentStore,
   Directory,
+  EventOutbox,
   Issuer,
   Mailer,
   MetadataDocumentFetcher,
@@ -34,3 +35,4 @@ export type CorePorts =
   | RateLimiter
   | Issuer
   | Transactor
+  | EventOutbox

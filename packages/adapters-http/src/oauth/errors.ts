@@ -86,8 +86,8 @@ export const oauthErrorTable = {
   RegistrationRateLimited: tooMany("registrations"),
   // Checklist 63: too many failed client authentications from one address or for one client.
   ClientAuthenticationThrottled: tooMany("failed client authentications"),
-  // A failure on the service's side: the Directory during the code exchange, storage, a race lost too often.
-  DirectoryUnavailable: serviceUnavailable,
+  // A failure on the service's side: storage, a race lost too often. (The code exchange no longer asks the Directory:
+  // the admins' mail reads it in the outbox's mail reader.)
   StoreUnavailable: serviceUnavailable,
   Conflict: serviceUnavailable,
   ConnectionNotFound: () => ({ status: 500, error: "server_error", description: "The service failed to answer this request." }),

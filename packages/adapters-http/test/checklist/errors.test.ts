@@ -3,7 +3,7 @@
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
-import { approve, authorizationUrl, discover, pkce, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
+import { approve, authorizationUrl, discover, moveClock, pkce, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
 
 const cb = "https://app.example/cb"
 let server: TestServer
@@ -65,11 +65,14 @@ describe("checklist P: error bodies (checklist 181)", () => {
     const cookie = await server.signIn(server.users.admin.email, server.users.admin.password)
     const url = authorizationUrl(as, { response_type: "code", client_id: publicApp, redirect_uri: cb, code_challenge: challenge, code_challenge_method: "S256" })
     const code = (await approve(server, url, cookie)).searchParams.get("code") ?? ""
+    const tokens = await (await post("/oauth/token", { grant_type: "authorization_code", code, redirect_uri: cb, code_verifier: verifier, client_id: publicApp })).json() as { refresh_token: string }
+    // The approver's role cannot be re-checked and the last confirmation is older than the 24-hour grace: 503.
+    moveClock(25 * 60 * 60 * 1000)
     await server.run(server.directory.setUnavailable(true))
     try {
-      const answer = await post("/oauth/token", { grant_type: "authorization_code", code, redirect_uri: cb, code_verifier: verifier, client_id: publicApp })
+      const answer = await post("/oauth/token", { grant_type: "refresh_token", refresh_token: tokens.refresh_token, client_id: publicApp })
       expect(answer.status).toBe(503)
-      await expectClean(answer, [code, verifier])
+      await expectClean(answer, [tokens.refresh_token, code, verifier])
     } finally {
       await server.run(server.directory.setUnavailable(false))
     }

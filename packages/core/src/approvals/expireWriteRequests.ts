@@ -1,8 +1,25 @@
 // Spec §States: Write request, row "pending_approval, no answer → expired": one pass over every workspace at the
-// clock's time. Background work in every process; the store expires each request once (see WriteRequestStore).
-import { Clock, Effect } from "effect"
+// clock's time, with one WriteExpired per expired request (spec §Events), the expiry and its events in one unit of
+// work. The store expires each request once (see WriteRequestStore). The SQL server's housekeeping does the same in
+// one statement (adapters-sql runHousekeeping).
+import { Clock, Effect, Option } from "effect"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
+import { EventOutbox } from "../ports/EventOutbox.ts"
+import { Transactor } from "../ports/Transactor.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 
 export const expireWriteRequests = Effect.fn("approvals.expireWriteRequests")(function* () {
-  return yield* (yield* WriteRequestStore).expireDue(yield* Clock.currentTimeMillis)
+  const store = yield* WriteRequestStore
+  const outbox = yield* EventOutbox
+  const now = yield* Clock.currentTimeMillis
+  return yield* (yield* Transactor).atomically(Effect.gen(function* () {
+    const ids = yield* store.expireDue(now)
+    const events: Array<DomainEvent> = []
+    for (const id of ids) {
+      const request = yield* store.find(id)
+      if (Option.isSome(request)) events.push({ _tag: "WriteExpired", at: now, requestId: id, workspaceId: request.value.workspaceId })
+    }
+    if (events.length > 0) yield* outbox.append(events)
+    return ids
+  }))
 })

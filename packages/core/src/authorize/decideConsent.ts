@@ -1,21 +1,21 @@
 // Allow access or Cancel on the consent page (spec §GET /oauth/authorize "After the person decides", §States:
 // Consent page, §Authentication 9; RFC 6749 §4.1.2, RFC 9207). The page is saved with compare-and-set before a
-// code is issued, so two concurrent posts of one page issue at most one code; the page, the code (or the declined
-// audit entry) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
+// code is issued, so two concurrent posts of one page issue at most one code; the page, the code (or the
+// ConsentDeclined event) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
 import { Clock, Effect, Option, Result } from "effect"
+import { runCommand } from "../commands/runCommand.ts"
+import { moved, refused, type Transition } from "../commands/Transition.ts"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
 import { connectedPlatforms } from "./connectedPlatforms.ts"
 import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
 import { ConsentAlreadyDecided, ConsentPageNotFound, InvalidConsentDecision } from "./errors.ts"
 import { connectingRole } from "./openConsentPage.ts"
-import { transitionConsentPage } from "./transitionConsentPage.ts"
-import { recordAudit } from "../audit/recordAudit.ts"
+import { type ConsentRefusal, transitionConsentPage } from "./transitionConsentPage.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import { codeLifetimeMs } from "../codes/transitionCode.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore, ConsentStore } from "../ports/Stores.ts"
-import { Transactor } from "../ports/Transactor.ts"
 import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
@@ -69,58 +69,95 @@ export const checkConsentDecision = (
   })
 }
 
-export const decideConsent = Effect.fn("authorize.decideConsent")(function* (input: DecideConsentInput) {
-  const transactor = yield* Transactor
-  // Ticked platforms are checked against the families connected now; read before the transaction (a platform call).
-  const connected = input.answer._tag === "Allow" && input.answer.decision.platforms !== "all"
-    ? (yield* connectedPlatforms(input.workspaceId)).map((family) => family.id)
-    : []
-  return yield* transactor.atomically(decideAndIssue(input, connected))
-})
+/** What an accepted decision leaves: the decided page and the grant (null: declined, or nothing approved). */
+interface Decided {
+  readonly page: ConsentPage
+  readonly grant: ConsentDecision | null
+  readonly cancelled: boolean
+  /** The decision's time: the code's issuedAt. */
+  readonly now: number
+}
 
-const decideAndIssue = Effect.fnUntraced(function* (input: DecideConsentInput, connected: ReadonlyArray<string>) {
+/**
+ * The decision as the runner's Transition, pure: the page's own checks first (CSRF, session, single use, expiry: a
+ * forged or stale post learns nothing about the choice), then the choice against the role and plan read just before
+ * (`checked`; none for Cancel). A decline causes one ConsentDeclined (the "connection.declined" audit entry).
+ */
+export const decideTransition = (
+  page: ConsentPage, input: DecideConsentInput, csrfHash: string,
+  checked: { readonly role: Role; readonly plan: Plan; readonly connected: ReadonlyArray<string> } | null, now: number
+): Transition<ConsentPage, Decided, ConsentRefusal | InvalidConsentDecision> => {
+  const event = { _tag: "Decide" as const, userId: input.userId, workspaceId: input.workspaceId, csrfHash }
+  const first = transitionConsentPage(page, { ...event, answer: input.answer._tag }, now)
+  if (Result.isFailure(first)) return refused(first.failure)
+  let grant: ConsentDecision | null = null
+  if (input.answer._tag === "Allow" && checked !== null) {
+    const choice = checkConsentDecision(page, input.answer.decision, checked.role, checked.plan, checked.connected)
+    if (Result.isFailure(choice)) return refused(choice.failure)
+    // Spec: approving no permission is answered access_denied.
+    grant = choice.success.scopes.length === 0 ? null : choice.success
+  }
+  const decided = transitionConsentPage(page, { ...event, answer: grant === null ? "Cancel" : "Allow" }, now)
+  if (Result.isFailure(decided)) return refused(decided.failure)
+  const next = decided.success.next
+  const cancelled = input.answer._tag === "Cancel"
+  if (grant !== null) return moved(next, { page: next, grant, cancelled, now })
+  return moved(next, { page: next, grant, cancelled, now }, [{
+    _tag: "ConsentDeclined", at: now, workspaceId: next.workspaceId, userId: next.userId, clientId: next.request.clientId,
+    scopesAsked: formatScopes(next.request.scopes), surface: next.request.surface,
+    reason: cancelled ? "cancelled" : "no_permission_approved"
+  }])
+}
+
+export const decideConsent = Effect.fn("authorize.decideConsent")(function* (input: DecideConsentInput) {
   const secrets = yield* Secrets
   const consents = yield* ConsentStore
-  const codes = yield* CodeStore
-  const issuer = yield* Issuer
   const csrfHash = yield* secrets.hash(input.csrfToken)
-
-  const decided = yield* Effect.gen(function* () {
-    const found = yield* consents.find(input.pageId)
-    if (Option.isNone(found)) return yield* new ConsentPageNotFound()
-    const page = found.value
-    const now = yield* Clock.currentTimeMillis
-    const event = { _tag: "Decide" as const, userId: input.userId, workspaceId: input.workspaceId, csrfHash }
-    // CSRF, session, single use and expiry first: a forged or stale post learns nothing about the choice.
-    yield* Effect.fromResult(transitionConsentPage(page, { ...event, answer: input.answer._tag }, now))
-    let grant: ConsentDecision | null = null
-    if (input.answer._tag === "Allow") {
-      const { role, plan } = yield* connectingRole(page.workspaceId, page.userId)
-      const checked = yield* Effect.fromResult(checkConsentDecision(page, input.answer.decision, role, plan, connected))
-      // Spec: approving no permission is answered access_denied.
-      grant = checked.scopes.length === 0 ? null : checked
+  const located = yield* consents.find(input.pageId)
+  if (Option.isNone(located)) return yield* new ConsentPageNotFound()
+  // The page's own checks before the Directory is asked (a forged post learns nothing); then the role and plan, read
+  // before the command so that a Directory failure cannot abort its transaction.
+  const precheck = transitionConsentPage(located.value, {
+    _tag: "Decide", userId: input.userId, workspaceId: input.workspaceId, csrfHash, answer: input.answer._tag
+  }, yield* Clock.currentTimeMillis)
+  if (Result.isFailure(precheck)) return yield* precheck.failure
+  const answer = input.answer
+  const checked = answer._tag === "Allow"
+    ? {
+      ...yield* connectingRole(located.value.workspaceId, located.value.userId),
+      // Ticked platforms are checked against the families connected now (a platform call, also before the command).
+      connected: answer.decision.platforms === "all"
+        ? []
+        : (yield* connectedPlatforms(located.value.workspaceId)).map((family) => family.id)
     }
-    const { next } = yield* Effect.fromResult(transitionConsentPage(page, { ...event, answer: grant === null ? "Cancel" : "Allow" }, now))
-    yield* consents.save(next)
-    return { page: next, grant, now, cancelled: input.answer._tag === "Cancel" }
+    : null
+  // The first attempt decides on the page just read; only a retry after a lost race reads it again.
+  let loaded: Option.Option<ConsentPage> = located
+  return yield* runCommand({
+    load: Effect.suspend(() => {
+      const first = loaded
+      loaded = Option.none()
+      return Option.isSome(first) ? Effect.succeed(first) : consents.find(input.pageId)
+    }),
+    missing: () => new ConsentPageNotFound(),
+    transition: (page, now) => decideTransition(page, input, csrfHash, checked, now),
+    save: consents.save,
+    then: (decided) => Effect.map(issueOrDecline(decided), (answer) => ({ answer, events: [] }))
   }).pipe(
-    // A lost race is not an answer: reload and decide again; the loser then finds the page decided.
-    Effect.retry({ while: (e) => e._tag === "Conflict", times: 3 }),
+    // A race lost every time: the page was decided by the other posts.
     Effect.catchTag("Conflict", () => Effect.fail(new ConsentAlreadyDecided()))
   )
+})
 
+/** The redirect back to the app: a code for a grant (inserted in the command's unit of work), or access_denied. */
+const issueOrDecline = Effect.fnUntraced(function* (decided: Decided) {
+  const secrets = yield* Secrets
+  const codes = yield* CodeStore
+  const issuer = yield* Issuer
   const { page, grant, now } = decided
   const request = page.request
   if (grant === null) {
     const description = decided.cancelled ? "The person declined access" : "No permission was approved"
-    yield* recordAudit({
-      workspaceId: page.workspaceId,
-      actorId: page.userId,
-      action: "connection.declined",
-      clientId: request.clientId,
-      connectionId: null,
-      detail: { scopesAsked: formatScopes(request.scopes), surface: request.surface, reason: decided.cancelled ? "cancelled" : "no_permission_approved" }
-    })
     return {
       redirectTo: authorizationResponseUrl(
         request.redirectUri,

@@ -9,6 +9,7 @@ import { MetadataDocumentFetcher } from "../ports/MetadataDocumentFetcher.ts"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { Prefix } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/Stores.ts"
+import { retryOnConflict } from "../commands/conflictRetry.ts"
 
 /** How long after its cache lifetime ended a document may still be served while its host's fetch budget is spent. */
 export const staleServingMs = 24 * 60 * 60 * 1000
@@ -86,7 +87,7 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
     }
     yield* clients.save(next)
     return next
-  }).pipe(Effect.retry({ while: (e) => e._tag === "Conflict", times: 3 }), Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
+  }).pipe(retryOnConflict, Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
 })
 
 /** The client for the token and revocation endpoints: the store only, never a fetch (spec §Authentication 4). */

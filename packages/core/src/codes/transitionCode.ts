@@ -1,6 +1,7 @@
 // The authorization code lifecycle as a pure transition: spec §States: Authorization code, checklist section E and
 // decision 43. No I/O and no clock: `now` (epoch ms) and S256(code_verifier) are computed by the caller.
 import type { Surface } from "../scopes/Scope.ts"
+import { moved, refused as refusal, type Transition } from "../commands/Transition.ts"
 import { constantTimeEqual } from "../credentials/constantTimeEqual.ts"
 import type { AuthorizationCode } from "./AuthorizationCode.ts"
 import {
@@ -72,4 +73,15 @@ export const transitionCode = (code: AuthorizationCode, event: CodeEvent, now: n
       }
     }
   }
+}
+
+/**
+ * The Exchange row as the runner's Transition: the spent code as the answer, or the refusal with what it must keep
+ * (a counted failed attempt). The connection, its tokens and its ConnectionOpened follow in exchangeCode.
+ */
+export const exchangeTransition = (
+  code: AuthorizationCode, event: Exchange, now: number
+): Transition<AuthorizationCode, AuthorizationCode, CodeRefusal> => {
+  const decision = transitionCode(code, event, now)
+  return decision._tag === "Exchanged" ? moved(decision.next, decision.next) : refusal(decision.error, decision.next)
 }

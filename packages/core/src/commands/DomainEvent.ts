@@ -2,6 +2,8 @@
 // are written to the event outbox in the command's own transaction (commands/runCommand.ts) and read by the
 // adapters' readers (audit log, mail, later MCP task notifications and the pages' views). Never a secret.
 import { Schema } from "effect"
+import { EndReason } from "../connections/Connection.ts"
+import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 
 const at = Schema.Number
 
@@ -29,10 +31,26 @@ export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
   at, connectionId: Schema.String, workspaceId: Schema.String, clientId: Schema.String,
-  reason: Schema.String, actorId: Schema.NullOr(Schema.String)
+  reason: EndReason, actorId: Schema.NullOr(Schema.String)
+})
+
+/**
+ * The code was exchanged and the connection opened (spec §States: Connection, "none → active": admins e-mailed,
+ * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
+ */
+export const ConnectionOpened = Schema.TaggedStruct("ConnectionOpened", {
+  at, connectionId: Schema.String, workspaceId: Schema.String, clientId: Schema.String, approverId: Schema.String,
+  scopes: Schema.Array(Scope), surface: Surface, platforms: PlatformChoice, writeMode: WriteMode
+})
+
+/** The person chose Cancel, or approved no permission, on the consent page (spec §Events: declining). */
+export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
+  at, workspaceId: Schema.String, userId: Schema.String, clientId: Schema.String, scopesAsked: Schema.String,
+  surface: Surface, reason: Schema.Literals(["cancelled", "no_permission_approved"])
 })
 
 export const DomainEvent = Schema.Union([
-  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, ConnectionEnded
+  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, ConnectionOpened, ConnectionEnded,
+  ConsentDeclined
 ])
 export type DomainEvent = typeof DomainEvent.Type

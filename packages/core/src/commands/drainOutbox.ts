@@ -17,7 +17,8 @@ export const drainOutbox = <E, R>(
     return yield* (yield* Transactor).atomically(Effect.gen(function* () {
       const entries = yield* outbox.claim(reader, batchSize)
       if (entries.length === 0) return 0
-      yield* handle(entries)
+      // A failed pass leaves its events for a later one: rolled back (SQL) or given back (memory).
+      yield* handle(entries).pipe(Effect.onError(() => outbox.release(reader, entries.map((e) => e.position))))
       yield* outbox.markDone(reader, entries.map((e) => e.position))
       return entries.length
     }))

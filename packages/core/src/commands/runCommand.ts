@@ -9,7 +9,7 @@ import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
-export interface Command<S, A, E, M, B = A, E2 = never, R = never> {
+export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never> {
   /** The state by the command's key; none answers `missing`. */
   readonly load: Effect.Effect<Option.Option<S>, StoreUnavailable, R>
   readonly missing: () => M
@@ -22,6 +22,12 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never> {
    * the events they return are appended with the transition's.
    */
   readonly then?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
+  /**
+   * Writes that follow a refusal in the same unit of work, committed before the refusal is answered (a reused code
+   * ends the connection it made); `state` is what the transition refused on. Answers the events they cause; null when
+   * this refusal needs none, so that it opens no transaction.
+   */
+  readonly onRefused?: (error: E, state: S) => Effect.Effect<ReadonlyArray<DomainEvent>, E3, R3> | null
 }
 
 /**
@@ -29,9 +35,9 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never> {
  * safe). A command without writes opens no transaction; a single save with no event to keep is that one statement;
  * otherwise its writes and one multi-row INSERT of its events share one transaction.
  */
-export const runCommand = <S, A, E, M, B = A, E2 = never, R = never>(
-  command: Command<S, A, E, M, B, E2, R>
-): Effect.Effect<B, E | M | E2 | Conflict | StoreUnavailable, R | Transactor | EventOutbox> =>
+export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never>(
+  command: Command<S, A, E, M, B, E2, R, E3, R3>
+): Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const transactor = yield* Transactor
     const outbox = yield* EventOutbox
@@ -41,8 +47,10 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never>(
       const found = yield* command.load
       if (Option.isNone(found)) return yield* Effect.fail(command.missing())
       const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
-      const accepted = Result.isSuccess(decided.outcome)
-      const follows = accepted && command.then !== undefined
+      const afterRefusal = Result.isFailure(decided.outcome) && command.onRefused !== undefined
+        ? command.onRefused(decided.outcome.failure, found.value)
+        : null
+      const follows = Result.isSuccess(decided.outcome) ? command.then !== undefined : afterRefusal !== null
       const keepsEvents = decided.events.length > 0 && outbox.readers.length > 0
       if (decided.next === null && !keepsEvents && !follows) return answerOf(decided.outcome)
       // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
@@ -59,6 +67,7 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never>(
           events = [...events, ...after.events]
           answer = Result.succeed(after.answer)
         }
+        if (afterRefusal !== null) events = [...events, ...(yield* afterRefusal)]
         if (events.length > 0) yield* outbox.append(events)
         // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
         return answer

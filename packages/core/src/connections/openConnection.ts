@@ -1,12 +1,11 @@
 // Opens the connection when the code is exchanged (spec §States: Connection, row "none → active": admins e-mailed,
-// audit log entry) and issues its first token pair (generation 1).
+// audit log entry) and issues its first token pair (generation 1). The mail and the entry are the outbox readers'
+// work: this answers the ConnectionOpened event the exchange appends in its transaction.
 import { Clock, Effect } from "effect"
 import type { Connection } from "./Connection.ts"
 import { connectionLifetimeMs } from "./transitionConnection.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
-import type { Client } from "../clients/Client.ts"
-import { recordAudit } from "../audit/recordAudit.ts"
-import { type ConnectionMailRecipients, mailAdminsOfConnection } from "../audit/mailAdminsOfConnection.ts"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { issueTokenPair, mintSecret } from "../credentials/issueTokenPair.ts"
 import { Prefix } from "../ports/Secrets.ts"
 import { ConnectionStore } from "../ports/Stores.ts"
@@ -14,13 +13,10 @@ import { ConnectionStore } from "../ports/Stores.ts"
 export interface OpenConnectionInput {
   /** The code as saved by the exchange: status "used", carrying the connection id and the approved grant. */
   readonly code: AuthorizationCode & { readonly connectionId: string }
-  readonly client: Client
-  /** Read before the code was spent, so that a Directory outage refuses the exchange instead of losing the mail. */
-  readonly recipients: ConnectionMailRecipients
 }
 
 export const openConnection = Effect.fn("connections.openConnection")(function* (input: OpenConnectionInput) {
-  const { code, client } = input
+  const { code } = input
   const now = yield* Clock.currentTimeMillis
   const refresh = yield* mintSecret(Prefix.refreshToken)
   const connection: Connection = {
@@ -57,14 +53,10 @@ export const openConnection = Effect.fn("connections.openConnection")(function* 
     surface: connection.surface,
     refresh
   })
-  yield* recordAudit({
-    workspaceId: connection.workspaceId,
-    actorId: connection.approverId,
-    action: "connection.approved",
-    clientId: connection.clientId,
-    connectionId: connection.id,
-    detail: { scopes: connection.scopes, surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode }
-  })
-  yield* mailAdminsOfConnection(connection, client, input.recipients)
-  return { connection, tokens }
+  const event: DomainEvent = {
+    _tag: "ConnectionOpened", at: now, connectionId: connection.id, workspaceId: connection.workspaceId,
+    clientId: connection.clientId, approverId: connection.approverId, scopes: connection.scopes,
+    surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
+  }
+  return { opened: { connection, tokens }, event }
 })

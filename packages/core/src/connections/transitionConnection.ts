@@ -4,7 +4,8 @@ import type { Role } from "../workspaces/Workspace.ts"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { parseScopes, roleStillSuffices } from "../scopes/grant.ts"
 import type { Connection, EndReason } from "./Connection.ts"
-import { moved, type Transition, unchanged } from "../commands/Transition.ts"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
+import { moved, refused, type Transition, unchanged } from "../commands/Transition.ts"
 import { RefreshTokenInvalid, type RefreshRefusal, RoleUnconfirmed, ScopeNotGranted, SurfaceNotGranted } from "./errors.ts"
 
 const second = 1000
@@ -175,7 +176,36 @@ export const endTransition = (
   const decision = transitionConnection(connection, { _tag: "End", reason }, now)
   if (decision._tag !== "Ended") return unchanged({ connection, endedNow: false })
   const { next } = decision
-  return moved(next, { connection: next, endedNow: true }, [{
-    _tag: "ConnectionEnded", at: now, connectionId: next.id, workspaceId: next.workspaceId, clientId: next.clientId, reason, actorId
-  }])
+  return moved(next, { connection: next, endedNow: true }, [endedEvent(next, reason, actorId, now)])
+}
+
+/** What an accepted refresh answers: the rotated connection and the tokens to issue beside it. */
+export interface Rotation {
+  readonly connection: Connection
+  readonly issue: TokensToIssue
+}
+
+const endedEvent = (next: Connection, reason: EndReason, actorId: string | null, now: number): DomainEvent => ({
+  _tag: "ConnectionEnded", at: now, connectionId: next.id, workspaceId: next.workspaceId, clientId: next.clientId, reason, actorId
+})
+
+/**
+ * The Refresh rows as the runner's Transition: a rotation (no event: nothing a reader keeps), an ending that must
+ * stay (the ended connection, one ConnectionEnded, and the refusal answered after the commit), or a refusal.
+ */
+export const refreshTransition = (
+  connection: Connection, event: Refresh, now: number
+): Transition<Connection, Rotation, RefreshRefusal> => {
+  const decision = transitionConnection(connection, event, now)
+  switch (decision._tag) {
+    case "Rotated":
+      return moved(decision.next, { connection: decision.next, issue: decision.issue })
+    case "Ended":
+      return refused(decision.error ?? new RefreshTokenInvalid({ reason: "connection_ended" }), decision.next,
+        [endedEvent(decision.next, decision.reason, null, now)])
+    case "Refused":
+      return refused(decision.error)
+    case "Unchanged":
+      return refused(new RefreshTokenInvalid({ reason: "connection_ended" }))
+  }
 }

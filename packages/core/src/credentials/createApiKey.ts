@@ -9,6 +9,7 @@ import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ApiKeyStore } from "../ports/Stores.ts"
 import { mintSecret } from "./issueTokenPair.ts"
+import { runCreation } from "../commands/runCommand.ts"
 
 export const apiKeyNameMaxLength = 100
 
@@ -51,6 +52,6 @@ export const createApiKey = Effect.fn("credentials.createApiKey")(function* (inp
     lastUsedAt: null,
     revokedAt: null
   }
-  yield* (yield* ApiKeyStore).insert(key)
-  return { key, secret: secret.value }
+  // A creation on the runner: the insert alone (no event a reader keeps).
+  return yield* runCreation((yield* ApiKeyStore).insert(key), { key, secret: secret.value }, [])
 })

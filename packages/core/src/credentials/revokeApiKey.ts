@@ -1,7 +1,11 @@
-// Revokes an API key from the management page (spec §Authentication 11). Compare-and-set on the key's version;
-// revoking twice is harmless. /oauth/revoke never revokes API keys (checklist decision 97).
-import { Clock, Effect, Option } from "effect"
+// Revokes an API key from the management page (spec §Authentication 11): a command on the runner (compare-and-set
+// on the key's version, one save, no transaction); revoking twice is harmless. /oauth/revoke never revokes API keys
+// (checklist decision 97).
+import { Effect, Option } from "effect"
+import type { ApiKey } from "./records.ts"
 import { ApiKeyNotAllowed, ApiKeyNotFound } from "./errors.ts"
+import { runCommand } from "../commands/runCommand.ts"
+import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/Stores.ts"
@@ -12,19 +16,32 @@ export interface RevokeApiKeyInput {
   readonly actorId: string
 }
 
-export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(
-  function* (input: RevokeApiKeyInput) {
-    const keys = yield* ApiKeyStore
-    const found = yield* keys.find(input.keyId)
-    if (Option.isNone(found) || found.value.workspaceId !== input.workspaceId) return yield* new ApiKeyNotFound()
-    const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
-    if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
-    if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
-    const key = found.value
-    if (key.revokedAt !== null) return key
-    const next = { ...key, revokedAt: yield* Clock.currentTimeMillis, version: key.version + 1 }
-    yield* keys.save(next)
-    return next
-  },
-  Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 })
-)
+/** Revoked at `now`, once: a revoked key stays as it was. */
+export const revokeTransition = (key: ApiKey, now: number): Transition<ApiKey, ApiKey, never> => {
+  if (key.revokedAt !== null) return unchanged(key)
+  const next = { ...key, revokedAt: now, version: key.version + 1 }
+  return moved(next, next)
+}
+
+export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (input: RevokeApiKeyInput) {
+  const keys = yield* ApiKeyStore
+  // A key of another workspace is answered as unknown.
+  const ofWorkspace = Effect.map(keys.find(input.keyId), Option.filter((k: ApiKey) => k.workspaceId === input.workspaceId))
+  const found = yield* ofWorkspace
+  if (Option.isNone(found)) return yield* new ApiKeyNotFound()
+  const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
+  if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
+  if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  // The first attempt decides on the key just read; only a retry after a lost race reads it again.
+  let loaded: Option.Option<ApiKey> = found
+  return yield* runCommand({
+    load: Effect.suspend(() => {
+      const first = loaded
+      loaded = Option.none()
+      return Option.isSome(first) ? Effect.succeed(first) : ofWorkspace
+    }),
+    missing: () => new ApiKeyNotFound(),
+    transition: revokeTransition,
+    save: keys.save
+  })
+})

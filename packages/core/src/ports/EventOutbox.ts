@@ -21,6 +21,11 @@ export interface EventOutboxShape {
    * caller's unit of work ends (call inside `Transactor.atomically`, as drainOutbox does).
    */
   readonly claim: (reader: string, limit: number) => Effect.Effect<ReadonlyArray<OutboxEntry>, StoreUnavailable>
+  /**
+   * Gives back `reader`'s entries claimed by a pass whose handling failed, for a later pass. SQL: nothing to do (the
+   * rolled-back unit of work released its row locks); memory: they are pending again.
+   */
+  readonly release: (reader: string, positions: ReadonlyArray<number>) => Effect.Effect<void>
   /** Marks `reader`'s entries done: they are never claimed again. */
   readonly markDone: (reader: string, positions: ReadonlyArray<number>) => Effect.Effect<void, StoreUnavailable>
 }

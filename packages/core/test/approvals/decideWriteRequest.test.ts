@@ -2,10 +2,10 @@
 // 177): queueing binds the payload, only an admin or editor of the workspace decides, a decision comes once even
 // when two race, a late decision finds the request expired, and an approved write's outcome is recorded once.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Clock, Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  decideWriteRequest, expireWriteRequests, hashToolCall, queueWriteRequest, recordWriteOutcome, WriteRequestStore,
+  decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, queueWriteRequest, recordWriteOutcome, WriteRequestStore,
   writeRequestLifetimeMs, type WriteRequestInput
 } from "@adgate/core"
 import { inWorld, people, ws } from "./world.ts"
@@ -101,6 +101,15 @@ describe("expireWriteRequests (spec §States: Write request, unanswered → expi
     const store = yield* WriteRequestStore
     const statuses = yield* Effect.forEach([old, young, decided], (r) => Effect.map(store.find(r.id), (f) => Option.getOrThrow(f).status))
     assert.deepStrictEqual(statuses, ["expired", "expired", "rejected"])
+  })))
+  it.effect("each expiry causes one WriteExpired (spec §Events), and a pass that expires nothing causes none", () => inWorld(Effect.gen(function* () {
+    const request = yield* queueWriteRequest(input)
+    yield* TestClock.adjust(writeRequestLifetimeMs)
+    const now = yield* Clock.currentTimeMillis
+    yield* expireWriteRequests()
+    yield* expireWriteRequests()
+    const expiries = (yield* (yield* EventOutbox).claim("audit", 100)).map((e) => e.event).filter((e) => e._tag === "WriteExpired")
+    assert.deepStrictEqual(expiries, [{ _tag: "WriteExpired", at: now, requestId: request.id, workspaceId: ws }])
   })))
 })
 

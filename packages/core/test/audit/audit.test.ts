@@ -1,7 +1,7 @@
-// Audit entries and the admins' e-mail (spec §Events, §What the service does 8 and 9).
+// Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, composeConnectionMail, recordAudit, type Client, type Connection } from "@adgate/core"
+import { AuditLog, auditOfEvent, recordAudit, type Connection } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
@@ -10,12 +10,6 @@ const connection: Connection = {
   endedReason: null, createdAt: 0, endedAt: null, expiresAt: 1, roleConfirmedAt: 0,
   refresh: { hash: "h", generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
 }
-const client: Client = {
-  clientId: connection.clientId, version: 1, kind: "metadata_document", name: "Helper", redirectUris: [], authMethod: "none",
-  secretHash: null, workspaceId: null, recognised: false, createdAt: 0, lastTokenAt: null, removedAt: null,
-  documentHost: "tool.example", cacheUntil: null
-}
-
 describe("audit log and connection e-mail", () => {
   it.effect("recordAudit appends an entry with an aud_ id and the clock's time", () =>
     Effect.provide(Effect.gen(function* () {
@@ -24,15 +18,24 @@ describe("audit log and connection e-mail", () => {
       assert.match(entry.id, /^aud_/)
       assert.deepStrictEqual(yield* (yield* AuditLog).list(ws), [entry])
     }), World))
-  it("the admins' e-mail names the app (quoted when unverified), the approver, the permissions and the disconnect link", () => {
-    const mail = composeConnectionMail(connection, client, {
-      admins: [], approver: { id: "usr_a", email: "ann@acme.example", name: "Ann", createdAt: 0 }, workspaceName: "Acme Ads"
-    }, "https://adgate.example")
-    assert.strictEqual(mail.subject, `"Helper" (unverified app) was connected to Acme Ads`)
-    assert.include(mail.text, "Ann <ann@acme.example>")
-    assert.include(mail.text, "Permissions: tasks:read tools:write")
-    assert.include(mail.text, "the MCP server and the REST API")
-    assert.include(mail.text, "Platforms: google_ads")
-    assert.include(mail.text, "https://adgate.example/manage/connections")
+  it("approving, declining and ending a connection are audit entries, at the event's time; other events are not (spec §Events)", () => {
+    const opened = {
+      _tag: "ConnectionOpened", at: 5, connectionId: connection.id, workspaceId: ws, clientId: connection.clientId, approverId: "usr_a",
+      scopes: connection.scopes, surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
+    } as const
+    assert.deepStrictEqual(auditOfEvent(opened), {
+      workspaceId: ws, at: 5, actorId: "usr_a", action: "connection.approved", clientId: connection.clientId, connectionId: "con_1",
+      detail: { scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait" }
+    })
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "ConsentDeclined", at: 6, workspaceId: ws, userId: "usr_b", clientId: "apc_pub", scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled"
+    }), {
+      workspaceId: ws, at: 6, actorId: "usr_b", action: "connection.declined", clientId: "apc_pub", connectionId: null,
+      detail: { scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled" }
+    })
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "ConnectionEnded", at: 7, connectionId: "con_1", workspaceId: ws, clientId: "apc_pub", reason: "revoked", actorId: null
+    }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: "con_1", detail: { reason: "revoked" } })
+    assert.isNull(auditOfEvent({ _tag: "WriteExpired", at: 8, requestId: "rwq_1", workspaceId: ws }))
   })
 })

@@ -2,10 +2,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  AuditLog, CodeStore, ConsentStore, ConsentStoreMemory, Directory, decideConsent, openConsentPage, registerClient, registerWorkspaceApp, Secrets,
+  CodeStore, ConsentStore, ConsentStoreMemory, Directory, decideConsent, openConsentPage, registerClient, registerWorkspaceApp, Secrets,
   type AuthorizationRequest, type Client, type ConsentAnswer, type ConsentDecision, type Scope
 } from "@adgate/core"
 import { ISSUER, seedWorkspace, worldLayer } from "../clients/TestWorld.ts"
+import { audited } from "../support/audited.ts"
 
 const C = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
 const all: ReadonlyArray<Scope> = ["tasks:read", "tasks:write", "accounts:read", "tools:read", "tools:write", "tools:raw"]
@@ -116,7 +117,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
         ["tenant", "1"], ["error", "access_denied"], ["error_description", "The person declined access"], ["state", "s1"], ["iss", ISSUER]
       ])
       assert.strictEqual(Option.getOrThrow(yield* (yield* ConsentStore).find(opened.page.id)).status, "declined")
-      const entries = yield* (yield* AuditLog).list("ws_1")
+      const entries = yield* audited("ws_1")
       assert.strictEqual(entries.length, 1)
       assert.deepStrictEqual({ ...entries[0], id: "" }, {
         id: "", workspaceId: "ws_1", at: 0, actorId: "admin", action: "connection.declined", clientId: client.clientId, connectionId: null,
@@ -132,7 +133,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       assert.strictEqual(redirect.searchParams.get("error"), "access_denied")
       assert.strictEqual(redirect.searchParams.get("error_description"), "No permission was approved")
       assert.isNull(redirect.searchParams.get("code"))
-      assert.strictEqual((yield* (yield* AuditLog).list("ws_1"))[0]?.detail["reason"], "no_permission_approved")
+      assert.strictEqual((yield* audited("ws_1"))[0]?.detail["reason"], "no_permission_approved")
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("a decision is re-checked: only asked scopes, grantable by the current role and plan; apply only for an admin", () =>

@@ -86,4 +86,30 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
     assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units), claimed.map((e) => e.event._tag)], [1, 1, ["WriteExpired"]])
   }))
+
+  const refusing = (afterRefusal: "nothing" | "write", written: Ref.Ref<number>) => runCommand({
+    load: Effect.succeed(counter),
+    missing: () => "missing" as const,
+    transition: () => refused("reused" as const),
+    save: () => Effect.void,
+    onRefused: () => afterRefusal === "nothing" ? null
+      : Effect.as(Ref.update(written, (n) => n + 1), [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: "ws_1" } as const])
+  })
+
+  it.effect("a refusal whose onRefused has nothing to do opens no unit of work", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const written = yield* Ref.make(0)
+    const answer = yield* Effect.flip(refusing("nothing", written).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"])))))
+    assert.deepStrictEqual([answer, yield* Ref.get(written), yield* Ref.get(units)], ["reused", 0, 0])
+  }))
+
+  it.effect("a refusal's onRefused writes and events are one unit, committed before the refusal is answered", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const written = yield* Ref.make(0)
+    const { answer, claimed } = yield* Effect.gen(function* () {
+      const answer = yield* Effect.flip(refusing("write", written))
+      return { answer, claimed: yield* (yield* EventOutbox).claim("audit", 10) }
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([answer, yield* Ref.get(written), yield* Ref.get(units), claimed.map((e) => e.event._tag)], ["reused", 1, 1, ["WriteExpired"]])
+  }))
 })

@@ -4,11 +4,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import {
-  AuditLog, ClientStore, ConnectionStore, disconnectConnection, endConnection, handleTokenRequest, removeWorkspaceApp, resolveBearer,
+  ClientStore, ConnectionStore, disconnectConnection, endConnection, handleTokenRequest, removeWorkspaceApp, resolveBearer,
   Secrets
 } from "@adgate/core"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
+import { audited } from "../support/audited.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
 const connect = (clientId = "apc_pub", label = "a") => Effect.gen(function* () {
@@ -24,7 +25,7 @@ describe("disconnectConnection (management page)", () => {
     assert.deepStrictEqual([outcome.endedNow, outcome.connection.endedReason], [true, "disconnected"])
     assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
     assert.strictEqual(oauthAnswer(yield* Effect.flip(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null }))).error, "invalid_grant")
-    const audit = (yield* (yield* AuditLog).list(ws)).at(-1)
+    const audit = (yield* audited(ws)).at(-1)
     assert.deepStrictEqual([audit?.action, audit?.actorId, audit?.detail], ["connection.ended", people.editor, { reason: "disconnected" }])
   })))
   it.effect("a viewer cannot disconnect; another workspace's connection is not found", () => run(Effect.gen(function* () {
@@ -37,7 +38,7 @@ describe("disconnectConnection (management page)", () => {
     yield* endConnection(connection.id, "revoked", null)
     const again = yield* endConnection(connection.id, "disconnected", people.admin)
     assert.deepStrictEqual([again.endedNow, again.connection.endedReason], [false, "revoked"])
-    const ended = (yield* (yield* AuditLog).list(ws)).filter((e) => e.action === "connection.ended")
+    const ended = (yield* audited(ws)).filter((e) => e.action === "connection.ended")
     assert.strictEqual(ended.length, 1)
   })))
 })

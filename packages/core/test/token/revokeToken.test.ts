@@ -1,9 +1,10 @@
 // Token revocation (RFC 7009, spec §POST /oauth/revoke; checklist G, decisions 90, 92, 97).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, createApiKey, handleTokenRequest, resolveBearer, revokeToken, type BasicCredentials } from "@adgate/core"
+import { createApiKey, handleTokenRequest, resolveBearer, revokeToken, type BasicCredentials } from "@adgate/core"
 import { codeGrant, form, insertCode, people, refreshGrant, seed, World, ws } from "./world.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
+import { audited } from "../support/audited.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
 const revoke = (tokenValue: string, clientId = "apc_pub", basic: BasicCredentials = null) =>
@@ -19,7 +20,7 @@ describe("POST /oauth/revoke (RFC 7009)", () => {
     assert.deepStrictEqual(yield* revoke(tokens.refresh_token), {})
     assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
     assert.strictEqual(oauthAnswer(yield* Effect.flip(refresh(tokens.refresh_token))).error, "invalid_grant")
-    const audit = yield* (yield* AuditLog).list(ws)
+    const audit = yield* audited(ws)
     assert.deepStrictEqual([audit.at(-1)?.action, audit.at(-1)?.detail, audit.at(-1)?.actorId], ["connection.ended", { reason: "revoked" }, null])
   })))
   it.effect("revoking a spent refresh token also ends the connection (decision 92)", () => run(Effect.gen(function* () {

@@ -1,6 +1,6 @@
 // The event outbox in memory (ports/EventOutbox.ts), for tests and embedding: one entry per event and reader; a
-// claim takes entries no other claim holds, in one atomic step. Like TransactorMemory it cannot roll back: an entry
-// claimed by a failed pass stays held, which single-process tests never need.
+// claim takes entries no other claim holds, in one atomic step. Like TransactorMemory it cannot roll back: a failed
+// pass gives its entries back with `release` (drainOutbox does).
 import { Effect, Layer, Ref } from "effect"
 import type { DomainEvent } from "../../commands/DomainEvent.ts"
 import { EventOutbox, type OutboxEntry } from "../EventOutbox.ts"
@@ -30,9 +30,19 @@ export const EventOutboxMemory = (readers: ReadonlyArray<string>) => Layer.effec
       const claimed = taken.map((r): OutboxEntry => ({ position: r.position, event: r.event }))
       return [claimed, all.map((r) => (r.reader === reader && keys.has(r.position) ? { ...r, state: "claimed" as const } : r))]
     }),
+    release: (reader, positions) => Ref.update(rows, (all) => {
+      const keys = new Set(positions)
+      return all.map((r) => (r.reader === reader && r.state === "claimed" && keys.has(r.position) ? { ...r, state: "pending" as const } : r))
+    }),
     markDone: (reader, positions) => Ref.update(rows, (all) => {
       const keys = new Set(positions)
       return all.map((r) => (r.reader === reader && keys.has(r.position) ? { ...r, state: "done" as const } : r))
     })
   })
 }))
+
+/**
+ * The readers the in-memory compositions (CoreMemory, OperationsMemory) keep events for: the same names as the
+ * adapters' audit and mail readers, so that a test drains them explicitly (drainOutbox("audit", …)).
+ */
+export const memoryOutboxReaders: ReadonlyArray<string> = ["audit", "mail"]

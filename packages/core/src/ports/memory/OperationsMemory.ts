@@ -17,7 +17,7 @@ import { ToolUsageLog } from "../ToolUsageLog.ts"
 import { WriteRequestStore } from "../WriteRequestStore.ts"
 import { GuardrailStoreMemory } from "./GuardrailStoreMemory.ts"
 import { makeVersionedTable } from "./versioned.ts"
-import { EventOutboxMemory } from "./EventOutboxMemory.ts"
+import { EventOutboxMemory, memoryOutboxReaders } from "./EventOutboxMemory.ts"
 import { TransactorMemory } from "./StoresMemory.ts"
 
 const newestFirst = <A extends { readonly id: string }>(at: (a: A) => number) => (a: A, b: A) =>
@@ -155,9 +155,9 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
 
 /**
  * Write requests, idempotency keys, credits, tasks, tool usage and guardrails in memory, with the (non-rolling-back)
- * Transactor and an outbox without readers that their commands run on; the ledger reads the given Directory.
+ * Transactor and an outbox for memoryOutboxReaders that their commands run on; the ledger reads the given Directory.
  */
 export const OperationsMemory = Layer.mergeAll(
-  TransactorMemory, EventOutboxMemory([]), WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory,
+  TransactorMemory, EventOutboxMemory(memoryOutboxReaders), WriteRequestStoreMemory, IdempotencyStoreMemory, CreditsLedgerMemory,
   TaskStoreMemory, ToolUsageLogMemory, GuardrailStoreMemory
 )

@@ -10,7 +10,7 @@ import type { Session } from "../../people/records.ts"
 import { AccessTokenStore, ApiKeyStore, ClientStore, CodeStore, ConnectionStore, ConsentStore } from "../Stores.ts"
 import { Transactor } from "../Transactor.ts"
 import { makeVersionedTable } from "./versioned.ts"
-import { EventOutboxMemory } from "./EventOutboxMemory.ts"
+import { EventOutboxMemory, memoryOutboxReaders } from "./EventOutboxMemory.ts"
 import type { Client } from "../../clients/Client.ts"
 import type { ConsentPage } from "../../authorize/ConsentPage.ts"
 import type { AuthorizationCode } from "../../codes/AuthorizationCode.ts"
@@ -159,9 +159,9 @@ export const TransactorMemory = Layer.succeed(Transactor, Transactor.of({ atomic
 
 /**
  * Every in-memory store and side-effect port the OAuth core needs, the (non-rolling-back) Transactor and an event
- * outbox without readers (a test that reads events provides EventOutboxMemory with its own reader).
+ * outbox for memoryOutboxReaders (a test drains them explicitly).
  */
-export const CoreMemory = Layer.mergeAll(EventOutboxMemory([]),
+export const CoreMemory = Layer.mergeAll(EventOutboxMemory(memoryOutboxReaders),
   ClientStoreMemory, ConsentStoreMemory, CodeStoreMemory, ConnectionStoreMemory, AccessTokenStoreMemory,
   ApiKeyStoreMemory, AuditLogMemory, MailerMemory, PeopleStoreMemory, RateLimiterMemory, TransactorMemory
 )

@@ -1,0 +1,26 @@
+// The outbox readers in the background (architecture §Commands and events): every process drains every reader every
+// few seconds; the claims (FOR UPDATE SKIP LOCKED) make each event handled once however many processes run. A pass
+// that fails (the Directory or the database down) is logged and its events wait for the next.
+import { Effect, Layer, Schedule } from "effect"
+import { auditReader } from "./auditReader.ts"
+import { mailReader } from "./mailReader.ts"
+import { drainReader } from "./OutboxReader.ts"
+
+/** The name of every reader the outbox keeps events for (SqlStores' EventOutboxSql). */
+export const outboxReaders: ReadonlyArray<string> = [auditReader.name, mailReader.name]
+
+/** Drains every reader until caught up, failing on the first failure (tests call this to drain explicitly). */
+export const drainReaders = Effect.all({ audit: drainReader(auditReader), mail: drainReader(mailReader) })
+
+const logged = (name: string) => <E extends { readonly _tag: string }, R>(pass: Effect.Effect<number, E, R>) =>
+  pass.pipe(Effect.catch((error) =>
+    Effect.as(Effect.logWarning("outbox reader pass failed").pipe(Effect.annotateLogs({ reader: name, error: error._tag })), 0)))
+
+/** How often the background drains the outbox: the admins' mail and the audit entries follow within seconds. */
+export const outboxDrainInterval = "5 seconds"
+
+/** Drains every reader every outboxDrainInterval for the life of the layer; one reader's failure does not stop another's. */
+export const OutboxSchedule = Layer.effectDiscard(Effect.gen(function* () {
+  const pass = Effect.all([logged(auditReader.name)(drainReader(auditReader)), logged(mailReader.name)(drainReader(mailReader))])
+  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(outboxDrainInterval)))
+}))

@@ -1,0 +1,127 @@
+// The outbox readers (src/readers, spec §Events): a connection opened and ended reach the audit log and the admins'
+// mail through the audit and mail readers exactly once, even with two processes draining at once (PostgreSQL: two
+// connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
+// admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
+import {
+  Directory, DirectoryUnavailable, drainOutbox, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
+} from "@adgate/core"
+import { assert, describe, it } from "@effect/vitest"
+import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import type { SqlClient } from "effect/sql"
+import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping, SqlDatabase } from "../src/index.ts"
+import { aWriteRequest } from "./contracts/fixtures.ts"
+import { auditReader } from "../src/readers/auditReader.ts"
+import { mailReader } from "../src/readers/mailReader.ts"
+import { drainReader } from "../src/readers/OutboxReader.ts"
+import { audited } from "./audited.ts"
+import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
+import { seedCode, TokenWorld } from "./tokenWorld.ts"
+
+type World = Layer.Success<typeof TokenWorld> | SqlClient.SqlClient
+
+/** A code exchanged and its connection ended (by process A): one ConnectionOpened, one ConnectionEnded. */
+const connectAndEnd = Effect.gen(function* () {
+  const { workspaceId, grant } = yield* seedCode
+  const tokens = yield* handleTokenRequest({ params: grant(), basic: null })
+  const connection = Option.getOrThrow(yield* (yield* ConnectionStore).findByRefreshHash(yield* (yield* Secrets).hash(tokens.refresh_token)))
+  yield* endConnection(connection.id, "disconnected", null)
+  const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")
+  return { workspaceId, adminEmail: admin?.user.email ?? "" }
+})
+
+const mailTo = (email: string) => Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.filter((m) => m.to === email))
+
+const exactlyOnceAcrossProcesses = (a: Layer.Layer<World>, b: Layer.Layer<World>) => Effect.gen(function* () {
+  const { workspaceId, adminEmail } = yield* Effect.provide(connectAndEnd, a)
+  yield* Effect.all([Effect.provide(drainReaders, a), Effect.provide(drainReaders, b), Effect.provide(drainReaders, b)], { concurrency: "unbounded" })
+  const entries = yield* Effect.provide(audited(workspaceId), a)
+  assert.deepStrictEqual(entries.map((e) => [e.action, e.detail["reason"] ?? null]), [["connection.approved", null], ["connection.ended", "disconnected"]])
+  const mail = yield* Effect.provide(mailTo(adminEmail), b)
+  assert.strictEqual(mail.length, 1, "one mail to the one admin, however many processes drained")
+  assert.include(mail[0]?.subject ?? "", "was connected to Token Ads")
+})
+
+const directoryDown = Effect.map(Directory, (directory) => Directory.of({
+  ...directory, members: () => Effect.fail(new DirectoryUnavailable({ message: "down for the test" }))
+}))
+
+const failedPassWaits = (world: Layer.Layer<World>) => Effect.gen(function* () {
+  const { workspaceId, adminEmail } = yield* connectAndEnd
+  const failed = yield* Effect.flip(drainReader(mailReader).pipe(Effect.provideServiceEffect(Directory, directoryDown)))
+  assert.strictEqual(failed._tag, "DirectoryUnavailable")
+  assert.deepStrictEqual(yield* mailTo(adminEmail), [], "the failed pass queued nothing")
+  // The audit reader has its own copy of the events: it is not held back by the mail reader's failure.
+  assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => e.action), ["connection.approved", "connection.ended"])
+  // The next pass finds the events again and handles them once.
+  assert.isAtLeast(yield* drainReader(mailReader), 2)
+  assert.strictEqual((yield* mailTo(adminEmail)).length, 1)
+  assert.strictEqual(yield* drainReader(mailReader), 0)
+  assert.strictEqual(yield* drainReader(auditReader), 0)
+}).pipe(Effect.provide(world))
+
+describe("outbox readers on PGlite", () => {
+  it.effect("a connection opened and ended reach the audit log and the admins' mail exactly once (one client, three drains at once)", () =>
+    Effect.gen(function* () {
+      const world = Layer.succeedContext(yield* Layer.build(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase()))))
+      yield* exactlyOnceAcrossProcesses(world, world)
+      yield* failedPassWaits(world)
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe.runIf(Option.isSome(databaseUrl))("outbox readers on PostgreSQL", () => {
+  it.effect("each event reaches each reader once when two processes drain at once (two pools, FOR UPDATE SKIP LOCKED); a failed pass leaves its events for a retry", () =>
+    Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      const process = () => TokenWorld.pipe(Layer.provideMerge(
+        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))
+      // Built one after the other: the second finds the migrations done.
+      const a = Layer.succeedContext(yield* Layer.build(process()))
+      const b = Layer.succeedContext(yield* Layer.build(process()))
+      yield* exactlyOnceAcrossProcesses(a, b)
+      yield* failedPassWaits(a)
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe("housekeeping's expiry of write requests (spec §States: Write request, §Events)", () => {
+  it.effect("expires a due request with one WriteExpired for every reader, in its one statement; a second pass expires and appends nothing", () =>
+    Effect.gen(function* () {
+      const now = yield* Clock.currentTimeMillis
+      const request = aWriteRequest({ createdAt: now - 10, expiresAt: now - 1, updatedAt: now - 10 })
+      yield* (yield* WriteRequestStore).insert(request)
+      assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 1)
+      assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 0)
+      for (const reader of outboxReaders) {
+        const events: Array<unknown> = []
+        yield* drainOutbox(reader, (entries) => Effect.sync(() => { for (const e of entries) events.push(e.event) }))
+        assert.deepStrictEqual(events.filter((e) => (e as { _tag: string })._tag === "WriteExpired"),
+          [{ _tag: "WriteExpired", at: now, requestId: request.id, workspaceId: request.workspaceId }], reader)
+      }
+    }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+})
+
+describe("the admins' mail (spec §What the service does 9)", () => {
+  const event: typeof ConnectionOpened.Type = {
+    _tag: "ConnectionOpened", at: 0, connectionId: "con_1", workspaceId: "ws_1", clientId: "https://tool.example/client.json",
+    approverId: "usr_a", scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait"
+  }
+  it("names the app (quoted when unverified), the approver, the permissions and the disconnect link", () => {
+    const mail = composeConnectionMail(event, {
+      app: { clientId: event.clientId, name: "Helper", recognised: false },
+      approver: { id: "usr_a", email: "ann@acme.example", name: "Ann", createdAt: 0 }, workspaceName: "Acme Ads"
+    }, "https://adgate.example")
+    assert.strictEqual(mail.subject, `"Helper" (unverified app) was connected to Acme Ads`)
+    assert.include(mail.text, "Ann <ann@acme.example>")
+    assert.include(mail.text, "Permissions: tasks:read tools:write")
+    assert.include(mail.text, "the MCP server and the REST API")
+    assert.include(mail.text, "Platforms: google_ads")
+    assert.include(mail.text, "Writes: each change waits for approval")
+    assert.include(mail.text, "https://adgate.example/manage/connections")
+  })
+  it("a recognised app is named as it is; an approver the Directory no longer knows is named by id", () => {
+    const mail = composeConnectionMail(event, {
+      app: { clientId: event.clientId, name: "Claude", recognised: true }, approver: null, workspaceName: "Acme Ads"
+    }, "https://adgate.example")
+    assert.strictEqual(mail.subject, "Claude was connected to Acme Ads")
+    assert.include(mail.text, "usr_a connected Claude")
+  })
+})

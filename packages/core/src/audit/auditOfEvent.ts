@@ -1,0 +1,44 @@
+// Which domain events are audit log entries (spec §Events: "Audit log entries are written for approving, declining
+// and ending a connection"), with their non-secret facts. The adapters' audit reader (adapters-sql/src/readers)
+// writes them from the outbox; core services never write these entries themselves.
+import { Effect } from "effect"
+import type { AuditEntry } from "./AuditEntry.ts"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
+import type { OutboxEntry } from "../ports/EventOutbox.ts"
+import { AuditLog } from "../ports/Outbox.ts"
+import { Prefix, Secrets } from "../ports/Secrets.ts"
+
+/** The entry an event is, without its id; null for an event the audit log does not keep. */
+export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null => {
+  switch (event._tag) {
+    case "ConnectionOpened":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.approverId, action: "connection.approved",
+        clientId: event.clientId, connectionId: event.connectionId,
+        detail: { scopes: event.scopes, surface: event.surface, platforms: event.platforms, writeMode: event.writeMode }
+      }
+    case "ConsentDeclined":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.userId, action: "connection.declined",
+        clientId: event.clientId, connectionId: null,
+        detail: { scopesAsked: event.scopesAsked, surface: event.surface, reason: event.reason }
+      }
+    case "ConnectionEnded":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "connection.ended",
+        clientId: event.clientId, connectionId: event.connectionId, detail: { reason: event.reason }
+      }
+    default:
+      return null
+  }
+}
+
+/** The audit reader's work on a claimed batch: one entry per audited event, at the event's time. */
+export const recordAuditOfEvents = Effect.fn("audit.recordAuditOfEvents")(function* (entries: ReadonlyArray<OutboxEntry>) {
+  const log = yield* AuditLog
+  const secrets = yield* Secrets
+  for (const { event } of entries) {
+    const entry = auditOfEvent(event)
+    if (entry !== null) yield* log.append({ id: yield* secrets.generate(Prefix.audit), ...entry })
+  }
+})
