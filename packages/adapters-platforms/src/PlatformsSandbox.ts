@@ -6,7 +6,7 @@ import {
   type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
 } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
-import { Clock, Context, Effect, Layer } from "effect"
+import { Clock, Context, Effect, Layer, type Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Migrator, SqlError } from "effect/sql"
 import { createHash, randomBytes } from "node:crypto"
@@ -14,7 +14,7 @@ import { runPlatformMigrations } from "./runPlatformMigrations.ts"
 import { googleAds } from "./sandbox/googleAds.ts"
 import { googleAnalytics } from "./sandbox/googleAnalytics.ts"
 import { metaAds } from "./sandbox/metaAds.ts"
-import type { SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
+import type { SandboxCall, SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
 import { sandboxStore } from "./sandbox/SandboxStore.ts"
 import { shopifyStore } from "./sandbox/shopifyStore.ts"
 
@@ -51,7 +51,21 @@ const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.E
     message: `${platform} sandbox: ${step} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
   }))
 
+// PGlite answers jsonb parsed, node-postgres too; a driver that answers text is parsed here.
+const parseJson = (value: unknown): Schema.Json => (typeof value === "string" ? JSON.parse(value) as Schema.Json : value as Schema.Json)
+
 const shortName = (call: ToolCall): string => call.tool.name.slice(call.tool.family.length + 2)
+
+/**
+ * Whether a raw call is a person's decision (spec §What the service does 6): that of the tool it means, so a raw
+ * delete, activation or theme snippet waits like its structured tool; a call the platform cannot read as one of its
+ * tools is a person's decision (fail closed).
+ */
+const rawPersonDecision = (platform: SandboxPlatform, call: SandboxCall) =>
+  Effect.map(platform.meaning(call), (meant) => {
+    if ("providerStatus" in meant) return true
+    return platform.tools.find((t) => t.name === `${platform.family.id}__${meant.tool}`)?.personDecision ?? true
+  })
 
 export const PlatformsSandbox: Layer.Layer<
   Platforms | SandboxConnections,
@@ -126,8 +140,11 @@ export const PlatformsSandbox: Layer.Layer<
         const platform = platformOf(call)
         if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
         const store = sandboxStore(call.workspaceId, platform.family.id)
-        return provide(platform.preview({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })).pipe(
-          unavailable(platform.family.id, "preview"))
+        const sandboxCall = { workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store }
+        return provide(Effect.gen(function* () {
+          const change = yield* platform.preview(sandboxCall)
+          return { ...change, personDecision: call.tool.raw ? yield* rawPersonDecision(platform, sandboxCall) : call.tool.personDecision }
+        })).pipe(unavailable(platform.family.id, "preview"))
       },
       execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {
         const platform = platformOf(call)
@@ -135,10 +152,30 @@ export const PlatformsSandbox: Layer.Layer<
         const store = sandboxStore(call.workspaceId, platform.family.id)
         return Effect.gen(function* () {
           if (!(yield* authorized(call.workspaceId, platform.family.id))) return platform.unauthorized
-          // One transaction per call: the day's metrics catch up and the change lands together, or not at all.
+          // One transaction per call: the day's metrics catch up, the change lands and its answer is kept under the
+          // token together, or not at all.
           return yield* sql.withTransaction(provide(Effect.gen(function* () {
+            const token = call.idempotencyToken
+            if (token !== undefined) {
+              // Insert first: a concurrent call with the same token waits on this row until we commit, then finds it.
+              const now = yield* Clock.currentTimeMillis
+              const claimed = yield* sql<{ token: string }>`INSERT INTO platform_idempotency (workspace_id, family, token, created_at)
+                VALUES (${call.workspaceId}, ${platform.family.id}, ${token}, ${now})
+                ON CONFLICT (workspace_id, family, token) DO NOTHING RETURNING token`
+              if (claimed.length === 0) {
+                const rows = yield* sql<{ provider_status: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
+                  WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
+                const first = rows[0]
+                if (first !== undefined) return { providerStatus: first.provider_status, body: parseJson(first.body) }
+              }
+            }
             yield* store.fill(platform.generate(call.workspaceId))
-            return yield* platform.handle({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })
+            const result = yield* platform.handle({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })
+            if (token !== undefined) {
+              yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb
+                WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
+            }
+            return result
           })))
         }).pipe(
           unavailable(platform.family.id, "execute"),

@@ -1,7 +1,7 @@
 // The sandbox platforms behind the Platforms port (docs/platforms.md): every tool of every family answers like its
 // platform, reads cover date ranges, writes persist (across a restart), deterministic failures answer the platform's
 // refusal, previews describe the change, and credentials are sealed at rest and checked like a real API (401).
-import { Platforms, type PlatformsShape, type Tool, kindOfCall, requiredArguments } from "@adgate/core"
+import { Platforms, type PlatformsShape, type Tool, kindOfCall, requiredArguments, routeCall } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, type Schema } from "effect"
@@ -314,13 +314,14 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       // Active budgets of the customer: 120 + 250 + 180 + 90 + 60 = 700; after the change 712.
       assert.strictEqual(raise.accountDailyBudgetAfter, 712)
       assert.strictEqual(raise.summary, "Raise the daily budget of \"Brand – Search\" from 120.00 to 132.00")
+      assert.strictEqual(raise.accountDailyBudgetBefore, 700)
       const pause = yield* preview(ws, "gads__pause_campaign", { accountId: gads, campaignId: "20481003" })
-      assert.deepStrictEqual([pause.status, pause.accountDailyBudgetAfter], [{ from: "ENABLED", to: "PAUSED" }, 520])
+      assert.deepStrictEqual([pause.status, pause.accountDailyBudgetBefore, pause.accountDailyBudgetAfter], [{ from: "ENABLED", to: "PAUSED" }, 700, 520])
       const enable = yield* preview(ws, "gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaigns:mutate`,
         body: { operations: [{ update: { resourceName: `customers/${gads}/campaigns/20481006`, status: "ENABLED" } }] } })
       assert.deepStrictEqual([enable.target?.name, enable.status, enable.accountDailyBudgetAfter], ["Summer Sale 2025", { from: "PAUSED", to: "ENABLED" }, 850])
       const meta = yield* preview(ws, "meta__update_ad_set_budget", { accountId: act, adSetId: "120210000000201", dailyBudget: 30 })
-      assert.deepStrictEqual([meta.dailyBudget, meta.accountDailyBudgetAfter], [{ from: 60, to: 30 }, 370])
+      assert.deepStrictEqual([meta.dailyBudget, meta.accountDailyBudgetBefore, meta.accountDailyBudgetAfter], [{ from: 60, to: 30 }, 400, 370])
       const product = yield* preview(ws, "shopify__delete_product", { accountId: shop, productId: "8012345670007" })
       assert.deepStrictEqual([product.target?.name, product.status], ["Canvas Camp Chair – Olive", { from: "active", to: "deleted" }])
       const tag = yield* preview(ws, "ga4__add_site_tag", { propertyId: property, name: "Hotjar", placement: "head", html: "<script></script>" })
@@ -330,6 +331,50 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
         "a campaign is created paused: the active daily budget does not change")
       const unknown = yield* preview(ws, "gads__pause_campaign", { accountId: gads, campaignId: "999" })
       assert.deepStrictEqual([unknown.target, unknown.status], [null, null])
+    }))
+
+    it.effect("deletes, activations, code for a website and platform-marked changes always wait for a person: a raw write is the person's decision of the tool it means, an unreadable one is (fail closed)", () => Effect.gen(function* () {
+      const ws = workspace()
+      yield* connectAll(ws)
+      const platforms = yield* Platforms
+      const mutate = (id: string, update: Schema.JsonObject) =>
+        ({ operations: [{ update: { resourceName: `customers/${gads}/campaigns/${id}`, ...update } }] })
+      // [raw tool, request, the tool it means (null: none)]: every raw write mapping of the four sandbox platforms.
+      const cases: ReadonlyArray<readonly [string, Schema.JsonObject, string | null]> = [
+        ["gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaigns:mutate`, body: mutate("20481006", { status: "ENABLED" }) }, "gads__enable_campaign"],
+        ["gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaigns:mutate`, body: mutate("20481001", { status: "REMOVED" }) }, "gads__remove_campaign"],
+        ["gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaigns:mutate`, body: mutate("20481001", { status: "PAUSED" }) }, "gads__pause_campaign"],
+        ["gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaignBudgets:mutate`, body: mutate("20481001", { amountMicros: 130_000_000 }) }, "gads__update_campaign_budget"],
+        ["gads__raw", { method: "POST", path: `/v17/customers/${gads}/campaigns:mutate`, body: mutate("20481001", { status: "SOMETHING" }) }, null],
+        ["gads__raw", { method: "DELETE", path: `/v17/customers/${gads}/campaigns/20481001` }, null],
+        ["meta__raw", { method: "DELETE", path: "/v19.0/120210000000001" }, "meta__delete_campaign"],
+        ["meta__raw", { method: "POST", path: "/v19.0/120210000000003", body: { status: "ACTIVE" } }, "meta__activate_campaign"],
+        ["meta__raw", { method: "POST", path: "/v19.0/120210000000001", body: { status: "DELETED" } }, "meta__delete_campaign"],
+        ["meta__raw", { method: "POST", path: "/v19.0/120210000000001", body: { status: "PAUSED" } }, "meta__pause_campaign"],
+        ["meta__raw", { method: "POST", path: "/v19.0/120210000000201", body: { daily_budget: 5000 } }, "meta__update_ad_set_budget"],
+        ["meta__raw", { method: "POST", path: "/v19.0/999", body: { status: "ACTIVE" } }, null],
+        ["ga4__raw", { method: "POST", path: `/v1beta/properties/${property}/conversionEvents`, body: { eventName: "signup" } }, "ga4__create_conversion_event"],
+        ["ga4__raw", { method: "POST", path: `/v1beta/properties/${property}/siteTags`, body: { name: "x" } }, null],
+        ["shopify__raw", { method: "DELETE", path: "/admin/api/2024-10/products/8012345670007.json" }, "shopify__delete_product"],
+        ["shopify__raw", { method: "PUT", path: "/admin/api/2024-10/products/8012345670007.json", body: { product: { status: "active" } } }, "shopify__activate_product"],
+        ["shopify__raw", { method: "PUT", path: "/admin/api/2024-10/products/8012345670007.json", body: { product: { status: "draft" } } }, "shopify__update_product_status"],
+        ["shopify__raw", { method: "PUT", path: "/admin/api/2024-10/themes/142857142857/assets.json",
+          body: { asset: { key: "snippets/x.liquid", value: "<script src=https://evil.example></script>" } } }, "shopify__add_theme_snippet"],
+        ["shopify__raw", { method: "POST", path: "/admin/api/2024-10/orders.json", body: {} }, null]
+      ]
+      for (const [name, args, meant] of cases) {
+        const raw = toolNamed(platforms, name)
+        assert.strictEqual(kindOfCall(raw, args), "write", `${name} ${JSON.stringify(args)}`)
+        const change = yield* preview(ws, name, args)
+        const expected = meant === null ? true : toolNamed(platforms, meant).personDecision
+        const label = `${name} ${String(args["method"])} ${String(args["path"])} → ${meant ?? "no tool"}`
+        assert.strictEqual(change.personDecision, expected, label)
+        assert.deepStrictEqual(routeCall(raw, "write", "apply", change),
+          expected ? { _tag: "Queue", reason: "person_decision" } : { _tag: "RunNow" }, label)
+      }
+      // The structured tools carry their own mark in their preview too.
+      assert.isTrue((yield* preview(ws, "shopify__delete_product", { accountId: shop, productId: "8012345670007" })).personDecision)
+      assert.isFalse((yield* preview(ws, "gads__pause_campaign", { accountId: gads, campaignId: "20481003" })).personDecision)
     }))
 
     it.effect("credentials are sealed at rest: no table holds the platform token in clear", () => Effect.gen(function* () {

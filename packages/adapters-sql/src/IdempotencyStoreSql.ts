@@ -1,7 +1,7 @@
 // IdempotencyStore on SQL (checklist 175–176): the primary key (scope, key) makes a claim exactly-once. One
 // INSERT … ON CONFLICT DO UPDATE … WHERE expired either takes the key or changes nothing; whoever did not take it
 // reads what holds it.
-import { IdempotencyState, IdempotencyStore, IdempotentResponse } from "@adgate/core"
+import { idempotencyKeyLifetimeMs, IdempotencyState, IdempotencyStore, IdempotentResponse } from "@adgate/core"
 import type { ClaimOutcome, StoreUnavailable } from "@adgate/core"
 import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -19,7 +19,9 @@ export const IdempotencyStoreSql = Layer.effect(IdempotencyStore, Effect.gen(fun
           VALUES (${scope}, ${key}, ${requestHash}, 'in_flight', NULL, ${now}, ${now + ttlMs})
           ON CONFLICT (scope, key) DO UPDATE SET request_hash = excluded.request_hash, state = 'in_flight', response = NULL,
             created_at = excluded.created_at, expires_at = excluded.expires_at
-          WHERE idempotency_keys.expires_at <= ${now}
+          WHERE idempotency_keys.expires_at <= ${now} AND (idempotency_keys.state = 'completed'
+            OR idempotency_keys.request_hash = excluded.request_hash
+            OR idempotency_keys.created_at <= ${now - idempotencyKeyLifetimeMs})
           RETURNING key`.pipe(unavailable("IdempotencyStore.claim"))
       if (taken.length === 1) return { _tag: "Claimed" } as const
       const held = yield* sql`SELECT request_hash, state, response, key FROM idempotency_keys
@@ -33,12 +35,13 @@ export const IdempotencyStoreSql = Layer.effect(IdempotencyStore, Effect.gen(fun
     })
   return IdempotencyStore.of({
     claim: (scope, key, requestHash, now, ttlMs) => claim(scope, key, requestHash, now, ttlMs, 3),
-    complete: (scope, key, response, expiresAt) =>
+    // `created_at` is the claim's identity (the `now` it was taken with): a lapsed holder matches no row.
+    complete: (scope, key, claimedAt, response, expiresAt) =>
       sql`UPDATE idempotency_keys SET state = 'completed', response = ${JSON.stringify(response)}::jsonb,
           expires_at = ${expiresAt}
-        WHERE scope = ${scope} AND key = ${key} AND state = 'in_flight'`.pipe(Effect.asVoid, unavailable("IdempotencyStore.complete")),
-    release: (scope, key) =>
-      sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND state = 'in_flight'`.pipe(
+        WHERE scope = ${scope} AND key = ${key} AND state = 'in_flight' AND created_at = ${claimedAt}`.pipe(Effect.asVoid, unavailable("IdempotencyStore.complete")),
+    release: (scope, key, claimedAt) =>
+      sql`DELETE FROM idempotency_keys WHERE scope = ${scope} AND key = ${key} AND state = 'in_flight' AND created_at = ${claimedAt}`.pipe(
         Effect.asVoid,
         unavailable("IdempotencyStore.release")
       )

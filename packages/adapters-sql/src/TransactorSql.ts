@@ -13,6 +13,12 @@ export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
     // BEGIN, COMMIT or ROLLBACK, and is StoreUnavailable too (a failed COMMIT has changed nothing).
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
       Effect.mapError(sql.withTransaction(effect), (error) =>
-        SqlError.isSqlError(error) ? new StoreUnavailable({ operation: "Transactor.atomically", message: describeSqlError(error) }) : error)
+        SqlError.isSqlError(error) ? new StoreUnavailable({ operation: "Transactor.atomically", message: describeSqlError(error) }) : error),
+    // A transaction-scoped advisory lock: released by COMMIT or ROLLBACK, so a dead process never keeps it.
+    exclusively: (key) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
+      Effect.mapError(
+        sql.withTransaction(Effect.flatMap(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`, () => effect)),
+        (error) => SqlError.isSqlError(error) ? new StoreUnavailable({ operation: "Transactor.exclusively", message: describeSqlError(error) }) : error
+      ) as Effect.Effect<A, E | StoreUnavailable, R>
   })
 }))

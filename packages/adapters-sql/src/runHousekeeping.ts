@@ -1,7 +1,7 @@
 // Housekeeping (spec §Lifetimes, §States: Write request): purges spent and expired rows and expires unanswered write
 // requests (each with its WriteExpired event). Every step is one idempotent statement, so any number of server
 // processes may run it at once without double work or lost rows.
-import { refreshIdleMs } from "@adgate/core"
+import { idempotencyKeyLifetimeMs, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
@@ -73,7 +73,10 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
       // The same rule as the pure transition's Expire (isDueToExpire), each request expired by one process, with
       // its WriteExpired event for every outbox reader in the same statement.
       writeRequestsExpired: Effect.map(expireDueWriteRequests(now, outboxReaders), (ids) => ids.length),
-      idempotencyKeys: count(sql<{ n: number }>`WITH d AS (DELETE FROM idempotency_keys WHERE expires_at <= ${now} RETURNING 1)
+      // A lapsed in-flight key may belong to a call still running (its lease is short): it stays, refusing other
+      // payloads, until a key lifetime after its claim.
+      idempotencyKeys: count(sql<{ n: number }>`WITH d AS (DELETE FROM idempotency_keys WHERE expires_at <= ${now}
+          AND (state = 'completed' OR created_at <= ${now - idempotencyKeyLifetimeMs}) RETURNING 1)
         SELECT count(*)::int AS n FROM d`)
     }
     return yield* Effect.all(purge)

@@ -3,7 +3,9 @@
 import type { Effect } from "effect"
 import type { SqlClient } from "effect/sql"
 import sandbox from "./0001_sandbox.ts"
+import platformIdempotency from "./0002_platform_idempotency.ts"
 
 export const platformMigrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
-  "0001_sandbox": sandbox
+  "0001_sandbox": sandbox,
+  "0002_platform_idempotency": platformIdempotency
 }

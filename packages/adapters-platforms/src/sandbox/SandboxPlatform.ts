@@ -13,6 +13,9 @@ export interface SandboxCall {
   readonly store: SandboxStore
 }
 
+/** A platform's preview: what the call would change. Whether it is a person's decision PlatformsSandbox adds. */
+export type SandboxChange = Omit<ProposedChange, "personDecision">
+
 export interface SandboxPlatform {
   readonly family: PlatformFamily
   readonly tools: ReadonlyArray<Tool>
@@ -22,7 +25,9 @@ export interface SandboxPlatform {
   readonly generate: (workspaceId: string) => (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>
   /** The platform's answer to a missing or wrong access token. */
   readonly unauthorized: PlatformAnswer
-  readonly preview: (call: SandboxCall) => SqlEffect<ProposedChange>
+  readonly preview: (call: SandboxCall) => SqlEffect<SandboxChange>
+  /** The structured call a raw call means (its short tool name and arguments), or the platform's answer when none. */
+  readonly meaning: (call: SandboxCall) => SqlEffect<SandboxCall | PlatformAnswer>
   readonly handle: (call: SandboxCall) => SqlEffect<PlatformAnswer>
 }
 
@@ -83,8 +88,8 @@ export const rawProperties = (methods: ReadonlyArray<string>, pathExample: strin
 
 export const answer = (providerStatus: number, body: Schema.Json): PlatformAnswer => ({ providerStatus, body })
 
-export const noChange = (summary: string, accountId: string | null = null): ProposedChange => ({
-  accountId, target: null, dailyBudget: null, accountDailyBudgetAfter: null, status: null, summary
+export const noChange = (summary: string, accountId: string | null = null): SandboxChange => ({
+  accountId, target: null, dailyBudget: null, accountDailyBudgetBefore: null, accountDailyBudgetAfter: null, status: null, summary
 })
 
 export const money = (n: number): string => n.toFixed(2)

@@ -1,10 +1,11 @@
 // The Google Ads-style sandbox (family `gads`): customers, campaigns with daily budgets (answered in micros as the
 // Ads API does, taken in currency units as arguments), ENABLED/PAUSED/REMOVED, ad groups, daily metrics and the
 // Ads API's own answers and GoogleAdsFailure refusals (docs/platforms.md §Google Ads).
-import type { PlatformAnswer, ProposedChange } from "@adgate/core"
+import type { PlatformAnswer } from "@adgate/core"
 import { Effect, type Schema } from "effect"
 import { adsFailure, googleNotFound, googleUnauthenticated } from "./googleErrors.ts"
 import {
+  type SandboxChange,
   answer, dateProperty, isObject, makeTool, money, noChange, num, pathParts, rawProperties, str, strings, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
@@ -226,6 +227,9 @@ const campaignJson = (customerId: string, c: SandboxObject): Schema.Json => ({
   dailyBudget: c.dailyBudget ?? 0
 })
 
+const enabledTotal = (campaigns: ReadonlyArray<SandboxObject>): number =>
+  round2(campaigns.reduce((sum, c) => (c.status === "ENABLED" ? sum + (c.dailyBudget ?? 0) : sum), 0))
+
 const activeBudget = (campaigns: ReadonlyArray<SandboxObject>, changed: SandboxObject, budget: number, status: string): number =>
   round2(campaigns.reduce((sum, c) => {
     const s = c.id === changed.id ? status : c.status
@@ -265,7 +269,7 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
 
 const statusTo: Record<string, string> = { pause_campaign: "PAUSED", enable_campaign: "ENABLED", remove_campaign: "REMOVED" }
 
-const preview = (call: SandboxCall): SqlEffect<ProposedChange> =>
+const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
   Effect.gen(function* () {
     if (call.tool === "raw") {
       const meant = fromRaw(call)
@@ -280,7 +284,7 @@ const preview = (call: SandboxCall): SqlEffect<ProposedChange> =>
       return {
         accountId: customerId, target: { type: "campaign", id: null, name: str(call.args, "name") },
         dailyBudget: null, status: null,
-        accountDailyBudgetAfter: round2(campaigns.reduce((sum, c) => (c.status === "ENABLED" ? sum + (c.dailyBudget ?? 0) : sum), 0)),
+        accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: enabledTotal(campaigns),
         summary: `Create the paused campaign "${str(call.args, "name")}" with a daily budget of ${money(budget)}`
       }
     }
@@ -292,7 +296,7 @@ const preview = (call: SandboxCall): SqlEffect<ProposedChange> =>
       const to = num(call.args, "dailyBudget")
       return {
         accountId: customerId, target, dailyBudget: { from, to }, status: null,
-        accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
+        accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
         summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${campaign.name}" from ${money(from)} to ${money(to)}`
       }
     }
@@ -301,7 +305,7 @@ const preview = (call: SandboxCall): SqlEffect<ProposedChange> =>
     const verb = { PAUSED: "Pause", ENABLED: "Enable", REMOVED: "Remove" }[to]
     return {
       accountId: customerId, target, dailyBudget: null, status: { from: campaign.status, to },
-      accountDailyBudgetAfter: activeBudget(campaigns, campaign, from, to),
+      accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, from, to),
       summary: `${verb} the campaign "${campaign.name}" (${campaign.status} → ${to})`
     }
   })
@@ -413,5 +417,6 @@ export const googleAds: SandboxPlatform = {
   generate,
   unauthorized: googleUnauthenticated,
   preview,
+  meaning: (call) => Effect.succeed(fromRaw(call)),
   handle
 }

@@ -1,10 +1,11 @@
 // The GA4-style sandbox (family `ga4`): properties, Data API reports (sessions, users, conversions, revenue by
 // channel and date), conversion events, and the site tags (website code) installed with the property. Google API
 // errors (docs/platforms.md §GA4).
-import type { PlatformAnswer, ProposedChange } from "@adgate/core"
+import type { PlatformAnswer } from "@adgate/core"
 import { Effect, type Schema } from "effect"
 import { googleError, googleNotFound, googleUnauthenticated } from "./googleErrors.ts"
 import {
+  type SandboxChange,
   answer, dateProperty, isObject, makeTool, noChange, pathParts, rawProperties, str, strings, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
@@ -136,7 +137,7 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
   return googleNotFound()
 }
 
-const preview = (call: SandboxCall): SqlEffect<ProposedChange> => Effect.gen(function* () {
+const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(function* () {
   if (call.tool === "raw") {
     const meant = fromRaw(call)
     return "providerStatus" in meant ? noChange(`${str(call.args, "method")} ${str(call.args, "path")}`) : yield* preview(meant)
@@ -250,5 +251,6 @@ export const googleAnalytics: SandboxPlatform = {
   generate,
   unauthorized: googleUnauthenticated,
   preview,
+  meaning: (call) => Effect.succeed(fromRaw(call)),
   handle
 }

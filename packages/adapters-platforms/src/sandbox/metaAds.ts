@@ -1,10 +1,11 @@
 // The Meta Ads-style sandbox (family `meta`): ad accounts (`act_…`), campaigns, ad sets with daily budgets (answered
 // in cents as the Marketing API does, taken in currency units as arguments), ACTIVE/PAUSED/ARCHIVED/DELETED,
 // insights over date ranges, and the Graph API's error object (docs/platforms.md §Meta Ads).
-import type { PlatformAnswer, ProposedChange } from "@adgate/core"
+import type { PlatformAnswer } from "@adgate/core"
 import { Effect, type Schema } from "effect"
 import { adsDay } from "./googleAds.ts"
 import {
+  type SandboxChange,
   answer, dateProperty, isObject, makeTool, money, noChange, num, pathParts, rawProperties, str, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
@@ -207,7 +208,7 @@ const accountBudgetAfter = (objects: ReadonlyArray<SandboxObject>, changed: Sand
     .reduce((sum, o) => sum + (o.dailyBudget ?? 0), 0))
 }
 
-const preview = (call: SandboxCall): SqlEffect<ProposedChange> => Effect.gen(function* () {
+const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(function* () {
   if (call.tool === "raw") {
     const meant = yield* fromRaw(call)
     return "providerStatus" in meant ? noChange(`${str(call.args, "method")} ${str(call.args, "path")}`) : yield* preview(meant)
@@ -223,7 +224,7 @@ const preview = (call: SandboxCall): SqlEffect<ProposedChange> => Effect.gen(fun
     const from = object.dailyBudget ?? 0
     const to = num(call.args, "dailyBudget")
     return {
-      accountId, target, dailyBudget: { from, to }, status: null, accountDailyBudgetAfter: accountBudgetAfter(objects, object, { budget: to }),
+      accountId, target, dailyBudget: { from, to }, status: null, accountDailyBudgetBefore: accountBudgetAfter(objects, object, {}), accountDailyBudgetAfter: accountBudgetAfter(objects, object, { budget: to }),
       summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${object.name}" from ${money(from)} to ${money(to)}`
     }
   }
@@ -231,7 +232,7 @@ const preview = (call: SandboxCall): SqlEffect<ProposedChange> => Effect.gen(fun
   if (to === undefined) return noChange(call.tool, accountId)
   const verb = { PAUSED: "Pause", ACTIVE: "Activate", DELETED: "Delete" }[to]
   return {
-    accountId, target, dailyBudget: null, status: { from: object.status, to }, accountDailyBudgetAfter: accountBudgetAfter(objects, object, { status: to }),
+    accountId, target, dailyBudget: null, status: { from: object.status, to }, accountDailyBudgetBefore: accountBudgetAfter(objects, object, {}), accountDailyBudgetAfter: accountBudgetAfter(objects, object, { status: to }),
     summary: `${verb} the ${object.type === "ad_set" ? "ad set" : "campaign"} "${object.name}" (${object.status} → ${to})`
   }
 })
@@ -327,5 +328,6 @@ export const metaAds: SandboxPlatform = {
   generate,
   unauthorized,
   preview,
+  meaning: fromRaw,
   handle
 }

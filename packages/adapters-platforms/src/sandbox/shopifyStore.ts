@@ -1,9 +1,10 @@
 // The Shopify-style sandbox (family `shopify`): a shop, products with status active/draft/archived and inventory,
 // sales per product and day (so "products with no sales in 30 days" has answers), theme snippets (code for the
 // website), and the Admin REST API's `{ errors: … }` answers (docs/platforms.md §Shopify).
-import type { PlatformAnswer, ProposedChange } from "@adgate/core"
+import type { PlatformAnswer } from "@adgate/core"
 import { Effect, type Schema } from "effect"
 import {
+  type SandboxChange,
   answer, dateProperty, isObject, makeTool, noChange, num, pathParts, rawProperties, str, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
@@ -189,7 +190,7 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
 const statusTo = (call: SandboxCall): string | undefined =>
   call.tool === "activate_product" ? "active" : call.tool === "update_product_status" ? str(call.args, "status") : call.tool === "delete_product" ? "deleted" : undefined
 
-const preview = (call: SandboxCall): SqlEffect<ProposedChange> => Effect.gen(function* () {
+const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(function* () {
   if (call.tool === "raw") {
     const meant = fromRaw(call)
     return "providerStatus" in meant ? noChange(`${str(call.args, "method")} ${str(call.args, "path")}`) : yield* preview(meant)
@@ -293,5 +294,6 @@ export const shopifyStore: SandboxPlatform = {
   generate,
   unauthorized,
   preview,
+  meaning: (call) => Effect.succeed(fromRaw(call)),
   handle
 }

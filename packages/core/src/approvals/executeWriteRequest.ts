@@ -1,17 +1,21 @@
 // Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; issue 9: an approval
 // whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
 // claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), re-applies the guardrails and the
-// credits check, calls the platform with the request id as idempotency token, then records executed or failed with
+// credits (reserved now), calls the platform with the request id as idempotency token, then records executed or failed with
 // the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
 // on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
 import { Clock, Effect, Option } from "effect"
 import type { Schema } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
-import type { InsufficientCredits } from "../credits/errors.ts"
+import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
 import { Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
-import { checkCredits, checkGuardrails } from "../tools/callTool.ts"
+import { Transactor } from "../ports/Transactor.ts"
+import type { Principal } from "../credentials/records.ts"
+import { checkGuardrails, toolWritesLock } from "../tools/callTool.ts"
+import { loadStanding } from "../tools/loadAccessGrounds.ts"
+import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
 import { recordToolRun } from "../tools/recordToolRun.ts"
 import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
@@ -55,33 +59,57 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
   const platforms = yield* Platforms
   const tool = platforms.tools.find((t) => t.name === claimed.tool)
   if (tool === undefined) return yield* failWithout(id, "tool_not_found", `the tool ${claimed.tool} no longer exists`)
+  // The requester's standing now, as a call would be judged (toolAccess): the workspace may have fallen to the free
+  // plan, or the person who asked may no longer be an admin, while the request waited. Then it does not run.
+  const kind = kindOfCall(tool, claimed.arguments)
+  const requester: Principal = {
+    kind: claimed.connectionId !== null ? "connection" : "api_key", workspaceId: claimed.workspaceId,
+    userId: claimed.requestedBy, scopes: [scopeForCall(tool, kind)], surface: "both", platforms: "all", writeMode: "wait",
+    connectionId: claimed.connectionId, apiKeyId: claimed.apiKeyId, clientId: null
+  }
+  const standing = yield* loadStanding(requester)
+  const refused = toolAccess({ principal: requester, ...standing, connectedFamilies: new Set() }, tool, kind)
+  if (refused !== null) {
+    return yield* failWithout(id, "access", refused._tag === "ToolPlanNotPaid"
+      ? "the workspace is no longer on a paid plan"
+      : "the person who asked for the change is no longer a workspace admin", { refusal: refused._tag })
+  }
   const call = { workspaceId: claimed.workspaceId, tool, arguments: claimed.arguments, idempotencyToken: claimed.id }
-  const change = yield* platforms.preview(call)
-  // Guardrails and credits again: the workspace may have changed both while the request waited.
-  const blocked = yield* checkGuardrails(claimed.workspaceId, change).pipe(
-    Effect.as(Option.none<GuardrailRefused>()),
-    Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(Option.some(refusal)))
-  )
-  if (Option.isSome(blocked)) {
-    return yield* failWithout(id, "guardrail", blocked.value.reason, { guardrail: blocked.value.guardrail })
-  }
-  const short = yield* checkCredits(claimed.workspaceId, tool.credits).pipe(
-    Effect.as(Option.none<InsufficientCredits>()),
-    Effect.catchTag("InsufficientCredits", (e) => Effect.succeed(Option.some(e)))
-  )
-  if (Option.isSome(short)) {
-    return yield* failWithout(id, "insufficient_credits", "not enough credits to run the approved change",
-      { needed: short.value.needed, left: short.value.left })
-  }
-  // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double apply).
-  const answer: PlatformAnswer = yield* platforms.execute(call)
-  const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
-    ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
-    : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
-  return yield* move(id, outcome, (done) =>
-    Effect.as(recordToolRun({
-      workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
-      actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind: kindOfCall(tool, done.arguments), answer,
-      change, requestId: done.id
-    }), done))
+  // Under the workspace's write lock from the preview to the record, as a call that runs now (tools/callTool.ts): the
+  // guardrails it is checked against still hold when it lands.
+  return yield* (yield* Transactor).exclusively(toolWritesLock(claimed.workspaceId))(Effect.gen(function* () {
+    const change = yield* platforms.preview(call)
+    // Guardrails and credits again: the workspace may have changed both while the request waited.
+    const blocked = yield* checkGuardrails(claimed.workspaceId, change).pipe(
+      Effect.as(Option.none<GuardrailRefused>()),
+      Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(Option.some(refusal)))
+    )
+    if (Option.isSome(blocked)) {
+      return yield* failWithout(id, "guardrail", blocked.value.reason, { guardrail: blocked.value.guardrail })
+    }
+    // Reserved before the platform call (credits/reserveCredits.ts), under the request's id as reference.
+    const reservation = yield* reserveCredits(claimed.workspaceId, tool.credits, `tool:${tool.name}`, claimed.id).pipe(
+      Effect.map((reserved) => ({ reserved, short: null })),
+      Effect.catchTag("InsufficientCredits", (e) => Effect.succeed({ reserved: null, short: e }))
+    )
+    if (reservation.short !== null) {
+      return yield* failWithout(id, "insufficient_credits", "not enough credits to run the approved change",
+        { needed: reservation.short.needed, left: reservation.short.left })
+    }
+    const reserved = reservation.reserved
+    return yield* Effect.gen(function* () {
+      // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double
+      // apply), and the reservation goes back meanwhile.
+      const answer: PlatformAnswer = yield* platforms.execute(call)
+      const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
+        ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
+        : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
+      return yield* move(id, outcome, (done) =>
+        Effect.as(recordToolRun({
+          workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
+          actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,
+          change, requestId: done.id, reserved
+        }), done))
+    }).pipe(Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))))
+  }))
 })

@@ -2,6 +2,7 @@
 // caps and protected names, applied to every write when it is queued and again when it executes. A cap that is
 // null is not set; a workspace without a record has no guardrails.
 import { Schema } from "effect"
+import { namePatternProblem } from "./namePattern.ts"
 
 export const Guardrails = Schema.Struct({
   workspaceId: Schema.String,
@@ -12,7 +13,7 @@ export const Guardrails = Schema.Struct({
   /** Spend cap: the highest total daily budget an account may reach after a change, in its currency units. */
   maxDailyBudgetPerAccount: Schema.NullOr(Schema.Number),
   /** Protected names: glob patterns (namePattern.ts) of campaign, ad set or product names no tool may change. */
-  protectedNames: Schema.Array(Schema.String),
+  protectedNames: Schema.Array(Schema.String.check(Schema.makeFilter((pattern: string) => namePatternProblem(pattern) ?? undefined))),
   updatedAt: Schema.Number,
   /** The person who set them last (CLI or management page). */
   updatedBy: Schema.NullOr(Schema.String)

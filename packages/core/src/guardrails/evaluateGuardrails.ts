@@ -46,8 +46,12 @@ export const evaluateGuardrails = (
   if (
     guardrails.maxDailyBudgetPerAccount !== null && change.accountDailyBudgetAfter !== null &&
     change.accountDailyBudgetAfter > guardrails.maxDailyBudgetPerAccount &&
-    // A change that lowers the account's total is always allowed, even above the ceiling.
-    (budget === null || budget.to > budget.from)
+    // Only a change that raises the account's total is capped: a pause, a removal or a budget cut on an account
+    // above the ceiling lowers spend and always passes. Without the total before, a budget change says which way
+    // it goes; anything else is capped (fail closed).
+    (change.accountDailyBudgetBefore !== null
+      ? change.accountDailyBudgetAfter > change.accountDailyBudgetBefore
+      : budget === null || budget.to > budget.from)
   ) {
     return Result.fail(new GuardrailRefused({
       guardrail: "daily_budget_per_account",

@@ -1,19 +1,67 @@
 // The pattern language of protected names (docs/decisions.md, Guardrails): case-insensitive globs over the whole
 // name. `*` matches any run of characters (also none), `?` exactly one character, every other character itself;
 // surrounding spaces of name and pattern are ignored and both are compared in Unicode NFC. "Brand*" protects
-// "Brand – Search" and "brand shopping"; "*black friday*" protects any name containing it.
+// "Brand – Search" and "brand shopping"; "*black friday*" protects any name containing it. Matched without regular
+// expressions, in time linear in name × pattern at worst: a caller-chosen name cannot stall the event loop.
 
-const escapeRegExp = (text: string): string => text.replace(/[.+^${}()|[\]\\]/g, "\\$&")
+/** A pattern's length and `*` count are capped (the Guardrails schema refuses more). */
+export const maxNamePatternLength = 200
+export const maxNamePatternStars = 16
 
-const normalized = (text: string): string => text.trim().normalize("NFC")
+/** Why a pattern is refused, or null when it is acceptable. */
+export const namePatternProblem = (pattern: string): string | null => {
+  const chars = Array.from(normalized(pattern))
+  if (chars.length === 0) return "a protected name pattern cannot be empty"
+  if (chars.length > maxNamePatternLength) return `a protected name pattern has at most ${maxNamePatternLength} characters`
+  if (chars.filter((c) => c === "*").length > maxNamePatternStars) return `a protected name pattern has at most ${maxNamePatternStars} "*"`
+  return null
+}
 
-/** Compiles a pattern once; the regular expression has no backtracking hazard (only `.*` and `.` between literals). */
-export const compileNamePattern = (pattern: string): RegExp =>
-  new RegExp(
-    `^${normalized(pattern).split("").map((c) => (c === "*" ? ".*" : c === "?" ? "." : escapeRegExp(c))).join("")}$`,
-    "isu"
-  )
+function normalized(text: string): string {
+  return text.trim().normalize("NFC")
+}
+
+/** Code points, lower-cased one by one (so both sides keep one element per character). */
+const folded = (text: string): ReadonlyArray<string> => Array.from(normalized(text)).map((c) => c.toLowerCase())
+
+/**
+ * The classic greedy wildcard match with one remembered `*`: on a mismatch the last `*` absorbs one more character
+ * and matching resumes after it. Each step moves the name forward or retries from the last star, so the work is at
+ * most name × pattern, never exponential.
+ */
+const wildcardMatch = (pattern: ReadonlyArray<string>, name: ReadonlyArray<string>): boolean => {
+  let p = 0
+  let n = 0
+  let star = -1
+  let resume = 0
+  while (n < name.length) {
+    if (p < pattern.length && (pattern[p] === "?" || (pattern[p] !== "*" && pattern[p] === name[n]))) {
+      p++
+      n++
+    } else if (p < pattern.length && pattern[p] === "*") {
+      star = p++
+      resume = n
+    } else if (star !== -1) {
+      p = star + 1
+      n = ++resume
+    } else {
+      return false
+    }
+  }
+  while (p < pattern.length && pattern[p] === "*") p++
+  return p === pattern.length
+}
+
+export interface NamePattern {
+  readonly test: (name: string) => boolean
+}
+
+/** Compiles a pattern once (its folded characters); `test` answers whether a whole name matches. */
+export const compileNamePattern = (pattern: string): NamePattern => {
+  const chars = folded(pattern)
+  return { test: (name) => wildcardMatch(chars, folded(name)) }
+}
 
 /** The first pattern matching `name`, or null. */
 export const matchingNamePattern = (patterns: ReadonlyArray<string>, name: string): string | null =>
-  patterns.find((p) => compileNamePattern(p).test(normalized(name))) ?? null
+  patterns.find((p) => compileNamePattern(p).test(name)) ?? null

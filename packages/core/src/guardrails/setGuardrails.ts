@@ -3,6 +3,7 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
 import { type Guardrails, noGuardrails } from "./Guardrails.ts"
+import { namePatternProblem } from "./namePattern.ts"
 
 /** A setting out of range (a negative cap, an empty pattern): nothing is saved. */
 export class GuardrailsInvalid extends Schema.TaggedError<GuardrailsInvalid>()("GuardrailsInvalid", {
@@ -26,7 +27,7 @@ export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (wo
   const problem = invalidCap("max budget change percent", changes.maxBudgetChangePercent, false) ??
     invalidCap("max changes per day", changes.maxChangesPerDay, true) ??
     invalidCap("max daily budget per account", changes.maxDailyBudgetPerAccount, false) ??
-    ((changes.protectedNames ?? []).some((p) => p.trim() === "") ? "a protected name pattern must not be empty" : null)
+    (changes.protectedNames ?? []).map(namePatternProblem).find((p) => p !== null) ?? null
   if (problem !== null) return yield* new GuardrailsInvalid({ message: problem })
   const current = yield* showGuardrails(workspaceId)
   const next: Guardrails = {

@@ -1,7 +1,10 @@
 // Runs a tool call at most once per Idempotency-Key (spec §POST /tools/{name}; checklist 175): claim → execute →
-// complete, or replay the first answer. A call that fails or is interrupted releases its key, because a failure in
-// the error channel means nothing was done (503 says "retry with the same Idempotency-Key").
-import { Clock, Effect, Exit } from "effect"
+// complete, or replay the first answer. A call that fails before it changed anything releases its key (503 says
+// "retry with the same Idempotency-Key"); once the platform answered, the key is never released: a failure after that
+// keeps it in flight until its lease lapses, and the retry's platform call (same token) gets the platform's first
+// answer instead of applying the change again. Complete and release name the claim, so a holder whose lease lapsed
+// touches nothing.
+import { Clock, Effect, Exit, Ref } from "effect"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { IdempotencyKeyInFlight, IdempotencyKeyMismatch } from "./errors.ts"
 import { IdempotencyLeaseMs, idempotencyKeyLifetimeMs, type IdempotentResponse } from "./IdempotencyRecord.ts"
@@ -17,10 +20,11 @@ export const runIdempotent = <E, R>(
   key: string,
   requestHash: string,
   /**
-   * The call itself. It answers the status and body to keep (200, 202, 422 alike: all are answers), and fails only
-   * when it changed nothing (a 503 before the platform call): that failure releases the key for a retry.
+   * The call itself. It answers the status and body to keep (200, 202, 422 alike: all are answers), and fails when
+   * it could not finish. Given a function, it is handed `applied`, which it runs as soon as the platform answered:
+   * a failure after that does not release the key.
    */
-  execute: Effect.Effect<IdempotentResponse, E, R>
+  execute: Effect.Effect<IdempotentResponse, E, R> | ((applied: Effect.Effect<void>) => Effect.Effect<IdempotentResponse, E, R>)
 ) =>
   // Uninterruptible between claim and release/complete (only `execute` can be interrupted), so an interrupted
   // request cannot leave its key in flight.
@@ -34,17 +38,22 @@ export const runIdempotent = <E, R>(
       case "Completed": return { _tag: "Replayed", response: claimed.response } satisfies IdempotentRun as IdempotentRun
       case "Claimed": break
     }
-    const response = yield* Effect.onExit(restore(execute), (exit) =>
+    const applied = yield* Ref.make(false)
+    const run = Effect.isEffect(execute) ? execute : execute(Ref.set(applied, true))
+    const response = yield* Effect.onExit(restore(run), (exit) =>
       Exit.isSuccess(exit)
         ? Effect.void
-        : store.release(scope, key).pipe(
-          // The key then stays in flight until its lease ends: a retry meanwhile is refused (409).
-          Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotency key not released").pipe(Effect.annotateLogs({ operation: error.operation })))
-        ))
+        : Effect.flatMap(Ref.get(applied), (done) => done
+          // The platform applied it: the key stays in flight until its lease ends (a retry meanwhile gets 409).
+          ? Effect.logWarning("idempotency key kept in flight: the platform answered but the call did not finish")
+          : store.release(scope, key, claimedAt).pipe(
+            // The key then stays in flight until its lease ends: a retry meanwhile is refused (409).
+            Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotency key not released").pipe(Effect.annotateLogs({ operation: error.operation })))
+          )))
     // The call's effect happened: its answer goes to this caller even if it could not be stored. The key then stays
     // in flight until its lease ends; a later retry runs again with the same platform idempotency token, so the
     // platform answers its first answer rather than apply the change twice.
-    yield* store.complete(scope, key, response, claimedAt + idempotencyKeyLifetimeMs).pipe(
+    yield* store.complete(scope, key, claimedAt, response, claimedAt + idempotencyKeyLifetimeMs).pipe(
       Effect.retry({ times: 2 }),
       Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotent response not stored").pipe(Effect.annotateLogs({ operation: error.operation })))
     )

@@ -10,13 +10,16 @@ export interface IdempotencyStoreShape {
   /**
    * In one atomic step: no record, or an expired one → a new in-flight record (Claimed, expiring at now + leaseMs);
    * a live record with another requestHash → Mismatch; in flight → InFlight; completed → Completed(response).
-   * An in-flight record expires when its lease ends: the key of a process that died mid-call is free again soon,
-   * and the retry's platform call carries the same idempotency token, so it cannot apply twice.
+   * An in-flight record expires when its lease ends: the key of a process that died mid-call is free again soon, but
+   * only for the same payload (another one is Mismatch, until housekeeping drops the record a key lifetime after it
+   * was claimed), and the retry's platform call carries the same idempotency token, so it cannot apply twice.
+   * `now` is the claim's identity: complete and release name it, so a holder whose lease lapsed and whose key was
+   * claimed again completes or releases nothing.
    */
   readonly claim: (scope: string, key: string, requestHash: string, now: number, leaseMs: number) => Fx<ClaimOutcome>
-  /** The claimed call finished: its response is what the key replays from now on, until `expiresAt`. */
-  readonly complete: (scope: string, key: string, response: IdempotentResponse, expiresAt: number) => Fx<void>
-  /** The claimed call did nothing and may be retried (e.g. 503): the in-flight record is removed. */
-  readonly release: (scope: string, key: string) => Fx<void>
+  /** The claim taken at `claimedAt` finished: its response is what the key replays from now on, until `expiresAt`. */
+  readonly complete: (scope: string, key: string, claimedAt: number, response: IdempotentResponse, expiresAt: number) => Fx<void>
+  /** The claim taken at `claimedAt` did nothing and may be retried (e.g. 503): its in-flight record is removed. */
+  readonly release: (scope: string, key: string, claimedAt: number) => Fx<void>
 }
 export class IdempotencyStore extends Context.Service<IdempotencyStore, IdempotencyStoreShape>()("core/ports/IdempotencyStore") {}

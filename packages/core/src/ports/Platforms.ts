@@ -38,12 +38,21 @@ export interface ProposedChange {
   readonly target: { readonly type: string; readonly id: string | null; readonly name: string } | null
   /** A daily budget change, in the account's currency units. */
   readonly dailyBudget: { readonly from: number; readonly to: number } | null
+  /** The account's total daily budget over its active objects before the change (spend cap: a cut always passes). */
+  readonly accountDailyBudgetBefore: number | null
   /** The account's total daily budget over its active objects after the change (spend cap). */
   readonly accountDailyBudgetAfter: number | null
   /** A status change, in the platform's words. */
   readonly status: { readonly from: string; readonly to: string } | null
   /** One line for people: "Raise the daily budget of "Brand – Search" from 120.00 to 132.00". */
   readonly summary: string
+  /**
+   * This call always waits for a person, whatever the credential's write setting (spec §What the service does 6):
+   * a property of the call, not of the tool, because a raw call can mean a delete, an activation or website code.
+   * For a raw call it is the person's decision of the tool the call means; a raw write the platform cannot read as
+   * one of its tools is a person's decision (fail closed).
+   */
+  readonly personDecision: boolean
 }
 
 export interface ToolCall {

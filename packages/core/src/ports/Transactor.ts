@@ -12,5 +12,11 @@ export interface TransactorShape {
    * value out of the unit and failed after it.
    */
   readonly atomically: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
+  /**
+   * `atomically`, holding the exclusive lock named `key` for the whole unit: units under one key run one after the
+   * other, across processes. For a check that must still hold when its action lands (check-then-act): a workspace's
+   * changes-per-day and spend caps are checked and the write applied under "tool-writes:<workspace>".
+   */
+  readonly exclusively: (key: string) => <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StoreUnavailable, R>
 }
 export class Transactor extends Context.Service<Transactor, TransactorShape>()("core/ports/Transactor") {}

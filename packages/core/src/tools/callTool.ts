@@ -8,6 +8,7 @@ import { WaitReason, WriteRequestStatus } from "../approvals/WriteRequest.ts"
 import { recordAudit } from "../audit/recordAudit.ts"
 import type { Principal } from "../credentials/records.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
+import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import { evaluateGuardrails } from "../guardrails/evaluateGuardrails.ts"
 import { noGuardrails, startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { idempotencyScopeOf, type IdempotentResponse } from "../idempotency/IdempotencyRecord.ts"
@@ -104,46 +105,77 @@ const mailRequester = Effect.fn("tools.mailRequester")(function* (requestedBy: s
   })
 })
 
-/** Guardrails → credits → route → platform call → record: the part an Idempotency-Key runs at most once. */
-const decideAndRun = (request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string, never, Secrets>) =>
+/** The lock a workspace's writes take (Transactor.exclusively): its guardrails are checked and the write applied under it. */
+export const toolWritesLock = (workspaceId: string): string => `tool-writes:${workspaceId}`
+
+/**
+ * Preview → route → guardrails → credits → platform call → record: the part an Idempotency-Key runs at most once.
+ * A write runs under its workspace's lock (Transactor.exclusively) from the preview to the record, so the
+ * changes-per-day count and the spend cap a write is checked against still hold when it lands: N parallel writes
+ * cannot all pass one check. Credits are reserved (an atomic conditional charge) before the platform call and
+ * refunded when it is refused or fails, so N parallel calls the balance covers k times run exactly k times.
+ */
+const decideAndRun = (
+  request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string, never, Secrets>,
+  /** Run as soon as the platform answered: from then on the Idempotency-Key is never released (runIdempotent). */
+  applied: Effect.Effect<void>
+) =>
   Effect.gen(function* () {
     const { principal } = request
     const platforms = yield* Platforms
-    const toolCall = { workspaceId: principal.workspaceId, tool, arguments: request.arguments }
-    const change = kind === "write" ? yield* platforms.preview(toolCall) : null
-    // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
-    if (change !== null) yield* checkGuardrails(principal.workspaceId, change)
-    yield* checkCredits(principal.workspaceId, tool.credits)
-    const route = routeCall(tool, kind, principal.writeMode)
     const transactor = yield* Transactor
-    if (route._tag === "Queue") {
-      return yield* transactor.atomically(Effect.gen(function* () {
-        const queued = yield* queueWriteRequest({
+    const toolCall = { workspaceId: principal.workspaceId, tool, arguments: request.arguments }
+    const decide = Effect.gen(function* () {
+      const change = kind === "write" ? yield* platforms.preview(toolCall) : null
+      // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
+      if (change !== null) yield* checkGuardrails(principal.workspaceId, change)
+      const route = routeCall(tool, kind, principal.writeMode, change)
+      if (route._tag === "Queue") {
+        // A queued write is charged when it executes: here the balance is only checked.
+        yield* checkCredits(principal.workspaceId, tool.credits)
+        return yield* transactor.atomically(Effect.gen(function* () {
+          const queued = yield* queueWriteRequest({
+            workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
+            requestedBy: principal.userId, tool: tool.name, arguments: request.arguments, reason: route.reason
+          })
+          yield* (yield* ToolUsageLog).record({
+            id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
+            connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "queued",
+            credits: 0, at: queued.createdAt
+          })
+          yield* recordAudit({
+            workspaceId: principal.workspaceId, actorId: principal.userId, action: "write_request.queued",
+            clientId: principal.clientId, connectionId: principal.connectionId,
+            detail: { tool: tool.name, requestId: queued.id, reason: route.reason, summary: change?.summary ?? null, apiKeyId: principal.apiKeyId }
+          })
+          if (change !== null) yield* mailRequester(principal.userId, queued.id, tool, change)
+          return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
+        }))
+      }
+      const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
+      const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId)
+      // Uninterruptible from the platform call to the record (the call has its own timeout): a client that hangs
+      // up cannot leave a change applied with no usage record, charge or audit entry.
+      const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
+        const answer = yield* platforms.execute({ ...toolCall, idempotencyToken: yield* platformToken })
+        yield* applied
+        const notices = yield* transactor.atomically(recordToolRun({
           workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
-          requestedBy: principal.userId, tool: tool.name, arguments: request.arguments, reason: route.reason
-        })
-        yield* (yield* ToolUsageLog).record({
-          id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
-          connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "queued",
-          credits: 0, at: queued.createdAt
-        })
-        yield* recordAudit({
-          workspaceId: principal.workspaceId, actorId: principal.userId, action: "write_request.queued",
-          clientId: principal.clientId, connectionId: principal.connectionId,
-          detail: { tool: tool.name, requestId: queued.id, reason: route.reason, summary: change?.summary ?? null, apiKeyId: principal.apiKeyId }
-        })
-        if (change !== null) yield* mailRequester(principal.userId, queued.id, tool, change)
-        return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
-      }))
-    }
-    const answer = yield* platforms.execute({ ...toolCall, idempotencyToken: yield* platformToken })
-    const notices = yield* transactor.atomically(recordToolRun({
-      workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
-      actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null
-    }))
-    return (answer.providerStatus >= 200 && answer.providerStatus < 300
-      ? { _tag: "Ran", result: answer.body, providerStatus: answer.providerStatus, notices }
-      : { _tag: "Refused", providerStatus: answer.providerStatus, body: answer.body }) satisfies ToolCallOutcome as ToolCallOutcome
+          actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null,
+          reserved, usageId
+        }))
+        return { answer, notices }
+      })).pipe(
+        // Nothing was recorded as run: the reservation goes back (within the write's unit, both undo together).
+        Effect.onError(() => refundCredits(reserved).pipe(
+          Effect.catchTag("StoreUnavailable", () => Effect.logWarning("credit reservation not refunded").pipe(Effect.annotateLogs({ tool: tool.name })))
+        ))
+      )
+      return (answer.providerStatus >= 200 && answer.providerStatus < 300
+        ? { _tag: "Ran", result: answer.body, providerStatus: answer.providerStatus, notices }
+        : { _tag: "Refused", providerStatus: answer.providerStatus, body: answer.body }) satisfies ToolCallOutcome as ToolCallOutcome
+    })
+    return yield* (kind === "write" ? transactor.exclusively(toolWritesLock(principal.workspaceId))(decide) : decide)
   }).pipe(
     // A call the workspace's own limits stopped (a guardrail, the balance) stays visible in the usage log as
     // `refused`, for the admins reading why a change did not happen. Best effort: the refusal is the answer.
@@ -194,16 +226,18 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const key = request.idempotencyKey
   if (key === null) {
     // No key: the call is never retried as the same call, so a fresh token is enough for the platform.
-    const outcome = yield* decideAndRun(request, tool, kind, secrets.generate(Prefix.toolUsage))
+    const outcome = yield* decideAndRun(request, tool, kind, secrets.generate(Prefix.toolUsage), Effect.void)
     return yield* answerOf(tool, outcome, false)
   }
   const idempotencyScope = idempotencyScopeOf(principal)
-  // Every attempt under this key sends the platform the same token: a retry after a crash (lease lapsed) is answered
-  // by the platform with its first answer instead of applying the change twice.
-  const token = secrets.hash(`${idempotencyScope}\n${key}`)
+  const requestHash = yield* hashToolCall(tool.name, request.arguments)
+  // Every attempt under this key with this payload sends the platform the same token: a retry after a crash (lease
+  // lapsed) is answered by the platform with its first answer instead of applying the change twice. The payload is
+  // part of it, so no other call can ever be answered with this one's result.
+  const token = secrets.hash(`${idempotencyScope}\n${key}\n${requestHash}`)
   const run = yield* runIdempotent(
-    idempotencyScope, key, yield* hashToolCall(tool.name, request.arguments),
-    Effect.map(decideAndRun(request, tool, kind, token), (outcome): IdempotentResponse =>
+    idempotencyScope, key, requestHash,
+    (applied) => Effect.map(decideAndRun(request, tool, kind, token, applied), (outcome): IdempotentResponse =>
       ({ status: storedStatus[outcome._tag], body: encodeOutcome(outcome) as Schema.Json }))
   )
   const outcome = yield* decodeOutcome(run.response.body).pipe(

@@ -4,6 +4,7 @@
 import { Clock, Effect } from "effect"
 import { recordAudit } from "../audit/recordAudit.ts"
 import { isChargedAnswer, lowCreditsNotice } from "../credits/creditRules.ts"
+import { type CreditReservation, refundCredits } from "../credits/reserveCredits.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import type { PlatformAnswer, ProposedChange } from "../ports/Platforms.ts"
@@ -26,18 +27,34 @@ export interface ToolRun {
   readonly change: ProposedChange | null
   /** The write request it executes, when it was queued first. */
   readonly requestId: string | null
+  /**
+   * The credits reserved before the call (null: it cost nothing). Kept for an accepted answer, refunded for any
+   * other. Absent: charged here, after the call (the older rule, docs/decisions.md).
+   */
+  readonly reserved?: CreditReservation | null
+  /** The usage record's id: the reservation's reference, when one was taken. */
+  readonly usageId?: string
 }
 
 /** Records a finished run; answers the notices for the caller (low credits). Must run inside Transactor.atomically. */
 export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: ToolRun) {
   const now = yield* Clock.currentTimeMillis
-  const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
+  const usageId = run.usageId ?? (yield* (yield* Secrets).generate(Prefix.toolUsage))
   const charged = isChargedAnswer(run.answer.providerStatus)
   const notices: Array<string> = []
   let credits = 0
-  if (charged && run.tool.credits > 0) {
-    // The balance was checked before the call; a concurrent call may have spent it since. The change already
-    // happened, so it is not undone: the shortfall is logged and this call goes uncharged (docs/decisions.md).
+  if (run.reserved !== undefined) {
+    // Reserved before the call (credits/reserveCredits.ts): an accepted answer keeps it, any other gets it back.
+    if (charged && run.reserved !== null) {
+      credits = run.reserved.amount
+      const notice = lowCreditsNotice(run.reserved.balanceAfter)
+      if (notice !== null) notices.push(notice)
+    } else if (!charged) {
+      yield* refundCredits(run.reserved)
+    }
+  } else if (charged && run.tool.credits > 0) {
+    // Charged after the call (a caller that did not reserve): a concurrent call may have spent the balance since.
+    // The change already happened, so it is not undone: the shortfall is logged and this call goes uncharged.
     const left = yield* (yield* CreditsLedger).charge({
       workspaceId: run.workspaceId, amount: run.tool.credits, reason: `tool:${run.tool.name}`,
       reference: run.requestId ?? usageId, now

@@ -2,7 +2,7 @@
 // the platform's idempotency token, guardrails and credits applied again, and picked up again by housekeeping when
 // the process that should run them died.
 import {
-  callTool, CreditsLedger, decideAndExecute, decideWriteRequest, ResumeApprovedWritesSchedule, executeWriteRequest, GuardrailStore, noGuardrails, Platforms,
+  callTool, CreditsLedger, decideAndExecute, Directory, decideWriteRequest, ResumeApprovedWritesSchedule, executeWriteRequest, GuardrailStore, noGuardrails, Platforms,
   PlatformsMemoryState, resumeApprovedWrites, transitionWriteRequest, WriteRequestStore, type WriteRequest
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
@@ -48,6 +48,20 @@ describe("executeWriteRequest", () => {
     assert.include(["WriteRequestExecutionHeld", "WriteRequestNotApproved"], lost?._tag === "Failure" ? lost.failure._tag : "")
     assert.strictEqual(yield* executions, 1)
     assert.strictEqual((yield* find(id)).status, "executed")
+  })))
+
+  it.effect("the requester's standing is checked again at execution: no longer an admin, or the plan fell to free, fails the request with access and nothing runs (review F15)", () => inPipeline(Effect.gen(function* () {
+    const demoted = yield* queuedAndApproved
+    yield* (yield* Directory).setRole(ws, people.admin, Option.some("editor"))
+    const done = yield* executeWriteRequest(demoted)
+    assert.deepStrictEqual([done.status, done.providerStatus], ["failed", null])
+    assert.deepInclude(done.result as object, { error: "access", refusal: "ToolRoleNotAllowed" })
+    yield* (yield* Directory).setRole(ws, people.admin, Option.some("admin"))
+    const free = yield* queuedAndApproved
+    yield* (yield* Directory).setPlan(ws, "free")
+    assert.deepInclude((yield* executeWriteRequest(free)).result as object, { error: "access", refusal: "ToolPlanNotPaid" })
+    assert.strictEqual(yield* executions, 0)
+    assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 100, "nothing charged")
   })))
 
   it.effect("the guardrails apply again at execution: a name protected since queueing fails the request, nothing runs", () => inPipeline(Effect.gen(function* () {

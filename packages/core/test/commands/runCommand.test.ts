@@ -61,7 +61,10 @@ describe("the runner's retry policy (architecture §Persistence is compare-and-s
 describe("the runner's cost (issue 11: the token endpoint must not get slower)", () => {
   /** A Transactor that counts the units it opens. */
   const countingTransactor = (units: Ref.Ref<number>) =>
-    Layer.succeed(Transactor, Transactor.of({ atomically: (effect) => Effect.andThen(Ref.update(units, (n) => n + 1), effect) }))
+    Layer.succeed(Transactor, Transactor.of({
+      atomically: (effect) => Effect.andThen(Ref.update(units, (n) => n + 1), effect),
+      exclusively: () => (effect) => Effect.andThen(Ref.update(units, (n) => n + 1), effect)
+    }))
   const counter = Option.some<Counter>({ id: "c", version: 1, value: 0 })
   const withEvent = (saved: Ref.Ref<number>) => runCommand({
     load: Effect.succeed(counter),

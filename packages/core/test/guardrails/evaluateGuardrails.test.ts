@@ -1,10 +1,10 @@
 // Guardrails (issue 9): each guardrail refuses by name and says why; the protected-name pattern language.
-import { compileNamePattern, evaluateGuardrails, matchingNamePattern, noGuardrails, startOfUtcDay, type ProposedChange } from "@adgate/core"
+import { compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
   accountId: "act_1", target: { type: "campaign", id: "c1", name: "Brand – Search" }, dailyBudget: { from: 100, to: 110 },
-  accountDailyBudgetAfter: 160, status: null, summary: "raise", ...over
+  accountDailyBudgetBefore: null, accountDailyBudgetAfter: 160, status: null, summary: "raise", personDecision: false, ...over
 })
 const none = noGuardrails("ws")
 const refusedBy = (result: ReturnType<typeof evaluateGuardrails>) => (result._tag === "Failure" ? result.failure.guardrail : null)
@@ -70,5 +70,35 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     const noon = Date.UTC(2026, 10, 23, 12, 0, 0)
     assert.strictEqual(startOfUtcDay(noon), Date.UTC(2026, 10, 23))
     assert.strictEqual(startOfUtcDay(Date.UTC(2026, 10, 23)), Date.UTC(2026, 10, 23))
+  })
+
+  it("protected-name patterns match in linear time: a 255-character adversarial name against an 8-star pattern takes under 10 ms (review F16)", () => {
+    const pattern = "*a*a*a*a*a*a*a*b*"
+    const name = "a".repeat(255)
+    const started = performance.now()
+    assert.isNull(matchingNamePattern([pattern], name))
+    assert.isNull(matchingNamePattern(["*a*a*a*a*a*a*a*a*b"], name))
+    assert.isAtMost(performance.now() - started, 10)
+    assert.strictEqual(matchingNamePattern([pattern], `${name}b`), pattern)
+  })
+
+  it("a protected-name pattern is capped in length and stars; an empty one is refused", () => {
+    assert.isNull(namePatternProblem("*brand*search*eu*"))
+    assert.match(namePatternProblem("x".repeat(201)) ?? "", /at most 200 characters/)
+    assert.match(namePatternProblem("*".repeat(17)) ?? "", /at most 16 "\*"/)
+    assert.match(namePatternProblem("   ") ?? "", /empty/)
+  })
+
+  it("spend cap: pausing, removing or deleting on an account above the ceiling is allowed; what raises the total is refused (review F18)", () => {
+    const g = { ...none, maxDailyBudgetPerAccount: 100 }
+    const statusChange = (from: string, to: string, before: number, after: number) =>
+      change({ dailyBudget: null, status: { from, to }, accountDailyBudgetBefore: before, accountDailyBudgetAfter: after })
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("ENABLED", "PAUSED", 230, 150), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("ENABLED", "REMOVED", 230, 150), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("ACTIVE", "DELETED", 230, 150), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, statusChange("PAUSED", "ENABLED", 150, 230), 0)), "daily_budget_per_account")
+    // A change that keeps the total (a paused campaign's budget) on an over-ceiling account raises nothing.
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 10, to: 20 }, accountDailyBudgetBefore: 150, accountDailyBudgetAfter: 150 }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 10, to: 20 }, accountDailyBudgetBefore: 150, accountDailyBudgetAfter: 160 }), 0)), "daily_budget_per_account")
   })
 })

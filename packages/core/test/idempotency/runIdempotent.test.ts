@@ -57,6 +57,18 @@ describe("runIdempotent (checklist 175)", () => {
     assert.strictEqual(yield* Ref.get(runs), 1)
   })))
 
+  it.effect("a call that fails after the platform answered never releases its key: a retry is refused until the lease lapses (checklist 175)", () => inWorld(Effect.gen(function* () {
+    const { runs, execute } = yield* counted()
+    const recordingFails = (applied: Effect.Effect<void>) =>
+      Effect.andThen(applied, Effect.fail(new StoreUnavailable({ operation: "Transactor.atomically", message: "down" })))
+    assert.strictEqual((yield* Effect.flip(runIdempotent(alice, "key-applied", "hash-a", recordingFails)))._tag, "StoreUnavailable")
+    assert.strictEqual((yield* Effect.flip(runIdempotent(alice, "key-applied", "hash-a", execute)))._tag, "IdempotencyKeyInFlight")
+    assert.strictEqual(yield* Ref.get(runs), 0)
+    // After the lease, the retry runs again (the platform token then replays the platform's first answer).
+    yield* TestClock.adjust(60_000)
+    assert.deepStrictEqual(yield* runIdempotent(alice, "key-applied", "hash-a", execute), { _tag: "Executed", response: ok })
+  })))
+
   it.effect("a call that fails changed nothing: its key is released and a retry with it executes (spec §REST 503)", () => inWorld(Effect.gen(function* () {
     const { runs, execute } = yield* counted()
     const down = Effect.fail(new StoreUnavailable({ operation: "Platforms.call", message: "down" }))

@@ -33,6 +33,13 @@ describe("callTool: status rows", () => {
     assert.deepInclude(usage, { tool: "ads__list_campaigns", kind: "read", outcome: "succeeded", credits: 1, connectionId: "con_1" })
   })))
 
+  it.effect("deletes, activations, code for a website and platform-marked changes always wait for a person: a raw write the platform cannot read waits in apply mode", () => inPipeline(Effect.gen(function* () {
+    const raw = principal({ writeMode: "apply", scopes: ["tools:read", "tools:write", "tools:raw"] })
+    const answer = yield* callTool(call("ads__raw", { method: "DELETE", path: "/campaigns/c1" }, { principal: raw }))
+    assert.deepInclude(answer, { _tag: "Queued", reason: "person_decision" })
+    assert.strictEqual(yield* executions, 0)
+  })))
+
   it.effect("202: a write under 'wait for approval' is queued (reason approval), changes nothing and mails the person", () => inPipeline(Effect.gen(function* () {
     const answer = yield* callTool(call("ads__update_campaign_budget", budget(110), { principal: principal({ writeMode: "wait" }) }))
     assert.strictEqual(answer._tag, "Queued")
@@ -227,10 +234,11 @@ describe("callTool: idempotency keys", () => {
     const request = call("ads__update_campaign_budget", budget(110), { idempotencyKey: "k-dead" })
     // A process claimed the key, ran the platform call with the key's token, and died before storing the answer.
     const scope = idempotencyScopeOf(request.principal)
-    yield* (yield* IdempotencyStore).claim(scope, "k-dead", yield* hashToolCall(request.name, request.arguments), 0, 60_000)
+    const requestHash = yield* hashToolCall(request.name, request.arguments)
+    yield* (yield* IdempotencyStore).claim(scope, "k-dead", requestHash, 0, 60_000)
     const platforms = yield* Platforms
     const tool = platforms.tools.find((t) => t.name === request.name)!
-    yield* platforms.execute({ workspaceId: ws, tool, arguments: request.arguments, idempotencyToken: yield* (yield* Secrets).hash(`${scope}\nk-dead`) })
+    yield* platforms.execute({ workspaceId: ws, tool, arguments: request.arguments, idempotencyToken: yield* (yield* Secrets).hash(`${scope}\nk-dead\n${requestHash}`) })
     assert.strictEqual((yield* refusal(callTool(request)))._tag, "IdempotencyKeyInFlight")
     yield* TestClock.adjust("59 seconds")
     assert.strictEqual((yield* refusal(callTool(request)))._tag, "IdempotencyKeyInFlight")

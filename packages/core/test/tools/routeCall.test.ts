@@ -1,6 +1,6 @@
 // The routing table (spec §What the service does 6): read runs now; a write runs now only under "apply ordinary
 // changes at once" and when it is not a person's decision; otherwise it waits, with its reason.
-import { memoryTools, routeCall, type Tool } from "@adgate/core"
+import { memoryTools, type ProposedChange, routeCall, type Tool } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
 const tool = (name: string): Tool => memoryTools.find((t) => t.name === name)!
@@ -8,6 +8,10 @@ const budget = tool("ads__update_campaign_budget")
 const enable = tool("ads__enable_campaign")
 const raw = tool("ads__raw")
 const list = tool("ads__list_campaigns")
+const preview = (personDecision: boolean): ProposedChange => ({
+  accountId: "act_1", target: null, dailyBudget: null, accountDailyBudgetBefore: null, accountDailyBudgetAfter: null, status: null, summary: "x", personDecision
+})
+const ordinary = preview(false)
 
 describe("routeCall", () => {
   const table = [
@@ -19,11 +23,21 @@ describe("routeCall", () => {
     ["a person's decision, apply mode", enable, "write", "apply", { _tag: "Queue", reason: "person_decision" }],
     ["a raw GET (a read), wait mode", raw, "read", "wait", { _tag: "RunNow" }],
     ["a raw POST (a write), wait mode: queued by default", raw, "write", "wait", { _tag: "Queue", reason: "approval" }],
-    ["a raw POST, apply mode", raw, "write", "apply", { _tag: "RunNow" }]
+    ["a raw POST meaning an ordinary change, apply mode", raw, "write", "apply", { _tag: "RunNow" }]
   ] as const
   for (const [name, t, kind, mode, route] of table) {
     it(`${name} → ${route._tag === "RunNow" ? "runs now" : `queued (${route.reason})`}`, () => {
-      assert.deepStrictEqual(routeCall(t, kind, mode), route)
+      assert.deepStrictEqual(routeCall(t, kind, mode, kind === "read" ? null : ordinary), route)
     })
   }
+
+  // F1: a raw call that means a delete, an activation or website code is a person's decision whatever the tool says.
+  it("deletes, activations, code for a website and platform-marked changes always wait for a person: a raw write the preview marks a person's decision is queued in apply mode", () => {
+    assert.deepStrictEqual(routeCall(raw, "write", "apply", preview(true)), { _tag: "Queue", reason: "person_decision" })
+    assert.deepStrictEqual(routeCall(raw, "write", "wait", preview(true)), { _tag: "Queue", reason: "person_decision" })
+  })
+
+  it("a write without a preview waits for a person (fail closed)", () => {
+    assert.deepStrictEqual(routeCall(budget, "write", "apply", null), { _tag: "Queue", reason: "person_decision" })
+  })
 })

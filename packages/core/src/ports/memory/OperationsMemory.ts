@@ -5,7 +5,7 @@ import { isDueToExpire } from "../../approvals/transitionWriteRequest.ts"
 import type { WriteRequest } from "../../approvals/WriteRequest.ts"
 import { type CreditEntry, type CreditMovement, isValidCreditAmount } from "../../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../../credits/errors.ts"
-import type { ClaimOutcome, IdempotencyRecord } from "../../idempotency/IdempotencyRecord.ts"
+import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../../idempotency/IdempotencyRecord.ts"
 import type { Task } from "../../tasks/Task.ts"
 import type { ToolUsage } from "../../tools/ToolUsage.ts"
 import { CreditsLedger } from "../CreditsLedger.ts"
@@ -57,26 +57,30 @@ export const IdempotencyStoreMemory = Layer.effect(IdempotencyStore, Effect.gen(
     claim: (scope, key, requestHash, now, ttlMs) =>
       Ref.modify(records, (m): readonly [ClaimOutcome, ReadonlyMap<string, IdempotencyRecord>] => {
         const found = m.get(at(scope, key))
-        if (found === undefined || found.expiresAt <= now) {
+        // A lapsed in-flight record is taken again only by the same payload (its platform token is the same).
+        const free = found === undefined || (found.expiresAt <= now &&
+          (found.state === "completed" || found.requestHash === requestHash || found.createdAt + idempotencyKeyLifetimeMs <= now))
+        if (free) {
           const record: IdempotencyRecord = {
             scope, key, requestHash, state: "in_flight", response: null, createdAt: now, expiresAt: now + ttlMs
           }
           return [{ _tag: "Claimed" }, new Map(m).set(at(scope, key), record)]
         }
-        if (found.requestHash !== requestHash) return [{ _tag: "Mismatch" }, m]
+        if (found === undefined || found.requestHash !== requestHash) return [{ _tag: "Mismatch" }, m]
         if (found.state === "in_flight" || found.response === null) return [{ _tag: "InFlight" }, m]
         return [{ _tag: "Completed", response: found.response }, m]
       }),
-    complete: (scope, key, response, expiresAt) =>
+    complete: (scope, key, claimedAt, response, expiresAt) =>
       Ref.update(records, (m) => {
         const found = m.get(at(scope, key))
-        return found === undefined || found.state !== "in_flight"
+        return found === undefined || found.state !== "in_flight" || found.createdAt !== claimedAt
           ? m
           : new Map(m).set(at(scope, key), { ...found, state: "completed", response, expiresAt })
       }),
-    release: (scope, key) =>
+    release: (scope, key, claimedAt) =>
       Ref.update(records, (m) => {
-        if (m.get(at(scope, key))?.state !== "in_flight") return m
+        const found = m.get(at(scope, key))
+        if (found?.state !== "in_flight" || found.createdAt !== claimedAt) return m
         const next = new Map(m)
         next.delete(at(scope, key))
         return next

@@ -101,8 +101,10 @@ const ownsAccount = (s: MemoryPlatformState, call: ToolCall): boolean =>
 
 const preview = (s: MemoryPlatformState, call: ToolCall): ProposedChange => {
   const none: ProposedChange = {
-    accountId: str(call.arguments, "accountId") || null, target: null, dailyBudget: null, accountDailyBudgetAfter: null,
-    status: null, summary: `${call.tool.name}`
+    accountId: str(call.arguments, "accountId") || null, target: null, dailyBudget: null, accountDailyBudgetBefore: null, accountDailyBudgetAfter: null,
+    status: null, summary: `${call.tool.name}`,
+    // This platform reads no raw write as one of its tools: each is a person's decision (fail closed).
+    personDecision: call.tool.personDecision || call.tool.raw
   }
   const campaign = ownsAccount(s, call) ? campaignOf(s, call) : undefined
   switch (call.tool.name) {
@@ -112,6 +114,7 @@ const preview = (s: MemoryPlatformState, call: ToolCall): ProposedChange => {
       return {
         ...none, target: { type: "campaign", id: campaign.id, name: campaign.name },
         dailyBudget: { from: campaign.dailyBudget, to },
+        accountDailyBudgetBefore: accountBudget(s, campaign.accountId),
         accountDailyBudgetAfter: accountBudget(s, campaign.accountId, { ...campaign, dailyBudget: to }),
         summary: `Change the daily budget of "${campaign.name}" from ${campaign.dailyBudget} to ${to}`
       }
@@ -123,6 +126,7 @@ const preview = (s: MemoryPlatformState, call: ToolCall): ProposedChange => {
       return {
         ...none, target: { type: "campaign", id: campaign.id, name: campaign.name },
         status: { from: campaign.status, to },
+        accountDailyBudgetBefore: accountBudget(s, campaign.accountId),
         accountDailyBudgetAfter: accountBudget(s, campaign.accountId, { ...campaign, status: to }),
         summary: `Set "${campaign.name}" to ${to}`
       }

@@ -1,6 +1,6 @@
 // In-memory implementations of the storage ports, exported for tests and for embedding. They pass the same
 // contract suite as the SQL stores (packages/adapters-sql/test/contracts).
-import { Effect, Layer, Option, Ref } from "effect"
+import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { AuditEntry, MailMessage } from "../../audit/AuditEntry.ts"
 import type { AccessToken } from "../../credentials/records.ts"
 import { AuditLog, Mailer } from "../Outbox.ts"
@@ -155,7 +155,21 @@ export const RateLimiterMemory = Layer.effect(RateLimiter, Effect.gen(function* 
  * (packages/adapters-sql/test/atomicity.test.ts); over memory the services keep their order of writes and their
  * answers, which is what the core's tests check.
  */
-export const TransactorMemory = Layer.succeed(Transactor, Transactor.of({ atomically: (effect) => effect }))
+export const TransactorMemory = Layer.effect(Transactor, Effect.sync(() => {
+  // One permit per lock name, as the SQL Transactor's advisory lock (one process: the map is the whole world).
+  const locks = new Map<string, Semaphore.Semaphore>()
+  const lockOf = (key: string): Semaphore.Semaphore => {
+    const existing = locks.get(key)
+    if (existing !== undefined) return existing
+    const made = Semaphore.makeUnsafe(1)
+    locks.set(key, made)
+    return made
+  }
+  return Transactor.of({
+    atomically: (effect) => effect,
+    exclusively: (key) => (effect) => Semaphore.withPermit(lockOf(key), effect)
+  })
+}))
 
 /**
  * Every in-memory store and side-effect port the OAuth core needs, the (non-rolling-back) Transactor and an event

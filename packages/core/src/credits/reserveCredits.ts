@@ -1,0 +1,46 @@
+// Credits are reserved before a platform call and settled after it (spec §REST status codes 402; checklist 178;
+// docs/decisions.md, Credits): the atomic conditional charge is taken first, so of N parallel calls only those the
+// balance covers run, and the rest are refused 402 before anything happens. A call the platform refused or could not
+// take gets the reservation back under the same reference.
+import { Clock, Effect } from "effect"
+import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { StoreUnavailable } from "../ports/errors.ts"
+
+/** Credits taken for one call before it ran; `null` when the call costs nothing. */
+export interface CreditReservation {
+  readonly workspaceId: string
+  readonly amount: number
+  /** The tool usage or write request the charge belongs to: the refund carries the same one. */
+  readonly reference: string
+  readonly reason: string
+  readonly balanceAfter: number
+}
+
+const notFound = (operation: string) => (e: { readonly workspaceId: string }) =>
+  Effect.fail(new StoreUnavailable({ operation, message: `workspace ${e.workspaceId} not found` }))
+
+/** Takes `amount` now, or fails InsufficientCredits (402) and takes nothing. Zero costs nothing and reserves nothing. */
+export const reserveCredits = Effect.fn("credits.reserveCredits")(function* (
+  workspaceId: string, amount: number, reason: string, reference: string
+) {
+  if (amount <= 0) return null
+  const balanceAfter = yield* (yield* CreditsLedger).charge({ workspaceId, amount, reason, reference, now: yield* Clock.currentTimeMillis }).pipe(
+    Effect.catchTags({
+      CreditsWorkspaceNotFound: notFound("CreditsLedger.charge"),
+      InvalidCreditAmount: () => Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.charge", message: "invalid credit amount" }))
+    })
+  )
+  return { workspaceId, amount, reference, reason, balanceAfter } satisfies CreditReservation as CreditReservation
+})
+
+/** Gives a reservation back (a grant under the same reference): the call was refused or did not run. */
+export const refundCredits = Effect.fn("credits.refundCredits")(function* (reserved: CreditReservation | null) {
+  if (reserved === null) return
+  yield* (yield* CreditsLedger).grant({
+    workspaceId: reserved.workspaceId, amount: reserved.amount, reason: `refund:${reserved.reason}`,
+    reference: reserved.reference, now: yield* Clock.currentTimeMillis
+  }).pipe(Effect.catchTags({
+    CreditsWorkspaceNotFound: notFound("CreditsLedger.grant"),
+    InvalidCreditAmount: () => Effect.void
+  }))
+})
