@@ -5,7 +5,7 @@
 // relative to its current time.
 import {
   ClientStore, CodeStore, ConnectionStore, ConsentStore, decideConsent, endConnection, handleTokenRequest,
-  removeWorkspaceApp, Secrets
+  PlatformsMemory, removeWorkspaceApp, Secrets
 } from "@adgate/core"
 import type { Connection } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
@@ -151,7 +151,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const post = decideConsent({
           pageId: page.id, csrfToken, userId, workspaceId,
           answer: { _tag: "Allow", decision: { scopes: ["tasks:read"], platforms: "all", writeMode: "wait" } }
-        })
+        }).pipe(Effect.provide(PlatformsMemory({})))
         const failed = yield* Effect.flip(withTableAway("authorization_codes", post))
         assert.strictEqual(failed._tag, "StoreUnavailable")
         assert.deepStrictEqual(yield* (yield* ConsentStore).find(page.id), Option.some(page))

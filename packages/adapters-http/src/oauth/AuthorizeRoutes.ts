@@ -10,7 +10,7 @@ import {
   connectingRole,
   ConsentStore,
   constantTimeEqual,
-  consentOptions,
+  consentOptionsWithPlatforms,
   decideConsent,
   isMetadataDocumentClientId,
   type AuthorizeErrorPage,
@@ -149,11 +149,11 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         return renderConsentPage({
           pageId: page.id,
           csrfToken,
-          options: consentOptions(page.request, role, plan, client.value),
+          options: yield* consentOptionsWithPlatforms(page.request, role, plan, client.value, page.workspaceId),
           person,
           workspaceId: page.workspaceId,
           notice,
-          ...(chosen === undefined ? {} : { chosen: { scopes: chosen.scopes, writeMode: chosen.writeMode } })
+          ...(chosen === undefined ? {} : { chosen })
         })
       })
 
@@ -189,7 +189,8 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
           const decision: ConsentDecision = {
             // Only known scope names; the core re-checks each against the page, the role and the plan.
             scopes: parseScopes(all(fields, "scope").join(" ")),
-            platforms: "all",
+            // "All connected platforms" or the ticked families; the core refuses an empty or unconnected choice.
+            platforms: first(fields, "platforms") === "ticked" ? all(fields, "platform") : "all",
             writeMode: first(fields, "write_mode") === "apply" ? "apply" : "wait"
           }
           const early = yield* tooSoon(pageId, csrfToken, person.value, decision)
@@ -214,6 +215,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
           InvalidConsentDecision: errorPageFor,
           NotAllowedToConnect: errorPageFor,
           DirectoryUnavailable: errorPageFor,
+          PlatformUnavailable: errorPageFor,
           StoreUnavailable: errorPageFor
         })
       )

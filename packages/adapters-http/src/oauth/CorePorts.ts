@@ -14,6 +14,7 @@ import type {
   Issuer,
   Mailer,
   MetadataDocumentFetcher,
+  Platforms,
   RateLimiter,
   Secrets,
   Transactor
@@ -31,6 +32,7 @@ export type CorePorts =
   | AuditLog
   | Mailer
   | MetadataDocumentFetcher
+  | Platforms
   | RateLimiter
   | Issuer
   | Transactor

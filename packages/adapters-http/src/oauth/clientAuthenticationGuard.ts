@@ -1,41 +1,50 @@
 // Brute-force protection of client authentication at /oauth/token and /oauth/revoke (OAuth 2.1 §2.4.1, checklist 63
-// and 172): failed client authentications are counted per address and per client_id (RateLimits: client_auth_failures_*), so
-// every server process counts together; past a limit the endpoint answers 429 temporarily_unavailable with
-// Retry-After before the core is asked anything. Successful requests count nothing; both counters are read in one
-// statement.
+// and 172; docs/limits.md): decided after the core has verified the credentials, so the right secret, or a public
+// client that needs none, is never refused (issue 7: a limit must not lock legitimate traffic out). A failed
+// authentication counts against the address, and a wrong secret also against the client it named; a failure past
+// either limit answers 429 temporarily_unavailable with Retry-After instead of 401. Successful requests count nothing.
 import { Clock, Effect, Schema } from "effect"
-import { hitLimit, peekLimits } from "@adgate/core"
+import { ClientAuthenticationFailed, hitLimit, type LimitName, type RateLimiter, type StoreUnavailable } from "@adgate/core"
 
 export class ClientAuthenticationThrottled extends Schema.TaggedError<ClientAuthenticationThrottled>()(
   "ClientAuthenticationThrottled",
   { retryAfterSeconds: Schema.Number }
 ) {}
 
-const counters = (address: string, clientId: string | undefined) => [
-  { name: "client_auth_failures_per_address" as const, subject: address },
-  ...(clientId === undefined || clientId === "" ? [] : [{ name: "client_auth_failures_per_client" as const, subject: clientId.slice(0, 512) }])
+/**
+ * The counters one failure counts against. Only a wrong secret is a guess at a client's secret, so only it counts
+ * against that client: an unknown client_id, a secret sent by a public client (which has none to guess), a missing
+ * secret or the wrong method count against the address alone, so nobody can fill a client's counter without guessing.
+ */
+const countersFor = (
+  address: string,
+  clientId: string | undefined,
+  failure: ClientAuthenticationFailed
+): ReadonlyArray<{ readonly name: LimitName; readonly subject: string }> => [
+  { name: "client_auth_failures_per_address", subject: address },
+  ...(failure.reason === "secret_wrong" && clientId !== undefined && clientId !== ""
+    ? [{ name: "client_auth_failures_per_client" as const, subject: clientId.slice(0, 512) }]
+    : [])
 ]
 
-/** Runs `effect` unless the address or client is over its limit of failures; an invalid_client answer counts one. */
+/** Runs `effect`; a failed client authentication counts, and past a limit becomes ClientAuthenticationThrottled. */
 export const guardClientAuthentication = <A, E, R>(
   who: { readonly address: string; readonly clientId: string | undefined },
   effect: Effect.Effect<A, E, R>
-) =>
-  Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    const counted = counters(who.address, who.clientId)
-    const decisions = yield* peekLimits(counted, now)
-    const refused = decisions.filter((d) => !d.allowed)
-    if (refused.length > 0)
-      return yield* new ClientAuthenticationThrottled({ retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)) })
-    return yield* effect.pipe(
-      Effect.tapError((error) =>
-        isInvalidClient(error)
-          ? Effect.forEach(counted, (c) => hitLimit(c.name, c.subject, now), { discard: true })
-          : Effect.void)
-    )
-  })
-
-/** invalid_client (RFC 6749 §5.2) is the core's ClientAuthenticationFailed. */
-const isInvalidClient = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "ClientAuthenticationFailed"
+): Effect.Effect<A, E | ClientAuthenticationThrottled | StoreUnavailable, R | RateLimiter> =>
+  effect.pipe(
+    Effect.catch((error): Effect.Effect<never, E | ClientAuthenticationThrottled | StoreUnavailable, RateLimiter> =>
+      error instanceof ClientAuthenticationFailed
+        ? Effect.gen(function* () {
+          const now = yield* Clock.currentTimeMillis
+          const decisions = yield* Effect.forEach(
+            countersFor(who.address, who.clientId, error),
+            (counter) => hitLimit(counter.name, counter.subject, now)
+          )
+          const refused = decisions.filter((decision) => !decision.allowed)
+          return yield* refused.length > 0
+            ? Effect.fail(new ClientAuthenticationThrottled({ retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)) }))
+            : Effect.fail(error)
+        })
+        : Effect.fail(error))
+  )

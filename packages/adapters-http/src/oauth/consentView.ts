@@ -46,7 +46,11 @@ export interface ConsentView {
   /** Shown above the form when the page is shown again (e.g. Allow access was pressed too soon). */
   readonly notice?: string
   /** The choices the person posted, kept when the page is shown again; otherwise the defaults are ticked. */
-  readonly chosen?: { readonly scopes: ReadonlyArray<Scope>; readonly writeMode: "wait" | "apply" }
+  readonly chosen?: {
+    readonly scopes: ReadonlyArray<Scope>
+    readonly platforms: "all" | ReadonlyArray<string>
+    readonly writeMode: "wait" | "apply"
+  }
 }
 
 const isLoopbackRedirect = (host: string): boolean => /^(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/i.test(host)
@@ -122,12 +126,22 @@ ${options.scopes.map((s) =>
 </ul>
 </fieldset>`
 
-  // Platforms are not modelled yet: the workspace has no connected platforms to tick, so "all" is the only choice.
+  // Spec: "all connected, including later ones, or only ticked ones". The ticked list takes effect only with its
+  // radio chosen; the core re-checks every ticked family against the workspace's connected ones.
+  const chosenPlatforms = view.chosen?.platforms ?? "all"
+  const platformList = options.platforms ?? []
   const platforms = options.showPlatforms
     ? html`<fieldset>
 <legend>Platforms</legend>
-<label><input type="radio" name="platforms" value="all" checked> All connected platforms, including ones connected later</label>
-<p class="muted">This workspace has no connected platforms to choose from one by one yet.</p>
+<label><input type="radio" name="platforms" value="all"${chosenPlatforms === "all" ? html` checked` : ""}> All connected platforms, including ones connected later</label>
+${platformList.length > 0
+  ? html`<label><input type="radio" name="platforms" value="ticked"${chosenPlatforms === "all" ? "" : html` checked`}> Only the platforms ticked here:</label>
+<ul class="plain">
+${platformList.map((p) => html`<li><label><input type="checkbox" name="platform" value="${p.id}"${chosenPlatforms !== "all" && chosenPlatforms.includes(p.id) ? html` checked` : ""}> ${p.name} <code>${p.id}</code></label></li>`)}
+</ul>`
+  : html`<p class="muted">${options.platforms === null
+    ? "The connected platforms could not be listed just now; choose all, or start again later to pick some."
+    : "This workspace has no connected platforms yet."}</p>`}
 </fieldset>`
     : ""
 

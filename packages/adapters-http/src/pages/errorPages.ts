@@ -4,14 +4,14 @@
 import { Effect } from "effect"
 import type {
   AuthorizeErrorPage, ConsentAlreadyDecided, ConsentPageExpired, ConsentPageNotFound, CsrfMismatch, DirectoryUnavailable,
-  InvalidConsentDecision, NotAllowedToConnect, StoreUnavailable
+  InvalidConsentDecision, NotAllowedToConnect, PlatformUnavailable, StoreUnavailable
 } from "@adgate/core"
 import { RequestId } from "../security.ts"
 import { renderErrorPage } from "./layout.ts"
 
 export type PageFailure =
   | AuthorizeErrorPage | CsrfMismatch | ConsentPageNotFound | ConsentPageExpired | ConsentAlreadyDecided | InvalidConsentDecision
-  | NotAllowedToConnect | DirectoryUnavailable | StoreUnavailable
+  | NotAllowedToConnect | DirectoryUnavailable | PlatformUnavailable | StoreUnavailable
 
 interface PageRow {
   readonly status: number
@@ -41,6 +41,8 @@ export const pageErrorTable = {
   InvalidConsentDecision: (e) => ({ status: 400, title: "This choice is not possible", message: `${e.description}. Start again from the app.` }),
   NotAllowedToConnect: (e) => ({ status: 403, title: "You cannot connect this app", message: notAllowedMessages[e.reason] }),
   DirectoryUnavailable: unavailable,
+  // The ticked platforms could not be checked against the connected ones (consent page).
+  PlatformUnavailable: unavailable,
   StoreUnavailable: unavailable
 } as const satisfies { readonly [K in PageFailure["_tag"]]: (error: Extract<PageFailure, { readonly _tag: K }>) => PageRow }
 

@@ -32,6 +32,8 @@ export interface ConsentForm {
   readonly disabled: ReadonlyArray<string>
   readonly writeMode: string | null
   readonly platforms: string | null
+  /** The platform families offered to tick one by one. */
+  readonly platformsOffered: ReadonlyArray<string>
   readonly html: string
 }
 
@@ -54,6 +56,7 @@ export const readConsentForm = (html: string): ConsentForm => {
     disabled: scopes.filter((t) => / disabled/.test(t)).map((t) => attribute(t, "value") ?? ""),
     writeMode: checkedRadio("write_mode"),
     platforms: checkedRadio("platforms"),
+    platformsOffered: inputs.filter((t) => attribute(t, "name") === "platform").map((t) => attribute(t, "value") ?? ""),
     html
   }
 }
@@ -76,13 +79,17 @@ export interface Choice {
   /** Replaces the ticked scopes. */
   readonly scopes?: ReadonlyArray<string>
   readonly writeMode?: string
+  /** Chooses "only the ticked platforms" with these families ticked. */
+  readonly platforms?: ReadonlyArray<string>
 }
 
 export const decisionFields = (form: ConsentForm, choice: Choice = {}): Array<readonly [string, string]> => [
   ["page", form.page],
   ["csrf_token", form.csrfToken],
   ...(choice.scopes ?? form.ticked).map((s) => ["scope", s] as const),
-  ...(form.platforms === null ? [] : [["platforms", form.platforms] as const]),
+  ...(choice.platforms !== undefined
+    ? [["platforms", "ticked"] as const, ...choice.platforms.map((p) => ["platform", p] as const)]
+    : form.platforms === null ? [] : [["platforms", form.platforms] as const]),
   ...(choice.writeMode ?? form.writeMode) === null ? [] : [["write_mode", (choice.writeMode ?? form.writeMode) as string] as const],
   ["action", choice.action ?? "allow"]
 ]

@@ -226,7 +226,7 @@ describe("sign-in throttling with the default limits (issue 7: failed attempts o
     }
   })
 
-  it("failed attempts for one account throttle it with 429 and Retry-After, even with the right password", async () => {
+  it("failed attempts for one account from one address throttle that address with 429 and Retry-After, even with the right password", async () => {
     const { viewer } = server.users
     for (let i = 0; i < defaultLimits.signin_failures_per_account.count; i++) assert.strictEqual((await attempt(viewer.email, "wrong")).status, 401)
     const limited = await attempt(viewer.email, viewer.password)
@@ -247,6 +247,39 @@ describe("sign-in throttling with the default limits (issue 7: failed attempts o
     const limited = await attempt(admin.email, admin.password)
     assert.strictEqual(limited.status, 429)
     assert.isTrue(Number(limited.headers.get("retry-after")) > 0)
+  })
+})
+
+describe("nobody can keep a person out by failing to sign in as them (review F17)", () => {
+  let server: TestServer
+  beforeAll(async () => {
+    server = await startTestServer({ rateLimits: defaultRateLimitPolicy, trustedProxies: ["loopback"] })
+  }, 60_000)
+  afterAll(() => server?.close())
+
+  /** A sign-in from `from` (X-Forwarded-For through the trusted loopback proxy). */
+  const attemptFrom = async (from: string, email: string, password: string) => {
+    const page = await server.fetch("/signin", { headers: { "x-forwarded-for": from } })
+    const cookie = cookiesFrom(page)
+    return server.fetch("/signin", {
+      method: "POST",
+      body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString(),
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin, cookie, "x-forwarded-for": from }
+    })
+  }
+
+  it("the right password from an address that did not fail signs in after the account's failure limit was passed from elsewhere", async () => {
+    const { admin } = server.users
+    for (let i = 0; i < defaultLimits.signin_failures_per_account.count; i++)
+      assert.strictEqual((await attemptFrom(`203.0.113.${i + 1}`, admin.email, "wrong")).status, 401)
+    // Past the limit, a guess is answered 429 ...
+    const guess = await attemptFrom("203.0.113.200", admin.email, "wrong")
+    assert.strictEqual(guess.status, 429)
+    assert.isTrue(Number(guess.headers.get("retry-after")) > 0)
+    // ... and the admin, from their own address, signs in.
+    const own = await attemptFrom("198.51.100.7", admin.email, admin.password)
+    assert.strictEqual(own.status, 303)
+    assert.isDefined(sessionCookieOf(own))
   })
 })
 

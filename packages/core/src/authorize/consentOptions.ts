@@ -2,6 +2,7 @@
 // asked permission, struck through with the reason when the role or plan cannot grant it; platforms and the
 // write-approval choice when they matter; verified or Unverified app label data.
 import type { AuthorizationRequest } from "./ConsentPage.ts"
+import type { PlatformOption } from "./connectedPlatforms.ts"
 import type { Client, ClientKind } from "../clients/Client.ts"
 import { redirectUriDestination } from "../clients/redirectUri.ts"
 import { isToolScope, makesChanges, whyNotGrantable, type NotGrantable } from "../scopes/grant.ts"
@@ -23,6 +24,11 @@ export interface ConsentOptions {
    * can grant one: for anyone else the choice could never take effect.
    */
   readonly showPlatforms: boolean
+  /**
+   * The workspace's connected platform families to tick one by one (with showPlatforms); null when the platforms
+   * could not be listed just now, and the page then offers "all" only.
+   */
+  readonly platforms: ReadonlyArray<PlatformOption> | null
   /** Wait for approval / Apply ordinary changes at once, when changes are asked and this person can grant them. */
   readonly showWriteChoice: boolean
   /** Apply ordinary changes at once is a workspace admin's choice. */
@@ -42,7 +48,13 @@ export interface ConsentOptions {
   }
 }
 
-export const consentOptions = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client): ConsentOptions => {
+export const consentOptions = (
+  request: AuthorizationRequest,
+  role: Role,
+  plan: Plan,
+  client: Client,
+  platforms: ReadonlyArray<PlatformOption> | null = []
+): ConsentOptions => {
   const grantable = request.scopes.filter((scope) => whyNotGrantable(scope, role, plan) === null)
   return {
     scopes: request.scopes.map((scope) => {
@@ -50,6 +62,7 @@ export const consentOptions = (request: AuthorizationRequest, role: Role, plan: 
       return { scope, grantable: reason === null, reason, preTicked: reason === null && scope !== "tools:raw" }
     }),
     showPlatforms: grantable.some(isToolScope),
+    platforms,
     showWriteChoice: makesChanges(grantable),
     canApplyAtOnce: role === "admin",
     surface: request.surface,

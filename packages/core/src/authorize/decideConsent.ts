@@ -6,6 +6,7 @@ import { Clock, Effect, Option, Result } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
 import { moved, refused, type Transition } from "../commands/Transition.ts"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
+import { connectedPlatforms } from "./connectedPlatforms.ts"
 import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
 import { ConsentAlreadyDecided, ConsentPageNotFound, InvalidConsentDecision } from "./errors.ts"
 import { connectingRole } from "./openConsentPage.ts"
@@ -15,7 +16,7 @@ import { codeLifetimeMs } from "../codes/transitionCode.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore, ConsentStore } from "../ports/Stores.ts"
-import { canGrant, formatScopes, makesChanges, parseScopes } from "../scopes/grant.ts"
+import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
 const maxPlatformNameLength = 100
@@ -33,14 +34,17 @@ export interface DecideConsentInput {
 
 /**
  * Re-checks a posted choice against the page and the person's current role and plan: only asked scopes, each
- * grantable now; "apply at once" only for an admin; platforms "all" or a list of names. Scopes come back in
- * canonical order; without a change-making scope the write setting is the default.
+ * grantable now; "apply at once" only for an admin; platforms "all" or a non-empty list of the workspace's
+ * connected families (`connected`, read when a list was posted). Scopes come back in canonical order; without a
+ * change-making scope the write setting is the default, and without a platform-tool scope the platforms are "all"
+ * (the choice could never take effect).
  */
 export const checkConsentDecision = (
   page: ConsentPage,
   decision: ConsentDecision,
   role: Role,
-  plan: Plan
+  plan: Plan,
+  connected: ReadonlyArray<string> = []
 ): Result.Result<ConsentDecision, InvalidConsentDecision> => {
   const fail = (description: string) => Result.fail(new InvalidConsentDecision({ description }))
   for (const scope of decision.scopes) {
@@ -52,9 +56,15 @@ export const checkConsentDecision = (
   if (platforms !== "all" && platforms.some((p) => p.length === 0 || p.length > maxPlatformNameLength))
     return fail("a platform name is empty or too long")
   const scopes = parseScopes(formatScopes(decision.scopes))
+  const ticked = platforms === "all" || !scopes.some(isToolScope) ? "all" : [...new Set(platforms)]
+  if (ticked !== "all") {
+    if (ticked.length === 0) return fail("choose at least one platform, or all connected platforms")
+    const unconnected = ticked.find((family) => !connected.includes(family))
+    if (unconnected !== undefined) return fail(`${unconnected} is not a connected platform of this workspace`)
+  }
   return Result.succeed({
     scopes,
-    platforms: platforms === "all" ? "all" : [...new Set(platforms)],
+    platforms: ticked,
     writeMode: makesChanges(scopes) ? decision.writeMode : "wait"
   })
 }
@@ -75,14 +85,14 @@ interface Decided {
  */
 export const decideTransition = (
   page: ConsentPage, input: DecideConsentInput, csrfHash: string,
-  checked: { readonly role: Role; readonly plan: Plan } | null, now: number
+  checked: { readonly role: Role; readonly plan: Plan; readonly connected: ReadonlyArray<string> } | null, now: number
 ): Transition<ConsentPage, Decided, ConsentRefusal | InvalidConsentDecision> => {
   const event = { _tag: "Decide" as const, userId: input.userId, workspaceId: input.workspaceId, csrfHash }
   const first = transitionConsentPage(page, { ...event, answer: input.answer._tag }, now)
   if (Result.isFailure(first)) return refused(first.failure)
   let grant: ConsentDecision | null = null
   if (input.answer._tag === "Allow" && checked !== null) {
-    const choice = checkConsentDecision(page, input.answer.decision, checked.role, checked.plan)
+    const choice = checkConsentDecision(page, input.answer.decision, checked.role, checked.plan, checked.connected)
     if (Result.isFailure(choice)) return refused(choice.failure)
     // Spec: approving no permission is answered access_denied.
     grant = choice.success.scopes.length === 0 ? null : choice.success
@@ -111,7 +121,16 @@ export const decideConsent = Effect.fn("authorize.decideConsent")(function* (inp
     _tag: "Decide", userId: input.userId, workspaceId: input.workspaceId, csrfHash, answer: input.answer._tag
   }, yield* Clock.currentTimeMillis)
   if (Result.isFailure(precheck)) return yield* precheck.failure
-  const checked = input.answer._tag === "Allow" ? yield* connectingRole(located.value.workspaceId, located.value.userId) : null
+  const answer = input.answer
+  const checked = answer._tag === "Allow"
+    ? {
+      ...yield* connectingRole(located.value.workspaceId, located.value.userId),
+      // Ticked platforms are checked against the families connected now (a platform call, also before the command).
+      connected: answer.decision.platforms === "all"
+        ? []
+        : (yield* connectedPlatforms(located.value.workspaceId)).map((family) => family.id)
+    }
+    : null
   // The first attempt decides on the page just read; only a retry after a lost race reads it again.
   let loaded: Option.Option<ConsentPage> = located
   return yield* runCommand({

@@ -2,6 +2,7 @@
 // page): who may connect, what the page offers, and a page record with a CSRF token of which only the hash is kept.
 import { Clock, Effect, Option } from "effect"
 import type { AuthorizationRequest, ConsentPage } from "./ConsentPage.ts"
+import { connectedPlatforms } from "./connectedPlatforms.ts"
 import { consentOptions } from "./consentOptions.ts"
 import { NotAllowedToConnect } from "./errors.ts"
 import { consentPageLifetimeMs } from "./transitionConsentPage.ts"
@@ -52,5 +53,19 @@ export const openConsentPage = Effect.fn("authorize.openConsentPage")(function* 
     status: "open"
   }
   yield* consents.insert(page)
-  return { page, csrfToken, options: consentOptions(input.request, role, plan, input.client) }
+  return { page, csrfToken, options: yield* consentOptionsWithPlatforms(input.request, role, plan, input.client, input.workspaceId) }
 })
+
+/**
+ * The page's options with the workspace's connected platforms, read only when platforms are shown. A platform that
+ * cannot be listed does not keep the person from connecting: the page then offers "all" only.
+ */
+export const consentOptionsWithPlatforms = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client, workspaceId: string) =>
+  Effect.gen(function* () {
+    const options = consentOptions(request, role, plan, client)
+    if (!options.showPlatforms) return options
+    const platforms = yield* connectedPlatforms(workspaceId).pipe(
+      Effect.catchTag("PlatformUnavailable", () => Effect.succeed(null))
+    )
+    return { ...options, platforms }
+  })

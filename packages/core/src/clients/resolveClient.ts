@@ -11,6 +11,9 @@ import { Prefix } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/Stores.ts"
 import { retryOnConflict } from "../commands/conflictRetry.ts"
 
+/** How long after its cache lifetime ended a document may still be served while its host's fetch budget is spent. */
+export const staleServingMs = 24 * 60 * 60 * 1000
+
 const usable = (client: Option.Option<Client>): Option.Option<Client> =>
   Option.filter(client, (c) => c.removedAt === null)
 
@@ -36,7 +39,13 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   // Checklist 123: fetches per document host, whatever the path. A cached document costs nothing; past the limit the
   // person is asked to try again, so the service cannot be made to hammer one host with sign-ins.
   const budget = yield* hitLimit("metadata_fetches_per_host", url.success.host.toLowerCase(), now)
-  if (!budget.allowed) return yield* unknown("too many sign-ins with documents from this host just now; try again in a minute")
+  if (!budget.allowed) {
+    // Past the budget, a document that was valid less than a day ago is served as it was, rather than refusing its
+    // users because strangers named many documents on the same host (review F13); it is fetched afresh next time.
+    if (Option.isSome(cached) && cached.value.removedAt === null && cached.value.cacheUntil !== null && now - cached.value.cacheUntil < staleServingMs)
+      return cached.value
+    return yield* unknown("too many sign-ins with documents from this host just now; try again in a minute")
+  }
 
   // CIMD §4.4: errors are never cached; a failed fetch or an invalid document leaves the store as it was.
   const issuer = yield* Issuer

@@ -1,8 +1,11 @@
 // One bearer check for both surfaces (spec §Authentication 1, 5–7; §Limits: Rate limiting; RFC 6750 §2.1, §3.1):
-// the Authorization header → the Principal, then the per-connection or per-key rate limit. REST and MCP call this
-// before anything else; each maps the refusals in its own table (401 with WWW-Authenticate, 429 with Retry-After).
-import { Clock, Effect } from "effect"
+// the Authorization header → the Principal, then the per-connection or per-key rate limit and the person's current
+// membership. REST and MCP call this before anything else; each maps the refusals in its own table (401 with
+// WWW-Authenticate, 429 with Retry-After, 503 when the Directory cannot answer).
+import { Clock, Effect, Option } from "effect"
 import { hitLimit } from "../limits/RateLimits.ts"
+import { Directory } from "../ports/Directory.ts"
+import { scopesRoleHolds } from "../scopes/grant.ts"
 import { CredentialMissing, InsufficientScope, InvalidCredential, RequestsThrottled } from "./errors.ts"
 import type { Principal } from "./records.ts"
 import { type RequestSurface, resolveBearer } from "./resolveBearer.ts"
@@ -23,13 +26,25 @@ export const authenticateBearer = Effect.fn("credentials.authenticateBearer")(fu
   surface: RequestSurface
 ) {
   const principal = yield* resolveBearer(yield* bearerOf(authorization), surface)
-  // Spec §Limits: "per connection, like an API key": every request of one connection (or key) counts together,
-  // whichever surface it arrives on.
-  const decision = principal.kind === "connection"
-    ? yield* hitLimit("api_requests_per_connection", principal.connectionId ?? "", yield* Clock.currentTimeMillis)
-    : yield* hitLimit("api_requests_per_key", principal.apiKeyId ?? "", yield* Clock.currentTimeMillis)
+  const directory = yield* Directory
+  const now = yield* Clock.currentTimeMillis
+  // Both reads at once: one counter upsert and one membership read by primary key per request.
+  const [decision, role] = yield* Effect.all([
+    // Spec §Limits: "per connection, like an API key": every request of one connection (or key) counts together,
+    // whichever surface it arrives on.
+    principal.kind === "connection"
+      ? hitLimit("api_requests_per_connection", principal.connectionId ?? "", now)
+      : hitLimit("api_requests_per_key", principal.apiKeyId ?? "", now),
+    // A key (or token) outlives a role change: its person must still be a member who could grant what it carries
+    // (spec §Scopes, §Authentication 11). A Directory that cannot answer fails the request closed (503).
+    directory.role(principal.workspaceId, principal.userId)
+  ], { concurrency: 2 })
   if (!decision.allowed) return yield* new RequestsThrottled({ retryAfterSeconds: decision.retryAfterSeconds })
-  return principal
+  const scopes = scopesRoleHolds(principal.scopes, Option.getOrNull(role))
+  // Removed, or demoted to a role that can connect nothing: the credential no longer works at all.
+  if (scopes.length === 0) return yield* new InvalidCredential()
+  // Demoted from admin to editor: the platform-tool scopes drop; the rest keeps working.
+  return scopes.length === principal.scopes.length ? principal : { ...principal, scopes }
 })
 
 /**

@@ -25,17 +25,19 @@ export const defaultLimits = {
   registrations_per_day: { count: 100_000, windowMs: day },
   /** Failed sign-ins from one client address (many people may share an office's address). */
   signin_failures_per_address: { count: 50, windowMs: 15 * minute },
-  /** Failed sign-ins naming one account, from anywhere. */
+  /** Failed sign-ins naming one account, from anywhere; past it failing attempts are refused, not the right password. */
   signin_failures_per_account: { count: 10, windowMs: 15 * minute },
+  /** Failed sign-ins naming one account from one address: past the account's limit, such an address is refused. */
+  signin_failures_per_account_address: { count: 3, windowMs: 15 * minute },
   /** Failed client authentications at /oauth/token and /oauth/revoke from one client address. */
   client_auth_failures_per_address: { count: 20, windowMs: 15 * minute },
   /** Failed client authentications naming one client_id (higher: anyone can name a victim's id). */
   client_auth_failures_per_client: { count: 50, windowMs: 15 * minute },
   /** Metadata-document fetches per document host, whatever the path (checklist 123). */
   metadata_fetches_per_host: { count: 30, windowMs: minute },
-  /** Requests to /api/mcp and /api/v1 per connection (OAuth access tokens); enforced with the REST/MCP surfaces. */
+  /** Requests to /api/mcp and /api/v1 per connection (OAuth access tokens), counted by authenticateBearer. */
   api_requests_per_connection: { count: 600, windowMs: minute },
-  /** Requests to /api/mcp and /api/v1 per API key; enforced with the REST/MCP surfaces. */
+  /** Requests to /api/mcp and /api/v1 per API key, counted by authenticateBearer. */
   api_requests_per_key: { count: 600, windowMs: minute }
 } as const satisfies Record<string, Limit>
 

@@ -1,6 +1,7 @@
 // Sign-in with an e-mail address and a password (docs/decisions.md, People; issue 7 "sign-in counts failed attempts
-// only"). Failed attempts are counted per client address and per account; a successful one never is, so a person
-// (or an office behind one address) signing in often is never locked out by their own successes.
+// only"). Failed attempts are counted per client address, per account and per (account, address); a successful one
+// never is, so a person (or an office behind one address) signing in often is never locked out by their own
+// successes, and a stranger failing for an account elsewhere never keeps its person out (review F17).
 import { Clock, Effect, Option } from "effect"
 import { Directory } from "../ports/Directory.ts"
 import { PasswordHasher, PeopleStore } from "../ports/People.ts"
@@ -8,6 +9,7 @@ import { Secrets } from "../ports/Secrets.ts"
 import { directoryDown } from "./directoryDown.ts"
 import { SignInRefused, SignInThrottled } from "./errors.ts"
 import { hitLimit, type LimitName, peekLimit } from "../limits/RateLimits.ts"
+import type { RateDecision } from "../ports/RateLimiter.ts"
 import { startSession } from "./startSession.ts"
 
 export interface SignInAttempt {
@@ -21,22 +23,31 @@ export const signIn = Effect.fn("people.signIn")(function* (attempt: SignInAttem
   const email = attempt.email.trim()
   // The account is keyed by the hash of the address as typed (lower case), known or not: throttling answers alike
   // for both, and no address typed by a stranger is stored in clear.
-  // The limits are the rate-limit policy's (docs/limits.md): signin_failures_per_address and _per_account.
+  const account = yield* (yield* Secrets).hash(email.toLowerCase())
+  // The limits are the rate-limit policy's (docs/limits.md): signin_failures_per_address, _per_account and
+  // _per_account_address.
   const counters: ReadonlyArray<{ readonly name: LimitName; readonly subject: string }> = [
     { name: "signin_failures_per_address", subject: attempt.address },
-    { name: "signin_failures_per_account", subject: yield* (yield* Secrets).hash(email.toLowerCase()) }
+    { name: "signin_failures_per_account", subject: account },
+    { name: "signin_failures_per_account_address", subject: `${account}|${attempt.address}` }
   ]
-  const throttled = (now: number, count: boolean) =>
-    Effect.map(
-      Effect.forEach(counters, ({ name, subject }) => (count ? hitLimit : peekLimit)(name, subject, now)),
-      (decisions) => {
-        const refused = decisions.filter((d) => !d.allowed)
-        return refused.length === 0 ? Option.none() : Option.some(new SignInThrottled({
-          retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds))
-        }))
-      })
+  const throttle = (refused: ReadonlyArray<RateDecision>) =>
+    refused.length === 0
+      ? Option.none()
+      : Option.some(new SignInThrottled({ retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)) }))
 
-  const before = yield* throttled(yield* Clock.currentTimeMillis, false)
+  /**
+   * Whether the password may be checked at all. An address past its own limit is refused. An account past its limit
+   * is not locked: only the addresses that have themselves failed for it (past the per-account-address limit) are
+   * refused, so a stranger guessing from elsewhere cannot keep the person out (docs/limits.md, "Sign-in").
+   */
+  const refusedBeforeChecking = (now: number) =>
+    Effect.map(
+      Effect.forEach(counters, ({ name, subject }) => peekLimit(name, subject, now)),
+      ([address, account, pair]) =>
+        throttle([address!, ...(account!.allowed ? [] : [pair!])].filter((d) => !d.allowed)))
+
+  const before = yield* refusedBeforeChecking(yield* Clock.currentTimeMillis)
   if (Option.isSome(before)) return yield* before.value
 
   const user = yield* (yield* Directory).userByEmail(email).pipe(Effect.mapError(directoryDown("Directory.userByEmail")))
@@ -46,12 +57,14 @@ export const signIn = Effect.fn("people.signIn")(function* (attempt: SignInAttem
   const matches = yield* (yield* PasswordHasher).verify(attempt.password, Option.getOrElse(stored, () => ""))
 
   if (!matches || Option.isNone(user) || Option.isNone(stored)) {
-    const counted = yield* throttled(yield* Clock.currentTimeMillis, true)
-    return yield* Option.getOrElse(counted, () => new SignInRefused())
+    // Every counter counts the failure; past the address's or the account's limit the failure answers 429.
+    const now = yield* Clock.currentTimeMillis
+    const [address, account] = yield* Effect.forEach(counters, ({ name, subject }) => hitLimit(name, subject, now))
+    return yield* Option.getOrElse(throttle([address!, account!].filter((d) => !d.allowed)), () => new SignInRefused())
   }
   // Guesses sent all at once pass the first check together; a right one is honoured only if the failures counted
-  // while it was being verified still leave room, so a burst gains no more guesses than the limit allows.
-  const after = yield* throttled(yield* Clock.currentTimeMillis, false)
+  // while it was being verified still leave room, so a burst gains no more guesses than the limits allow.
+  const after = yield* refusedBeforeChecking(yield* Clock.currentTimeMillis)
   if (Option.isSome(after)) return yield* after.value
   return yield* startSession(user.value)
 })

@@ -31,6 +31,14 @@ export const canConnect = (role: Role): boolean => role === "admin" || role === 
 export const roleStillSuffices = (scopes: ReadonlyArray<Scope>, role: Role): boolean =>
   scopes.some(isToolScope) ? role === "admin" : canConnect(role)
 
+/**
+ * The scopes a key or an access token still carries under its person's current role (checked at each request by
+ * authenticateBearer): none for someone no longer a member or neither admin nor editor; the platform-tool scopes
+ * only for an admin. The plan is not checked here: each tool call checks it (toolAccess).
+ */
+export const scopesRoleHolds = (scopes: ReadonlyArray<Scope>, role: Role | null): ReadonlyArray<Scope> =>
+  role === null || !canConnect(role) ? [] : role === "admin" ? scopes : scopes.filter((scope) => !isToolScope(scope))
+
 /** Parses a space-separated scope string: known scopes in canonical order, unknown words dropped (spec). */
 export const parseScopes = (value: string): ReadonlyArray<Scope> => {
   const words = new Set(value.split(" ").filter((w) => w.length > 0))

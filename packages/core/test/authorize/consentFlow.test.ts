@@ -85,7 +85,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
     Effect.gen(function* () {
       const client = yield* setup
       yield* TestClock.adjust("1 minute")
-      const { opened, redirect } = yield* openAndDecide(client, allow({ scopes: ["tools:write", "tasks:read"], platforms: ["google_ads", "shopify", "google_ads"], writeMode: "apply" }))
+      const { opened, redirect } = yield* openAndDecide(client, allow({ scopes: ["tools:write", "tasks:read"], platforms: ["ads", "shop", "ads"], writeMode: "apply" }))
       assert.strictEqual(`${redirect.origin}${redirect.pathname}`, "https://app.example/cb")
       assert.deepStrictEqual([...redirect.searchParams.keys()], ["tenant", "code", "state", "iss"])
       assert.match(redirect.searchParams.get("code") ?? "", /^apo_ac_[A-Za-z0-9_-]{43}$/)
@@ -94,7 +94,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       const code = yield* codeOf(redirect)
       assert.deepStrictEqual({ ...code, hash: "" }, {
         hash: "", version: 1, clientId: client.clientId, redirectUri: "https://app.example/cb?tenant=1", redirectUriSent: true, codeChallenge: C,
-        userId: "admin", workspaceId: "ws_1", scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads", "shopify"],
+        userId: "admin", workspaceId: "ws_1", scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["ads", "shop"],
         writeMode: "apply", issuedAt: 60_000, expiresAt: 60_000 + 600_000, status: "issued", failedAttempts: 0, connectionId: null
       })
       assert.notInclude(code.hash, "apo_ac_")
@@ -145,6 +145,9 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"] }), "editor"), "InvalidConsentDecision")
       assert.strictEqual(yield* refused(allow({ scopes: ["tasks:write"], writeMode: "apply" }), "editor"), "InvalidConsentDecision")
       assert.strictEqual(yield* refused(allow({ scopes: ["tools:write"], platforms: [""] }), "admin"), "InvalidConsentDecision")
+      // Ticked platforms: at least one, each a family with a connected account in the workspace (ws_1: ads, shop).
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"], platforms: [] }), "admin"), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"], platforms: ["ads", "meta"] }), "admin"), "InvalidConsentDecision")
       // On a free plan even an admin cannot grant platform tools.
       yield* (yield* Directory).setPlan("ws_1", "free")
       assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"] }), "admin"), "InvalidConsentDecision")

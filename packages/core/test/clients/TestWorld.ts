@@ -3,7 +3,8 @@
 import { Effect, Layer, Option } from "effect"
 import {
   CoreMemory, Directory, DirectoryMemory, Issuer, MetadataDocumentFetcher, MetadataDocumentUnavailable, SecretsWebCrypto,
-  type FetchedDocument, type Plan, type Role
+  type FetchedDocument, type Plan, type Role,
+  PlatformsMemory
 } from "@adgate/core"
 
 export const ISSUER = "https://as.example"
@@ -31,8 +32,16 @@ export const documentFetcherLayer = (documents: Documents) =>
     })
   }))
 
+/** Workspace ws_1 has accounts of both memory platform families (`ads`, `shop`); ws_2 has none. */
+const platforms = PlatformsMemory({
+  accounts: [
+    { workspaceId: "ws_1", platform: "ads", id: "ads-1", name: "Ads account", status: "ENABLED" },
+    { workspaceId: "ws_1", platform: "shop", id: "shop-1", name: "Shop", status: "active" }
+  ]
+})
+
 export const worldLayer = (documents: Documents = makeDocuments()) =>
-  Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(ISSUER), documentFetcherLayer(documents))
+  Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(ISSUER), documentFetcherLayer(documents), platforms)
 
 /** A workspace on `plan` with one member per entry of `members` (user id → role). */
 export const seedWorkspace = (workspaceId: string, plan: Plan, members: Readonly<Record<string, Role>>) =>

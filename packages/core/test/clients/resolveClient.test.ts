@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   ClientStore, ClientStoreMemory, defaultLimits, findClientForToken, registerClient, resolveClientForAuthorization
@@ -172,6 +172,28 @@ describe("fetch amplification (checklist 123)", () => {
       // The next minute the host may be fetched again.
       yield* TestClock.adjust("1 minute")
       assert.strictEqual((yield* resolveClientForAuthorization(urls.at(-1)!)).clientId, urls.at(-1))
+    }).pipe(Effect.provide(worldLayer(docs)))
+  })
+
+  it.effect("past the host's budget, a document whose cache ended less than 24 hours ago is served stale rather than refused; an older one is refused", () => {
+    const doc = (u: string) => [u, { client_id: u, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" }, 300] as const
+    const recent = "https://popular.example/recent.json"
+    const old = "https://popular.example/old.json"
+    const strangers = Array.from({ length: metadataFetchesPerHostPerMinute }, (_, i) => `https://popular.example/s${i}.json`)
+    const docs = makeDocuments([doc(recent), doc(old), ...strangers.map(doc)])
+    return Effect.gen(function* () {
+      yield* resolveClientForAuthorization(old)
+      yield* TestClock.adjust("24 hours")
+      yield* resolveClientForAuthorization(recent)
+      // Both caches (5 minutes) have ended: `recent` 10 minutes ago, `old` a day and 10 minutes ago.
+      yield* TestClock.adjust("15 minutes")
+      const minute = 60_000
+      yield* TestClock.adjust(minute - ((yield* Clock.currentTimeMillis) % minute))
+      for (const u of strangers) yield* resolveClientForAuthorization(u)
+      const fetchedBefore = docs.fetched.length
+      assert.strictEqual((yield* resolveClientForAuthorization(recent)).clientId, recent)
+      assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(old)))._tag, "UnknownClient")
+      assert.strictEqual(docs.fetched.length, fetchedBefore) // nothing was fetched past the budget
     }).pipe(Effect.provide(worldLayer(docs)))
   })
 })

@@ -38,7 +38,7 @@ describe("sign-in throttling counts failed attempts only", () => {
       yield* signIn({ email: "pat@x.test", password, address: "10.0.0.2" })
     }).pipe(Effect.provide(peopleWorld)))
 
-  it.effect("after the failed attempts allowed per account, from many addresses, the account is refused; other accounts are not", () =>
+  it.effect("past the per-account limit, failing attempts are refused with 429 but the right password from an address that did not fail signs in (nobody can keep a person out)", () =>
     Effect.gen(function* () {
       yield* aPerson("pat@x.test")
       yield* aPerson("sam@x.test")
@@ -46,9 +46,33 @@ describe("sign-in throttling counts failed attempts only", () => {
         const refused = yield* Effect.flip(signIn({ email: "PAT@x.test", password: "wrong", address: `10.0.1.${i}` }))
         assert.instanceOf(refused, SignInRefused)
       }
-      const throttled = yield* Effect.flip(signIn({ email: "pat@x.test", password, address: "10.0.2.1" }))
-      assert.instanceOf(throttled, SignInThrottled)
+      // A further guess, even from a fresh address, is answered 429 ...
+      assert.instanceOf(yield* Effect.flip(signIn({ email: "pat@x.test", password: "wrong", address: "10.0.2.2" })), SignInThrottled)
+      // ... while the person, from an address that has not failed for this account, signs in.
+      yield* signIn({ email: "pat@x.test", password, address: "10.0.2.1" })
       yield* signIn({ email: "sam@x.test", password, address: "10.0.2.1" })
+    }).pipe(Effect.provide(peopleWorld)))
+
+  it.effect("past the per-account limit, an address that failed for the account too often is refused even the right password", () =>
+    Effect.gen(function* () {
+      yield* aPerson("pat@x.test")
+      const pairLimit = defaultLimits.signin_failures_per_account_address.count
+      for (let i = 0; i < defaultLimits.signin_failures_per_account.count - pairLimit; i++)
+        yield* Effect.flip(signIn({ email: "pat@x.test", password: "wrong", address: `10.0.5.${i}` }))
+      for (let i = 0; i < pairLimit; i++) yield* Effect.flip(signIn({ email: "pat@x.test", password: "wrong", address: "10.0.6.1" }))
+      const throttled = yield* Effect.flip(signIn({ email: "pat@x.test", password, address: "10.0.6.1" }))
+      assert.instanceOf(throttled, SignInThrottled)
+      assert.isAbove((throttled as SignInThrottled).retryAfterSeconds, 0)
+      // An address that failed fewer times than that still has its password checked.
+      yield* signIn({ email: "pat@x.test", password, address: "10.0.5.0" })
+    }).pipe(Effect.provide(peopleWorld)))
+
+  it.effect("below the per-account limit, an address's failures for the account never refuse its right password", () =>
+    Effect.gen(function* () {
+      yield* aPerson("pat@x.test")
+      for (let i = 0; i < defaultLimits.signin_failures_per_account_address.count + 2; i++)
+        assert.instanceOf(yield* Effect.flip(signIn({ email: "pat@x.test", password: "wrong", address: "10.0.7.1" })), SignInRefused)
+      yield* signIn({ email: "pat@x.test", password, address: "10.0.7.1" })
     }).pipe(Effect.provide(peopleWorld)))
 
   it.effect("an unknown address is throttled like a known one, so throttling does not tell who has an account", () =>
