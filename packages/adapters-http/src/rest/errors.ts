@@ -7,6 +7,7 @@ import type {
   TaskNotFound, ToolCallRefusal, WriteRequestNotFound, NoConnectedAccount, ToolAccessRefusal, ToolNotFound,
   PlatformUnavailable
 } from "@adgate/core"
+import { toolRefusalCodes } from "@adgate/core"
 
 /** The request body is not JSON (400). */
 export class BodyNotJson extends Schema.TaggedError<BodyNotJson>()("BodyNotJson", {}) {}
@@ -80,7 +81,8 @@ const unavailable = (what: string) => ({
 const insufficientScope = (scope: string) => ({ scope })
 
 /**
- * The table. `satisfies` over every tag: a refusal added to the core (or to this adapter) without a row, or a row
+ * The table. A tool call's refusals take their `error` code from the core's one table (toolRefusalCodes), which the
+ * MCP server answers with too, so a call refused on either surface names the same code. `satisfies` over every tag: a refusal added to the core (or to this adapter) without a row, or a row
  * for a refusal that no longer exists, does not compile.
  */
 export const restErrors = {
@@ -103,25 +105,25 @@ export const restErrors = {
     details: (e) => ({ ...insufficientScope(e.scope), anyOf: [...e.anyOf] })
   },
   ToolScopeMissing: {
-    status: 403, error: "insufficient_scope",
+    status: 403, error: toolRefusalCodes.ToolScopeMissing,
     message: (e) => e.tool === null ? `Tools need a tools scope; ask for ${e.scope}.` : `Calling ${e.tool} this way needs the scope ${e.scope}.`,
     details: (e) => insufficientScope(e.scope)
   },
   ToolPlanNotPaid: {
-    status: 403, error: "plan_not_paid",
+    status: 403, error: toolRefusalCodes.ToolPlanNotPaid,
     message: () => "Platform tools need the workspace on a paid plan."
   },
   ToolRoleNotAllowed: {
-    status: 403, error: "role_not_allowed",
+    status: 403, error: toolRefusalCodes.ToolRoleNotAllowed,
     message: () => "Platform tools act for a workspace admin; the person behind this credential is no longer one."
   },
   ToolPlatformNotAllowed: {
-    status: 403, error: "platform_not_allowed",
+    status: 403, error: toolRefusalCodes.ToolPlatformNotAllowed,
     message: (e) => `This connection was not allowed the platform ${e.platform}.`,
     details: (e) => ({ platform: e.platform })
   },
   ToolNotFound: {
-    status: 404, error: "tool_not_found",
+    status: 404, error: toolRefusalCodes.ToolNotFound,
     message: (e) => `There is no tool named ${JSON.stringify(e.name.slice(0, 200))}; GET /api/v1/tools lists them.`
   },
   WriteRequestNotFound: {
@@ -142,17 +144,17 @@ export const restErrors = {
     details: (e) => ({ allow: [...e.allow] })
   },
   NoConnectedAccount: {
-    status: 409, error: "no_connected_account",
+    status: 409, error: toolRefusalCodes.NoConnectedAccount,
     message: (e) => `The workspace has no connected ${e.platform} account; connect one first.`,
     details: (e) => ({ platform: e.platform })
   },
   AccountNotConnected: {
-    status: 409, error: "account_not_connected",
+    status: 409, error: toolRefusalCodes.AccountNotConnected,
     message: (e) => `The account ${JSON.stringify(e.accountId.slice(0, 200))} is not a connected ${e.platform} account of this workspace; GET /api/v1/accounts lists them.`,
     details: (e) => ({ platform: e.platform, accountId: e.accountId.slice(0, 200) })
   },
   IdempotencyKeyInFlight: {
-    status: 409, error: "idempotency_key_in_flight",
+    status: 409, error: toolRefusalCodes.IdempotencyKeyInFlight,
     message: () => "A call with this Idempotency-Key is still running; retry with the same key in a moment to get its answer.",
     retryAfterSeconds: () => 1
   },
@@ -161,21 +163,21 @@ export const restErrors = {
     message: () => "Idempotency-Key must be 1 to 128 visible ASCII characters, without spaces."
   },
   IdempotencyKeyMismatch: {
-    status: 422, error: "idempotency_key_mismatch",
+    status: 422, error: toolRefusalCodes.IdempotencyKeyMismatch,
     message: () => "This Idempotency-Key was used for another tool or other arguments; choose a new key."
   },
   ToolArgumentsInvalid: {
-    status: 422, error: "invalid_arguments",
+    status: 422, error: toolRefusalCodes.ToolArgumentsInvalid,
     message: (e) => `The arguments of ${e.tool} do not match its schema: ${e.problems.map((p) => `${p.path === "" ? "(arguments)" : p.path} ${p.message}`).join("; ")}.`,
     details: (e) => ({ problems: e.problems.map((p) => ({ path: p.path, message: p.message })) })
   },
   GuardrailRefused: {
-    status: 422, error: "guardrail_refused",
+    status: 422, error: toolRefusalCodes.GuardrailRefused,
     message: (e) => `The workspace's guardrail ${e.guardrail} refused the change: ${e.reason}`,
     details: (e) => ({ guardrail: e.guardrail, reason: e.reason })
   },
   PlatformRefused: {
-    status: 422, error: "platform_error",
+    status: 422, error: toolRefusalCodes.PlatformRefused,
     message: (e) => `The platform answered ${e.providerStatus}; see providerStatus and providerBody.`,
     details: (e) => ({ providerStatus: e.providerStatus, providerBody: e.body })
   },
@@ -184,7 +186,7 @@ export const restErrors = {
     message: () => "The goal must be a text of 1 to 4000 characters."
   },
   InsufficientCredits: {
-    status: 402, error: "insufficient_credits",
+    status: 402, error: toolRefusalCodes.InsufficientCredits,
     message: (e) => `Not enough credits: ${e.needed} needed, ${e.left} left.`,
     details: (e) => ({ needed: e.needed, left: e.left })
   },
@@ -209,7 +211,7 @@ export const restErrors = {
     status: 413, error: "body_too_large",
     message: () => "The request body is larger than 1 MB."
   },
-  PlatformUnavailable: { ...unavailable("The platform"), error: "platform_unavailable" },
+  PlatformUnavailable: { ...unavailable("The platform"), error: toolRefusalCodes.PlatformUnavailable },
   StoreUnavailable: unavailable("Something this answer depends on"),
   DirectoryUnavailable: unavailable("The workspace's members and plan")
 } as const satisfies { readonly [T in RestRefusalTag]: RestErrorRow<RefusalOf<T>> }

@@ -16,7 +16,7 @@ export const toolRefusalCodes = {
   GuardrailRefused: "guardrail_refused",
   InsufficientCredits: "insufficient_credits",
   IdempotencyKeyInFlight: "idempotency_key_in_flight",
-  IdempotencyKeyMismatch: "idempotency_key_reused",
+  IdempotencyKeyMismatch: "idempotency_key_mismatch",
   PlatformUnavailable: "platform_unavailable",
   StoreUnavailable: "temporarily_unavailable",
   DirectoryUnavailable: "temporarily_unavailable"
