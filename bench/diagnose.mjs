@@ -2,8 +2,10 @@
 //   node bench/diagnose.mjs statements   PostgreSQL statement log of ONE refresh and ONE code exchange on adgate
 //                                        (log_statement = 'all' on a bench database, read from the server log)
 //   node bench/diagnose.mjs statements-oidc   the same for oidc-provider 9 with servers/PostgresAdapter.mjs
+//   node bench/diagnose.mjs statements-tool   the same for ONE REST tool call (d) and ONE MCP tools/call (e)
 //   node bench/diagnose.mjs profile      `node --cpu-prof` of adgate on PostgreSQL under scenario (a), concurrency 16,
 //                                        summarised as the top self-time functions and the share per package
+//                                        (BENCH_PROFILE_SCENARIO=d or e profiles a tool-call scenario instead)
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { request } from "undici"
@@ -73,30 +75,58 @@ if (what === "statements" || what === "statements-oidc") {
   } finally {
     await target.stop()
   }
+} else if (what === "statements-tool") {
+  const database = "adgate_bench_log"
+  const target = adgateTarget({ store: "pg", port, database, rateLimits: "off", onDatabase: (name) => adminQuery(`ALTER DATABASE ${name} SET log_statement = 'all'`) })
+  try {
+    await target.start()
+    const key = await target.apiKey(["tools:read"])
+    const post = async (path, headers, body) => {
+      const r = await request(`${target.base}${path}`, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: `Bearer ${key}`, ...headers }, body: JSON.stringify(body) })
+      await r.body.text()
+      return { status: r.statusCode }
+    }
+    const rest = () => post(`/api/v1/tools/${target.tool.name}`, {}, target.tool.arguments)
+    const mcp = () => post("/api/mcp", { "mcp-protocol-version": "2025-11-25" }, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: target.tool.name, arguments: target.tool.arguments } })
+    await rest()
+    await mcp()
+    await sleep(500)
+    for (const [label, f] of [["one REST tool call (d)", rest], ["one MCP tools/call (e)", mcp]]) {
+      const offset = statSync(postgresLog).size
+      const answer = await f()
+      await sleep(500)
+      const statements = statementsOf(readFrom(postgresLog, offset), database)
+      console.log(`\n## ${label}: HTTP ${answer.status}, ${statements.length} statements`)
+      statements.forEach((s, i) => console.log(`${i + 1}. [backend ${s.pid}] ${s.sql.slice(0, 300)}`))
+    }
+  } finally {
+    await target.stop()
+  }
 } else if (what === "profile") {
   const profileDir = join(outDir, "profile")
   rmSync(profileDir, { recursive: true, force: true })
   mkdirSync(profileDir, { recursive: true })
   const durationMs = Number(process.env.BENCH_PROFILE_SECONDS ?? 10) * 1000
-  const target = adgateTarget({ store: "pg", port, database: "adgate_bench_prof", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir] })
+  const scenarioId = process.env.BENCH_PROFILE_SCENARIO ?? "a16"
+  const target = adgateTarget({ store: "pg", port, database: "adgate_bench_prof", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir], rateLimits: scenarioId === "a16" ? "on" : "off" })
   const agent = makeAgent(64)
   let figures
   try {
     pin(process.pid, 1)
     await target.start()
     pin(target.pid, 0)
-    const a16 = scenarios.find((s) => s.id === "a16")
-    figures = await a16.run(target, agent, { durationMs, warmupMs: 2000, onWarm: async () => {} }, {})
+    const scenario = scenarios.find((s) => s.id === scenarioId)
+    figures = await scenario.run(target, agent, { durationMs, warmupMs: 2000, onWarm: async () => {} }, {})
   } finally {
     await agent.close()
     await target.stop()
   }
-  console.log(`scenario a16 under the profiler: ${JSON.stringify(figures)}`)
+  console.log(`scenario ${scenarioId} under the profiler: ${JSON.stringify(figures)}`)
   const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error("no .cpuprofile written (did the server exit cleanly?)")
   summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8")), durationMs)
 } else {
-  console.error("usage: node bench/diagnose.mjs statements|profile")
+  console.error("usage: node bench/diagnose.mjs statements|statements-oidc|statements-tool|profile")
   process.exit(2)
 }
 

@@ -1,6 +1,6 @@
 // `npm run bench` (issue 11, the suite): starts each target in turn, runs the scenarios that apply to it, prints one
 // JSON line per scenario and writes the side-by-side table with the ratios of this run into bench/README.md.
-// Options: --only a,b,c,e,f   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
+// Options: --only a,b,c,d,e,f   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
 //          --growth 10000,100000,1000000 (stored connections for f)
 //          --no-readme (print only)
 import { cpus } from "node:os"
@@ -31,15 +31,17 @@ const options = {
 }
 const portBase = Number(process.env.BENCH_PORT_BASE ?? 18800)
 
+const chosen = scenarios.filter((s) => only === undefined || only.includes(s.id) || only.includes(s.group))
+// The server's rate limits are off when the run has tool calls (d, e): one API key at hundreds of calls a second.
+const rateLimits = chosen.some((s) => s.group === "d" || s.id === "e") ? "off" : "on"
 const allTargets = [
-  adgateTarget({ store: "pg", port: portBase + 1 }),
-  adgateTarget({ store: "pglite", port: portBase + 2 }),
+  adgateTarget({ store: "pg", port: portBase + 1, rateLimits }),
+  adgateTarget({ store: "pglite", port: portBase + 2, rateLimits }),
   oidcProviderTarget({ store: "memory", port: portBase + 3 }),
   oidcProviderTarget({ store: "pg", port: portBase + 4 }),
   mcpFloorTarget({ port: portBase + 5 })
 ]
 const targets = allTargets.filter((t) => onlyTargets === undefined || onlyTargets.includes(t.name))
-const chosen = scenarios.filter((s) => only === undefined || only.includes(s.id) || only.includes(s.group))
 
 // Server and database on CPU 0, this driver on CPU 1 (when taskset is there and there are two CPUs or more).
 const cores = cpus().length
@@ -52,7 +54,7 @@ const pinServer = async (target) => {
 
 const results = []
 const from = option("from")
-let run = { startedAt: new Date().toISOString(), args, cores, cpu: cpus()[0]?.model ?? "?", pinning, options }
+let run = { startedAt: new Date().toISOString(), args, cores, cpu: cpus()[0]?.model ?? "?", pinning, options, rateLimits }
 if (from === undefined) console.log(JSON.stringify({ run }))
 if (from !== undefined) {
   // Re-renders the README table from the JSON lines a run printed (e.g. `npm run bench > run.txt`), runs nothing.
@@ -121,6 +123,11 @@ function writeReadme(results) {
       if (a && b) ratios.push(`| ${s} | ${adgate} / ${reference} | ${ratio(a, b)} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} | ${cpuRatio(a, b)} |`)
     }
   }
+  // Tool calls: adgate's MCP against the bare SDK floor (its protocol and auth cost on top of the SDK), REST against MCP.
+  const toolRatios = []
+  for (const [label, a, b] of [["e / e-floor", find("e", "adgate-pg"), find("e-floor", "mcp-sdk-floor")], ["d / e", find("d", "adgate-pg"), find("e", "adgate-pg")]]) {
+    if (a && b) toolRatios.push(`| ${label} | ${ratio(a, b)} | ${a.p50 && b.p50 ? (a.p50 / b.p50).toFixed(2) : "–"} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} | ${cpuRatio(a, b)} |`)
+  }
   const failed = results.filter((r) => r.failed !== undefined).map((r) => `- ${r.target} failed: ${r.failed}`)
   const missing = results.filter((r) => r.notYetAvailable !== undefined).map((r) => `- ${r.scenario} (${r.title}): not yet available, ${r.notYetAvailable}`)
   const nodeVersion = execFileSync(node24, ["--version"]).toString().trim()
@@ -139,6 +146,10 @@ function writeReadme(results) {
     "| scenario | pair | req/s ratio | p99 ratio | CPU efficiency |",
     "|---|---|---:|---:|---:|",
     ...ratios,
+    ...(toolRatios.length > 0
+      ? ["", "Tool calls (adgate-pg; e-floor on mcp-sdk-floor): req/s, p50 and p99 of the first / the second, CPU efficiency as above:", "",
+          "| pair | req/s ratio | p50 ratio | p99 ratio | CPU efficiency |", "|---|---:|---:|---:|---:|", ...toolRatios]
+      : []),
     ...(failed.length + missing.length > 0 ? ["", ...failed, ...missing] : [])
   ].join("\n")
   const path = join(benchDir, "README.md")

@@ -127,6 +127,60 @@ const mcpFloor = {
   }
 }
 
+/** (d) REST `POST /api/v1/tools/{name}` of the sandbox read tool with a tools:read API key; ok when 200 with a result. */
+const restTool = {
+  id: "d",
+  group: "d",
+  title: "REST POST /api/v1/tools/{name} of a sandbox read tool (API key, tools:read), concurrency 16",
+  applies: (target) => target.tool !== undefined,
+  async run(target, agent, options, shared) {
+    shared.toolKey ??= await target.apiKey(["tools:read"])
+    const headers = { "content-type": "application/json", accept: "application/json", authorization: `Bearer ${shared.toolKey}` }
+    const body = JSON.stringify(target.tool.arguments)
+    const url = `${target.base}/api/v1/tools/${target.tool.name}`
+    const check = async () => {
+      const response = await request(url, { method: "POST", headers, body, dispatcher: agent })
+      const text = await response.body.text()
+      return response.statusCode === 200 && text.includes('"result"') ? true : { ok: false, why: `${response.statusCode} ${text.slice(0, 120)}` }
+    }
+    const first = await check()
+    if (first !== true) throw new Error(`d: set-up call failed: ${first.why}`)
+    return runLoad({ send: check, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
+  }
+}
+
+/**
+ * (e) adgate MCP `tools/call` of the same tool: one JSON-RPC POST per call, stateless and initialize-free as a
+ * 2025-11-25 client sends it after its handshake (`MCP-Protocol-Version` header, no session), JSON answers.
+ */
+const mcpTool = {
+  id: "e",
+  group: "e",
+  title: "adgate MCP tools/call of the same tool (API key, tools:read, protocol 2025-11-25), concurrency 16",
+  applies: (target) => target.tool !== undefined,
+  async run(target, agent, options, shared) {
+    shared.toolKey ??= await target.apiKey(["tools:read"])
+    let id = 0
+    const headers = {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      "mcp-protocol-version": "2025-11-25",
+      authorization: `Bearer ${shared.toolKey}`
+    }
+    const check = async () => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: target.tool.name, arguments: target.tool.arguments } })
+      const response = await request(`${target.base}/api/mcp`, { method: "POST", headers, body, dispatcher: agent })
+      const text = await response.body.text()
+      if (response.statusCode !== 200) return { ok: false, why: `${response.statusCode} ${text.slice(0, 120)}` }
+      const answer = JSON.parse(text)
+      return answer.result !== undefined && answer.result.isError !== true ? true : { ok: false, why: `rpc ${text.slice(0, 120)}` }
+    }
+    const first = await check()
+    if (first !== true) throw new Error(`e: set-up call failed: ${first.why}`)
+    return runLoad({ send: check, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
+  }
+}
+
 const notYet = (id, group, title, needs) => ({ id, group, title, needs, applies: () => true, run: async () => ({ notYetAvailable: `needs ${needs}` }) })
 
 export const scenarios = [
@@ -134,10 +188,10 @@ export const scenarios = [
   refresh(64),
   exchange,
   discovery,
-  notYet("d", "d", "REST POST /tools/{name} of a sandbox read tool", "the REST API issue (POST /tools/{name}) and the sandbox platforms"),
-  notYet("e", "e", "adgate MCP tools/call of the same tool", "the MCP issue (/api/mcp tools/call) and the sandbox platforms"),
+  restTool,
+  mcpTool,
   mcpFloor,
-  notYet("f-d", "f", "growth of (d) at 10^4, 10^5, 10^6 stored connections", "(d), the REST API issue")
+  notYet("f-d", "f", "growth of (d) at 10^4, 10^5, 10^6 stored connections", "its seeding (connections and API keys at N) and a loop over (d) as f-a does over a16")
 ]
 
 /**

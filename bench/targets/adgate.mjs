@@ -1,11 +1,12 @@
 // Target: adgate itself (apps/server/src/main.ts under Node 24), on PostgreSQL (a fresh bench database) or on the
 // embedded PGlite (a fresh data folder). The consent is driven through the real pages in the untimed set-up:
 // /signin with its CSRF token, GET /oauth/authorize, then POST /oauth/consent once the page's moment has passed.
+import { execFile } from "node:child_process"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
-import { backendPids, databaseUrl, dropDatabase, freshDatabase, startChild } from "../lib/processes.mjs"
+import { backendPids, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild } from "../lib/processes.mjs"
 
 const redirectUri = "http://127.0.0.1:9/callback"
 const scope = "tools:read tools:write"
@@ -17,13 +18,19 @@ const consentMomentMs = 1_000
 // The V8 flags of `npm start` (the root package.json), so that the bench runs the server as an operator does.
 const serverNodeArgs = ["--max-semi-space-size=8"]
 
-export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {} }) => {
+export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
   let dataDir
   let clientId
   const jar = new Jar()
+  /** `npm run adgate -- …` on the bench database (the server's environment, as the README says to run it). */
+  const cli = (args) =>
+    new Promise((resolve, reject) => {
+      execFile(node24, ["apps/server/src/cli.ts", ...args], { cwd: repoDir, env: { ...process.env, DATABASE_URL: databaseUrl(database), ADGATE_DATA_DIR: dataDir } },
+        (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`adgate ${args.slice(0, 2).join(" ")}: ${stderr.slice(0, 300)}`))))
+    })
   return {
     name: store === "pg" ? "adgate-pg" : "adgate-pglite",
     kind: "adgate",
@@ -48,7 +55,9 @@ export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", no
         ADGATE_ADMIN_EMAIL: adminEmail,
         ADGATE_ADMIN_PASSWORD: adminPassword,
         ADGATE_CREDENTIALS_KEY: "",
-        DATABASE_URL: store === "pg" ? databaseUrl(database) : ""
+        DATABASE_URL: store === "pg" ? databaseUrl(database) : "",
+        // Off only for runs with the tool-call scenarios (d, e): their per-credential limits would measure the limiter.
+        ADGATE_RATE_LIMITS: rateLimits
       })
       await waitUntilUp(`${base}${this.discoveryPath}`, 90_000, server.alive)
       // Dynamic registration of one public client (RFC 7591), as an MCP host does.
@@ -92,6 +101,20 @@ export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", no
         return { code, verifier: o.verifier }
       })
       return codes
+    },
+    /**
+     * Tool calls (d, e): the sandbox read tool of the demo workspace (paid, four sandbox platforms connected on first
+     * start) and its arguments, called with an API key of the bench admin made by the CLI, as an operator does.
+     * PostgreSQL only: the CLI cannot open the embedded database while the server holds it.
+     */
+    tool: store === "pg" ? { name: "gads__list_campaigns", arguments: { accountId: "3842019576" } } : undefined,
+    async apiKey(scopes) {
+      // Every call is charged a credit (the demo's balance runs out in seconds): a balance no run exhausts.
+      await cli(["credits", "set", "Demo", "1000000000"])
+      const stdout = await cli(["apikey", "create", "Demo", adminEmail, "bench", "--scopes", scopes.join(",")])
+      const key = /^key: (\S+)/m.exec(stdout)?.[1]
+      if (key === undefined) throw new Error(`apikey create printed no key: ${stdout.slice(0, 200)}`)
+      return key
     },
     exchangeForm: ({ code, verifier }) =>
       new URLSearchParams({ grant_type: "authorization_code", code, code_verifier: verifier, client_id: clientId, redirect_uri: redirectUri, resource }).toString(),
