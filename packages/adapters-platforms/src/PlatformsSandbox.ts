@@ -163,10 +163,10 @@ export const PlatformsSandbox: Layer.Layer<
                 VALUES (${call.workspaceId}, ${platform.family.id}, ${token}, ${now})
                 ON CONFLICT (workspace_id, family, token) DO NOTHING RETURNING token`
               if (claimed.length === 0) {
-                const rows = yield* sql<{ provider_status: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
+                // The conflicting row is committed with its answer (rows are never deleted), so it is there to answer.
+                const [first] = yield* sql<{ provider_status: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
                   WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
-                const first = rows[0]
-                if (first !== undefined) return { providerStatus: first.provider_status, body: parseJson(first.body) }
+                return { providerStatus: first!.provider_status, body: parseJson(first!.body) }
               }
             }
             yield* store.fill(platform.generate(call.workspaceId))
