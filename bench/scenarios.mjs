@@ -127,6 +127,13 @@ const mcpFloor = {
   }
 }
 
+/** One set-up call of `check` (a failure stops the scenario with its reason), then the load of it at concurrency 16. */
+const checkedLoad = async (id, check, target, options) => {
+  const first = await check()
+  if (first !== true) throw new Error(`${id}: set-up call failed: ${first.why}`)
+  return runLoad({ send: check, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
+}
+
 /** (d) REST `POST /api/v1/tools/{name}` of the sandbox read tool with a tools:read API key; ok when 200 with a result. */
 const restTool = {
   id: "d",
@@ -143,9 +150,7 @@ const restTool = {
       const text = await response.body.text()
       return response.statusCode === 200 && text.includes('"result"') ? true : { ok: false, why: `${response.statusCode} ${text.slice(0, 120)}` }
     }
-    const first = await check()
-    if (first !== true) throw new Error(`d: set-up call failed: ${first.why}`)
-    return runLoad({ send: check, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
+    return checkedLoad("d", check, target, options)
   }
 }
 
@@ -175,9 +180,7 @@ const mcpTool = {
       const answer = JSON.parse(text)
       return answer.result !== undefined && answer.result.isError !== true ? true : { ok: false, why: `rpc ${text.slice(0, 120)}` }
     }
-    const first = await check()
-    if (first !== true) throw new Error(`e: set-up call failed: ${first.why}`)
-    return runLoad({ send: check, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
+    return checkedLoad("e", check, target, options)
   }
 }
 
