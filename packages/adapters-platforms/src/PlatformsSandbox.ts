@@ -84,6 +84,12 @@ export const PlatformsSandbox: Layer.Layer<
         Effect.map((rows) => rows.map((r) => r.family)))
 
     const platformOf = (call: ToolCall): SandboxPlatform | undefined => byFamily.get(call.tool.family)
+    const unknownFamily = (call: ToolCall) =>
+      Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
+    /** The platform's view of a call: its short tool name and arguments over the workspace's store. */
+    const sandboxCallOf = (call: ToolCall, platform: SandboxPlatform): SandboxCall => ({
+      workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store: sandboxStore(call.workspaceId, platform.family.id)
+    })
 
     /** The platform's own check of the bearer it receives: the stored credential, opened here only. */
     const authorized = (workspaceId: string, family: string) => Effect.gen(function* () {
@@ -138,9 +144,8 @@ export const PlatformsSandbox: Layer.Layer<
       }).pipe(unavailable("platforms", "accounts")),
       preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
         const platform = platformOf(call)
-        if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
-        const store = sandboxStore(call.workspaceId, platform.family.id)
-        const sandboxCall = { workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store }
+        if (platform === undefined) return unknownFamily(call)
+        const sandboxCall = sandboxCallOf(call, platform)
         return provide(Effect.gen(function* () {
           const change = yield* platform.preview(sandboxCall)
           return { ...change, personDecision: call.tool.raw ? yield* rawPersonDecision(platform, sandboxCall) : call.tool.personDecision }
@@ -148,8 +153,8 @@ export const PlatformsSandbox: Layer.Layer<
       },
       execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {
         const platform = platformOf(call)
-        if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: "unknown platform family" }))
-        const store = sandboxStore(call.workspaceId, platform.family.id)
+        if (platform === undefined) return unknownFamily(call)
+        const sandboxCall = sandboxCallOf(call, platform)
         return Effect.gen(function* () {
           if (!(yield* authorized(call.workspaceId, platform.family.id))) return platform.unauthorized
           // One transaction per call: the day's metrics catch up, the change lands and its answer is kept under the
@@ -169,8 +174,8 @@ export const PlatformsSandbox: Layer.Layer<
                 return { providerStatus: first!.provider_status, body: parseJson(first!.body) }
               }
             }
-            yield* store.fill(platform.generate(call.workspaceId))
-            const result = yield* platform.handle({ workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store })
+            yield* sandboxCall.store.fill(platform.generate(call.workspaceId))
+            const result = yield* platform.handle(sandboxCall)
             if (token !== undefined) {
               yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb
                 WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
