@@ -215,9 +215,8 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const standing = yield* loadStanding(principal)
   const refused = toolAccess(withAccounts(principal, standing, []), tool, kind)
   if (refused !== null) return yield* refused
-  const grounds = withAccounts(principal, standing, yield* platforms.accounts(principal.workspaceId))
-  // 409: a connected account of the tool's platform; an `accountId` argument must name one of them.
-  const accounts = grounds.accounts.filter((a) => a.platform === tool.family)
+  // 409: a connected account of the tool's platform (only its accounts are read); an `accountId` argument must name one of them.
+  const accounts = (yield* platforms.accounts(principal.workspaceId, tool.family)).filter((a) => a.platform === tool.family)
   if (accounts.length === 0) return yield* new NoConnectedAccount({ tool: tool.name, platform: tool.family })
   const accountId = request.arguments["accountId"]
   if (typeof accountId === "string" && !accounts.some((a) => a.id === accountId)) {
