@@ -14,7 +14,7 @@ import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { Principal } from "../credentials/records.ts"
 import { checkGuardrails, toolWritesLock } from "../tools/callTool.ts"
-import { loadStanding } from "../tools/loadAccessGrounds.ts"
+import { loadStanding, withAccounts } from "../tools/loadAccessGrounds.ts"
 import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
 import { recordToolRun } from "../tools/recordToolRun.ts"
 import { kindOfCall } from "../tools/Tool.ts"
@@ -68,7 +68,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
     connectionId: claimed.connectionId, apiKeyId: claimed.apiKeyId, clientId: null
   }
   const standing = yield* loadStanding(requester)
-  const refused = toolAccess({ principal: requester, ...standing, connectedFamilies: new Set() }, tool, kind)
+  const refused = toolAccess(withAccounts(requester, standing, []), tool, kind)
   if (refused !== null) {
     return yield* failWithout(id, "access", refused._tag === "ToolPlanNotPaid"
       ? "the workspace is no longer on a paid plan"

@@ -57,4 +57,3 @@ export const requireScope = (principal: Principal, anyOf: ReadonlyArray<Scope>):
     : Effect.fail(new InsufficientScope({ scope: anyOf[0]!, anyOf: [...anyOf] }))
 
 export type BearerRefusal = CredentialMissing | InvalidCredential | RequestsThrottled
-export const BearerRefusalTags = ["CredentialMissing", "InvalidCredential", "RequestsThrottled"] as const satisfies ReadonlyArray<BearerRefusal["_tag"]>

@@ -16,7 +16,8 @@ export interface CreditReservation {
   readonly balanceAfter: number
 }
 
-const notFound = (operation: string) => (e: { readonly workspaceId: string }) =>
+/** A ledger with no such workspace cannot answer for it: 503, as a store that cannot answer. */
+export const workspaceNotInLedger = (operation: string) => (e: { readonly workspaceId: string }) =>
   Effect.fail(new StoreUnavailable({ operation, message: `workspace ${e.workspaceId} not found` }))
 
 /** Takes `amount` now, or fails InsufficientCredits (402) and takes nothing. Zero costs nothing and reserves nothing. */
@@ -26,7 +27,7 @@ export const reserveCredits = Effect.fn("credits.reserveCredits")(function* (
   if (amount <= 0) return null
   const balanceAfter = yield* (yield* CreditsLedger).charge({ workspaceId, amount, reason, reference, now: yield* Clock.currentTimeMillis }).pipe(
     Effect.catchTags({
-      CreditsWorkspaceNotFound: notFound("CreditsLedger.charge"),
+      CreditsWorkspaceNotFound: workspaceNotInLedger("CreditsLedger.charge"),
       InvalidCreditAmount: () => Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.charge", message: "invalid credit amount" }))
     })
   )
@@ -40,7 +41,7 @@ export const refundCredits = Effect.fn("credits.refundCredits")(function* (reser
     workspaceId: reserved.workspaceId, amount: reserved.amount, reason: `refund:${reserved.reason}`,
     reference: reserved.reference, now: yield* Clock.currentTimeMillis
   }).pipe(Effect.catchTags({
-    CreditsWorkspaceNotFound: notFound("CreditsLedger.grant"),
+    CreditsWorkspaceNotFound: workspaceNotInLedger("CreditsLedger.grant"),
     InvalidCreditAmount: () => Effect.void
   }))
 })

@@ -72,8 +72,11 @@ export interface PlatformsShape {
   readonly families: ReadonlyArray<PlatformFamily>
   /** Every tool of every family, in a stable order. */
   readonly tools: ReadonlyArray<Tool>
-  /** The workspace's connected accounts of every family (spec §GET /accounts). */
-  readonly accounts: (workspaceId: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
+  /**
+   * The workspace's connected accounts of every family (spec §GET /accounts), or of `family` only: a tool call needs
+   * its own platform's, and need not read the others. An adapter may ignore `family`; callers filter anyway.
+   */
+  readonly accounts: (workspaceId: string, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
   /**
    * What a write call would change. Fails only when the platform cannot be read; a call the platform would refuse
    * (unknown account or object) answers a change with null fields, and `execute` then answers the refusal.

@@ -1,6 +1,7 @@
 // Moves a task along its lifecycle (transitionTask): load → transition → compare-and-set save; a lost race
 // reloads and decides again, so two concurrent moves never both apply to one version.
 import { Clock, Effect, Option } from "effect"
+import { retryOnConflict } from "../commands/conflictRetry.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import { TaskNotFound } from "./errors.ts"
 import { transitionTask, type TaskEvent } from "./transitionTask.ts"
@@ -13,5 +14,5 @@ export const advanceTask = Effect.fn("tasks.advanceTask")(function* (id: string,
     const next = yield* Effect.fromResult(transitionTask(found.value, event, yield* Clock.currentTimeMillis))
     yield* store.save(next)
     return next
-  }).pipe(Effect.retry({ while: (error) => error._tag === "Conflict", times: 3 }))
+  }).pipe(retryOnConflict)
 })

@@ -8,7 +8,7 @@ import { WaitReason, type WriteRequest, WriteRequestStatus } from "../approvals/
 import { recordAudit } from "../audit/recordAudit.ts"
 import type { Principal } from "../credentials/records.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
-import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
+import { refundCredits, reserveCredits, workspaceNotInLedger } from "../credits/reserveCredits.ts"
 import { evaluateGuardrails } from "../guardrails/evaluateGuardrails.ts"
 import { noGuardrails, startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { idempotencyScopeOf, type IdempotentResponse } from "../idempotency/IdempotencyRecord.ts"
@@ -86,8 +86,7 @@ export const checkGuardrails = Effect.fn("tools.checkGuardrails")(function* (wor
 /** 402 before anything runs when the balance does not cover the call (spec §REST status codes 402). */
 export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspaceId: string, needed: number) {
   const left = yield* (yield* CreditsLedger).balance(workspaceId).pipe(
-    Effect.catchTag("CreditsWorkspaceNotFound", (e) =>
-      Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.balance", message: `workspace ${e.workspaceId} not found` })))
+    Effect.catchTag("CreditsWorkspaceNotFound", workspaceNotInLedger("CreditsLedger.balance"))
   )
   if (left < needed) return yield* new InsufficientCredits({ workspaceId, needed, left })
 })
@@ -215,9 +214,8 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const standing = yield* loadStanding(principal)
   const refused = toolAccess(withAccounts(principal, standing, []), tool, kind)
   if (refused !== null) return yield* refused
-  const grounds = withAccounts(principal, standing, yield* platforms.accounts(principal.workspaceId))
-  // 409: a connected account of the tool's platform; an `accountId` argument must name one of them.
-  const accounts = grounds.accounts.filter((a) => a.platform === tool.family)
+  // 409: a connected account of the tool's platform (only its accounts are read); an `accountId` argument must name one of them.
+  const accounts = (yield* platforms.accounts(principal.workspaceId, tool.family)).filter((a) => a.platform === tool.family)
   if (accounts.length === 0) return yield* new NoConnectedAccount({ tool: tool.name, platform: tool.family })
   const accountId = request.arguments["accountId"]
   if (typeof accountId === "string" && !accounts.some((a) => a.id === accountId)) {

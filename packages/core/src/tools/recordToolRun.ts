@@ -4,9 +4,8 @@
 import { Clock, Effect } from "effect"
 import { recordAudit } from "../audit/recordAudit.ts"
 import { isChargedAnswer, lowCreditsNotice } from "../credits/creditRules.ts"
-import { type CreditReservation, refundCredits } from "../credits/reserveCredits.ts"
+import { type CreditReservation, refundCredits, workspaceNotInLedger } from "../credits/reserveCredits.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
-import { StoreUnavailable } from "../ports/errors.ts"
 import type { PlatformAnswer, ProposedChange } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
@@ -64,8 +63,7 @@ export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: To
         InsufficientCredits: (e) =>
           Effect.as(Effect.logWarning("tool call ran but its credits could not be charged").pipe(Effect.annotateLogs({ tool: run.tool.name })), { charged: false, balanceAfter: e.left }),
         InvalidCreditAmount: () => Effect.succeed({ charged: false, balanceAfter: 0 }),
-        CreditsWorkspaceNotFound: (e) =>
-          Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.charge", message: `workspace ${e.workspaceId} not found` }))
+        CreditsWorkspaceNotFound: workspaceNotInLedger("CreditsLedger.charge")
       })
     )
     if (left.charged) credits = run.tool.credits

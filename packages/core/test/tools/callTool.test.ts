@@ -248,3 +248,17 @@ describe("callTool: idempotency keys", () => {
     assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 110)
   })))
 })
+
+describe("callTool: reads", () => {
+  it.effect("asks the platforms for the accounts of the tool's family only, once per call", () => inPipeline(Effect.gen(function* () {
+    const platforms = yield* Platforms
+    const asked: Array<string | undefined> = []
+    const counting = { ...platforms, accounts: (workspaceId: string, family?: string) => {
+      asked.push(family)
+      return platforms.accounts(workspaceId, family)
+    } }
+    const answer = yield* callTool(call("ads__list_campaigns", { accountId: "act_1" })).pipe(Effect.provideService(Platforms, counting))
+    assert.strictEqual(answer._tag, "Ran")
+    assert.deepStrictEqual(asked, ["ads"])
+  })))
+})

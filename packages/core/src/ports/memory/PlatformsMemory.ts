@@ -196,8 +196,9 @@ export const PlatformsMemory = (seed: Partial<MemoryPlatformState>) =>
     return Platforms.of({
       families,
       tools: memoryTools,
-      accounts: (workspaceId) =>
-        up((s) => s.accounts.filter((a) => a.workspaceId === workspaceId).map(({ workspaceId: _, ...a }) => a), "all"),
+      accounts: (workspaceId, family) =>
+        up((s) => s.accounts.filter((a) => a.workspaceId === workspaceId && (family === undefined || a.platform === family))
+          .map(({ workspaceId: _, ...a }) => a), "all"),
       preview: (call) => up((s) => preview(s, call), call.tool.family),
       execute: (call) =>
         Effect.flatMap(up(() => undefined, call.tool.family), () =>
