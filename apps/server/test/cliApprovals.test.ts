@@ -5,17 +5,13 @@ import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { callTool, defaultRateLimitPolicy, findUser, findWorkspace, Platforms, type Principal } from "@adgate/core"
+import { callTool, findUser, findWorkspace, Platforms, type Principal } from "@adgate/core"
 import { appPorts } from "../src/appPorts.ts"
-import type { AppConfig } from "../src/config.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
 import { runCli } from "./support/serverProcess.ts"
+import { testConfig } from "./support/testConfig.ts"
 
-const configFor = (dataDir: string): AppConfig => ({
-  port: 8787, host: Option.none(), baseUrl: "http://localhost:8787", databaseUrl: Option.none(), dataDir,
-  smtpUrl: Option.none(), mailFrom: "adgate <no-reply@localhost>", adminEmail: Option.none(), adminPassword: Option.none(),
-  credentialsKey: Option.none(), rateLimits: defaultRateLimitPolicy, trustedProxies: []
-})
+const configFor = (dataDir: string) => testConfig(dataDir)
 
 /** Seeds the demo workspace and queues two writes waiting for approval (as a "Wait for approval" API key would). */
 const seedWithQueuedWrites = (dataDir: string) =>

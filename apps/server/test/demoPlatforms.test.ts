@@ -1,29 +1,15 @@
 // The demo workspace of `npm start` (issue 9, Done when): first-start seeding connects the four sandbox platforms
 // with data worth looking at, through the server's own composition (appPorts) on the embedded database.
-import { defaultRateLimitPolicy, Platforms } from "@adgate/core"
+import { Platforms } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { appPorts } from "../src/appPorts.ts"
-import type { AppConfig } from "../src/config.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
+import { testConfig } from "./support/testConfig.ts"
 
-const config = (): AppConfig => ({
-  port: 8787,
-  host: Option.none(),
-  baseUrl: "http://localhost:8787",
-  databaseUrl: Option.none(),
-  dataDir: mkdtempSync(join(tmpdir(), "adgate-demo-")),
-  smtpUrl: Option.none(),
-  mailFrom: "adgate <no-reply@localhost>",
-  adminEmail: Option.none(),
-  adminPassword: Option.none(),
-  credentialsKey: Option.none(),
-  rateLimits: defaultRateLimitPolicy,
-  trustedProxies: []
-})
 
 describe("the demo workspace", () => {
   it.live("first start connects Google Ads, Meta Ads, GA4 and Shopify (sandbox) with seeded data", () =>
@@ -38,5 +24,5 @@ describe("the demo workspace", () => {
       const unsold = yield* platforms.execute({ workspaceId: id, tool, arguments: { accountId: "acme-outdoor.myshopify.com", days: 30 } })
       assert.strictEqual(unsold.providerStatus, 200)
       assert.lengthOf((unsold.body as { products: ReadonlyArray<unknown> }).products, 3)
-    }).pipe(Effect.provide(appPorts(config()))), 120_000)
+    }).pipe(Effect.provide(appPorts(testConfig(mkdtempSync(join(tmpdir(), "adgate-demo-")))))), 120_000)
 })

@@ -7,26 +7,16 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { freshPostgresDatabase } from "../../../packages/adapters-sql/test/databases.ts"
-import { defaultRateLimitPolicy } from "@adgate/core"
 import { appPorts } from "../src/appPorts.ts"
 import type { AppConfig } from "../src/config.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
+import { testConfig } from "./support/testConfig.ts"
 
 const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
 const configFor = (url: string): AppConfig => ({
-  port: 8787,
-  host: Option.none(),
-  baseUrl: "http://localhost:8787",
-  databaseUrl: Option.some(Redacted.make(url)),
-  dataDir: mkdtempSync(join(tmpdir(), "adgate-seed-")),
-  smtpUrl: Option.none(),
-  mailFrom: "adgate <no-reply@localhost>",
-  adminEmail: Option.none(),
-  adminPassword: Option.none(),
-  credentialsKey: Option.some(Redacted.make("k".repeat(43))),
-  rateLimits: defaultRateLimitPolicy,
-  trustedProxies: []
+  ...testConfig(mkdtempSync(join(tmpdir(), "adgate-seed-")), Option.some(url)),
+  credentialsKey: Option.some(Redacted.make("k".repeat(43)))
 })
 
 describe.skipIf(Option.isNone(databaseUrl))("first-start seeding on PostgreSQL", () => {

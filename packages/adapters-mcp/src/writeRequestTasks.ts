@@ -4,7 +4,7 @@
 // with the platform's result; declined, expired or failed on the platform → failed; withdrawn by the app → cancelled.
 import { Effect, Option } from "effect"
 import {
-  Issuer, isWithdrawn, type Principal, requesterOf, withdrawWriteRequest, type WriteRequest, WriteRequestStore
+  isWithdrawn, type Principal, requesterOf, withdrawWriteRequest, type WriteRequest, WriteRequestStore
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import { requestStatusUrl } from "./toolResults.ts"
@@ -122,5 +122,3 @@ const decodeCursor = (cursor: string): { createdAt: number; id: string } | null 
     return null
   }
 }
-
-export { Issuer }

@@ -1,15 +1,14 @@
 // The /api/mcp endpoint with an API key (spec §MCP server, §Authentication 1, 5, 7; RFC 6750 §3; RFC 9728 §5.1;
 // MCP 2025-06-18 §Transports, §Tools): bearer check before MCP, 405 for GET/DELETE, the Origin check, the three
 // protocol revisions with JSON answers, tools by scope with schemas and annotations, pages, calls through the pipeline.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { createApiKey, type Scope, type WriteMode } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
+import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
 let world: SeededWorld
-let drop: () => Promise<void>
 
 const apiKey = (scopes: ReadonlyArray<Scope>, toolWrites: WriteMode = "wait") =>
   server.run(createApiKey({ workspaceId: world.paid.id, actorId: world.admin.id, name: "mcp test", scopes, toolWrites }).pipe(Effect.map((k) => k.secret)))
@@ -32,16 +31,9 @@ const initialize = (version: string) => ({
   params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } }
 })
 
-beforeAll(async () => {
-  const database = await freshDatabase()
-  drop = database.drop
-  server = await startMcpTestServer(database)
-  world = await seedWorld(server)
-}, 60_000)
-
-afterAll(async () => {
-  await server?.close()
-  await drop?.()
+useMcpTestServer((started, seeded) => {
+  server = started
+  world = seeded
 })
 
 describe("bearer check before any MCP handling", () => {

@@ -2,28 +2,20 @@
 // audit entries"): the same calls made over MCP and directly through core callTool (the function REST's
 // POST /tools/{name} calls; REST itself is not on this branch yet) end the same, cost the same credits and leave the
 // same usage and audit entries.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import {
   AuditLog, callTool, createApiKey, CreditsLedger, type Principal, resolveBearer, ToolUsageLog
 } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
-import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
+import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
 let world: SeededWorld
-let drop: () => Promise<void>
 
-beforeAll(async () => {
-  const database = await freshDatabase()
-  drop = database.drop
-  server = await startMcpTestServer(database)
-  world = await seedWorld(server)
-}, 60_000)
-
-afterAll(async () => {
-  await server?.close()
-  await drop?.()
+useMcpTestServer((started, seeded) => {
+  server = started
+  world = seeded
 })
 
 /** What one call left behind in the workspace: credits spent, usage rows and audit actions since `before`. */

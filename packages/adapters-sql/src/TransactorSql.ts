@@ -3,8 +3,8 @@
 // the client's one semaphore is held for the whole transaction, so other fibers' statements wait for it.
 import { StoreUnavailable, Transactor } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { SqlClient, SqlError } from "effect/sql"
-import { describeSqlError } from "./unavailable.ts"
+import { SqlClient } from "effect/sql"
+import { unavailable } from "./unavailable.ts"
 
 export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -12,13 +12,11 @@ export const TransactorSql = Layer.effect(Transactor, Effect.gen(function* () {
     // The stores inside already map their statements' SqlError to StoreUnavailable; what is left here comes from
     // BEGIN, COMMIT or ROLLBACK, and is StoreUnavailable too (a failed COMMIT has changed nothing).
     atomically: <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
-      Effect.mapError(sql.withTransaction(effect), (error) =>
-        SqlError.isSqlError(error) ? new StoreUnavailable({ operation: "Transactor.atomically", message: describeSqlError(error) }) : error),
+      sql.withTransaction(effect).pipe(unavailable("Transactor.atomically")) as Effect.Effect<A, E | StoreUnavailable, R>,
     // A transaction-scoped advisory lock: released by COMMIT or ROLLBACK, so a dead process never keeps it.
     exclusively: (key) => <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StoreUnavailable, R> =>
-      Effect.mapError(
-        sql.withTransaction(Effect.flatMap(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`, () => effect)),
-        (error) => SqlError.isSqlError(error) ? new StoreUnavailable({ operation: "Transactor.exclusively", message: describeSqlError(error) }) : error
+      sql.withTransaction(Effect.flatMap(sql`SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`, () => effect)).pipe(
+        unavailable("Transactor.exclusively")
       ) as Effect.Effect<A, E | StoreUnavailable, R>
   })
 }))

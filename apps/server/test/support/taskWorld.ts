@@ -2,7 +2,7 @@
 // on PGlite in a folder (or PostgreSQL), seeded like the first start (four sandbox platforms connected), with the task
 // runner's ports, and a clock the tests move forward by hand instead of sleeping.
 import {
-  createApiKey, defaultRateLimitPolicy, Directory, resolveBearer, type Principal, type Scope, type WriteMode
+  createApiKey, Directory, resolveBearer, type Principal, type Scope, type WriteMode
 } from "@adgate/core"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
@@ -11,26 +11,12 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { appPorts } from "../../src/appPorts.ts"
-import type { AppConfig } from "../../src/config.ts"
 import { seedOnFirstStart } from "../../src/seed.ts"
 import { taskRunnerPorts } from "../../src/taskRunner.ts"
+import { testConfig } from "./testConfig.ts"
 
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "adgate-tasks-"))
 
-const config = (dataDir: string, databaseUrl: Option.Option<string>): AppConfig => ({
-  port: 8787,
-  host: Option.none(),
-  baseUrl: "http://localhost:8787",
-  databaseUrl: Option.map(databaseUrl, Redacted.make),
-  dataDir,
-  smtpUrl: Option.none(),
-  mailFrom: "adgate <no-reply@localhost>",
-  adminEmail: Option.none(),
-  adminPassword: Option.none(),
-  credentialsKey: Option.none(),
-  rateLimits: defaultRateLimitPolicy,
-  trustedProxies: []
-})
 
 /** Wall-clock time moved forward by `advance`: leases and re-checks come due without sleeping. */
 export const makeMovingClock = () => {
@@ -51,7 +37,7 @@ export const makeMovingClock = () => {
 /** The server's ports and the task runner's on the database in `dataDir` (or `databaseUrl`), seeded on first open. */
 export const taskWorld = (dataDir: string, databaseUrl: Option.Option<string> = Option.none()) =>
   Layer.effectDiscard(seedOnFirstStart({ adminEmail: Option.none(), adminPassword: Option.none(), print: () => undefined })).pipe(
-    Layer.provideMerge(Layer.mergeAll(taskRunnerPorts).pipe(Layer.provideMerge(appPorts(config(dataDir, databaseUrl)))))
+    Layer.provideMerge(Layer.mergeAll(taskRunnerPorts).pipe(Layer.provideMerge(appPorts(testConfig(dataDir, databaseUrl)))))
   )
 
 /** The demo workspace and its admin and editor. */

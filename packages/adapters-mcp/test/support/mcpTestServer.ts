@@ -1,6 +1,7 @@
 // A real adgate server for the MCP tests: the HTTP application with /api/mcp mounted as apps/server mounts it, on
 // the SQL stores (PGlite in a temporary folder, or a PostgreSQL database when DATABASE_URL is set, which a second
 // server can share), the sandbox platforms, MiniSearch and Ajv, bound to 127.0.0.1 on an ephemeral port.
+import { afterAll, beforeAll } from "vitest"
 import { Context, Effect, Exit, Layer, Logger, Option, Redacted, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { SqlClient } from "effect/sql"
@@ -122,3 +123,19 @@ export const seedWorld = (server: McpTestServer): Promise<SeededWorld> =>
     yield* connectSandboxPlatforms(paid.id, adminPerson.id)
     return { paid, admin: adminPerson, editor }
   }))
+
+/** One suite's server: a fresh database, a server on it and the seeded world before all tests; closed and dropped after. */
+export const useMcpTestServer = (ready: (server: McpTestServer, world: SeededWorld) => void) => {
+  let server: McpTestServer | undefined
+  let drop: (() => Promise<void>) | undefined
+  beforeAll(async () => {
+    const database = await freshDatabase()
+    drop = database.drop
+    server = await startMcpTestServer(database)
+    ready(server, await seedWorld(server))
+  }, 60_000)
+  afterAll(async () => {
+    await server?.close()
+    await drop?.()
+  })
+}

@@ -4,13 +4,19 @@
 import { Effect, Layer, Schedule } from "effect"
 import { auditReader } from "./auditReader.ts"
 import { mailReader } from "./mailReader.ts"
-import { drainReader } from "./OutboxReader.ts"
+import { drainReader, type OutboxReader } from "./OutboxReader.ts"
+
+/** Every reader the outbox keeps events for, in the order a pass drains them. */
+const readers: ReadonlyArray<OutboxReader<ReaderError, ReaderServices>> = [auditReader, mailReader]
+type Handled = ReturnType<(typeof auditReader | typeof mailReader)["handle"]>
+type ReaderError = Effect.Error<Handled>
+type ReaderServices = Effect.Services<Handled>
 
 /** The name of every reader the outbox keeps events for (SqlStores' EventOutboxSql). */
-export const outboxReaders: ReadonlyArray<string> = [auditReader.name, mailReader.name]
+export const outboxReaders: ReadonlyArray<string> = readers.map((reader) => reader.name)
 
 /** Drains every reader until caught up, failing on the first failure (tests call this to drain explicitly). */
-export const drainReaders = Effect.all({ audit: drainReader(auditReader), mail: drainReader(mailReader) })
+export const drainReaders = Effect.forEach(readers, drainReader)
 
 const logged = (name: string) => <E extends { readonly _tag: string }, R>(pass: Effect.Effect<number, E, R>) =>
   pass.pipe(Effect.catch((error) =>
@@ -21,6 +27,6 @@ export const outboxDrainInterval = "5 seconds"
 
 /** Drains every reader every outboxDrainInterval for the life of the layer; one reader's failure does not stop another's. */
 export const OutboxSchedule = Layer.effectDiscard(Effect.gen(function* () {
-  const pass = Effect.all([logged(auditReader.name)(drainReader(auditReader)), logged(mailReader.name)(drainReader(mailReader))])
+  const pass = Effect.forEach(readers, (reader) => logged(reader.name)(drainReader(reader)))
   yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(outboxDrainInterval)))
 }))
