@@ -114,6 +114,13 @@ const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: s
     return response
   })
 
+/** The tag of a cause's first failure, else "interrupt" or "defect": what one log line may name about it. */
+export const failureTagOf = (cause: Cause.Cause<unknown>): string => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) return String((failure.error as { readonly _tag?: unknown } | null)?._tag ?? "unknown")
+  return Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect"
+}
+
 /** What may be logged about a failure: error tags and defect names, never their messages (they may echo input). */
 const describeFailure = (cause: Cause.Cause<unknown>): string =>
   cause.reasons

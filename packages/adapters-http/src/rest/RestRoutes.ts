@@ -4,7 +4,7 @@
 import { Cause, Effect, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticateBearer, Issuer, requireScope } from "@adgate/core"
-import { RequestId } from "../security.ts"
+import { failureTagOf, RequestId } from "../security.ts"
 import { BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
@@ -74,10 +74,7 @@ const render = (route: RestRoute, answer: RestAnswer) => {
 const unexpected = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const requestId = yield* RequestId
-    const failure = cause.reasons.find(Cause.isFailReason)
-    yield* Effect.logWarning("rest request failed").pipe(Effect.annotateLogs({
-      failure: failure === undefined ? (Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect") : String((failure.error as { readonly _tag?: unknown })?._tag ?? "unknown")
-    }))
+    yield* Effect.logWarning("rest request failed").pipe(Effect.annotateLogs({ failure: failureTagOf(cause) }))
     return HttpServerResponse.jsonUnsafe(
       { ok: false, error: "server_error", message: "The service could not answer this request; nothing may be assumed changed. Retry in a moment.", requestId },
       { status: 500, headers: jsonHeaders }
