@@ -12,6 +12,10 @@ import { isRestPath, restBodyTooLarge } from "./rest/restResponses.ts"
 
 export const maxBodyBytes = 1024 * 1024
 
+/** True when reading a body failed because it passed maxBodyBytes (a chunked body, counted while read). */
+export const isBodyTooLarge = (error: unknown): boolean =>
+  (error as { readonly reason?: { readonly reason?: unknown } } | null)?.reason?.reason === "BodyTooLarge"
+
 /** The id of the request being served ("" outside a request); also the `requestId` annotation of its log lines. */
 export const RequestId = Context.Reference<string>("adapters-http/RequestId", { defaultValue: () => "" })
 
