@@ -31,11 +31,11 @@ export const MeBody = Schema.Struct({
   rateLimit: Schema.Struct({ requests: Schema.Int, windowSeconds: Schema.Number })
 })
 
-export const Account = Schema.Struct({ platform: Schema.String, id: Schema.String, name: Schema.String, status: Schema.String })
+const Account = Schema.Struct({ platform: Schema.String, id: Schema.String, name: Schema.String, status: Schema.String })
 export const AccountsBody = Schema.Struct({ ok: Ok, accounts: Schema.Array(Account) })
 
 /** A list entry: the core's Tool fields it shows, its required argument names, and the schema on request. */
-export const ToolEntry = Schema.Struct({
+const ToolEntry = Schema.Struct({
   ...Struct.pick(Tool.fields, ["name", "kind", "family", "raw", "summary", "credits", "personDecision"]),
   required: Schema.Array(Schema.String),
   inputSchema: Schema.optionalKey(Schema.JsonObject.annotate({ description: "With schema=1: the JSON Schema of the arguments" }))
@@ -55,7 +55,7 @@ export const ToolsBody = Schema.Struct({
   tools: Schema.Array(ToolEntry)
 })
 
-export const WhyNot = Schema.Struct({ status: Schema.Int, error: Schema.String, message: Schema.String })
+const WhyNot = Schema.Struct({ status: Schema.Int, error: Schema.String, message: Schema.String })
 
 export const ToolBody = Schema.Struct({
   ok: Ok,
