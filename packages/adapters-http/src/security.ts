@@ -12,6 +12,10 @@ import { isRestPath, restBodyTooLarge } from "./rest/restResponses.ts"
 
 export const maxBodyBytes = 1024 * 1024
 
+/** True when reading a body failed because it passed maxBodyBytes (a chunked body, counted while read). */
+export const isBodyTooLarge = (error: unknown): boolean =>
+  (error as { readonly reason?: { readonly reason?: unknown } } | null)?.reason?.reason === "BodyTooLarge"
+
 /** The id of the request being served ("" outside a request); also the `requestId` annotation of its log lines. */
 export const RequestId = Context.Reference<string>("adapters-http/RequestId", { defaultValue: () => "" })
 
@@ -113,6 +117,13 @@ const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: s
       })
     return response
   })
+
+/** The tag of a cause's first failure, else "interrupt" or "defect": what one log line may name about it. */
+export const failureTagOf = (cause: Cause.Cause<unknown>): string => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) return String((failure.error as { readonly _tag?: unknown } | null)?._tag ?? "unknown")
+  return Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect"
+}
 
 /** What may be logged about a failure: error tags and defect names, never their messages (they may echo input). */
 const describeFailure = (cause: Cause.Cause<unknown>): string =>

@@ -2,6 +2,7 @@
 // the one table in errors.ts, and anything unexpected as 500 server_error.
 import { Cause, Effect } from "effect"
 import type { HttpServerResponse } from "effect/http"
+import { failureTagOf } from "../security.ts"
 import { asksBasicChallenge, isMapped, mapOAuthError, oauthErrorResponse, serverError } from "./errors.ts"
 
 /**
@@ -20,13 +21,8 @@ export const answerJson = <E, R>(
         const challenge = asksBasicChallenge(failure.error) || options.basicUsed === true
         return Effect.succeed(oauthErrorResponse(mapOAuthError(failure.error), { basicUsed: challenge }))
       }
-      const tag = failure !== undefined
-        ? String((failure.error as { readonly _tag?: unknown })?._tag ?? "unknown")
-        : Cause.hasInterruptsOnly(cause)
-          ? "interrupt"
-          : "defect"
       return Effect.logError("oauth endpoint failed").pipe(
-        Effect.annotateLogs({ failure: tag }),
+        Effect.annotateLogs({ failure: failureTagOf(cause) }),
         Effect.as(oauthErrorResponse(serverError))
       )
     })

@@ -3,6 +3,7 @@
 // JSON bodies as flat string parameters, and the Basic client credentials of RFC 6749 §2.3.1 (form-encoded parts).
 import { Effect, Result } from "effect"
 import type { HttpServerRequest } from "effect/http"
+import { isBodyTooLarge } from "../security.ts"
 import { Unreadable } from "./errors.ts"
 
 export type Params = ReadonlyArray<readonly [string, string]>
@@ -96,15 +97,10 @@ export const topLevelKeys = (text: string): ReadonlyArray<string> => {
 export const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>
   (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
 
-const isTooLarge = (error: unknown): boolean => {
-  const e = error as { readonly reason?: { readonly _tag?: string; readonly reason?: string } }
-  return e?.reason?.reason === "BodyTooLarge"
-}
-
 /** The body text; a body over the limit is 413, any other read failure 400. */
 export const bodyText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Unreadable> =>
   request.text.pipe(
-    Effect.mapError((error) => (isTooLarge(error) ? unreadable("The request body is larger than 1 MB.", 413) : unreadable("The request body could not be read.")))
+    Effect.mapError((error) => (isBodyTooLarge(error) ? unreadable("The request body is larger than 1 MB.", 413) : unreadable("The request body could not be read.")))
   )
 
 /**

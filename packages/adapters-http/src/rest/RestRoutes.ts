@@ -4,16 +4,13 @@
 import { Cause, Effect, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticateBearer, Issuer, requireScope } from "@adgate/core"
-import { RequestId } from "../security.ts"
+import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import { BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
 import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
 
 type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
-
-const isTooLarge = (error: unknown): boolean =>
-  (error as { readonly reason?: { readonly reason?: unknown } } | null)?.reason?.reason === "BodyTooLarge"
 
 /** How deep a request body may nest (checklist 167): far beyond any tool's arguments, far below a stack's limit. */
 export const maxBodyDepth = 64
@@ -36,7 +33,7 @@ const nestsDeeperThan = (value: unknown, max: number): boolean => {
  */
 const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: string) =>
   Effect.gen(function* () {
-    const text = yield* request.text.pipe(Effect.mapError((error) => (isTooLarge(error) ? new BodyTooLarge() : new BodyNotJson())))
+    const text = yield* request.text.pipe(Effect.mapError((error) => (isBodyTooLarge(error) ? new BodyTooLarge() : new BodyNotJson())))
     if (text.trim() === "") return {} as Schema.JsonObject
     let parsed: unknown
     try {
@@ -74,10 +71,7 @@ const render = (route: RestRoute, answer: RestAnswer) => {
 const unexpected = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const requestId = yield* RequestId
-    const failure = cause.reasons.find(Cause.isFailReason)
-    yield* Effect.logWarning("rest request failed").pipe(Effect.annotateLogs({
-      failure: failure === undefined ? (Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect") : String((failure.error as { readonly _tag?: unknown })?._tag ?? "unknown")
-    }))
+    yield* Effect.logWarning("rest request failed").pipe(Effect.annotateLogs({ failure: failureTagOf(cause) }))
     return HttpServerResponse.jsonUnsafe(
       { ok: false, error: "server_error", message: "The service could not answer this request; nothing may be assumed changed. Retry in a moment.", requestId },
       { status: 500, headers: jsonHeaders }

@@ -58,7 +58,7 @@ export type RestRefusalTag = RestRefusal["_tag"]
 type RefusalOf<T extends RestRefusalTag> = Extract<RestRefusal, { readonly _tag: T }>
 
 /** Seconds a client waits before retrying a 503: short, the cause is usually brief (a restart, a failover). */
-export const unavailableRetryAfterSeconds = 5
+const unavailableRetryAfterSeconds = 5
 
 export interface RestErrorRow<E> {
   readonly status: number

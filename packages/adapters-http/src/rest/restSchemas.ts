@@ -1,7 +1,7 @@
 // The shapes of the REST API's answers (spec §REST API): each route's declared success bodies. Every answer is
 // encoded through its declared Schema before it is sent, and the OpenAPI document is generated from the same Schemas.
-import { Schema } from "effect"
-import { PlatformChoice, Scope, Surface, TaskStatus, ToolAnnotations, ToolKind, WaitReason, WriteRequestStatus } from "@adgate/core"
+import { Schema, Struct } from "effect"
+import { PlatformChoice, Scope, Surface, TaskStatus, Tool, ToolKind, WaitReason, WriteRequestStatus } from "@adgate/core"
 
 const Ok = Schema.Literal(true)
 const Timestamp = Schema.String.annotate({ description: "ISO 8601 date and time (UTC)", format: "date-time" })
@@ -31,18 +31,13 @@ export const MeBody = Schema.Struct({
   rateLimit: Schema.Struct({ requests: Schema.Int, windowSeconds: Schema.Number })
 })
 
-export const Account = Schema.Struct({ platform: Schema.String, id: Schema.String, name: Schema.String, status: Schema.String })
+const Account = Schema.Struct({ platform: Schema.String, id: Schema.String, name: Schema.String, status: Schema.String })
 export const AccountsBody = Schema.Struct({ ok: Ok, accounts: Schema.Array(Account) })
 
-export const ToolEntry = Schema.Struct({
-  name: Schema.String,
-  kind: ToolKind,
+/** A list entry: the core's Tool fields it shows, its required argument names, and the schema on request. */
+const ToolEntry = Schema.Struct({
+  ...Struct.pick(Tool.fields, ["name", "kind", "family", "raw", "summary", "credits", "personDecision"]),
   required: Schema.Array(Schema.String),
-  family: Schema.String,
-  raw: Schema.Boolean,
-  summary: Schema.String,
-  credits: Schema.Int,
-  personDecision: Schema.Boolean,
   inputSchema: Schema.optionalKey(Schema.JsonObject.annotate({ description: "With schema=1: the JSON Schema of the arguments" }))
 })
 
@@ -60,24 +55,12 @@ export const ToolsBody = Schema.Struct({
   tools: Schema.Array(ToolEntry)
 })
 
-export const WhyNot = Schema.Struct({ status: Schema.Int, error: Schema.String, message: Schema.String })
+const WhyNot = Schema.Struct({ status: Schema.Int, error: Schema.String, message: Schema.String })
 
 export const ToolBody = Schema.Struct({
   ok: Ok,
-  tool: Schema.Struct({
-    name: Schema.String,
-    family: Schema.String,
-    kind: ToolKind,
-    raw: Schema.Boolean,
-    summary: Schema.String,
-    description: Schema.String,
-    required: Schema.Array(Schema.String),
-    inputSchema: Schema.JsonObject,
-    outputSchema: Schema.NullOr(Schema.JsonObject),
-    annotations: ToolAnnotations,
-    credits: Schema.Int,
-    personDecision: Schema.Boolean
-  }),
+  // The core's Tool without its search keywords, with the required argument names.
+  tool: Schema.Struct({ ...Struct.omit(Tool.fields, ["keywords"]), required: Schema.Array(Schema.String) }),
   callable: Schema.Boolean,
   whyNot: Schema.NullOr(WhyNot).annotate({ description: "The refusal a call would get now; null when callable" })
 })

@@ -420,19 +420,21 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     expect((await freeTasks.get("/tasks")).body.tasks).toEqual([])
   })
 
-  it("429 with Retry-After past the per-connection limit, for an OAuth access token", async () => {
+  /** A server allowing two REST requests a minute per `limit`: the credential's first two answer 200, the third 429. */
+  const thirdIsThrottled = async (
+    limit: "api_requests_per_connection" | "api_requests_per_key",
+    credentialOf: (limited: TestServer) => Promise<string>,
+    firstTwo: readonly [string, string]
+  ) => {
     const limited = await startTestServer({
       rateLimits: {
         enabled: true,
-        limits: { ...(await import("@adgate/core")).defaultRateLimitPolicy.limits, api_requests_per_connection: { count: 2, windowMs: 60_000 } }
+        limits: { ...(await import("@adgate/core")).defaultRateLimitPolicy.limits, [limit]: { count: 2, windowMs: 60_000 } }
       }
     })
     try {
-      const cookie = await limited.signIn(limited.users.admin.email, limited.users.admin.password)
-      const token = await obtainToken(limited, await discover(limited), cookie, { scope: "accounts:read", resource: `${limited.origin}/api/v1` })
-      const api = restClient(limited, token)
-      expect((await api.get("/me")).status).toBe(200)
-      expect((await api.get("/accounts")).status).toBe(200)
+      const api = restClient(limited, await credentialOf(limited))
+      for (const path of firstTwo) expect((await api.get(path)).status).toBe(200)
       const third = await api.get("/me")
       expect(third.status).toBe(429)
       expect(third.body.error).toBe("rate_limited")
@@ -440,27 +442,17 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     } finally {
       await limited.close()
     }
+  }
+
+  it("429 with Retry-After past the per-connection limit, for an OAuth access token", async () => {
+    await thirdIsThrottled("api_requests_per_connection", async (limited) => {
+      const cookie = await limited.signIn(limited.users.admin.email, limited.users.admin.password)
+      return obtainToken(limited, await discover(limited), cookie, { scope: "accounts:read", resource: `${limited.origin}/api/v1` })
+    }, ["/me", "/accounts"])
   })
 
   it("429 with Retry-After past the per-key limit (spec §Limits: Rate limiting)", async () => {
-    const limited = await startTestServer({
-      rateLimits: {
-        enabled: true,
-        limits: { ...(await import("@adgate/core")).defaultRateLimitPolicy.limits, api_requests_per_key: { count: 2, windowMs: 60_000 } }
-      }
-    })
-    try {
-      const key = await createKey(limited, { scopes: ["accounts:read"] })
-      const api = restClient(limited, key)
-      expect((await api.get("/me")).status).toBe(200)
-      expect((await api.get("/me")).status).toBe(200)
-      const third = await api.get("/me")
-      expect(third.status).toBe(429)
-      expect(third.body.error).toBe("rate_limited")
-      expect(Number(third.headers.get("retry-after"))).toBeGreaterThan(0)
-    } finally {
-      await limited.close()
-    }
+    await thirdIsThrottled("api_requests_per_key", (limited) => createKey(limited, { scopes: ["accounts:read"] }), ["/me", "/me"])
   })
 })
 

@@ -4,7 +4,8 @@
 import { validate, compileErrors } from "@readme/openapi-parser"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { restApi, statusesOfRoute } from "../../src/rest/index.ts"
+import { statusesOfRoute } from "../../src/rest/openApiDocument.ts"
+import { restApi } from "../../src/rest/restApi.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { createKey, restClient } from "./restClient.ts"
 
