@@ -132,11 +132,12 @@ export const PlatformsSandbox: Layer.Layer<
     const platforms = Platforms.of({
       families: sandboxPlatforms.map((p) => p.family),
       tools: sandboxPlatforms.flatMap((p) => p.tools),
-      accounts: (workspaceId) => Effect.gen(function* () {
+      accounts: (workspaceId, only) => Effect.gen(function* () {
         const families = yield* connectedFamilies(workspaceId)
         const out: Array<Account> = []
         for (const family of families) {
-          if (!byFamily.has(family)) continue
+          // A tool call asks for its own family's accounts only: one platform's store read, not every platform's.
+          if (!byFamily.has(family) || (only !== undefined && family !== only)) continue
           const accounts = yield* provide(sandboxStore(workspaceId, family).accounts)
           for (const a of accounts) out.push({ platform: family, id: a.id, name: a.name, status: a.status })
         }

@@ -118,6 +118,9 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       assert.deepStrictEqual(accounts.map((a) => `${a.platform}:${a.id}`), ["gads:3842019576", "gads:5120946831"])
       yield* (yield* SandboxConnections).connect(ws, "shopify", "usr_test")
       assert.deepStrictEqual((yield* platforms.accounts(ws)).map((a) => a.platform), ["gads", "gads", "shopify"])
+      // A tool call asks for its own family only (callTool): the other platforms are not read.
+      assert.deepStrictEqual((yield* platforms.accounts(ws, "shopify")).map((a) => a.platform), ["shopify"])
+      assert.deepStrictEqual(yield* platforms.accounts(ws, "meta"), [])
     }))
 
     it.effect("Google Ads: every tool answers like the Ads API", () => Effect.gen(function* () {
