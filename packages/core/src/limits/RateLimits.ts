@@ -77,3 +77,17 @@ export const hitLimit = (name: LimitName, subject: string, now: number) => count
 
 /** Whether `subject` is still under `name`'s limit, without counting a hit. */
 export const peekLimit = (name: LimitName, subject: string, now: number) => counted("peek", name, subject, now)
+
+/** `peekLimit` of several limits in one read of the RateLimiter (one statement on SQL): a decision per entry, in order. */
+export const peekLimits = (
+  entries: ReadonlyArray<{ readonly name: LimitName; readonly subject: string }>,
+  now: number
+): Effect.Effect<ReadonlyArray<RateDecision>, StoreUnavailable, RateLimiter> =>
+  Effect.gen(function* () {
+    const policy = yield* RateLimits
+    if (!policy.enabled) return entries.map(() => allowed)
+    return yield* (yield* RateLimiter).peekAll(entries.map(({ name, subject }) => {
+      const { count, windowMs } = policy.limits[name]
+      return { key: `${name}:${subject}`, limit: count, windowMs }
+    }), now)
+  })
