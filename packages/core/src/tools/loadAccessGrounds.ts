@@ -10,8 +10,10 @@ import type { AccessGrounds } from "./toolAccess.ts"
 /** The plan and the role now: all the 403 rows need besides the credential. */
 export const loadStanding = Effect.fn("tools.loadStanding")(function* (principal: Principal) {
   const directory = yield* Directory
-  const workspace = yield* directory.workspace(principal.workspaceId)
-  const role = yield* directory.role(principal.workspaceId, principal.userId)
+  // Two independent reads on every tool call: made together, not one after the other.
+  const [workspace, role] = yield* Effect.all(
+    [directory.workspace(principal.workspaceId), directory.role(principal.workspaceId, principal.userId)],
+    { concurrency: 2 })
   // A workspace that no longer exists grants nothing: read as the free plan with no role (403), never as allowed.
   const standing: { readonly plan: Plan; readonly role: Role | null } = Option.match(workspace, {
     onNone: () => ({ plan: "free", role: null }),
