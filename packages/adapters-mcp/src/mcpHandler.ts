@@ -5,7 +5,8 @@
 import { Clock, Effect, Option, Schema } from "effect"
 import { authenticateBearer, defaultScopes, type Principal } from "@adgate/core"
 import {
-  type AuthInfo, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport
+  type AuthInfo, classifyInboundRequest, createMcpHandler, isLegacyRequest, MissingRequiredClientCapabilityError,
+  WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
@@ -107,6 +108,62 @@ const answerTaskRequestV2 = (principal: Principal, request: { readonly id: unkno
 
 const tasksExtension = "io.modelcontextprotocol/tasks"
 
+/** The revision whose Tasks extension is answered here (the SDK's modern path answers every other one). */
+const modernRevision = "2026-07-28"
+
+/** The Tasks extension's own methods (tasks/result and tasks/list are gone in it and answer -32601 to anyone). */
+const gatedTaskMethods = new Set(["tasks/get", "tasks/update", "tasks/cancel"])
+
+/** The body field the `Mcp-Name` header mirrors (SEP-2243 §Standard headers; SEP-2663 §Routing headers for tasks). */
+const mcpNameSource: Record<string, string> = { "tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId" }
+
+/** An `Mcp-Name` value as sent: RFC 9110 optional whitespace stripped, a `=?base64?…?=` value decoded; null if malformed. */
+const mcpNameValue = (header: string): string | null => {
+  const value = header.replace(/^[ \t]+|[ \t]+$/g, "")
+  const encoded = /^=\?base64\?(.*)\?=$/i.exec(value)
+  if (encoded === null) return value
+  const b64 = encoded[1] ?? ""
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(b64)) return null
+  return Buffer.from(b64, "base64").toString("utf8")
+}
+
+/**
+ * Whether a 2026-07-28 request may be answered here by the Tasks extension code instead of the SDK's modern handler:
+ * only when it passes the rungs the SDK would check first (createMcpHandler's ladder): a well-formed envelope naming
+ * this revision, `MCP-Protocol-Version` and `Mcp-Method` present and agreeing with the body, and `Mcp-Name` agreeing
+ * with the tool name or task id (SEP-2243, SEP-2663). Anything else goes to the SDK, which answers the rejection
+ * (-32602 / -32020, HTTP 400) itself, so the two paths cannot disagree.
+ */
+const passesModernLadder = (request: Request, body: unknown): boolean => {
+  const headers = {
+    protocolVersionHeader: request.headers.get("mcp-protocol-version") ?? undefined,
+    mcpMethodHeader: request.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: request.headers.get("mcp-name") ?? undefined
+  }
+  const route = classifyInboundRequest({
+    httpMethod: request.method, body,
+    ...(headers.protocolVersionHeader === undefined ? {} : { protocolVersionHeader: headers.protocolVersionHeader }),
+    ...(headers.mcpMethodHeader === undefined ? {} : { mcpMethodHeader: headers.mcpMethodHeader }),
+    ...(headers.mcpNameHeader === undefined ? {} : { mcpNameHeader: headers.mcpNameHeader })
+  })
+  if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== modernRevision) return false
+  if (headers.protocolVersionHeader === undefined || headers.mcpMethodHeader === undefined) return false
+  const field = Object.hasOwn(mcpNameSource, route.message.method) ? mcpNameSource[route.message.method] : undefined
+  if (field === undefined) return true
+  const bodyValue = (route.message.params as Record<string, unknown> | undefined)?.[field]
+  if (typeof bodyValue !== "string") return headers.mcpNameHeader === undefined || mcpNameValue(headers.mcpNameHeader) !== null
+  return headers.mcpNameHeader !== undefined && mcpNameValue(headers.mcpNameHeader) === bodyValue
+}
+
+/**
+ * SEP-2663 §Required capabilities, SEP-2575 §Missing required capabilities: tasks/get, tasks/update and tasks/cancel
+ * from a request whose envelope does not declare the Tasks extension answer -32021 naming it (HTTP 400).
+ */
+const missingTasksCapability = (id: unknown) => {
+  const error = new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [tasksExtension]: {} } } })
+  return json(400, { jsonrpc: "2.0", id: id ?? null, error: { code: error.code, message: error.message, data: error.data } })
+}
+
 const authInfoOf = (principal: Principal): AuthInfo => ({
   // The credential itself never travels further than the bearer check.
   token: "[redacted]",
@@ -167,14 +224,18 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     const authInfo = authInfoOf(principal)
     const legacy = await isLegacyRequest(web.clone(), body)
     const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
-    if (!legacy) {
+    if (!legacy && passesModernLadder(web, body)) {
       // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write
-      // called by a client that declares the extension, and tasks/get and tasks/cancel, are answered here.
+      // called by a client that declares the extension, and the tasks/* methods, are answered here, once the
+      // request has passed the SDK's own envelope and header rungs (passesModernLadder).
       if (platformCall !== null && declaresTasksExtension(body)) {
         return json(200, { jsonrpc: "2.0", id: platformCall.id, result: await run(callAsTask(principal, platformCall.name, platformCall.args, "modern")) })
       }
       const taskRequest = taskRequestOf(body)
-      if (taskRequest !== null) return json(200, await run(answerTaskRequestV2(principal, taskRequest, origin)))
+      if (taskRequest !== null) {
+        if (gatedTaskMethods.has(taskRequest.method) && !declaresTasksExtension(body)) return missingTasksCapability(taskRequest.id)
+        return json(200, await run(answerTaskRequestV2(principal, taskRequest, origin)))
+      }
     }
     if (legacy) {
       // MCP 2025-11-25 §Tasks: a platform tool called with `task` answers CreateTaskResult. The SDK's Server only lets
