@@ -101,8 +101,14 @@ const answerTaskRequestV2 = (principal: Principal, request: { readonly id: unkno
     if (Option.isNone(found)) return error(-32602, `No task ${request.taskId} for this connection.`)
     const now = yield* Clock.currentTimeMillis
     if (request.method === "tasks/get") return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete", ...taskV2Of(found.value, origin, now) } }
-    const withdrawn = yield* withdrawOwnRequest(principal, request.taskId).pipe(Effect.option)
-    if (Option.isNone(withdrawn)) return error(-32602, `Task ${request.taskId} cannot be cancelled: it is no longer waiting for a person.`)
+    // SEP-2663 §Cancellation: the same empty ack for an active and a terminal task (-32602 is for unknown ids only);
+    // only a request still waiting for a person is withdrawn, and the next tasks/get shows what became of it.
+    if (found.value.status === "pending_approval") {
+      yield* withdrawOwnRequest(principal, request.taskId).pipe(
+        Effect.catchTag("WriteRequestNotFound", () => Effect.void),
+        Effect.catchTag("WriteRequestNotPending", () => Effect.void)
+      )
+    }
     return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete" } }
   }).pipe(Effect.orElseSucceed(() => ({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "The service cannot answer right now." } })))
 

@@ -179,12 +179,14 @@ describe("a queued write followed with the 2026-07-28 Tasks extension (io.modelc
     }
   }, 60_000)
 
-  it("declined: failed; withdrawn by the app with tasks/cancel while pending: cancelled and rejected in the store", async () => {
+  it("declined: completed with the tool error (SEP-2663: failed is for protocol errors); withdrawn by the app with tasks/cancel while pending: cancelled and rejected in the store", async () => {
     const { client, session } = await connectModern()
     try {
       const declined = await session.callTool("gads__update_campaign_budget", budget(320))
       expect((await decideWhenQueued("reject")).status).toBe("rejected")
-      expect((await declined.settle()).outcome.status).toBe("failed")
+      const { outcome } = await declined.settle()
+      expect(outcome.status).toBe("completed")
+      expect(resultFromTaskOutcome(outcome)).toMatchObject({ isError: true, structuredContent: { error: "request_rejected" } })
       const withdrawn = await session.callTool("gads__update_campaign_budget", budget(330))
       const taskId = withdrawn.handle!.taskId
       await session.cancelTask(taskId)

@@ -106,6 +106,31 @@ describe("a queued write as a 2026-07-28 task: wire fields", () => {
   })
 })
 
+describe("a queued write as a 2026-07-28 task: how it ends (SEP-2663 §error semantics, §cancellation)", () => {
+  const decline = (taskId: string) => server.run(decideAndExecute({ id: taskId, workspaceId: world.paid.id, deciderId: world.editor.id, decision: "reject" }))
+
+  it("declined by a person: completed with the tool error inlined (isError, request_rejected), not failed, no error member", async () => {
+    const taskId = (await queueWrite(470)).result!["taskId"] as string
+    expect((await decline(taskId)).status).toBe("rejected")
+    const ended = (await send("tasks/get", { taskId })).result!
+    expect(ended).toMatchObject({ taskId, status: "completed", result: { resultType: "complete", isError: true, structuredContent: { error: "request_rejected", requestId: taskId } } })
+    expect(ended).not.toHaveProperty("error")
+  })
+
+  it("tasks/cancel answers the same empty ack for a pending task (withdrawn: cancelled) and for an ended one (left as it ended)", async () => {
+    const pending = (await queueWrite(480)).result!["taskId"] as string
+    expect((await send("tasks/cancel", { taskId: pending })).result).toEqual({ resultType: "complete" })
+    expect((await send("tasks/get", { taskId: pending })).result).toMatchObject({ status: "cancelled" })
+    expect((await send("tasks/cancel", { taskId: pending })).result).toEqual({ resultType: "complete" })
+    const declined = (await queueWrite(490)).result!["taskId"] as string
+    await decline(declined)
+    expect((await send("tasks/cancel", { taskId: declined })).result).toEqual({ resultType: "complete" })
+    const stored = await server.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(declined) }))
+    expect(stored).toMatchObject({ _tag: "Some", value: { status: "rejected" } })
+    expect((await send("tasks/get", { taskId: declined })).result).toMatchObject({ status: "completed", result: { isError: true, structuredContent: { error: "request_rejected" } } })
+  })
+})
+
 describe("a queued write as a 2026-07-28 task: capability negotiation", () => {
   it("tasks/get, tasks/update and tasks/cancel without the extension in the envelope: -32021 naming it, HTTP 400, and the task is untouched", async () => {
     const taskId = (await queueWrite(440)).result!["taskId"] as string
