@@ -3,7 +3,8 @@
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
 import { Clock, Effect, Option, Schema } from "effect"
-import { authenticateBearer, defaultScopes, type Principal } from "@adgate/core"
+import { authenticateBearer, defaultScopes, InsufficientScope, type Principal, type Scope } from "@adgate/core"
+import { protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/adapters-http"
 import {
   type AuthInfo, classifyInboundRequest, createMcpHandler, isLegacyRequest, MissingRequiredClientCapabilityError,
   WebStandardStreamableHTTPServerTransport
@@ -25,34 +26,27 @@ export interface McpHandlerOptions {
 
 const noStore = { "cache-control": "no-store" }
 
-export const protectedResourceMetadataUrl = (origin: string) => `${origin}/.well-known/oauth-protected-resource${mcpPath}`
+export const protectedResourceMetadataUrl = (origin: string) => sharedMetadataUrl(origin, "mcp")
 
-/** RFC 6750 §3: the challenge names the metadata (RFC 9728 §5.1) and the scopes to ask for. */
-const challenge = (origin: string, scope: string, error?: { readonly code: string; readonly description: string }) =>
-  [
-    `Bearer resource_metadata="${protectedResourceMetadataUrl(origin)}"`,
-    `scope="${scope}"`,
-    ...(error === undefined ? [] : [`error="${error.code}"`, `error_description="${error.description}"`])
-  ].join(", ")
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+const json = (status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...noStore, ...headers } })
 
-const unauthorized = (origin: string, sent: boolean) =>
-  json(401, sent ? { error: "invalid_token", error_description: "The access token or API key is not valid here." } : { error: "unauthorized", error_description: "A bearer credential is needed." }, {
-    "www-authenticate": challenge(origin, defaultScopes.join(" "), sent ? { code: "invalid_token", description: "The access token or API key is not valid here" } : undefined)
-  })
+/**
+ * A refusal of the bearer check or of a scope, answered as REST answers it (adapters-http bearerAnswers.ts): the same
+ * body and Retry-After, the challenge naming this surface's metadata (RFC 9728 §5.1) and, on a 401, the scopes to ask
+ * for.
+ */
+const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }) => {
+  const answer = refusalAnswer(refusal, { ...context, resource: "mcp", scopes: defaultScopes })
+  return json(answer.status, answer.body, answer.headers)
+}
 
 /**
  * MCP 2025-06-18 §Authorization "Scope challenge": the scopes the client already has plus the one it needs, so that
  * a step-up authorization keeps what works today.
  */
-const insufficientScope = (origin: string, principal: Principal, scope: string) =>
-  json(403, { error: "insufficient_scope", error_description: `This call needs the ${scope} permission.`, scope }, {
-    "www-authenticate": challenge(origin, [...new Set([...principal.scopes, scope])].join(" "), {
-      code: "insufficient_scope", description: `This call needs the ${scope} permission`
-    })
-  })
+const insufficientScope = (origin: string, principal: Principal, scope: Scope) =>
+  refused(new InsufficientScope({ scope, anyOf: [scope] }), { origin, stepUpScopes: [...new Set([...principal.scopes, scope])] })
 
 const jsonRpcError = (status: number, code: number, message: string) =>
   json(status, { jsonrpc: "2.0", id: null, error: { code, message } })
@@ -200,18 +194,7 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
     const authorization = request.headers.get("authorization")
     const auth = await authenticate(authorization)
-    if (auth._tag === "Refused") {
-      switch (auth.error._tag) {
-        case "CredentialMissing": return unauthorized(origin, false)
-        case "InvalidCredential": return unauthorized(origin, true)
-        case "RequestsThrottled":
-          return json(429, { error: "rate_limited", error_description: "Too many requests for this connection; retry later." }, {
-            "retry-after": String(Math.max(1, Math.ceil(auth.error.retryAfterSeconds)))
-          })
-        default:
-          return json(503, { error: "temporarily_unavailable", error_description: "The service cannot answer right now." }, { "retry-after": "5" })
-      }
-    }
+    if (auth._tag === "Refused") return refused(auth.error, { origin })
     const { principal } = auth
     // Stateless: no stream to resume (GET) and no session to end (DELETE).
     if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST", ...noStore } })

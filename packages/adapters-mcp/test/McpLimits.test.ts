@@ -110,4 +110,13 @@ describe("a token bound to the REST API only (RFC 8707 resource /api/v1)", () =>
     expect(challenge).toBe(unknown.headers.get("www-authenticate"))
     expect(await refused.json()).toEqual(await unknown.json())
   })
+
+  it("MCP and REST answer a refused credential with one format: the same body, the challenge differing only in the metadata it names", async () => {
+    const unknown = "apo_at_thisTokenWasNeverIssuedByTheServer0000000"
+    const overMcp = await mcpList(unknown)
+    const overRest = await restMe(unknown)
+    expect(await overMcp.json()).toEqual(await overRest.json())
+    expect(overMcp.headers.get("www-authenticate")!.replace(/scope="[^"]*"/, "")).toBe(
+      overRest.headers.get("www-authenticate")!.replace("/.well-known/oauth-protected-resource/api/v1", "/.well-known/oauth-protected-resource/api/mcp").replace(/scope="[^"]*"/, ""))
+  })
 })
