@@ -6,12 +6,13 @@
 import { Clock, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { taskCredits } from "../credits/creditRules.ts"
+import { runCommand } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { Conflict } from "../ports/errors.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { Platforms } from "../ports/Platforms.ts"
 import { TaskPlanner } from "../ports/TaskPlanner.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
-import { Transactor } from "../ports/Transactor.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { callTool, type ToolCallAnswer } from "../tools/callTool.ts"
 import { loadAccessGrounds } from "../tools/loadAccessGrounds.ts"
@@ -20,7 +21,7 @@ import { principalOfTask } from "./principalOfTask.ts"
 import {
   budgetRows, decideChanges, findingsOf, performanceRows, totalsOf, type DerivedChange, type ObjectsRead, type PerformanceRead
 } from "./readAnswers.ts"
-import { maxTaskAttempts, type Task, taskLeaseMs, taskRecheckMs } from "./Task.ts"
+import { maxTaskAttempts, type Task, taskLeaseMs } from "./Task.ts"
 import type { Finding, PlanRead, ReportChange, ReportRead, TaskPlan, TaskReport } from "./TaskPlan.ts"
 import { TaskPlan as TaskPlanSchema, TaskReport as TaskReportSchema } from "./TaskPlan.ts"
 import { taskSummary } from "./taskSummary.ts"
@@ -49,14 +50,37 @@ const withSummary = (report: TaskReport): TaskReport => ({ ...report, summary: t
 const encodeReport = (report: TaskReport): Schema.Json => Schema.encodeSync(TaskReportSchema)(withSummary(report)) as Schema.Json
 const encodePlan = (plan: TaskPlan): Schema.Json => Schema.encodeSync(TaskPlanSchema)(plan) as Schema.Json
 
-/** Moves the held task (compare-and-set on the claimed version); `extra` sets the lease beside the move. */
-const move = (task: Task, event: TaskEvent, extra: Partial<Task> = {}) =>
-  Effect.gen(function* () {
-    const next = yield* Effect.fromResult(transitionTask(task, event, yield* Clock.currentTimeMillis))
-    const saved = { ...next, ...extra }
-    yield* (yield* TaskStore).save(saved)
-    return saved
+/**
+ * The held task, once: a move of a claimed task is decided on the claimed version only. A lost compare-and-set means
+ * another runner has claimed the task since (its lease ended), so there is nothing to reload and decide again: the
+ * runner's retry finds no held task and the move answers Conflict, as the claim's holder would want.
+ */
+const heldOnce = (task: Task) => {
+  let given = false
+  return Effect.sync(() => {
+    if (given) return Option.none<Task>()
+    given = true
+    return Option.some(task)
   })
+}
+
+/** The command that moves the held task by `event` (compare-and-set on the claimed version). */
+const moveCommand = (task: Task, event: TaskEvent) =>
+  Effect.gen(function* () {
+    const store = yield* TaskStore
+    return {
+      load: heldOnce(task),
+      missing: () => new Conflict({ entity: "task" }),
+      transition: (held: Task, now: number) => transitionTask(held, event, now),
+      save: store.save
+    }
+  })
+
+/**
+ * Moves the held task, a command on the runner: the pure transition, the compare-and-set save on the claimed version
+ * and the move's task event in the outbox, in one unit of work.
+ */
+const move = (task: Task, event: TaskEvent) => Effect.flatMap(moveCommand(task, event), runCommand)
 
 const fail = (task: Task, report: TaskReport) => move(task, { _tag: "Fail", report: encodeReport({ ...report, outcome: "failed" }) })
 
@@ -165,12 +189,8 @@ const lookAgain = (task: Task) =>
       const refused = request.status === "failed" && request.result !== null ? `The platform answered ${request.providerStatus}: ${JSON.stringify(request.result).slice(0, 300)}` : null
       return { ...change, status: request.status, providerStatus: request.providerStatus, error: refused } satisfies ReportChange
     }))
-    const now = yield* Clock.currentTimeMillis
-    if (changes.some(isWaiting)) {
-      const next = { ...task, report: encodeReport({ ...report, changes, outcome: "waiting_for_approval" }), version: task.version + 1, leaseUntil: now + taskRecheckMs, updatedAt: now }
-      yield* (yield* TaskStore).save(next)
-      return next
-    }
+    if (changes.some(isWaiting))
+      return yield* move(task, { _tag: "StillWaiting", report: encodeReport({ ...report, changes, outcome: "waiting_for_approval" }) })
     return yield* move(task, { _tag: "Complete", report: encodeReport({ ...report, changes, outcome: "completed" }) })
   })
 
@@ -197,12 +217,14 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
       })
     }
     // The task's own cost is taken with the move to running, in one transaction: charged once, or not at all.
-    const charged = yield* (yield* Transactor).atomically(Effect.gen(function* () {
-      yield* (yield* CreditsLedger).charge({
-        workspaceId: task.workspaceId, amount: taskCredits, reason: "task", reference: task.id, now: yield* Clock.currentTimeMillis
+    const ledger = yield* CreditsLedger
+    const charged = yield* runCommand({
+      ...yield* moveCommand(task, { _tag: "Planned", plan: encodePlan(planned.success) }),
+      then: (running: Task) => Effect.gen(function* () {
+        yield* ledger.charge({ workspaceId: task.workspaceId, amount: taskCredits, reason: "task", reference: task.id, now: running.updatedAt })
+        return { answer: running, events: [] }
       })
-      return yield* move(task, { _tag: "Planned", plan: encodePlan(planned.success) })
-    })).pipe(Effect.result)
+    }).pipe(Effect.result)
     if (Result.isFailure(charged)) {
       const error = charged.failure
       if (error._tag === "InsufficientCredits") {
@@ -220,8 +242,7 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
     if (taskPlan === null) return yield* fail(task, { ...emptyReport("failed"), failures: [{ step: null, error: "PlanUnreadable", message: "The stored plan does not decode." }] })
     const report = yield* runPlan(task, taskPlan, principal)
     if (report.changes.some(isWaiting)) {
-      return yield* move(task, { _tag: "AwaitApproval", report: encodeReport({ ...report, outcome: "waiting_for_approval" }) },
-        { leaseUntil: (yield* Clock.currentTimeMillis) + taskRecheckMs })
+      return yield* move(task, { _tag: "AwaitApproval", report: encodeReport({ ...report, outcome: "waiting_for_approval" }) })
     }
     if (report.reads.length > 0 && report.reads.every((r) => !r.ok)) return yield* fail(task, report)
     return yield* move(task, { _tag: "Complete", report: encodeReport(report) })
