@@ -1,11 +1,12 @@
 // The test world of the tool pipeline: memory stores, a memory Directory with a paid workspace (100 credits, an admin
-// and an editor) and a free one, the in-memory Platforms (ads + shop), substring ToolSearch and the Ajv validator.
+// and an editor) and a free one, the in-memory Platforms (ads + shop), substring ToolSearch and a core-only argument
+// validator for the in-memory catalog (the Ajv one is adapters-jsonschema's).
 import {
   AuditLogMemory, Directory, DirectoryMemory, MailerMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto,
   ToolSearchMemory, TransactorMemory, type MemoryPlatformState, type Principal, type Role
 } from "@adgate/core"
-import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { Effect, Layer, Option } from "effect"
+import { ArgumentValidatorForMemoryTools } from "../support/argumentValidator.ts"
 
 export const ws = "ws_paid"
 export const wsFree = "ws_free"
@@ -29,7 +30,7 @@ export const platformSeed: Partial<MemoryPlatformState> = {
 
 export const PipelineWorld = (seed: Partial<MemoryPlatformState> = platformSeed) =>
   Layer.mergeAll(
-    OperationsMemory, SecretsWebCrypto, PlatformsMemory(seed), ToolSearchMemory, ArgumentValidatorAjv, AuditLogMemory,
+    OperationsMemory, SecretsWebCrypto, PlatformsMemory(seed), ToolSearchMemory, ArgumentValidatorForMemoryTools, AuditLogMemory,
     MailerMemory, TransactorMemory
   ).pipe(Layer.provideMerge(DirectoryMemory))
 
