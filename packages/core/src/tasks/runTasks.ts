@@ -3,9 +3,10 @@
 // waiting_for_approval → completed | failed. Every tool call goes through the one pipeline (callTool) with the task
 // creator's Principal and an Idempotency-Key made of the task id and the step, so a run resumed after its process
 // died replays the calls it already made instead of calling (and charging, and queueing) again.
-import { Clock, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
+import { Clock, Effect, Option, Result, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { taskCredits } from "../credits/creditRules.ts"
+import { inBackground } from "../commands/inBackground.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Conflict } from "../ports/errors.ts"
@@ -270,9 +271,4 @@ export const runTasks = Effect.fn("tasks.runTasks")(function* (limit = 5) {
  * Runs runTasks every 5 seconds in the background for the life of the layer, in every process (claims skip what
  * another process holds); a pass that cannot read the store is logged and the next one tries again.
  */
-export const TaskRunnerSchedule = Layer.effectDiscard(Effect.gen(function* () {
-  const pass = runTasks().pipe(
-    Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning("running tasks failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
-  )
-  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("5 seconds")))
-}))
+export const TaskRunnerSchedule = inBackground("5 seconds", "running tasks failed", runTasks())
