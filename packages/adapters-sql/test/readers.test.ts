@@ -3,7 +3,7 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, Directory, DirectoryUnavailable, drainOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
+  advanceTask, Directory, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
@@ -102,6 +102,39 @@ const taskAudited = Effect.gen(function* () {
   // Handled once: a second drain finds nothing; the mail reader keeps no mail for them.
   assert.strictEqual(yield* drainReader(auditReader), 0)
   assert.deepStrictEqual(yield* Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.length), 0)
+})
+
+/** Twelve events appended one by one (positions past 9, and past 19 with two readers) reach each reader in that order. */
+const claimedInOrder = Effect.gen(function* () {
+  const outbox = yield* EventOutbox
+  const ids = Array.from({ length: 12 }, (_, i) => `rwq_${String(i).padStart(2, "0")}`)
+  for (const requestId of ids) yield* outbox.append([{ _tag: "WriteExpired", at: 0, requestId, workspaceId: "ws_order" }])
+  for (const reader of outboxReaders) {
+    const seen: Array<string> = []
+    const positions: Array<number> = []
+    yield* drainOutbox(reader, (entries) => Effect.sync(() => {
+      for (const e of entries) {
+        positions.push(Number(e.position))
+        if (e.event._tag === "WriteExpired" && e.event.workspaceId === "ws_order") seen.push(e.event.requestId)
+      }
+    }))
+    assert.deepStrictEqual(seen, ids, reader)
+    assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b), `${reader}: positions ascending as numbers`)
+  }
+})
+
+describe("the outbox's order on PGlite", () => {
+  it.effect("a reader claims events in the order they were appended, past position 9", () =>
+    claimedInOrder.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+})
+
+describe.runIf(Option.isSome(databaseUrl))("the outbox's order on PostgreSQL", () => {
+  it.effect("a reader claims events in the order they were appended, past position 9", () =>
+    Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      yield* claimedInOrder.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
+        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
 describe("a task's audit entries on PGlite (docs/tasks.md, Statuses)", () => {
