@@ -4,18 +4,27 @@
 // the next pass tries again: a failure never stops the loop.
 import { Duration, Effect, Layer, Schedule } from "effect"
 
-/** Why a pass failed, for the log line: the failure's tag and message (never a secret: failures carry none). */
+interface Described { readonly _tag?: unknown; readonly message?: unknown; readonly operation?: unknown }
+
+/**
+ * Why a pass failed, for the log line: the failure's tag, its message and (a store's) operation; never a secret:
+ * failures carry none.
+ */
 const reasonOf = (error: unknown): Record<string, string> => {
-  const tagged = typeof error === "object" && error !== null ? error as { readonly _tag?: unknown; readonly message?: unknown } : {}
+  const described: Described = typeof error === "object" && error !== null ? error : {}
+  const text = (value: unknown) => (typeof value === "string" && value.length > 0 ? value : null)
+  const reason = text(described.message)
+  const operation = text(described.operation)
   return {
-    error: typeof tagged._tag === "string" ? tagged._tag : String(error),
-    ...(typeof tagged.message === "string" && tagged.message.length > 0 ? { reason: tagged.message } : {})
+    error: text(described._tag) ?? String(error),
+    ...(reason === null ? {} : { reason }),
+    ...(operation === null ? {} : { operation })
   }
 }
 
 /**
  * Runs `pass` now and every `every` in the background for the life of the layer; a failed pass logs `failed` (a
- * warning, with the failure's tag and message) and waits for the next.
+ * warning, with the failure's tag, message and operation) and waits for the next.
  */
 export const inBackground = <A, E, R>(every: Duration.Input, failed: string, pass: Effect.Effect<A, E, R>) =>
   Layer.effectDiscard(Effect.forkScoped(Effect.repeat(

@@ -23,7 +23,7 @@ describe("inBackground", () => {
       }))
       assert.deepStrictEqual(passes, [1, 2, 3, 4])
       assert.strictEqual(logs.length, 1)
-      assert.match(logs[0] ?? "", /the test pass failed.*error=StoreUnavailable.*reason="down for the test"/)
+      assert.match(logs[0] ?? "", /the test pass failed.*error=StoreUnavailable.*reason="down for the test".*operation=x/)
       // Once the layer's scope is closed, no pass runs any more.
       yield* TestClock.adjust("5 minutes")
       assert.strictEqual(passes.length, 4)
