@@ -14,6 +14,7 @@ import { Issuer } from "../ports/Issuer.ts"
 import { Platforms } from "../ports/Platforms.ts"
 import { TaskPlanner } from "../ports/TaskPlanner.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
+import { Transactor } from "../ports/Transactor.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { callTool, type ToolCallAnswer } from "../tools/callTool.ts"
 import { loadAccessGrounds } from "../tools/loadAccessGrounds.ts"
@@ -65,23 +66,20 @@ const heldOnce = (task: Task) => {
   })
 }
 
-/** The command that moves the held task by `event` (compare-and-set on the claimed version). */
-const moveCommand = (task: Task, event: TaskEvent) =>
-  Effect.gen(function* () {
-    const store = yield* TaskStore
-    return {
-      load: heldOnce(task),
-      missing: () => new Conflict({ entity: "task" }),
-      transition: (held: Task, now: number) => transitionTask(held, event, now),
-      save: store.save
-    }
-  })
-
 /**
  * Moves the held task, a command on the runner: the pure transition, the compare-and-set save on the claimed version
  * and the move's task event in the outbox, in one unit of work.
  */
-const move = (task: Task, event: TaskEvent) => Effect.flatMap(moveCommand(task, event), runCommand)
+const move = (task: Task, event: TaskEvent) =>
+  Effect.gen(function* () {
+    const store = yield* TaskStore
+    return yield* runCommand({
+      load: heldOnce(task),
+      missing: () => new Conflict({ entity: "task" }),
+      transition: (held, now) => transitionTask(held, event, now),
+      save: store.save
+    })
+  })
 
 const fail = (task: Task, report: TaskReport) => move(task, { _tag: "Fail", report: encodeReport({ ...report, outcome: "failed" }) })
 
@@ -217,15 +215,14 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
         failures: [{ step: null, error: "GoalNotPlanned", message: why.why }]
       })
     }
-    // The task's own cost is taken with the move to running, in one transaction: charged once, or not at all.
-    const ledger = yield* CreditsLedger
-    const charged = yield* runCommand({
-      ...yield* moveCommand(task, { _tag: "Planned", plan: encodePlan(planned.success) }),
-      then: (running: Task) => Effect.gen(function* () {
-        yield* ledger.charge({ workspaceId: task.workspaceId, amount: taskCredits, reason: "task", reference: task.id, now: running.updatedAt })
-        return { answer: running, events: [] }
+    // The task's own cost is taken with the move to running, in one transaction: charged once, or not at all. The
+    // charge comes first, so that a refused charge saves nothing even on stores that cannot roll back (memory).
+    const charged = yield* (yield* Transactor).atomically(Effect.gen(function* () {
+      yield* (yield* CreditsLedger).charge({
+        workspaceId: task.workspaceId, amount: taskCredits, reason: "task", reference: task.id, now: yield* Clock.currentTimeMillis
       })
-    }).pipe(Effect.result)
+      return yield* move(task, { _tag: "Planned", plan: encodePlan(planned.success) })
+    })).pipe(Effect.result)
     if (Result.isFailure(charged)) {
       const error = charged.failure
       if (error._tag === "InsufficientCredits") {
