@@ -109,7 +109,7 @@ export type RestServices =
   | Platforms
   | Issuer
 
-/** Defines a route with its query type inferred from the declared parameters. */
+/** Defines a route that needs a credential, with its query type inferred from the declared parameters. */
 const route = <const QD extends QueryDeclarations>(definition: BearerRoute<QD>): BearerRoute<QD> => definition
 
 const toolScopes: ReadonlyArray<Scope> = ["tools:read", "tools:write", "tools:raw"]
@@ -366,7 +366,7 @@ const taskRoute = route({
 
 /** The document itself is served by RestRoutes.ts (it needs the table); declared here so that it is in the table. */
 export const openApiPath = "/openapi.json"
-const openApiRoute: PublicRoute<{}> = {
+const openApiRoute: PublicRoute = {
   method: "GET", path: openApiPath, operationId: "getOpenApi", summary: "This OpenAPI 3.1 document",
   description: "Public: no credential needed.",
   access: { _tag: "Public" },
