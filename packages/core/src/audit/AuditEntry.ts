@@ -4,7 +4,9 @@ import { Schema } from "effect"
 export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
   // The tool pipeline (architecture §One tool pipeline: "audit entry"): a write applied on a platform, a write queued.
-  "tool.write_applied", "write_request.queued"
+  "tool.write_applied", "write_request.queued",
+  // Every move of a task (docs/tasks.md, Statuses), from its events by the audit reader.
+  "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled"
 ])
 export type AuditAction = typeof AuditAction.Type
 
