@@ -242,19 +242,23 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
         WHERE workspace_id = ${workspaceId} AND family = ${family}`
       const first = rows[0] === undefined ? addDays(yesterday, -(historyDays - 1)) : addDays(rows[0].filled_through, 1)
       if (first > yesterday) return
-      const objects = yield* sandboxStore(workspaceId, family).allObjects
-      const generated = daysBetween(first, yesterday).flatMap((day) => generate(objects, day))
-        .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
-      for (let i = 0; i < generated.length; i += 500) {
-        const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
-          workspace_id: workspaceId, family, object_id: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
-          cost: m.cost, conversions: m.conversions, conversion_value: m.conversionValue, sessions: m.sessions, users: m.users,
-          orders: m.orders, units: m.units, revenue: m.revenue
-        }))
-        yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
-      }
-      yield* sql`INSERT INTO sandbox_fills (workspace_id, family, filled_through) VALUES (${workspaceId}, ${family}, ${yesterday})
-        ON CONFLICT (workspace_id, family) DO UPDATE SET filled_through = EXCLUDED.filled_through`
+      // The catch-up writes are one unit of their own (a savepoint inside a write's transaction): a read runs outside
+      // any transaction and must not leave half a day filled. Concurrent fills write the same rows (DO NOTHING).
+      yield* sql.withTransaction(Effect.gen(function* () {
+        const objects = yield* sandboxStore(workspaceId, family).allObjects
+        const generated = daysBetween(first, yesterday).flatMap((day) => generate(objects, day))
+          .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
+        for (let i = 0; i < generated.length; i += 500) {
+          const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
+            workspace_id: workspaceId, family, object_id: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
+            cost: m.cost, conversions: m.conversions, conversion_value: m.conversionValue, sessions: m.sessions, users: m.users,
+            orders: m.orders, units: m.units, revenue: m.revenue
+          }))
+          yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
+        }
+        yield* sql`INSERT INTO sandbox_fills (workspace_id, family, filled_through) VALUES (${workspaceId}, ${family}, ${yesterday})
+          ON CONFLICT (workspace_id, family) DO UPDATE SET filled_through = EXCLUDED.filled_through`
+      }))
     })
 })
 

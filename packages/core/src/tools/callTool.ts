@@ -7,6 +7,7 @@ import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
 import { WaitReason, type WriteRequest, WriteRequestStatus } from "../approvals/WriteRequest.ts"
 import { recordAudit } from "../audit/recordAudit.ts"
 import type { Principal } from "../credentials/records.ts"
+import { isChargedAnswer } from "../credits/creditRules.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
 import { refundCredits, reserveCredits, workspaceNotInLedger } from "../credits/reserveCredits.ts"
 import { evaluateGuardrails } from "../guardrails/evaluateGuardrails.ts"
@@ -163,11 +164,15 @@ const decideAndRun = (
       const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
         const answer = yield* platforms.execute({ ...toolCall, idempotencyToken: yield* platformToken })
         yield* applied
-        const notices = yield* transactor.atomically(recordToolRun({
+        const record = recordToolRun({
           workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
           actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null,
           reserved, usageId
-        }))
+        })
+        // A read the platform accepted records one row, its usage (the charge was reserved before the call): one
+        // statement is a unit on its own, so it takes no transaction. A refund or a write's audit entry goes with
+        // the usage row in one unit.
+        const notices = yield* (kind === "read" && isChargedAnswer(answer.providerStatus) ? record : transactor.atomically(record))
         return { answer, notices }
       })).pipe(
         // Nothing was recorded as run: the reservation goes back (within the write's unit, both undo together).
