@@ -91,16 +91,21 @@ export const PlatformsSandbox: Layer.Layer<
       workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store: sandboxStore(call.workspaceId, platform.family.id)
     })
 
-    /** The platform's own check of the bearer it receives: the stored credential, opened here only. One statement. */
+    /**
+     * The platform's own check of the bearer it receives (the stored credential, opened here only) and, in the same
+     * statement, the last day its metrics were filled through (SandboxStore.fill): null when the call is refused.
+     */
     const authorized = (workspaceId: string, family: string) => Effect.gen(function* () {
-      const rows = yield* sql<{ credential: string; token_hash: string | null }>`SELECT c.credential, t.token_hash
-        FROM platform_connections c LEFT JOIN sandbox_tokens t ON t.workspace_id = c.workspace_id AND t.family = c.family
+      const rows = yield* sql<{ credential: string; token_hash: string | null; filled_through: string | null }>`
+        SELECT c.credential, t.token_hash, f.filled_through FROM platform_connections c
+        LEFT JOIN sandbox_tokens t ON t.workspace_id = c.workspace_id AND t.family = c.family
+        LEFT JOIN sandbox_fills f ON f.workspace_id = c.workspace_id AND f.family = c.family
         WHERE c.workspace_id = ${workspaceId} AND c.family = ${family}`
       const row = rows[0]
-      if (row === undefined || row.token_hash === null) return false
+      if (row === undefined || row.token_hash === null) return null
       const opened = yield* Effect.result(cipher.open(row.credential))
-      if (opened._tag === "Failure") return false
-      return row.token_hash === sha256(opened.success)
+      if (opened._tag === "Failure" || row.token_hash !== sha256(opened.success)) return null
+      return { filledThrough: row.filled_through }
     })
 
     const connections = SandboxConnections.of({
@@ -161,13 +166,14 @@ export const PlatformsSandbox: Layer.Layer<
         if (platform === undefined) return unknownFamily(call)
         const sandboxCall = sandboxCallOf(call, platform)
         return Effect.gen(function* () {
-          if (!(yield* authorized(call.workspaceId, platform.family.id))) return platform.unauthorized
+          const fills = yield* authorized(call.workspaceId, platform.family.id)
+          if (fills === null) return platform.unauthorized
           // A read changes nothing, so running it again is safe: no idempotency record (the table grows with writes
           // only) and no transaction of its own — the day's metrics catch up in their own unit (SandboxStore.fill),
           // then the read runs.
           if (kindOfCall(call.tool, call.arguments) === "read") {
             return yield* provide(Effect.gen(function* () {
-              yield* sandboxCall.store.fill(platform.generate(call.workspaceId))
+              yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
               return yield* platform.handle(sandboxCall)
             }))
           }
@@ -188,7 +194,7 @@ export const PlatformsSandbox: Layer.Layer<
                 return { providerStatus: first!.provider_status, body: parseJson(first!.body) }
               }
             }
-            yield* sandboxCall.store.fill(platform.generate(call.workspaceId))
+            yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
             const result = yield* platform.handle(sandboxCall)
             if (token !== undefined) {
               yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb

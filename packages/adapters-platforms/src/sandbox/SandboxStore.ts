@@ -234,13 +234,20 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
    * Generates the metrics of every day after the last filled one up to yesterday (today is not over yet), from
    * the objects as they are now: a paused campaign spends nothing on the days it stays paused.
    */
-  fill: (generate: (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>): SqlEffect<void> =>
+  fill: (
+    generate: (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>,
+    /** The last filled day when the caller has just read it (null: none yet); absent: read here. */
+    known?: { readonly filledThrough: string | null }
+  ): SqlEffect<void> =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const yesterday = addDays(yield* today, -1)
-      const rows = yield* sql<{ filled_through: string }>`SELECT filled_through FROM sandbox_fills
-        WHERE workspace_id = ${workspaceId} AND family = ${family}`
-      const first = rows[0] === undefined ? addDays(yesterday, -(historyDays - 1)) : addDays(rows[0].filled_through, 1)
+      const filledThrough = known !== undefined
+        ? known.filledThrough
+        : (yield* sql<{ filled_through: string }>`SELECT filled_through FROM sandbox_fills
+            WHERE workspace_id = ${workspaceId} AND family = ${family}`)[0]?.filled_through ?? null
+      // A mark read a moment ago can only be behind: filling again writes the same rows (DO NOTHING), never fewer.
+      const first = filledThrough === null ? addDays(yesterday, -(historyDays - 1)) : addDays(filledThrough, 1)
       if (first > yesterday) return
       // The catch-up writes are one unit of their own (a savepoint inside a write's transaction): a read runs outside
       // any transaction and must not leave half a day filled. Concurrent fills write the same rows (DO NOTHING).
