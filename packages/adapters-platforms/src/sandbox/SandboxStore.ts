@@ -149,6 +149,27 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
     return r === undefined ? undefined : { id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.time_zone }
   }),
 
+  /**
+   * The account and its objects of one type in one statement (a list call: the account must exist, then its
+   * objects): `account` undefined when there is no such account.
+   */
+  accountObjects: (accountId: string, type: string): SqlEffect<{ readonly account: SandboxAccount | undefined; readonly objects: ReadonlyArray<SandboxObject> }> =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{
+        a_id: string; a_name: string; a_status: string; currency: string; time_zone: string
+      } & { [K in keyof ObjectRow]: ObjectRow[K] | null }>`SELECT a.id AS a_id, a.name AS a_name, a.status AS a_status, a.currency, a.time_zone,
+          o.id, o.account_id, o.type, o.parent_id, o.name, o.status, o.daily_budget, o.profile, o.data, o.position
+        FROM sandbox_accounts a LEFT JOIN sandbox_objects o ON o.workspace_id = a.workspace_id AND o.family = a.family
+          AND o.account_id = a.id AND o.type = ${type}
+        WHERE a.workspace_id = ${workspaceId} AND a.family = ${family} AND a.id = ${accountId}
+        ORDER BY o.position, o.id`
+      const first = rows[0]
+      if (first === undefined) return { account: undefined, objects: [] }
+      const account: SandboxAccount = { id: first.a_id, name: first.a_name, status: first.a_status, currency: first.currency, timeZone: first.time_zone }
+      return { account, objects: rows.flatMap((r) => (r.id === null ? [] : [toObject(r as ObjectRow)])) }
+    }),
+
   objects: (accountId: string, type: string): SqlEffect<ReadonlyArray<SandboxObject>> => Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
