@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
-import { backendPids, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild } from "../lib/processes.mjs"
+import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild } from "../lib/processes.mjs"
 
 const redirectUri = "http://127.0.0.1:9/callback"
 const scope = "tools:read tools:write"
@@ -18,7 +18,7 @@ const consentMomentMs = 1_000
 // The V8 flags of `npm start` (the root package.json), so that the bench runs the server as an operator does.
 const serverNodeArgs = ["--max-semi-space-size=8"]
 
-export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
+export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
