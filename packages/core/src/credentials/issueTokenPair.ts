@@ -4,6 +4,7 @@ import { Clock, Effect } from "effect"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/Stores.ts"
+import type { AccessToken } from "./records.ts"
 
 /** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */
 export const accessTokenLifetimeSeconds = 3600
@@ -40,12 +41,11 @@ export interface IssueTokenPairInput {
   readonly refresh: MintedSecret
 }
 
-/** Stores the access token (hash only) and answers the pair to hand to the client. */
-export const issueTokenPair = Effect.fn("credentials.issueTokenPair")(function* (input: IssueTokenPairInput) {
-  const tokens = yield* AccessTokenStore
+/** The access token's record (hash only) and the pair to hand to the client, made without writing anything. */
+export const planTokenPair = Effect.fn("credentials.planTokenPair")(function* (input: IssueTokenPairInput) {
   const now = yield* Clock.currentTimeMillis
   const access = yield* mintSecret(Prefix.accessToken)
-  yield* tokens.insert({
+  const record: AccessToken = {
     hash: access.hash,
     connectionId: input.connectionId,
     generation: input.generation,
@@ -56,12 +56,20 @@ export const issueTokenPair = Effect.fn("credentials.issueTokenPair")(function* 
     issuedAt: now,
     expiresAt: now + accessTokenLifetimeSeconds * 1000,
     revokedAt: null
-  })
-  return {
+  }
+  const tokens: TokenPair = {
     accessToken: access.value,
     refreshToken: input.refresh.value,
     expiresIn: accessTokenLifetimeSeconds,
     scopes: input.scopes,
     surface: input.surface
-  } satisfies TokenPair
+  }
+  return { record, tokens }
+})
+
+/** Stores the access token (hash only) and answers the pair to hand to the client. */
+export const issueTokenPair = Effect.fn("credentials.issueTokenPair")(function* (input: IssueTokenPairInput) {
+  const { record, tokens } = yield* planTokenPair(input)
+  yield* (yield* AccessTokenStore).insert(record)
+  return tokens
 })
