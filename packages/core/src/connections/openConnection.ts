@@ -17,9 +17,10 @@ export interface OpenConnectionInput {
 
 /**
  * The connection, its first access token's record and the pair, and its ConnectionOpened, made without writing
- * anything: the exchange writes them with the code's save (codes/exchangeCode.ts).
+ * anything: the exchange writes them with the code's save (codes/exchangeCode.ts). Untraced: a step inside the
+ * exchange's span (a traced Effect.fn costs a span and a stack capture per call, issue 11).
  */
-export const planConnection = Effect.fn("connections.planConnection")(function* (input: OpenConnectionInput) {
+export const planConnection = Effect.fnUntraced(function* (input: OpenConnectionInput) {
   const { code } = input
   const now = yield* Clock.currentTimeMillis
   const refresh = yield* mintSecret(Prefix.refreshToken)
