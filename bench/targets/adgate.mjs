@@ -16,7 +16,8 @@ const adminPassword = "bench-password-not-secret-1"
 const consentMomentMs = 1_000
 
 // The V8 flags of `npm start` (the root package.json), so that the bench runs the server as an operator does.
-const serverNodeArgs = ["--max-semi-space-size=8"]
+// BENCH_ADGATE_NODE_ARGS adds flags for an experiment (space-separated, e.g. "--max-old-space-size=128").
+const serverNodeArgs = ["--max-semi-space-size=8", "--initial-old-space-size=32", "--heap-growing-percent=50", ...(process.env.BENCH_ADGATE_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
 
 export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`

@@ -2,9 +2,10 @@
 // client, and by any refresh token hash ever issued to them (live, spent or withdrawn), so that reuse is seen.
 import { Connection, ConnectionStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
+import { followingCtes } from "./followingWrites.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `ConnectionStore.${operation}`, table: "connections", key: "id" })
@@ -15,6 +16,27 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
   const findByRefreshHash = decodeFirstRow(Connection, source("findByRefreshHash"))
   const listByWorkspace = decodeRows(Connection, source("listByWorkspace"))
   const listByClient = decodeRows(Connection, source("listByClient"))
+  // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched, then
+  // `following` (CTEs that write only when it matched too). Of racing refreshes that loaded one version, one row
+  // matches; the losers write nothing.
+  const save = (c: Connection, following: ReadonlyArray<Statement.Fragment>) =>
+    sql`WITH updated AS (
+        UPDATE connections SET version = ${c.version}, client_id = ${c.clientId}, workspace_id = ${c.workspaceId},
+          approver_id = ${c.approverId}, scopes = ${JSON.stringify(c.scopes)}::jsonb, surface = ${c.surface},
+          platforms = ${JSON.stringify(c.platforms)}::jsonb, write_mode = ${c.writeMode}, status = ${c.status},
+          ended_reason = ${c.endedReason}, created_at = ${c.createdAt}, ended_at = ${c.endedAt},
+          expires_at = ${c.expiresAt}, role_confirmed_at = ${c.roleConfirmedAt},
+          refresh = ${JSON.stringify(c.refresh)}::jsonb,
+          spent = ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
+          withdrawn = ${JSON.stringify(c.withdrawn)}::jsonb, last_used_at = ${c.lastUsedAt}
+        WHERE id = ${c.id} AND version = ${c.version - 1}
+        RETURNING id
+      ), indexed AS (
+        INSERT INTO connection_refresh_tokens (hash, connection_id)
+        SELECT ${c.refresh.hash}, id FROM updated
+        ON CONFLICT (hash) DO NOTHING
+      )${following.length === 0 ? sql.literal("") : sql`, ${sql.join(", ", false)(following)}`}
+      SELECT id FROM updated`
   return ConnectionStore.of({
     // One statement, so atomic without a transaction (or a savepoint inside the caller's): the row and its first
     // refresh hash's index entry (the foreign key is checked at the statement's end, when both rows exist).
@@ -39,26 +61,13 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
     findByRefreshHash: (hash) =>
       sql`SELECT c.* FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
         WHERE r.hash = ${hash}`.pipe(unavailable("ConnectionStore.findByRefreshHash"), Effect.flatMap(findByRefreshHash)),
-    // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched.
-    // Of racing refreshes that loaded one version, one row matches; the losers index nothing.
-    save: (c) =>
-      sql`WITH updated AS (
-          UPDATE connections SET version = ${c.version}, client_id = ${c.clientId}, workspace_id = ${c.workspaceId},
-            approver_id = ${c.approverId}, scopes = ${JSON.stringify(c.scopes)}::jsonb, surface = ${c.surface},
-            platforms = ${JSON.stringify(c.platforms)}::jsonb, write_mode = ${c.writeMode}, status = ${c.status},
-            ended_reason = ${c.endedReason}, created_at = ${c.createdAt}, ended_at = ${c.endedAt},
-            expires_at = ${c.expiresAt}, role_confirmed_at = ${c.roleConfirmedAt},
-            refresh = ${JSON.stringify(c.refresh)}::jsonb,
-            spent = ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
-            withdrawn = ${JSON.stringify(c.withdrawn)}::jsonb, last_used_at = ${c.lastUsedAt}
-          WHERE id = ${c.id} AND version = ${c.version - 1}
-          RETURNING id
-        ), indexed AS (
-          INSERT INTO connection_refresh_tokens (hash, connection_id)
-          SELECT ${c.refresh.hash}, id FROM updated
-          ON CONFLICT (hash) DO NOTHING
-        )
-        SELECT id FROM updated`.pipe(unavailable("ConnectionStore.save"), Effect.flatMap(compareAndSet("connection"))),
+    save: (c) => save(c, []).pipe(unavailable("ConnectionStore.save"), Effect.flatMap(compareAndSet("connection"))),
+    // The same statement with the following rows' CTEs: a rotation's access token (and an ending's events).
+    saveWith: (c, follows) =>
+      save(c, followingCtes(sql, "updated", follows)).pipe(
+        unavailable("ConnectionStore.saveWith"),
+        Effect.flatMap(compareAndSet("connection"))
+      ),
     listByWorkspace: (workspaceId) =>
       sql`SELECT * FROM connections WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(
         unavailable("ConnectionStore.listByWorkspace"),

@@ -8,6 +8,14 @@ import { unavailable } from "./unavailable.ts"
 
 const Row = Schema.Struct({ position: Schema.NumberFromString, event: Schema.fromJsonString(DomainEvent) })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
+const encodeEvent = Schema.encodeSync(DomainEvent)
+
+/** The event_outbox rows of `events` for `readers`: one per event and reader, event by event (the append order). */
+export const outboxRows = (readers: ReadonlyArray<string>, events: ReadonlyArray<DomainEvent>) =>
+  events.flatMap((event) => {
+    const encoded = JSON.stringify(encodeEvent(event))
+    return readers.map((reader) => ({ reader, type: event._tag, event: encoded, created_at: event.at }))
+  })
 
 /** The outbox for `readers`: each appended event is delivered once to each of them. */
 export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(EventOutbox, Effect.gen(function* () {
@@ -15,9 +23,7 @@ export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(E
   return EventOutbox.of({
     readers,
     append: (events) => {
-      const rows = events.flatMap((event) => readers.map((reader): Record<string, unknown> => ({
-        reader, type: event._tag, event: JSON.stringify(Schema.encodeSync(DomainEvent)(event)), created_at: event.at
-      })))
+      const rows = outboxRows(readers, events)
       if (!Arr.isArrayNonEmpty(rows)) return Effect.void
       return sql`INSERT INTO event_outbox ${sql.insert(rows)}`.pipe(Effect.asVoid, unavailable("EventOutbox.append"))
     },

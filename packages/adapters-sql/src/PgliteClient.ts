@@ -5,7 +5,7 @@
 // `maxConnections: 1` on two sides. One semaphore serialises access and is held for a whole transaction, which is
 // what a single-session PGlite needs; `FOR UPDATE SKIP LOCKED` and row locks behave as in PostgreSQL. One process
 // per data folder (lockDataDir): a second one fails at start with a clear error.
-import { PGlite } from "@electric-sql/pglite"
+import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -82,7 +82,8 @@ export const PgliteClient = (dataDir: string): Layer.Layer<SqlClient.SqlClient, 
       yield* lockDataDir(dataDir)
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => PGlite.create(dataDir),
+          // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
+          try: async () => (await import("@electric-sql/pglite")).PGlite.create(dataDir),
           catch: (cause) => classify(cause, "connect")
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

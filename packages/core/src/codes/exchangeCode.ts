@@ -1,23 +1,33 @@
 // The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, spec §POST /oauth/token): a command on the runner
 // (commands/runCommand.ts): load by hash → pure transition → compare-and-set save → open the connection, issue its
 // tokens and append its ConnectionOpened (the audit entry and the admins' mail come from it through the outbox
-// readers), all in one transaction: a failure anywhere leaves the code unspent for a retry (docs/decisions.md
-// §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
+// readers), all in one write (one statement on SQL: CodeStore.saveWith): a failure anywhere leaves the code unspent
+// for a retry (docs/decisions.md §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
 import { Effect } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Client } from "../clients/Client.ts"
+import type { AuthorizationCode } from "./AuthorizationCode.ts"
+import type { Connection } from "../connections/Connection.ts"
+import type { AccessToken } from "../credentials/records.ts"
+import type { OutboxAppend } from "../ports/EventOutbox.ts"
 import { CodeNotFound, VerifierMalformed } from "./errors.ts"
 import { exchangeTransition } from "./transitionCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { endConnection } from "../connections/endConnection.ts"
-import { openConnection } from "../connections/openConnection.ts"
+import { planConnection } from "../connections/openConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { GrantReader } from "../ports/GrantReader.ts"
-import { CodeStore } from "../ports/Stores.ts"
+import { AccessTokenStore, CodeStore, ConnectionStore } from "../ports/Stores.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 export const isWellFormedVerifier = (verifier: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)
+
+/** The rows an exchange adds: the connection and its first access token. */
+interface OpenedRows {
+  readonly connection: Connection
+  readonly accessToken: AccessToken
+}
 
 export interface ExchangeAttempt {
   readonly code: string
@@ -34,6 +44,9 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
     if (!isWellFormedVerifier(attempt.codeVerifier)) return yield* new VerifierMalformed()
     const secrets = yield* Secrets
     const codes = yield* CodeStore
+    const connections = yield* ConnectionStore
+    const accessTokens = yield* AccessTokenStore
+    const saveWith = codes.saveWith
     const codeHash = yield* secrets.hash(attempt.code)
     // RFC 7636 §4.6: BASE64URL(SHA-256(ASCII(code_verifier))), the same digest the Secrets port stores secrets by.
     const verifierChallenge = yield* secrets.hash(attempt.codeVerifier)
@@ -46,10 +59,17 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         surface: attempt.surface, connectionId
       }, now),
       save: codes.save,
-      then: (spent) => Effect.map(
-        openConnection({ code: { ...spent, connectionId } }),
-        ({ opened, event }) => ({ answer: { opened, version: spent.version }, events: [event] })
+      // The connection and its first access token are planned as rows: with the store's saveWith, the code's
+      // compare-and-set, both inserts and the ConnectionOpened are one statement on SQL (issue 11).
+      plan: (spent) => Effect.map(
+        planConnection({ code: { ...spent, connectionId } }),
+        ({ opened, accessToken, event }) => ({
+          answer: { opened, version: spent.version }, rows: { connection: opened.connection, accessToken }, events: [event]
+        })
       ),
+      write: (rows: OpenedRows) => Effect.andThen(connections.insert(rows.connection), accessTokens.insert(rows.accessToken)),
+      saveWith: saveWith === undefined ? undefined : (next: AuthorizationCode, rows: OpenedRows | null, outbox: OutboxAppend) =>
+        saveWith(next, { connections: rows === null ? [] : [rows.connection], accessTokens: rows === null ? [] : [rows.accessToken], outbox }),
       // Only a reuse writes beside its refusal; any other refusal opens no transaction.
       onRefused: (error, code) => error._tag !== "CodeReused" ? null : Effect.gen(function* () {
         // A reuse moves the code's version on, so that an exchange still opening its connection sees it (below); a

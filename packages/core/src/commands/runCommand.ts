@@ -6,10 +6,10 @@ import type { DomainEvent } from "./DomainEvent.ts"
 import type { Transition } from "./Transition.ts"
 import { retryOnConflict } from "./conflictRetry.ts"
 import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
-import { EventOutbox } from "../ports/EventOutbox.ts"
+import { EventOutbox, type OutboxAppend } from "../ports/EventOutbox.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
-export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never> {
+export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never, W = never> {
   /** The state by the command's key; none answers `missing`. */
   readonly load: Effect.Effect<Option.Option<S>, StoreUnavailable, R>
   readonly missing: () => M
@@ -23,6 +23,21 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R
    */
   readonly then?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
   /**
+   * In place of `then`, rows as data: the rows an accepted transition adds (a connection, its tokens), made without
+   * writing them, with the answer and the events they cause. The runner writes `next`, the rows and the events
+   * together: by `saveWith` when the store has it, else `save`, `write` and the events' append in one unit of work.
+   */
+  readonly plan?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly rows: W; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
+  /** Writes planned rows through the stores, inside the runner's unit of work; required with `plan`. */
+  readonly write?: (rows: W) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * The store's one atomic write (ConnectionStore.saveWith, CodeStore.saveWith: one statement on SQL, no
+   * transaction, issue 11): `next` with the planned rows (null for a refusal that saves) and the events for the
+   * outbox, all or nothing, a Conflict when the compare-and-set does not match. Used for every save that has rows or
+   * events to go with it and no `then` or `onRefused` writes after it.
+   */
+  readonly saveWith?: ((next: S, rows: W | null, outbox: OutboxAppend) => Effect.Effect<void, Conflict | StoreUnavailable, R>) | undefined
+  /**
    * Writes that follow a refusal in the same unit of work, committed before the refusal is answered (a reused code
    * ends the connection it made); `state` is what the transition refused on. Answers the events they cause; null when
    * this refusal needs none, so that it opens no transaction.
@@ -33,15 +48,16 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R
 /**
  * Runs `command`: the state is read outside the unit of work (the compare-and-set save is what makes the decision
  * safe). A command without writes opens no transaction; a single save with no event to keep is that one statement;
+ * a save with planned rows or events goes through the store's `saveWith` when it has one (one statement);
  * otherwise its writes and one multi-row INSERT of its events share one transaction.
  */
-export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never>(
-  command: Command<S, A, E, M, B, E2, R, E3, R3>
+export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never, W = never>(
+  command: Command<S, A, E, M, B, E2, R, E3, R3, W>
 ): Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const transactor = yield* Transactor
     const outbox = yield* EventOutbox
-    // Without `then`, B is A (the type's default): the transition's answer is the command's.
+    // Without `then` or `plan`, B is A (the type's default): the transition's answer is the command's.
     const answerOf = (outcome: Result.Result<A, E>) => outcome as unknown as Result.Result<B, E>
     const attempt = Effect.gen(function* () {
       const found = yield* command.load
@@ -50,18 +66,34 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
       const afterRefusal = Result.isFailure(decided.outcome) && command.onRefused !== undefined
         ? command.onRefused(decided.outcome.failure, found.value)
         : null
-      const follows = Result.isSuccess(decided.outcome) ? command.then !== undefined : afterRefusal !== null
-      const keepsEvents = decided.events.length > 0 && outbox.readers.length > 0
-      if (decided.next === null && !keepsEvents && !follows) return answerOf(decided.outcome)
+      const thenWrites = Result.isSuccess(decided.outcome) && command.then !== undefined
+      // The planned rows of an accepted transition: made before any write (minting, building records), written below.
+      let answer = answerOf(decided.outcome)
+      let rows: W | null = null
+      let events = decided.events
+      if (Result.isSuccess(decided.outcome) && command.plan !== undefined) {
+        if (command.write === undefined) return yield* Effect.die(new Error("runCommand: a command with plan needs write"))
+        const planned = yield* command.plan(decided.outcome.success, decided.next)
+        answer = Result.succeed(planned.answer)
+        rows = planned.rows
+        events = [...events, ...planned.events]
+      }
+      const keepsEvents = events.length > 0 && outbox.readers.length > 0
+      const follows = rows !== null || thenWrites || afterRefusal !== null
+      if (decided.next === null && !keepsEvents && !follows) return answer
       // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
       if (decided.next !== null && !keepsEvents && !follows) {
         yield* command.save(decided.next)
-        return answerOf(decided.outcome)
+        return answer
+      }
+      // The save with its rows and events in one store write, when the store has one and nothing else follows.
+      if (decided.next !== null && command.saveWith !== undefined && !thenWrites && afterRefusal === null) {
+        yield* command.saveWith(decided.next, rows, { events: keepsEvents ? events : [], readers: outbox.readers })
+        return answer
       }
       return yield* transactor.atomically(Effect.gen(function* () {
         if (decided.next !== null) yield* command.save(decided.next)
-        let events = decided.events
-        let answer = answerOf(decided.outcome)
+        if (rows !== null && command.write !== undefined) yield* command.write(rows)
         if (Result.isSuccess(decided.outcome) && command.then !== undefined) {
           const after = yield* command.then(decided.outcome.success, decided.next)
           events = [...events, ...after.events]

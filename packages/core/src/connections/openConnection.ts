@@ -6,16 +6,21 @@ import type { Connection } from "./Connection.ts"
 import { connectionLifetimeMs } from "./transitionConnection.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
-import { issueTokenPair, mintSecret } from "../credentials/issueTokenPair.ts"
+import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
 import { Prefix } from "../ports/Secrets.ts"
-import { ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore, ConnectionStore } from "../ports/Stores.ts"
 
 export interface OpenConnectionInput {
   /** The code as saved by the exchange: status "used", carrying the connection id and the approved grant. */
   readonly code: AuthorizationCode & { readonly connectionId: string }
 }
 
-export const openConnection = Effect.fn("connections.openConnection")(function* (input: OpenConnectionInput) {
+/**
+ * The connection, its first access token's record and the pair, and its ConnectionOpened, made without writing
+ * anything: the exchange writes them with the code's save (codes/exchangeCode.ts). Untraced: a step inside the
+ * exchange's span (a traced Effect.fn costs a span and a stack capture per call, issue 11).
+ */
+export const planConnection = Effect.fnUntraced(function* (input: OpenConnectionInput) {
   const { code } = input
   const now = yield* Clock.currentTimeMillis
   const refresh = yield* mintSecret(Prefix.refreshToken)
@@ -43,8 +48,7 @@ export const openConnection = Effect.fn("connections.openConnection")(function* 
     withdrawn: [],
     lastUsedAt: now
   }
-  yield* (yield* ConnectionStore).insert(connection)
-  const tokens = yield* issueTokenPair({
+  const { record, tokens } = yield* planTokenPair({
     connectionId: connection.id,
     clientId: connection.clientId,
     workspaceId: connection.workspaceId,
@@ -58,5 +62,13 @@ export const openConnection = Effect.fn("connections.openConnection")(function* 
     clientId: connection.clientId, approverId: connection.approverId, scopes: connection.scopes,
     surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
   }
-  return { opened: { connection, tokens }, event }
+  return { opened: { connection, tokens }, accessToken: record, event }
+})
+
+/** Opens the connection: planConnection, then the connection (its refresh hash indexed) and its access token stored. */
+export const openConnection = Effect.fn("connections.openConnection")(function* (input: OpenConnectionInput) {
+  const { opened, accessToken, event } = yield* planConnection(input)
+  yield* (yield* ConnectionStore).insert(opened.connection)
+  yield* (yield* AccessTokenStore).insert(accessToken)
+  return { opened, event }
 })

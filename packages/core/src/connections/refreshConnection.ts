@@ -1,18 +1,19 @@
 // The refresh_token grant (RFC 6749 §6, spec §POST /oauth/token, §States: Connection): a command on the runner
 // (commands/runCommand.ts): load by hash → re-check the approver's role → pure transition → compare-and-set save →
-// issue the new pair in the same transaction. A rotation causes no event, so it is the save and the access token's
-// insert in one transaction; an ending (reuse, role lost, 365 days) is saved with its ConnectionEnded and committed
-// before the refusal is answered; any other refusal spends nothing (docs/decisions.md §Atomicity).
+// issue the new pair in the same write. A rotation causes no event, so it is the save and the access token's insert,
+// one statement on SQL (ConnectionStore.saveWith); an ending (reuse, role lost, 365 days) is saved with its
+// ConnectionEnded and committed before the refusal is answered; any other refusal spends nothing (docs/decisions.md
+// §Atomicity).
 import { Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Connection } from "./Connection.ts"
 import { RefreshTokenInvalid } from "./errors.ts"
 import { type RoleAnswer, refreshTransition } from "./transitionConnection.ts"
 import { runCommand } from "../commands/runCommand.ts"
-import { issueTokenPair, mintSecret } from "../credentials/issueTokenPair.ts"
+import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
 import { GrantReader } from "../ports/GrantReader.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore, ConnectionStore } from "../ports/Stores.ts"
 
 export interface RefreshAttempt {
   readonly refreshToken: string
@@ -28,6 +29,8 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
   const secrets = yield* Secrets
   const store = yield* ConnectionStore
   const grants = yield* GrantReader
+  const accessTokens = yield* AccessTokenStore
+  const saveWith = store.saveWith
   const presentedHash = yield* secrets.hash(attempt.refreshToken)
   const refresh = yield* mintSecret(Prefix.refreshToken)
   // One read (GrantReader: one statement on SQL): the connection with its approver's role now.
@@ -51,7 +54,9 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
       nextRefreshHash: refresh.hash
     }, now),
     save: store.save,
-    then: ({ connection, issue }) => Effect.map(issueTokenPair({
+    // The new access token is planned as a row: with the store's saveWith, the compare-and-set and its insert are one
+    // statement on SQL (issue 11); an ending (reuse, role lost) is saved with its ConnectionEnded the same way.
+    plan: ({ connection, issue }) => Effect.map(planTokenPair({
       connectionId: connection.id,
       clientId: connection.clientId,
       workspaceId: connection.workspaceId,
@@ -59,7 +64,10 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
       scopes: issue.scopes,
       surface: issue.surface,
       refresh
-    }), (tokens) => ({ answer: { connection, tokens }, events: [] }))
+    }), ({ record, tokens }) => ({ answer: { connection, tokens }, rows: record, events: [] })),
+    write: accessTokens.insert,
+    saveWith: saveWith === undefined ? undefined : (next, record, outbox) =>
+      saveWith(next, { connections: [], accessTokens: record === null ? [] : [record], outbox })
   })
   return { connection: rotated.connection, tokens: rotated.tokens, approvedScopes: rotated.connection.scopes }
 })

@@ -11,6 +11,13 @@ export interface OutboxEntry {
   readonly event: DomainEvent
 }
 
+/** Events to append for readers, handed to a store that writes them with its own save (ports/Stores.ts, `saveWith`). */
+export interface OutboxAppend {
+  readonly events: ReadonlyArray<DomainEvent>
+  /** One row per event and reader; none (or no events) writes nothing. */
+  readonly readers: ReadonlyArray<string>
+}
+
 export interface EventOutboxShape {
   /** The readers every appended event is kept for; none means an append writes nothing. */
   readonly readers: ReadonlyArray<string>

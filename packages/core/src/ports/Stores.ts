@@ -7,9 +7,21 @@ import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Connection } from "../connections/Connection.ts"
 import type { AccessToken, ApiKey } from "../credentials/records.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { OutboxAppend } from "./EventOutbox.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
+
+/**
+ * What a compare-and-set save writes with it, only when it matches, in the same atomic write (`saveWith`): the rows an
+ * accepted transition makes (a connection and its tokens) and the domain events for the outbox's readers.
+ */
+export interface FollowingWrites {
+  /** Inserted, each with its first refresh token hash indexed (as ConnectionStore.insert). */
+  readonly connections: ReadonlyArray<Connection>
+  readonly accessTokens: ReadonlyArray<AccessToken>
+  readonly outbox: OutboxAppend
+}
 
 export interface ClientStoreShape {
   readonly insert: (client: Client) => Fx<void>
@@ -43,6 +55,11 @@ export interface CodeStoreShape {
   readonly insert: (code: AuthorizationCode) => Fx<void>
   readonly findByHash: (hash: string) => Fx<Option.Option<AuthorizationCode>>
   readonly save: (next: AuthorizationCode) => Cas
+  /**
+   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction: issue 11).
+   * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
+   */
+  readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Cas
   /** Whether a code still kept was issued to this client with this PKCE challenge (checklist decision 47). */
   readonly challengeSeen: (clientId: string, codeChallenge: string) => Fx<boolean>
 }
@@ -56,6 +73,11 @@ export interface ConnectionStoreShape {
   readonly findByRefreshHash: (hash: string) => Fx<Option.Option<Connection>>
   /** Compare-and-set; also indexes `next.refresh.hash` when it is new. */
   readonly save: (next: Connection) => Cas
+  /**
+   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction: issue 11).
+   * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
+   */
+  readonly saveWith?: (next: Connection, follows: FollowingWrites) => Cas
   readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<Connection>>
   readonly listByClient: (clientId: string) => Fx<ReadonlyArray<Connection>>
   /** Up to `limit` active connections whose 365 days ended at or before `now`, oldest first (housekeeping). */

@@ -64,7 +64,9 @@ const toResponse = (tokens: TokenPair): TokenResponse => ({
   scope: formatScopes(tokens.scopes)
 })
 
-const grant = Effect.fn("token.grant")(function* (request: TokenRequest) {
+// Untraced: handleTokenRequest's body; the grants it calls (codes.exchangeCode, connections.refreshConnection) and
+// client authentication keep their spans (a traced Effect.fn costs a span and a stack capture per call, issue 11).
+const grant = Effect.fnUntraced(function* (request: TokenRequest) {
   const params = yield* readParams(request.params)
   const grantType = params.get("grant_type")
   if (grantType === null) return yield* new InvalidRequest({ description: "grant_type is required" })

@@ -2,7 +2,7 @@
 // on a fresh load, at most conflictRetries more times; any other failure is answered at once.
 import {
   Conflict, conflictRetries, EventOutbox, EventOutboxMemory, refused, moved, runCommand, StoreUnavailable, Transactor,
-  TransactorMemory
+  TransactorMemory, type OutboxAppend
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -114,5 +114,42 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
       return { answer, claimed: yield* (yield* EventOutbox).claim("audit", 10) }
     }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
     assert.deepStrictEqual([answer, yield* Ref.get(written), yield* Ref.get(units), claimed.map((e) => e.event._tag)], ["reused", 1, 1, ["WriteExpired"]])
+  }))
+
+  /** A command with planned rows, its store's one-write saveWith losing `losses` races first, and a fallback write. */
+  const planned = (losses: number, calls: Ref.Ref<ReadonlyArray<string>>, withSaveWith: boolean) => runCommand({
+    load: Effect.succeed(counter),
+    missing: () => "missing" as const,
+    transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const),
+    save: () => Ref.update(calls, (all) => [...all, "save"]),
+    plan: (answer) => Effect.succeed({
+      answer: `${answer}+row`, rows: "row",
+      events: [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: "ws_1" } as const]
+    }),
+    write: (rows: string) => Ref.update(calls, (all) => [...all, `write ${rows}`]),
+    saveWith: !withSaveWith ? undefined : (next: Counter, rows: string | null, outbox: OutboxAppend) =>
+      Ref.modify(calls, (all): readonly [boolean, ReadonlyArray<string>] => {
+        const lost = all.filter((c) => c === "lost").length < losses
+        return [lost, [...all, lost ? "lost" : `saveWith v${next.version} ${rows} ${outbox.events.map((e) => e._tag).join(",")} for ${outbox.readers.join(",")}`]]
+      }).pipe(Effect.flatMap((lost) => lost ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
+  })
+
+  it.effect("planned rows with the store's saveWith: one call with the save, the rows and the events, no unit of work; a lost race is decided again", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const calls = yield* Ref.make<ReadonlyArray<string>>([])
+    const answer = yield* planned(1, calls, true).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([answer, yield* Ref.get(calls), yield* Ref.get(units)],
+      ["ok+row", ["lost", "saveWith v2 row WriteExpired for audit"], 0])
+  }))
+
+  it.effect("planned rows without saveWith: the save, the rows' write and the events in one unit", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const calls = yield* Ref.make<ReadonlyArray<string>>([])
+    const { answer, claimed } = yield* Effect.gen(function* () {
+      const answer = yield* planned(0, calls, false)
+      return { answer, claimed: yield* (yield* EventOutbox).claim("audit", 10) }
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([answer, yield* Ref.get(calls), yield* Ref.get(units), claimed.map((e) => e.event._tag)],
+      ["ok+row", ["save", "write row"], 1, ["WriteExpired"]])
   }))
 })
