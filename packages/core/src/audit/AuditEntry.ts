@@ -4,7 +4,9 @@ import { Schema } from "effect"
 export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
   // The tool pipeline (architecture §One tool pipeline: "audit entry"): a write applied on a platform, a write queued.
-  "tool.write_applied", "write_request.queued"
+  "tool.write_applied", "write_request.queued",
+  // A pending write withdrawn because the connection or API key that asked ended (the withdrawals reader).
+  "write_request.withdrawn"
 ])
 export type AuditAction = typeof AuditAction.Type
 
