@@ -22,9 +22,10 @@ export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(E
       return sql`INSERT INTO event_outbox ${sql.insert(rows)}`.pipe(Effect.asVoid, unavailable("EventOutbox.append"))
     },
     claim: (reader, limit) =>
-      // position as text and event as text: bigint and jsonb come back alike from PostgreSQL and PGlite.
+      // position as text and event as text: bigint and jsonb come back alike from PostgreSQL and PGlite. The order is
+      // the column's (qualified): the bare name would sort by the text alias, putting 10 before 9.
       sql`SELECT position::text AS position, event::text AS event FROM event_outbox
-        WHERE reader = ${reader} AND done_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}
+        WHERE reader = ${reader} AND done_at IS NULL ORDER BY event_outbox.position LIMIT ${Math.max(0, Math.floor(limit))}
         FOR UPDATE SKIP LOCKED`.pipe(
         unavailable("EventOutbox.claim"),
         Effect.flatMap((rows) => decodeRows(rows)),

@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import {
-  isFinalWriteRequestStatus, isWithdrawn, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
+  isFinalWriteRequestStatus, isWithdrawn, requesterEndingOf, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
 } from "@adgate/core"
 
 /** The answer or the refusal of a transition (its next state and events are checked where they matter). */
@@ -193,5 +193,43 @@ describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md,
   it("a request no longer pending cannot be withdrawn: WriteRequestNotPending", () => {
     for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const)
       assert.strictEqual(tagOf(transitionWriteRequest(at(status), { _tag: "Withdraw", requesterId: "con_1" }, 5)), "WriteRequestNotPending")
+  })
+})
+
+describe("a request whose requesting credential ended (docs/decisions.md, Write requests)", () => {
+  const ending = { credentialId: "con_1", reason: "disconnected" } as const
+  const withdraw = { _tag: "WithdrawForEndedRequester", ending } as const
+
+  it("a pending request is withdrawn: rejected, decided by nobody, its result naming the ended credential; not the app's own withdrawal", () => {
+    const decided = transition(request, withdraw, 5)
+    assert.isTrue(Result.isSuccess(decided.outcome))
+    if (!Result.isSuccess(decided.outcome)) return
+    const withdrawn = decided.outcome.success
+    assert.deepStrictEqual([withdrawn.status, withdrawn.decidedBy, withdrawn.decidedAt, withdrawn.version], ["rejected", null, 5, 2])
+    assert.deepInclude(withdrawn.result as object, { error: "requester_ended", credential: "con_1", reason: "disconnected" })
+    assert.include(String((withdrawn.result as { message: string }).message), "con_1")
+    assert.deepStrictEqual(requesterEndingOf(withdrawn), ending)
+    assert.isFalse(isWithdrawn(withdrawn), "the app did not withdraw it: its credential was ended")
+    assert.deepStrictEqual(decided.events, [
+      { _tag: "WriteRequesterEnded", at: 5, requestId: "rwq_1", workspaceId: "ws_1", credentialId: "con_1", reason: "disconnected" }
+    ])
+  })
+
+  it("a request no longer pending is left as it is: WriteRequestNotPending; past its deadline it is recorded expired", () => {
+    for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const)
+      assert.strictEqual(tagOf(transitionWriteRequest(at(status), withdraw, 5)), "WriteRequestNotPending")
+    const late = transition(request, withdraw, writeRequestLifetimeMs)
+    assert.strictEqual(tagOf(late.outcome), "expired")
+    assert.deepStrictEqual(late.events.map((e) => e._tag), ["WriteExpired"])
+  })
+
+  it("an approval of a request whose credential ended is refused RequesterEnded, and the refusal withdraws it", () => {
+    const refused = transition(request, { ...approve, requesterEnded: { credentialId: "con_1", reason: "revoked" } }, 5)
+    assert.strictEqual(tagOf(refused.outcome), "RequesterEnded")
+    assert.deepStrictEqual([refused.next?.status, refused.next?.decidedBy], ["rejected", null])
+    assert.deepStrictEqual(refused.next === null ? null : requesterEndingOf(refused.next), { credentialId: "con_1", reason: "revoked" })
+    assert.deepStrictEqual(refused.events.map((e) => e._tag), ["WriteRequesterEnded"])
+    // A live requester (null) approves as before; a person's decline needs no such check.
+    assert.strictEqual(tagOf(transitionWriteRequest(request, { ...approve, requesterEnded: null }, 5)), "approved")
   })
 })
