@@ -122,7 +122,11 @@ describe("write request transitions: state and events beside the answer (spec §
 
 describe("write request lifecycle model (fast-check)", () => {
   const event: fc.Arbitrary<WriteRequestEvent> = fc.oneof(
-    fc.record({ _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2") }),
+    fc.record({
+      _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2"),
+      requesterEnded: fc.constantFrom(null, { credentialId: "con_1", reason: "disconnected" as const })
+    }),
+    fc.constant({ _tag: "WithdrawForEndedRequester" as const, ending: { credentialId: "con_1", reason: "revoked" as const } }),
     fc.record({ _tag: fc.constant("Reject" as const), deciderId: fc.constantFrom("usr_a", "usr_b") }),
     fc.constant({ _tag: "Expire" as const }),
     fc.constant(executed),
@@ -142,11 +146,19 @@ describe("write request lifecycle model (fast-check)", () => {
         const t = transition(current, e, now)
         const r = t.outcome
         if (Result.isFailure(r)) {
-          // A refusal changes nothing, except a late decision, which records the expiry the deadline already made.
+          // A refusal changes nothing, except a late decision, which records the expiry the deadline already made,
+          // and an approval of a request whose requester ended, which withdraws it.
           if (t.next !== null) {
-            assert.strictEqual(r.failure._tag, "WriteRequestExpired")
-            assert.deepStrictEqual([before.status, t.next.status, t.next.version], ["pending_approval", "expired", before.version + 1])
-            assert.isAtLeast(now, before.expiresAt)
+            if (r.failure._tag === "RequesterEnded") {
+              assert.deepStrictEqual([before.status, t.next.status, t.next.decidedBy], ["pending_approval", "rejected", null])
+              assert.isBelow(now, before.expiresAt)
+              decisions++
+            } else {
+              assert.strictEqual(r.failure._tag, "WriteRequestExpired")
+              assert.deepStrictEqual([before.status, t.next.status], ["pending_approval", "expired"])
+              assert.isAtLeast(now, before.expiresAt)
+            }
+            assert.strictEqual(t.next.version, before.version + 1)
             current = t.next
           }
           continue
@@ -159,7 +171,14 @@ describe("write request lifecycle model (fast-check)", () => {
           // Decisions happen only while pending, before the deadline, and approvals only for the queued payload.
           assert.strictEqual(before.status, "pending_approval")
           assert.isBelow(now, before.expiresAt)
-          if (e._tag === "Approve") assert.strictEqual(e.argumentsHash, before.argumentsHash)
+          if (e._tag === "Approve") {
+            assert.strictEqual(e.argumentsHash, before.argumentsHash)
+            assert.isNull(e.requesterEnded ?? null, "an ended requester's request is never approved")
+          }
+        }
+        if (e._tag === "WithdrawForEndedRequester") {
+          assert.strictEqual(before.status, "pending_approval")
+          if (current.status === "rejected") decisions++
         }
         if (e._tag === "Expire") assert.isAtLeast(now, before.expiresAt)
         if (e._tag === "Executed" || e._tag === "Failed") {
