@@ -1,6 +1,7 @@
 // The outbox readers in the background (architecture §Commands and events): every process drains every reader (the
-// pending writes of ended credentials, the audit log, the admins' mail) every few seconds; the claims (FOR UPDATE SKIP LOCKED) make each event handled once however many processes run. A pass
-// that fails (the Directory or the database down) is logged and its events wait for the next.
+// pending writes of ended credentials, the audit log, the admins' mail) every few seconds; the claims (FOR UPDATE SKIP
+// LOCKED) make each event handled once however many processes run. A pass that fails (the Directory or the database
+// down) is logged and its events wait for the next.
 import { Effect, Layer, Schedule } from "effect"
 import { auditReader } from "./auditReader.ts"
 import { mailReader } from "./mailReader.ts"

@@ -1,7 +1,7 @@
 // The write request lifecycle as a pure transition (spec §States: Write request; checklist 177): a person approves or
 // rejects a pending request before its deadline, an unanswered one expires, one whose requesting credential ended is
-// withdrawn, an approved one runs once and ends executed or failed. No I/O and no clock: `now` (epoch ms) comes from the caller. Returns the runner's Transition:
-// the next state, the events (spec §Events) and the answer or the refusal.
+// withdrawn, an approved one runs once and ends executed or failed. No I/O and no clock: `now` (epoch ms) comes from
+// the caller. Returns the runner's Transition: the next state, the events (spec §Events) and the answer or the refusal.
 import { Option, Schema } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { moved as movedTo, refused, type Transition } from "../commands/Transition.ts"
@@ -81,12 +81,13 @@ export const requesterEndedResult = (ending: RequesterEnding): Schema.JsonObject
   error: "requester_ended", message: requesterEndedMessage(ending), credential: ending.credentialId, reason: ending.reason
 })
 
-/** The ending recorded on a request withdrawn (or failed at execution) because its requester ended; else null. */
-export const requesterEndingOf = (request: WriteRequest): RequesterEnding | null =>
-  Option.getOrNull(Option.map(decodeRequesterEndedResult(request.result), (r) => ({ credentialId: r.credential, reason: r.reason })))
 const decodeRequesterEndedResult = Schema.decodeUnknownOption(Schema.Struct({
   error: Schema.Literal("requester_ended"), credential: Schema.String, reason: RequesterEndReason
 }))
+
+/** The ending recorded on a request withdrawn (or failed at execution) because its requester ended; else null. */
+export const requesterEndingOf = (request: WriteRequest): RequesterEnding | null =>
+  Option.getOrNull(Option.map(decodeRequesterEndedResult(request.result), (r) => ({ credentialId: r.credential, reason: r.reason })))
 
 const withdrawnFor = (request: WriteRequest, now: number, ending: RequesterEnding): WriteRequest =>
   moved(request, now, { status: "rejected", decidedBy: null, decidedAt: now, result: requesterEndedResult(ending) })
