@@ -8,9 +8,10 @@ import * as oauth from "oauth4webapi"
 import { Effect, Exit, Option, Ref, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  decideAndExecute, decideWriteRequest, executeWriteRequest, findWriteRequest, PlatformsMemoryState, revokeApiKey,
+  decideAndExecute, decideWriteRequest, executeWriteRequest, findWriteRequest, PlatformsMemoryState, RequesterEnded, revokeApiKey,
   type MemoryPlatformState, WriteRequestStore
 } from "@adgate/core"
+import { restErrorAnswer } from "../../src/rest/errors.ts"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
@@ -179,6 +180,17 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       expect(await platform.applied(server)).toBe(appliedBefore)
     }, 60_000)
   })
+
+describe("the REST answer to approving a write whose requester ended", () => {
+  it("is 409 requester_ended naming the credential and why, never echoing a secret", () => {
+    const answer = restErrorAnswer(new RequesterEnded({ requestId: "rwq_1", credentialId: "con_1", reason: "disconnected" }))
+    expect(answer.status).toBe(409)
+    expect(answer.body).toMatchObject({ ok: false, error: "requester_ended", credential: "con_1", reason: "disconnected" })
+    expect(answer.body.message).toContain("connection")
+    const revoked = restErrorAnswer(new RequesterEnded({ requestId: "rwq_1", credentialId: "key_1", reason: "key_revoked" }))
+    expect(revoked.body.message).toContain("API key")
+  })
+})
 
 suite("a write proposed by an ended credential never applies (in memory)", async () => {
   const server = await startTestServer()
