@@ -15,7 +15,7 @@ import { restErrorAnswer } from "../../src/rest/errors.ts"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
-import { connect, discover, insecure, registerApp } from "../oauth/oauthClient.ts"
+import { authorizationUrl, connect, discover, insecure, openAuthorization, pkce, registerApp } from "../oauth/oauthClient.ts"
 import { createKey, restClient } from "./restClient.ts"
 
 type WebServer = Omit<TestServer, "directory">
@@ -74,9 +74,32 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       ({ server, close } = await start())
       as = await discover(server)
       adminCookie = await server.signIn(server.users.admin.email, server.users.admin.password)
+      await workInPaidWorkspace()
       reader = await createKey(server, { scopes: ["tools:read", "accounts:read"] })
     }, 120_000)
     afterAll(async () => { await close?.() })
+
+    /**
+     * The admin is in two workspaces and a session starts in either: when it is the other one, the consent page offers
+     * to switch, which is done here once, as a person would, so that every connection below is the paid workspace's.
+     */
+    const workInPaidWorkspace = async () => {
+      const redirectUri = "https://probe.example/cb"
+      const probe = await registerApp(server, { type: "public", redirectUris: [redirectUri], name: "Workspace probe" })
+      const url = authorizationUrl(as, {
+        response_type: "code", client_id: probe.client.clientId, redirect_uri: redirectUri,
+        code_challenge: (await pkce()).challenge, code_challenge_method: "S256", state: "probe", scope: "tools:read"
+      })
+      const html = await (await openAuthorization(server, url, adminCookie)).text()
+      if (html.includes('action="/oauth/consent"')) return // already the paid workspace: the consent form itself
+      const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1]?.replaceAll("&amp;", "&") ?? ""
+      expect(field("workspace_id")).toBe(server.workspaces.paid.id)
+      const switched = await server.postForm("/session/workspace", {
+        csrf_token: field("csrf_token"), workspace_id: field("workspace_id"), return_to: field("return_to")
+      }, adminCookie)
+      expect(switched.status).toBe(303)
+      await switched.body?.cancel()
+    }
 
     const workspaceId = () => server.workspaces.paid.id
     const requestOf = (id: string) => server.run(findWriteRequest(workspaceId(), id).pipe(Effect.orDie))
