@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { request } from "undici"
 import { makeAgent } from "./lib/driver.mjs"
 import { pin } from "./lib/procstat.mjs"
-import { adminQuery, outDir, repoDir } from "./lib/processes.mjs"
+import { adminQuery, benchDatabase, outDir, repoDir } from "./lib/processes.mjs"
 import { sleep } from "./lib/http.mjs"
 import { scenarios } from "./scenarios.mjs"
 import { adgateTarget } from "./targets/adgate.mjs"
@@ -53,7 +53,7 @@ const postForm = async (url, body) => {
 }
 
 if (what === "statements" || what === "statements-oidc") {
-  const database = what === "statements" ? "adgate_bench_log" : "adgate_bench_oidc_log"
+  const database = benchDatabase(what === "statements" ? "adgate_bench_log" : "adgate_bench_oidc_log")
   const logged = { store: "pg", port, database, onDatabase: (name) => adminQuery(`ALTER DATABASE ${name} SET log_statement = 'all'`) }
   const target = what === "statements" ? adgateTarget(logged) : oidcProviderTarget(logged)
   try {
@@ -76,7 +76,7 @@ if (what === "statements" || what === "statements-oidc") {
     await target.stop()
   }
 } else if (what === "statements-tool") {
-  const database = "adgate_bench_log"
+  const database = benchDatabase("adgate_bench_log")
   const target = adgateTarget({ store: "pg", port, database, rateLimits: "off", onDatabase: (name) => adminQuery(`ALTER DATABASE ${name} SET log_statement = 'all'`) })
   try {
     await target.start()
@@ -108,7 +108,7 @@ if (what === "statements" || what === "statements-oidc") {
   mkdirSync(profileDir, { recursive: true })
   const durationMs = Number(process.env.BENCH_PROFILE_SECONDS ?? 10) * 1000
   const scenarioId = process.env.BENCH_PROFILE_SCENARIO ?? "a16"
-  const target = adgateTarget({ store: "pg", port, database: "adgate_bench_prof", nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir], rateLimits: scenarioId === "a16" ? "on" : "off" })
+  const target = adgateTarget({ store: "pg", port, database: benchDatabase("adgate_bench_prof"), nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir], rateLimits: scenarioId === "a16" ? "on" : "off" })
   const agent = makeAgent(64)
   let figures
   try {

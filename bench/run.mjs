@@ -33,7 +33,7 @@ const portBase = Number(process.env.BENCH_PORT_BASE ?? 18800)
 
 const chosen = scenarios.filter((s) => only === undefined || only.includes(s.id) || only.includes(s.group))
 // The server's rate limits are off when the run has tool calls (d, e): one API key at hundreds of calls a second.
-const rateLimits = chosen.some((s) => s.group === "d" || s.id === "e") ? "off" : "on"
+const rateLimits = chosen.some((s) => s.group === "d" || s.id === "e" || s.id === "f-d") ? "off" : "on"
 const allTargets = [
   adgateTarget({ store: "pg", port: portBase + 1, rateLimits }),
   adgateTarget({ store: "pglite", port: portBase + 2, rateLimits }),

@@ -3,7 +3,7 @@
 // what they wait for.
 import { request } from "undici"
 import { runLoad } from "./lib/driver.mjs"
-import { seedConnections } from "./lib/seed.mjs"
+import { seedApiKeysAndUsage, seedConnections } from "./lib/seed.mjs"
 
 const formHeaders = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }
 
@@ -184,7 +184,6 @@ const mcpTool = {
   }
 }
 
-const notYet = (id, group, title, needs) => ({ id, group, title, needs, applies: () => true, run: async () => ({ notYetAvailable: `needs ${needs}` }) })
 
 export const scenarios = [
   refresh(16),
@@ -193,8 +192,7 @@ export const scenarios = [
   discovery,
   restTool,
   mcpTool,
-  mcpFloor,
-  notYet("f-d", "f", "growth of (d) at 10^4, 10^5, 10^6 stored connections", "its seeding (connections and API keys at N) and a loop over (d) as f-a does over a16")
+  mcpFloor
 ]
 
 /**
@@ -221,3 +219,29 @@ const growth = {
   }
 }
 scenarios.push(growth)
+
+/**
+ * (f) growth for (d): the REST tool call at concurrency 16 after seeding N stored connections (as f-a), N API keys and
+ * N tool-usage rows directly in the database. adgate on PostgreSQL only, as f-a.
+ */
+const toolGrowth = {
+  id: "f-d",
+  group: "f",
+  title: "growth: REST tool call (concurrency 16) at N stored connections, API keys and usage rows",
+  applies: (target) => target.kind === "adgate" && target.database !== null && target.tool !== undefined,
+  async run(target, agent, options, shared) {
+    const levels = []
+    const d = scenarios.find((s) => s.id === "d")
+    shared.chains ??= await chainsFor(target, agent, 64)
+    shared.toolKey ??= await target.apiKey(["tools:read"])
+    for (const n of options.growth) {
+      const started = Date.now()
+      await seedConnections(target.database, n)
+      await seedApiKeysAndUsage(target.database, n)
+      const figures = await d.run(target, agent, options, shared)
+      levels.push({ scenario: `f-d@${n}`, seededConnections: n, seedSeconds: Math.round((Date.now() - started) / 100) / 10, ...figures })
+    }
+    return { levels }
+  }
+}
+scenarios.push(toolGrowth)

@@ -50,6 +50,16 @@ const admin = async (f) => {
   }
 }
 
+/**
+ * A bench database's name with `BENCH_DB_SUFFIX` appended (lower-case letters, digits, `_`): two people running the
+ * suite at once on one PostgreSQL server each use their own databases (with their own `BENCH_PORT_BASE`).
+ */
+export const benchDatabase = (name) => {
+  const suffix = process.env.BENCH_DB_SUFFIX ?? ""
+  if (!/^[a-z0-9_]*$/.test(suffix)) throw new Error(`BENCH_DB_SUFFIX ${JSON.stringify(suffix)}: lower-case letters, digits and _ only`)
+  return `${name}${suffix}`
+}
+
 /** Drops and creates `name` (a bench database: never a product one). */
 export const freshDatabase = (name) =>
   admin(async (client) => {

@@ -37,3 +37,33 @@ export const seedConnections = async (database, total) => {
   await runSql(database, "ANALYZE connections; ANALYZE connection_refresh_tokens; ANALYZE access_tokens")
   return total
 }
+
+/**
+ * Growth seeding for the tool call (scenario f-d): adds API keys (copies of the bench's own key with random hashes
+ * nobody holds, live) and as many tool-usage rows of the bench workspace (calls of the past days) until there are
+ * `total` of each: the key look-up by hash and the usage insert must stay flat past them.
+ */
+export const seedApiKeysAndUsage = async (database, total) => {
+  const [{ seeded }] = await runSql(database, "SELECT count(*)::int AS seeded FROM api_keys WHERE id LIKE 'bench_seed_%'")
+  if (seeded >= total) return seeded
+  const [{ id: template } = {}] = await runSql(database, "SELECT id FROM api_keys WHERE id NOT LIKE 'bench_seed_%' ORDER BY created_at LIMIT 1")
+  if (template === undefined) throw new Error("no API key to copy: run the set-up first")
+  const batch = 50_000
+  for (let from = seeded + 1; from <= total; from += batch) {
+    const to = Math.min(total, from + batch - 1)
+    await runSql(database, `
+      WITH k AS (
+        INSERT INTO api_keys (id, hash, version, workspace_id, name, created_by, scopes, tool_writes, created_at, last_used_at, revoked_at)
+        SELECT 'bench_seed_' || n, encode(sha256(('bench-seed-key-' || n)::bytea), 'base64'), t.version, t.workspace_id,
+          'seed ' || n, t.created_by, t.scopes, t.tool_writes, t.created_at, NULL, NULL
+        FROM generate_series($2::int, $3::int) AS n, api_keys t WHERE t.id = $1
+        RETURNING id, workspace_id
+      )
+      INSERT INTO tool_usage (id, workspace_id, connection_id, api_key_id, tool, kind, outcome, credits, at)
+      SELECT 'bench_seed_usage_' || substr(k.id, 12), k.workspace_id, NULL, k.id, 'gads__list_campaigns', 'read', 'succeeded', 1,
+        (extract(epoch FROM now()) * 1000)::bigint - (substr(k.id, 12)::int * 1000)
+      FROM k`, [template, from, to])
+  }
+  await runSql(database, "ANALYZE api_keys; ANALYZE tool_usage")
+  return total
+}

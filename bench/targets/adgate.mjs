@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
-import { backendPids, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild } from "../lib/processes.mjs"
+import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild } from "../lib/processes.mjs"
 
 const redirectUri = "http://127.0.0.1:9/callback"
 const scope = "tools:read tools:write"
@@ -18,7 +18,7 @@ const consentMomentMs = 1_000
 // The V8 flags of `npm start` (the root package.json), so that the bench runs the server as an operator does.
 const serverNodeArgs = ["--max-semi-space-size=8"]
 
-export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
+export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
@@ -28,15 +28,33 @@ export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", no
   /** `npm run adgate -- …` on the bench database (the server's environment, as the README says to run it). */
   const cli = (args) =>
     new Promise((resolve, reject) => {
-      execFile(node24, ["apps/server/src/cli.ts", ...args], { cwd: repoDir, env: { ...process.env, DATABASE_URL: databaseUrl(database), ADGATE_DATA_DIR: dataDir } },
+      execFile(node24, ["apps/server/src/cli.ts", ...args], { cwd: repoDir, env: { ...process.env, DATABASE_URL: store === "pg" ? databaseUrl(database) : "", ADGATE_DATA_DIR: dataDir } },
         (error, stdout, stderr) => (error === null ? resolve(stdout) : reject(new Error(`adgate ${args.slice(0, 2).join(" ")}: ${stderr.slice(0, 300)}`))))
     })
+  const name = store === "pg" ? "adgate-pg" : "adgate-pglite"
+  const discoveryPath = "/.well-known/oauth-authorization-server"
+  /** Starts the server on the target's database (or data folder) and waits until it answers. */
+  const launch = async () => {
+    server = startChild(name, [...serverNodeArgs, ...nodeArgs, "apps/server/src/main.ts"], {
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      BASE_URL: base,
+      ADGATE_DATA_DIR: dataDir,
+      ADGATE_ADMIN_EMAIL: adminEmail,
+      ADGATE_ADMIN_PASSWORD: adminPassword,
+      ADGATE_CREDENTIALS_KEY: "",
+      DATABASE_URL: store === "pg" ? databaseUrl(database) : "",
+      // Off only for runs with the tool-call scenarios (d, e, f-d): their per-credential limits would measure the limiter.
+      ADGATE_RATE_LIMITS: rateLimits
+    })
+    await waitUntilUp(`${base}${discoveryPath}`, 90_000, server.alive)
+  }
   return {
-    name: store === "pg" ? "adgate-pg" : "adgate-pglite",
+    name,
     kind: "adgate",
     base,
     database: store === "pg" ? database : null,
-    discoveryPath: "/.well-known/oauth-authorization-server",
+    discoveryPath,
     tokenPath: "/oauth/token",
     resource,
     get pid() { return server.pid },
@@ -47,19 +65,7 @@ export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", no
         await freshDatabase(database)
         await onDatabase(database)
       }
-      server = startChild(this.name, [...serverNodeArgs, ...nodeArgs, "apps/server/src/main.ts"], {
-        PORT: String(port),
-        HOST: "127.0.0.1",
-        BASE_URL: base,
-        ADGATE_DATA_DIR: dataDir,
-        ADGATE_ADMIN_EMAIL: adminEmail,
-        ADGATE_ADMIN_PASSWORD: adminPassword,
-        ADGATE_CREDENTIALS_KEY: "",
-        DATABASE_URL: store === "pg" ? databaseUrl(database) : "",
-        // Off only for runs with the tool-call scenarios (d, e): their per-credential limits would measure the limiter.
-        ADGATE_RATE_LIMITS: rateLimits
-      })
-      await waitUntilUp(`${base}${this.discoveryPath}`, 90_000, server.alive)
+      await launch()
       // Dynamic registration of one public client (RFC 7591), as an MCP host does.
       const registered = await call(`${base}/oauth/register`, {
         method: "POST",
@@ -105,13 +111,16 @@ export const adgateTarget = ({ store, port, database = "adgate_bench_adgate", no
     /**
      * Tool calls (d, e): the sandbox read tool of the demo workspace (paid, four sandbox platforms connected on first
      * start) and its arguments, called with an API key of the bench admin made by the CLI, as an operator does.
-     * PostgreSQL only: the CLI cannot open the embedded database while the server holds it.
+     * On PGlite the CLI cannot open the embedded database while the server holds it: the server is stopped for the
+     * two CLI commands and started again on the same data folder (untimed; the load starts after it answers).
      */
-    tool: store === "pg" ? { name: "gads__list_campaigns", arguments: { accountId: "3842019576" } } : undefined,
+    tool: { name: "gads__list_campaigns", arguments: { accountId: "3842019576" } },
     async apiKey(scopes) {
+      if (store !== "pg") await server.stop()
       // Every call is charged a credit (the demo's balance runs out in seconds): a balance no run exhausts.
       await cli(["credits", "set", "Demo", "1000000000"])
       const stdout = await cli(["apikey", "create", "Demo", adminEmail, "bench", "--scopes", scopes.join(",")])
+      if (store !== "pg") await launch()
       const key = /^key: (\S+)/m.exec(stdout)?.[1]
       if (key === undefined) throw new Error(`apikey create printed no key: ${stdout.slice(0, 200)}`)
       return key

@@ -3,14 +3,14 @@
 // (devInteractions: the login form, then the consent form), one browser (cookie jar) per chain, so every chain has
 // its own session and grant.
 import { call, Jar, pkcePair, pool } from "../lib/http.mjs"
-import { backendPids, databaseUrl, dropDatabase, freshDatabase, startChild } from "../lib/processes.mjs"
+import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, startChild } from "../lib/processes.mjs"
 import { waitUntilUp } from "../lib/http.mjs"
 
 const redirectUri = "http://127.0.0.1:9/callback"
 const clientId = "bench"
 const scope = "tools:read tools:write"
 
-export const oidcProviderTarget = ({ store, port, database = "adgate_bench_oidc", onDatabase = async () => {} }) => {
+export const oidcProviderTarget = ({ store, port, database = benchDatabase("adgate_bench_oidc"), onDatabase = async () => {} }) => {
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server

@@ -1,8 +1,8 @@
 // Sends the mail outbox (spec §Events: admins on a new connection, the connecting person on a waiting change):
 // through SMTP (nodemailer) when SMTP_URL is set, otherwise as one log line per mail with recipient and subject
 // only. A mail that cannot be sent stays in the outbox and is tried again on the next pass.
-import { Clock, Effect, Layer, Option, Redacted, Schedule } from "effect"
-import { Mailer, type MailMessage } from "@adgate/core"
+import { Clock, Effect, Option, Redacted } from "effect"
+import { inBackground, Mailer, type MailMessage } from "@adgate/core"
 import nodemailer from "nodemailer"
 
 export interface MailSenderOptions {
@@ -42,11 +42,7 @@ export const sendPendingMail = (deliver: Deliver, batch = 20) =>
     return sent
   })
 
-export const MailSender = (options: MailSenderOptions) =>
-  Layer.effectDiscard(Effect.gen(function* () {
-    const deliver = Option.match(options.smtpUrl, { onNone: () => viaLog, onSome: (url) => viaSmtp(url, options.from) })
-    const pass = sendPendingMail(deliver).pipe(
-      Effect.catchTag("StoreUnavailable", () => Effect.logWarning("mail outbox unavailable; retrying"))
-    )
-    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(options.every ?? "5 seconds")))
-  }))
+export const MailSender = (options: MailSenderOptions) => {
+  const deliver = Option.match(options.smtpUrl, { onNone: () => viaLog, onSome: (url) => viaSmtp(url, options.from) })
+  return inBackground(options.every ?? "5 seconds", "mail outbox unavailable; retrying", sendPendingMail(deliver))
+}

@@ -1,7 +1,8 @@
 // First start on an empty database (README, first start): a demo workspace "Demo" on the paid plan with credits, its
 // admin (ADGATE_ADMIN_EMAIL / ADGATE_ADMIN_PASSWORD, else admin@example.com), an editor, and the four sandbox
 // platforms connected with their seeded data (docs/platforms.md). A generated password
-// is printed once, to stdout, and never logged. Processes starting together on one PostgreSQL seed it once: the
+// is printed once, to stderr, and never logged: stdout is the log stream (logfmt lines that log collectors keep), so a
+// password there would be a password in the logs. Processes starting together on one PostgreSQL seed it once: the
 // check and the seeding run in one transaction under an advisory lock.
 import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -14,7 +15,7 @@ export const demoCredits = 1000
 export interface SeedOptions {
   readonly adminEmail: Option.Option<string>
   readonly adminPassword: Option.Option<Redacted.Redacted<string>>
-  /** Where the one-time passwords go (stdout by default). */
+  /** Where the one-time passwords go (stderr by default: stdout is the log stream). */
   readonly print?: (line: string) => void
 }
 
@@ -34,7 +35,7 @@ export const seedOnFirstStart = (options: SeedOptions) =>
     const { workspace, admin, editor, adminPassword, editorPassword, given } = seeded.value
     yield* Effect.logInfo(`first start: created workspace "Demo" (paid, ${demoCredits} credits) with ${admin.email} (admin) and ${editor.email} (editor)`)
     // Printed after the commit, so a password is never shown for people a rolled-back seeding did not create.
-    const print = options.print ?? ((line: string) => process.stdout.write(line + "\n"))
+    const print = options.print ?? ((line: string) => process.stderr.write(line + "\n"))
     yield* Effect.sync(() => {
       print("adgate first start: demo workspace \"Demo\" created.")
       if (!given) print(`  admin  ${admin.email}  password: ${adminPassword}`)

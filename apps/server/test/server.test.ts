@@ -80,6 +80,9 @@ describe("the server process on the embedded database (smoke test)", () => {
 
     assert.strictEqual(await stop(server), 0)
     assert.strictEqual(occurrences(server.output(), adminPassword), 1, "printed once, in no log line")
+    // On stderr: stdout is the log stream (README, first start).
+    assert.notInclude(server.stdout(), adminPassword)
+    assert.include(server.stdout(), "first start: created workspace")
     // The log says the stop was orderly, as its last line, once everything was released.
     const lines = server.output().trim().split("\n")
     assert.match(lines.at(-1) ?? "", /level=INFO .*message="adgate stopped"/)

@@ -3,9 +3,10 @@
 // pass at a time through the one tool pipeline, writes queued under the key's approval rules, and the report's
 // numbers checked against what the platforms answered. PGlite here; tasks.postgres.test.ts runs the races.
 import {
-  CreditsLedger, decideAndExecute, Directory, Mailer, revokeApiKey, Platforms, runTasks, startTask, taskInputOf, TaskStore, WriteRequestStore,
-  type Principal, type Task, type TaskReport, taskLeaseMs, taskRecheckMs
+  AuditLog, CreditsLedger, decideAndExecute, Directory, Mailer, revokeApiKey, Platforms, runTask, runTasks, startTask, taskInputOf, TaskStore,
+  WriteRequestStore, type Principal, type Task, type TaskReport, taskLeaseMs, taskRecheckMs
 } from "@adgate/core"
+import { drainReaders } from "@adgate/adapters-sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Option } from "effect"
 import { demo, keyPrincipal, makeMovingClock, taskWorld, tempDataDir } from "./support/taskWorld.ts"
@@ -28,6 +29,13 @@ const runGoal = (principal: Principal, goal: string, passes = 3) => Effect.gen(f
 })
 
 const reportOf = (task: Task) => task.report as unknown as TaskReport
+
+/** The task's own audit entries (docs/tasks.md, Events and the audit trail), as the outbox readers leave them. */
+const taskAudit = (task: Task) => Effect.gen(function* () {
+  yield* drainReaders
+  const entries = yield* (yield* AuditLog).list(task.workspaceId)
+  return entries.filter((e) => e.detail["taskId"] === task.id).map((e) => e.action)
+})
 
 /** Above the threshold as the plan's rule says: cost per conversion over it, or spent over it with no conversion. */
 const above = (threshold: number) => (row: TaskReport["reads"][number]["rows"][number]) =>
@@ -128,6 +136,8 @@ describe("tasks on the demo workspace (PGlite)", () => {
       assert.strictEqual(done.status, "completed")
       assert.isTrue(reportOf(done).changes.every((c) => c.status === "executed" && c.providerStatus === 200))
       assert.include(reportOf(done).summary, `Changed ${report.changes.length}`)
+      // Every move of the runner is in the audit log once; looking again while it waited moved no status, so no entry.
+      assert.deepStrictEqual(yield* taskAudit(done), ["task.started", "task.planned", "task.waiting_for_approval", "task.completed"])
     })))
 
     it.effect("raising the budget of the best campaign by 10 % picks the best return on ad spend (Brand – Search) and sets its daily budget +10 %, at once for a key that applies changes", () => withClock(Effect.gen(function* () {
@@ -175,6 +185,9 @@ describe("tasks on the demo workspace (PGlite)", () => {
       const poem = yield* runGoal(principal, "write a poem about tents")
       assert.strictEqual(poem.status, "failed")
       assert.strictEqual(reportOf(poem).failures[0]!.error, "GoalNotPlanned")
+      assert.deepStrictEqual(yield* taskAudit(poem), ["task.started", "task.failed"])
+      const failed = (yield* (yield* AuditLog).list(workspace.id)).find((e) => e.action === "task.failed" && e.detail["taskId"] === poem.id)
+      assert.deepStrictEqual(failed?.detail["reasons"], ["GoalNotPlanned"])
       assert.include(reportOf(poem).failures[0]!.message, "performance reports")
       const vague = yield* runGoal(principal, "pause the bad campaigns over the last 30 days")
       assert.strictEqual(vague.status, "failed")
@@ -221,6 +234,31 @@ describe("tasks on the demo workspace (PGlite)", () => {
       const done = Option.getOrThrow(yield* store.find(started.id))
       assert.deepStrictEqual([done.status, done.attempt], ["completed", 2])
       assert.lengthOf(reportOf(done).findings, 3)
+    })))
+
+    it.effect("a runner whose claim was taken over after its lease ended loses its move (Conflict): nothing is decided on the new holder's claim, nothing charged, no event", () => withClock(Effect.gen(function* () {
+      const { workspace, admin } = yield* demo
+      const principal = yield* keyPrincipal(workspace.id, admin.id, allScopes, "wait")
+      const started = yield* startTask(taskInputOf(principal, "find products with no sales in 30 days"))
+      const store = yield* TaskStore
+      const ledger = yield* CreditsLedger
+      const balance = yield* ledger.balance(workspace.id)
+      const now = yield* Clock.currentTimeMillis
+      const stale = (yield* store.claimRunnable(now, now + taskLeaseMs, 50)).find((t) => t.id === started.id)!
+      time.advance(taskLeaseMs)
+      const later = yield* Clock.currentTimeMillis
+      const current = (yield* store.claimRunnable(later, later + taskLeaseMs, 50)).find((t) => t.id === started.id)!
+      assert.strictEqual(current.version, stale.version + 1)
+      // The first runner wakes up and plans: its move to running is a compare-and-set on the claim it holds.
+      const lost = yield* Effect.flip(runTask(stale))
+      assert.strictEqual(lost._tag, "Conflict")
+      assert.deepStrictEqual(yield* store.find(started.id), Option.some(current))
+      assert.strictEqual(yield* ledger.balance(workspace.id), balance)
+      assert.deepStrictEqual(yield* taskAudit(started), ["task.started"])
+      // The holder runs it to its report.
+      const done = yield* runTask(current)
+      assert.strictEqual(done.status, "completed")
+      assert.deepStrictEqual(yield* taskAudit(started), ["task.started", "task.planned", "task.completed"])
     })))
   })
 })

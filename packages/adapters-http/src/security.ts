@@ -7,7 +7,7 @@ import { Issuer } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
 import { oauthPaths } from "./discovery/metadata.ts"
 import { corsAnyOrigin } from "./oauth/cors.ts"
-import { oauthErrorResponse } from "./oauth/errors.ts"
+import { bodyTooLarge, mapOAuthError, oauthErrorResponse } from "./oauth/errors.ts"
 import { isRestPath, restBodyTooLarge } from "./rest/restResponses.ts"
 
 export const maxBodyBytes = 1024 * 1024
@@ -80,7 +80,7 @@ const tooLarge = (path: string, origin: string) =>
     ? restBodyTooLarge(origin)
     : jsonOAuthPaths.has(path)
     ? HttpServerResponse.setHeaders(
-      oauthErrorResponse({ status: 413, error: "invalid_request", description: "The request body is larger than 1 MB." }),
+      oauthErrorResponse(mapOAuthError(bodyTooLarge())),
       { connection: "close", ...corsAnyOrigin }
     )
     : HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })

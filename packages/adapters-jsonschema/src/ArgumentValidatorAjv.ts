@@ -31,12 +31,16 @@ export const makeArgumentValidatorAjv = () => {
   })
   // Compiling is the expensive part: each schema is compiled once, keyed by its JSON text.
   const compiled = new Map<string, ValidateFunction>()
+  // The catalog's schemas are the same objects on every call: found by identity first, without serialising the
+  // schema again (a JSON.stringify per call was ~2 % of a tool call's CPU, bench/README.md §9).
+  const byObject = new WeakMap<object, ValidateFunction>()
   const validatorOf = (schema: object): ValidateFunction => {
+    const known = byObject.get(schema)
+    if (known !== undefined) return known
     const key = JSON.stringify(schema)
-    const found = compiled.get(key)
-    if (found !== undefined) return found
-    const validate = ajv.compile(schema)
+    const validate = compiled.get(key) ?? ajv.compile(schema)
     compiled.set(key, validate)
+    byObject.set(schema, validate)
     return validate
   }
   return ArgumentValidator.of({

@@ -3,9 +3,11 @@
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
 import { Clock, Effect, Option, Schema } from "effect"
-import { authenticateBearer, defaultScopes, type Principal } from "@adgate/core"
+import { authenticateBearer, defaultScopes, InsufficientScope, type Principal, type Scope } from "@adgate/core"
+import { protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/adapters-http"
 import {
-  type AuthInfo, createMcpHandler, isLegacyRequest, WebStandardStreamableHTTPServerTransport
+  type AuthInfo, classifyInboundRequest, createMcpHandler, isLegacyRequest, MissingRequiredClientCapabilityError,
+  WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
@@ -24,34 +26,27 @@ export interface McpHandlerOptions {
 
 const noStore = { "cache-control": "no-store" }
 
-export const protectedResourceMetadataUrl = (origin: string) => `${origin}/.well-known/oauth-protected-resource${mcpPath}`
+export const protectedResourceMetadataUrl = (origin: string) => sharedMetadataUrl(origin, "mcp")
 
-/** RFC 6750 §3: the challenge names the metadata (RFC 9728 §5.1) and the scopes to ask for. */
-const challenge = (origin: string, scope: string, error?: { readonly code: string; readonly description: string }) =>
-  [
-    `Bearer resource_metadata="${protectedResourceMetadataUrl(origin)}"`,
-    `scope="${scope}"`,
-    ...(error === undefined ? [] : [`error="${error.code}"`, `error_description="${error.description}"`])
-  ].join(", ")
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+const json = (status: number, body: unknown, headers: Readonly<Record<string, string>> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...noStore, ...headers } })
 
-const unauthorized = (origin: string, sent: boolean) =>
-  json(401, sent ? { error: "invalid_token", error_description: "The access token or API key is not valid here." } : { error: "unauthorized", error_description: "A bearer credential is needed." }, {
-    "www-authenticate": challenge(origin, defaultScopes.join(" "), sent ? { code: "invalid_token", description: "The access token or API key is not valid here" } : undefined)
-  })
+/**
+ * A refusal of the bearer check or of a scope, answered as REST answers it (adapters-http bearerAnswers.ts): the same
+ * body and Retry-After, the challenge naming this surface's metadata (RFC 9728 §5.1) and, on a 401, the scopes to ask
+ * for.
+ */
+const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }) => {
+  const answer = refusalAnswer(refusal, { ...context, resource: "mcp", scopes: defaultScopes })
+  return json(answer.status, answer.body, answer.headers)
+}
 
 /**
  * MCP 2025-06-18 §Authorization "Scope challenge": the scopes the client already has plus the one it needs, so that
  * a step-up authorization keeps what works today.
  */
-const insufficientScope = (origin: string, principal: Principal, scope: string) =>
-  json(403, { error: "insufficient_scope", error_description: `This call needs the ${scope} permission.`, scope }, {
-    "www-authenticate": challenge(origin, [...new Set([...principal.scopes, scope])].join(" "), {
-      code: "insufficient_scope", description: `This call needs the ${scope} permission`
-    })
-  })
+const insufficientScope = (origin: string, principal: Principal, scope: Scope) =>
+  refused(new InsufficientScope({ scope, anyOf: [scope] }), { origin, stepUpScopes: [...new Set([...principal.scopes, scope])] })
 
 const jsonRpcError = (status: number, code: number, message: string) =>
   json(status, { jsonrpc: "2.0", id: null, error: { code, message } })
@@ -100,12 +95,74 @@ const answerTaskRequestV2 = (principal: Principal, request: { readonly id: unkno
     if (Option.isNone(found)) return error(-32602, `No task ${request.taskId} for this connection.`)
     const now = yield* Clock.currentTimeMillis
     if (request.method === "tasks/get") return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete", ...taskV2Of(found.value, origin, now) } }
-    const withdrawn = yield* withdrawOwnRequest(principal, request.taskId).pipe(Effect.option)
-    if (Option.isNone(withdrawn)) return error(-32602, `Task ${request.taskId} cannot be cancelled: it is no longer waiting for a person.`)
+    // SEP-2663 §Cancellation: the same empty ack for an active and a terminal task (-32602 is for unknown ids only);
+    // only a request still waiting for a person is withdrawn, and the next tasks/get shows what became of it.
+    if (found.value.status === "pending_approval") {
+      yield* withdrawOwnRequest(principal, request.taskId).pipe(
+        Effect.catchTag("WriteRequestNotFound", () => Effect.void),
+        Effect.catchTag("WriteRequestNotPending", () => Effect.void)
+      )
+    }
     return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete" } }
   }).pipe(Effect.orElseSucceed(() => ({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "The service cannot answer right now." } })))
 
 const tasksExtension = "io.modelcontextprotocol/tasks"
+
+/** The revision whose Tasks extension is answered here (the SDK's modern path answers every other one). */
+const modernRevision = "2026-07-28"
+
+/** The Tasks extension's own methods (tasks/result and tasks/list are gone in it and answer -32601 to anyone). */
+const gatedTaskMethods = new Set(["tasks/get", "tasks/update", "tasks/cancel"])
+
+/** The body field the `Mcp-Name` header mirrors (SEP-2243 §Standard headers; SEP-2663 §Routing headers for tasks). */
+const mcpNameSource: Record<string, string> = { "tools/call": "name", "tasks/get": "taskId", "tasks/update": "taskId", "tasks/cancel": "taskId" }
+
+/** An `Mcp-Name` value as sent: RFC 9110 optional whitespace stripped, a `=?base64?…?=` value decoded; null if malformed. */
+const mcpNameValue = (header: string): string | null => {
+  const value = header.replace(/^[ \t]+|[ \t]+$/g, "")
+  const encoded = /^=\?base64\?(.*)\?=$/i.exec(value)
+  if (encoded === null) return value
+  const b64 = encoded[1] ?? ""
+  if (!/^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/.test(b64)) return null
+  return Buffer.from(b64, "base64").toString("utf8")
+}
+
+/**
+ * Whether a 2026-07-28 request may be answered here by the Tasks extension code instead of the SDK's modern handler:
+ * only when it passes the rungs the SDK would check first (createMcpHandler's ladder): a well-formed envelope naming
+ * this revision, `MCP-Protocol-Version` and `Mcp-Method` present and agreeing with the body, and `Mcp-Name` agreeing
+ * with the tool name or task id (SEP-2243, SEP-2663). Anything else goes to the SDK, which answers the rejection
+ * (-32602 / -32020, HTTP 400) itself, so the two paths cannot disagree.
+ */
+const passesModernLadder = (request: Request, body: unknown): boolean => {
+  const headers = {
+    protocolVersionHeader: request.headers.get("mcp-protocol-version") ?? undefined,
+    mcpMethodHeader: request.headers.get("mcp-method") ?? undefined,
+    mcpNameHeader: request.headers.get("mcp-name") ?? undefined
+  }
+  const route = classifyInboundRequest({
+    httpMethod: request.method, body,
+    ...(headers.protocolVersionHeader === undefined ? {} : { protocolVersionHeader: headers.protocolVersionHeader }),
+    ...(headers.mcpMethodHeader === undefined ? {} : { mcpMethodHeader: headers.mcpMethodHeader }),
+    ...(headers.mcpNameHeader === undefined ? {} : { mcpNameHeader: headers.mcpNameHeader })
+  })
+  if (route.kind !== "modern" || route.messageKind !== "request" || route.classification.revision !== modernRevision) return false
+  if (headers.protocolVersionHeader === undefined || headers.mcpMethodHeader === undefined) return false
+  const field = Object.hasOwn(mcpNameSource, route.message.method) ? mcpNameSource[route.message.method] : undefined
+  if (field === undefined) return true
+  const bodyValue = (route.message.params as Record<string, unknown> | undefined)?.[field]
+  if (typeof bodyValue !== "string") return headers.mcpNameHeader === undefined || mcpNameValue(headers.mcpNameHeader) !== null
+  return headers.mcpNameHeader !== undefined && mcpNameValue(headers.mcpNameHeader) === bodyValue
+}
+
+/**
+ * SEP-2663 §Required capabilities, SEP-2575 §Missing required capabilities: tasks/get, tasks/update and tasks/cancel
+ * from a request whose envelope does not declare the Tasks extension answer -32021 naming it (HTTP 400).
+ */
+const missingTasksCapability = (id: unknown) => {
+  const error = new MissingRequiredClientCapabilityError({ requiredCapabilities: { extensions: { [tasksExtension]: {} } } })
+  return json(400, { jsonrpc: "2.0", id: id ?? null, error: { code: error.code, message: error.message, data: error.data } })
+}
 
 const authInfoOf = (principal: Principal): AuthInfo => ({
   // The credential itself never travels further than the bearer check.
@@ -137,18 +194,7 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
     const authorization = request.headers.get("authorization")
     const auth = await authenticate(authorization)
-    if (auth._tag === "Refused") {
-      switch (auth.error._tag) {
-        case "CredentialMissing": return unauthorized(origin, false)
-        case "InvalidCredential": return unauthorized(origin, true)
-        case "RequestsThrottled":
-          return json(429, { error: "rate_limited", error_description: "Too many requests for this connection; retry later." }, {
-            "retry-after": String(Math.max(1, Math.ceil(auth.error.retryAfterSeconds)))
-          })
-        default:
-          return json(503, { error: "temporarily_unavailable", error_description: "The service cannot answer right now." }, { "retry-after": "5" })
-      }
-    }
+    if (auth._tag === "Refused") return refused(auth.error, { origin })
     const { principal } = auth
     // Stateless: no stream to resume (GET) and no session to end (DELETE).
     if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST", ...noStore } })
@@ -167,14 +213,18 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     const authInfo = authInfoOf(principal)
     const legacy = await isLegacyRequest(web.clone(), body)
     const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
-    if (!legacy) {
+    if (!legacy && passesModernLadder(web, body)) {
       // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write
-      // called by a client that declares the extension, and tasks/get and tasks/cancel, are answered here.
+      // called by a client that declares the extension, and the tasks/* methods, are answered here, once the
+      // request has passed the SDK's own envelope and header rungs (passesModernLadder).
       if (platformCall !== null && declaresTasksExtension(body)) {
         return json(200, { jsonrpc: "2.0", id: platformCall.id, result: await run(callAsTask(principal, platformCall.name, platformCall.args, "modern")) })
       }
       const taskRequest = taskRequestOf(body)
-      if (taskRequest !== null) return json(200, await run(answerTaskRequestV2(principal, taskRequest, origin)))
+      if (taskRequest !== null) {
+        if (gatedTaskMethods.has(taskRequest.method) && !declaresTasksExtension(body)) return missingTasksCapability(taskRequest.id)
+        return json(200, await run(answerTaskRequestV2(principal, taskRequest, origin)))
+      }
     }
     if (legacy) {
       // MCP 2025-11-25 §Tasks: a platform tool called with `task` answers CreateTaskResult. The SDK's Server only lets

@@ -1,7 +1,8 @@
 // Queued writes as MCP tasks (MCP 2025-11-25 §Tasks; issue 10): the task IS the write request in the database — task
 // id = request id — so any server process answers tasks/get, tasks/result, tasks/list and tasks/cancel, and a
 // restart loses nothing. Status: pending or approved → working (naming who decides and where); executed → completed
-// with the platform's result; declined, expired or failed on the platform → failed; withdrawn by the app → cancelled.
+// with the platform's result; declined, expired or failed on the platform → failed (on 2026-07-28: completed with the
+// tool error, SEP-2663); withdrawn by the app → cancelled.
 import { Effect, Option } from "effect"
 import {
   isWithdrawn, type Principal, requesterOf, withdrawWriteRequest, type WriteRequest, WriteRequestStore
@@ -56,23 +57,20 @@ export const taskOf = (request: WriteRequest, origin: string, now: number) => ({
 
 /**
  * The 2026-07-28 Tasks extension's DetailedTask (`io.modelcontextprotocol/tasks`): the same state, with the result
- * (completed) or the error (failed) inline, since the extension has no tasks/result.
+ * inline, since the extension has no tasks/result. SEP-2663 §error semantics reserves `failed` for protocol-level
+ * errors: a write that was declined, expired or failed on the platform is the tool's own outcome, so it is
+ * `completed` with the tool error (`isError`, the same `{error, message, requestId}` as tasks/result on 2025-11-25).
  */
 export const taskV2Of = (request: WriteRequest, origin: string, now: number) => {
   const v1 = taskOf(request, origin, now)
+  const status = v1.status === "failed" ? "completed" : v1.status
   const base = {
-    taskId: v1.taskId, status: v1.status, statusMessage: v1.statusMessage, createdAt: v1.createdAt,
+    taskId: v1.taskId, status, statusMessage: v1.statusMessage, createdAt: v1.createdAt,
     lastUpdatedAt: v1.lastUpdatedAt, ttlMs: v1.ttl, pollIntervalMs: v1.pollInterval
   }
-  if (v1.status === "completed") {
-    const { _meta: _, ...result } = taskResultOf(request, origin)
-    return { ...base, result: { resultType: "complete", ...result } }
-  }
-  if (v1.status === "failed") {
-    const body = taskResultOf(request, origin).structuredContent as Record<string, unknown>
-    return { ...base, error: { code: -32000, message: String(body["message"]), data: body } }
-  }
-  return base
+  if (status !== "completed") return base
+  const { _meta: _, ...result } = taskResultOf(request, origin)
+  return { ...base, result: { resultType: "complete", ...result } }
 }
 
 /** The final result of a task: the platform's answer when it ran, else a tool error saying why nothing changed. */

@@ -3,7 +3,7 @@
 // protocol revisions with JSON answers, tools by scope with schemas and annotations, pages, calls through the pipeline.
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
-import { createApiKey, type Scope, type WriteMode } from "@adgate/core"
+import { createApiKey, Platforms, type Scope, type WriteMode } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
@@ -130,6 +130,29 @@ describe("tools by the connection's scopes", () => {
     expect(campaigns.outputSchema).toBeDefined()
     expect(campaigns.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false })
     await client.close()
+  })
+
+  it("JSON Schema 2020-12 (SEP-1613, SEP-2106): every platform tool's input and output schemas are listed exactly as the catalog has them, $schema and all, on both handshakes", async () => {
+    const catalog = await server.run(Effect.gen(function* () { return new Map((yield* Platforms).tools.map((t) => [t.name, t])) }))
+    const key = await apiKey(["tools:read", "tools:write"])
+    for (const mode of ["legacy", "auto"] as const) {
+      const client = await connect(key, mode)
+      const listed: Array<{ name: string; inputSchema: unknown; outputSchema?: unknown }> = []
+      for (let cursor: string | undefined, first = true; first || cursor !== undefined; first = false) {
+        const page = await client.listTools(cursor === undefined ? {} : { cursor })
+        listed.push(...page.tools)
+        cursor = page.nextCursor
+      }
+      const platform = listed.filter((t) => catalog.has(t.name))
+      expect(platform.length).toBeGreaterThan(10)
+      for (const tool of platform) {
+        const own = catalog.get(tool.name)!
+        expect(tool.inputSchema).toEqual(own.inputSchema)
+        expect(tool.inputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", additionalProperties: false })
+        if (own.outputSchema !== null) expect(tool.outputSchema).toEqual(own.outputSchema)
+      }
+      await client.close()
+    }
   })
 
   it("tools/list is paginated: pages follow the cursor and together are the whole list (MCP §Pagination)", async () => {

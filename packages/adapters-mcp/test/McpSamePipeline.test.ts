@@ -1,7 +1,6 @@
 // MCP tools/call is the core pipeline (architecture §One tool pipeline; issue 10 "the same outcome, credits and
-// audit entries"): the same calls made over MCP and directly through core callTool (the function REST's
-// POST /tools/{name} calls; REST itself is not on this branch yet) end the same, cost the same credits and leave the
-// same usage and audit entries.
+// audit entries"): the same calls made over MCP, over REST (POST /api/v1/tools/{name} on the same server) and
+// directly through core callTool end the same, cost the same credits and leave the same usage and audit entries.
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import {
@@ -71,5 +70,58 @@ describe("the same tool over MCP and through core callTool", () => {
     expect(mcpTrail.spent).toBe(coreTrail.spent)
     expect(mcpTrail.usage).toEqual(coreTrail.usage)
     expect(mcpTrail.audit).toEqual(coreTrail.audit)
+  }, 60_000)
+})
+
+describe("the same tool over MCP and over REST (POST /api/v1/tools/{name}, same server, same key)", () => {
+  it.each([
+    ["a read that runs", "gads__list_campaigns", { accountId: "3842019576" }],
+    ["a write that waits for a person", "gads__pause_campaign", { accountId: "3842019576", campaignId: "20481003" }],
+    ["a call the schema refuses", "gads__list_campaigns", {}]
+  ] as const)("%s: same outcome, same credits, same usage and audit entries", async (label, name, args) => {
+    const key = await server.run(createApiKey({
+      workspaceId: world.paid.id, actorId: world.admin.id, name: "same-rest", scopes: ["tools:read", "tools:write"], toolWrites: "wait"
+    }).pipe(Effect.map((k) => k.secret)))
+
+    const beforeMcp = await snapshot()
+    const client = new Client({ name: "same", version: "1" })
+    await client.connect(new StreamableHTTPClientTransport(server.mcpUrl, { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+    const overMcp = await client.callTool({ name, arguments: { ...args } })
+    await client.close()
+    const mcpTrail = await trail(beforeMcp)
+
+    const beforeRest = await snapshot()
+    const answer = await server.fetch(`/api/v1/tools/${name}`, {
+      method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify(args)
+    })
+    const overRest = await answer.json() as Record<string, unknown>
+    const restTrail = await trail(beforeRest)
+
+    const mcpBody = overMcp.structuredContent as Record<string, unknown>
+    if (label === "a read that runs") {
+      expect(answer.status).toBe(200)
+      expect(overMcp.isError ?? false).toBe(false)
+      expect(mcpBody).toEqual(overRest["result"])
+      expect(mcpTrail.spent).toBeGreaterThan(0)
+    } else if (label === "a write that waits for a person") {
+      expect(answer.status).toBe(202)
+      expect(overMcp.isError ?? false).toBe(false)
+      expect(mcpTrail.usage).toEqual([[name, "write", "queued", 0]])
+      const shape = (body: Record<string, unknown>) => ({
+        queued: body["queued"], status: body["status"], reason: body["reason"],
+        // REST answers the status URL relative to its origin, MCP absolute (a host has no base to resolve it against).
+        statusUrl: new URL(String(body["statusUrl"]), server.origin).href.replace(String(body["requestId"]), "<id>")
+      })
+      expect(shape(mcpBody)).toEqual(shape(overRest))
+      expect(mcpBody["requestId"]).not.toBe(overRest["requestId"])
+    } else {
+      expect(answer.status).toBe(422)
+      expect(overMcp.isError).toBe(true)
+      expect(mcpBody["error"]).toBe(overRest["error"])
+      expect(mcpBody["error"]).toBe("invalid_arguments")
+    }
+    expect(mcpTrail.spent).toBe(restTrail.spent)
+    expect(mcpTrail.usage).toEqual(restTrail.usage)
+    expect(mcpTrail.audit).toEqual(restTrail.audit)
   }, 60_000)
 })

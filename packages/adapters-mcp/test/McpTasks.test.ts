@@ -127,22 +127,25 @@ describe("a queued write followed as an MCP task (2025-11-25)", () => {
   }, 60_000)
 })
 
+let rawId = 1
+
 /**
  * The host's raw dispatch for 2026-07-28 task wire shapes (ext-tasks README: a Tasks server needs `rawDispatch` and
- * `v2RequestFraming`): the framed request POSTed as is, to the second server for tasks/*.
+ * `v2RequestFraming`): the framed request as a JSON-RPC request with the SEP-2243 headers (Mcp-Name: the tool name,
+ * or the task id on tasks/*, SEP-2663 §Streamable HTTP), to the second server for tasks/*.
  */
 const rawDispatch = async (request: unknown) => {
-  const message = request as { method: string; params?: { name?: string } }
+  const message = request as { method: string; params?: { name?: string; taskId?: string } }
   const target = message.method.startsWith("tasks/") ? second : first
   answeredBy.push(`${message.method}@${target === first ? "first" : "second"}`)
+  const name = message.params?.name ?? message.params?.taskId
   const answer = await fetch(target.mcpUrl, {
     method: "POST",
     headers: {
       authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream",
-      "mcp-protocol-version": "2026-07-28", "mcp-method": message.method,
-      ...(message.params?.name === undefined ? {} : { "mcp-name": message.params.name })
+      "mcp-protocol-version": "2026-07-28", "mcp-method": message.method, ...(name === undefined ? {} : { "mcp-name": name })
     },
-    body: JSON.stringify(request)
+    body: JSON.stringify({ jsonrpc: "2.0", id: rawId++, ...(request as object) })
   })
   const body = await answer.json() as { result?: never; error?: never }
   return body.error !== undefined ? { kind: "error" as const, error: body.error } : { kind: "result" as const, result: body.result! }
@@ -176,12 +179,14 @@ describe("a queued write followed with the 2026-07-28 Tasks extension (io.modelc
     }
   }, 60_000)
 
-  it("declined: failed; withdrawn by the app with tasks/cancel while pending: cancelled and rejected in the store", async () => {
+  it("declined: completed with the tool error (SEP-2663: failed is for protocol errors); withdrawn by the app with tasks/cancel while pending: cancelled and rejected in the store", async () => {
     const { client, session } = await connectModern()
     try {
       const declined = await session.callTool("gads__update_campaign_budget", budget(320))
       expect((await decideWhenQueued("reject")).status).toBe("rejected")
-      expect((await declined.settle()).outcome.status).toBe("failed")
+      const { outcome } = await declined.settle()
+      expect(outcome.status).toBe("completed")
+      expect(resultFromTaskOutcome(outcome)).toMatchObject({ isError: true, structuredContent: { error: "request_rejected" } })
       const withdrawn = await session.callTool("gads__update_campaign_budget", budget(330))
       const taskId = withdrawn.handle!.taskId
       await session.cancelTask(taskId)

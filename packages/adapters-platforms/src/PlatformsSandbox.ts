@@ -3,7 +3,7 @@
 // CredentialCipher and opened only here, for the call. Also the SandboxConnections service that connects a
 // workspace to a family (the demo seeding and tests use it).
 import {
-  type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
+  type Account, kindOfCall, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
 } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { Clock, Context, Effect, Layer, type Schema } from "effect"
@@ -91,15 +91,21 @@ export const PlatformsSandbox: Layer.Layer<
       workspaceId: call.workspaceId, tool: shortName(call), args: call.arguments, store: sandboxStore(call.workspaceId, platform.family.id)
     })
 
-    /** The platform's own check of the bearer it receives: the stored credential, opened here only. */
+    /**
+     * The platform's own check of the bearer it receives (the stored credential, opened here only) and, in the same
+     * statement, the last day its metrics were filled through (SandboxStore.fill): null when the call is refused.
+     */
     const authorized = (workspaceId: string, family: string) => Effect.gen(function* () {
-      const rows = yield* sql<{ credential: string }>`SELECT credential FROM platform_connections
-        WHERE workspace_id = ${workspaceId} AND family = ${family}`
-      if (rows[0] === undefined) return false
-      const opened = yield* Effect.result(cipher.open(rows[0].credential))
-      if (opened._tag === "Failure") return false
-      const issued = yield* sql<{ token_hash: string }>`SELECT token_hash FROM sandbox_tokens WHERE workspace_id = ${workspaceId} AND family = ${family}`
-      return issued[0] !== undefined && issued[0].token_hash === sha256(opened.success)
+      const rows = yield* sql<{ credential: string; token_hash: string | null; filled_through: string | null }>`
+        SELECT c.credential, t.token_hash, f.filled_through FROM platform_connections c
+        LEFT JOIN sandbox_tokens t ON t.workspace_id = c.workspace_id AND t.family = c.family
+        LEFT JOIN sandbox_fills f ON f.workspace_id = c.workspace_id AND f.family = c.family
+        WHERE c.workspace_id = ${workspaceId} AND c.family = ${family}`
+      const row = rows[0]
+      if (row === undefined || row.token_hash === null) return null
+      const opened = yield* Effect.result(cipher.open(row.credential))
+      if (opened._tag === "Failure" || row.token_hash !== sha256(opened.success)) return null
+      return { filledThrough: row.filled_through }
     })
 
     const connections = SandboxConnections.of({
@@ -132,15 +138,18 @@ export const PlatformsSandbox: Layer.Layer<
     const platforms = Platforms.of({
       families: sandboxPlatforms.map((p) => p.family),
       tools: sandboxPlatforms.flatMap((p) => p.tools),
+      // One statement: the connected families' accounts (of `only` when given), in family then id order.
       accounts: (workspaceId, only) => Effect.gen(function* () {
-        const families = yield* connectedFamilies(workspaceId)
+        type Row = { family: string; id: string; name: string; status: string }
+        const rows = yield* (only === undefined
+          ? sql<Row>`SELECT a.family, a.id, a.name, a.status
+              FROM platform_connections c JOIN sandbox_accounts a ON a.workspace_id = c.workspace_id AND a.family = c.family
+              WHERE c.workspace_id = ${workspaceId} ORDER BY a.family, a.id`
+          : sql<Row>`SELECT a.family, a.id, a.name, a.status
+              FROM platform_connections c JOIN sandbox_accounts a ON a.workspace_id = c.workspace_id AND a.family = c.family
+              WHERE c.workspace_id = ${workspaceId} AND c.family = ${only} ORDER BY a.id`)
         const out: Array<Account> = []
-        for (const family of families) {
-          // A tool call asks for its own family's accounts only: one platform's store read, not every platform's.
-          if (!byFamily.has(family) || (only !== undefined && family !== only)) continue
-          const accounts = yield* provide(sandboxStore(workspaceId, family).accounts)
-          for (const a of accounts) out.push({ platform: family, id: a.id, name: a.name, status: a.status })
-        }
+        for (const r of rows) if (byFamily.has(r.family)) out.push({ platform: r.family, id: r.id, name: r.name, status: r.status })
         return out
       }).pipe(unavailable("platforms", "accounts")),
       preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
@@ -157,9 +166,19 @@ export const PlatformsSandbox: Layer.Layer<
         if (platform === undefined) return unknownFamily(call)
         const sandboxCall = sandboxCallOf(call, platform)
         return Effect.gen(function* () {
-          if (!(yield* authorized(call.workspaceId, platform.family.id))) return platform.unauthorized
-          // One transaction per call: the day's metrics catch up, the change lands and its answer is kept under the
-          // token together, or not at all.
+          const fills = yield* authorized(call.workspaceId, platform.family.id)
+          if (fills === null) return platform.unauthorized
+          // A read changes nothing, so running it again is safe: no idempotency record (the table grows with writes
+          // only) and no transaction of its own — the day's metrics catch up in their own unit (SandboxStore.fill),
+          // then the read runs.
+          if (kindOfCall(call.tool, call.arguments) === "read") {
+            return yield* provide(Effect.gen(function* () {
+              yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
+              return yield* platform.handle(sandboxCall)
+            }))
+          }
+          // One transaction per write: the day's metrics catch up, the change lands and its answer is kept under
+          // the token together, or not at all.
           return yield* sql.withTransaction(provide(Effect.gen(function* () {
             const token = call.idempotencyToken
             if (token !== undefined) {
@@ -175,7 +194,7 @@ export const PlatformsSandbox: Layer.Layer<
                 return { providerStatus: first!.provider_status, body: parseJson(first!.body) }
               }
             }
-            yield* sandboxCall.store.fill(platform.generate(call.workspaceId))
+            yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
             const result = yield* platform.handle(sandboxCall)
             if (token !== undefined) {
               yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb

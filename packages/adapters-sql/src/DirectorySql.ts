@@ -1,6 +1,6 @@
 // Directory on SQL (spec §What the service does 1): workspaces with their plan and credits, people, and their
 // roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect.
-import { Directory, EmailTaken, Membership, Role, User, Workspace } from "@adgate/core"
+import { Directory, EmailTaken, Membership, Plan, Role, User, Workspace } from "@adgate/core"
 import type { DirectoryUnavailable } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -13,6 +13,7 @@ const membershipRow = (operation: string) => ({ operation: `Directory.${operatio
 
 const MemberRow = Schema.Struct({ ...Membership.fields, user: User })
 const WorkspaceRoleRow = Schema.Struct({ workspace: Workspace, role: Role })
+const StandingRow = Schema.Struct({ plan: Plan, role: Schema.NullOr(Role) })
 const WorkspaceListingRow = Schema.Struct({ workspace: Workspace, members: Schema.Number })
 const UserListingRow = Schema.Struct({ user: User, workspaces: Schema.Array(WorkspaceRoleRow) })
 
@@ -26,6 +27,7 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
   const decodeUser = decodeFirstRow(User, userRow("user"))
   const decodeUserByEmail = decodeFirstRow(User, userRow("userByEmail"))
   const decodeMembership = decodeFirstRow(Membership, membershipRow("role"))
+  const decodeStanding = decodeFirstRow(StandingRow, workspaceRow("standing"))
   const decodeWorkspacesOf = decodeRows(WorkspaceRoleRow, membershipRow("workspacesOf"))
   const decodeMembers = decodeRows(MemberRow, membershipRow("members"))
   const decodeWorkspaceListing = decodeRows(WorkspaceListingRow, { operation: "Directory.listWorkspaces", table: "workspaces", key: "workspace" })
@@ -50,6 +52,11 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
         Effect.flatMap(decodeMembership),
         Effect.map(Option.map((m) => m.role))
       )),
+    // One statement, by primary keys: the plan and the role every REST and MCP request is checked against.
+    standing: (workspaceId, userId) =>
+      read("standing", sql`SELECT w.plan, m.role FROM workspaces w
+        LEFT JOIN memberships m ON m.workspace_id = w.id AND m.user_id = ${userId}
+        WHERE w.id = ${workspaceId}`.pipe(Effect.flatMap(decodeStanding))),
     // Nested records are built as JSON in SQL so that one decode checks the whole answer.
     workspacesOf: (userId) =>
       read("workspacesOf", sql`SELECT m.role, json_build_object('id', w.id, 'name', w.name, 'plan', w.plan,

@@ -23,7 +23,7 @@ export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(E
     },
     claim: (reader, limit) =>
       // position as text and event as text: bigint and jsonb come back alike from PostgreSQL and PGlite. The order is
-      // the column's (qualified): the bare name would sort by the text alias, putting 10 before 9.
+      // the column's (qualified): a bare `position` would name the text output column and sort "13" before "3".
       sql`SELECT position::text AS position, event::text AS event FROM event_outbox
         WHERE reader = ${reader} AND done_at IS NULL ORDER BY event_outbox.position LIMIT ${Math.max(0, Math.floor(limit))}
         FOR UPDATE SKIP LOCKED`.pipe(

@@ -1,9 +1,9 @@
 // Housekeeping (spec §Lifetimes, §States: Write request): purges spent and expired rows and expires unanswered write
 // requests (each with its WriteExpired event). Every step is one idempotent statement, so any number of server
 // processes may run it at once without double work or lost rows.
-import { idempotencyKeyLifetimeMs, refreshIdleMs } from "@adgate/core"
+import { idempotencyKeyLifetimeMs, inBackground, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
-import { Clock, Duration, Effect, Layer, Schedule } from "effect"
+import { Clock, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
@@ -83,12 +83,5 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
   }).pipe(unavailable("Housekeeping.run"))
 
 /** Runs housekeeping every minute in the background for the life of the layer; a failed pass is logged. */
-export const HousekeepingSchedule: Layer.Layer<never, never, SqlClient.SqlClient> = Layer.effectDiscard(
-  Effect.gen(function* () {
-    const pass = Clock.currentTimeMillis.pipe(
-      Effect.flatMap(runHousekeeping),
-      Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("housekeeping pass failed").pipe(Effect.annotateLogs({ operation: error.operation, error: error.message })))
-    )
-    yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("1 minute")))
-  })
-)
+export const HousekeepingSchedule: Layer.Layer<never, never, SqlClient.SqlClient> =
+  inBackground("1 minute", "housekeeping pass failed", Effect.flatMap(Clock.currentTimeMillis, runHousekeeping))

@@ -3,7 +3,7 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  Directory, DirectoryUnavailable, drainOutbox, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
+  advanceTask, Directory, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
@@ -15,7 +15,7 @@ import { mailReader } from "../src/readers/mailReader.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
 import { audited } from "./audited.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
-import { seedCode, TokenWorld } from "./tokenWorld.ts"
+import { seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 
 type World = Layer.Success<typeof TokenWorld> | SqlClient.SqlClient
 
@@ -79,6 +79,75 @@ describe.runIf(Option.isSome(databaseUrl))("outbox readers on PostgreSQL", () =>
       const b = Layer.succeedContext(yield* Layer.build(process()))
       yield* exactlyOnceAcrossProcesses(a, b)
       yield* failedPassWaits(a)
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+/** A task started by a key, planned, waiting, then cancelled: four moves, four task events, four audit entries. */
+const taskAudited = Effect.gen(function* () {
+  const { workspaceId, userId } = yield* seedAdminWorkspace
+  const started = yield* startTask({ workspaceId, createdBy: userId, connectionId: null, apiKeyId: "key_1", goal: "weekly report" })
+  yield* advanceTask(started.id, { _tag: "Planned", plan: { intent: "report" } })
+  yield* advanceTask(started.id, { _tag: "AwaitApproval", report: { outcome: "waiting_for_approval" } })
+  // A refused move adds no event.
+  assert.strictEqual((yield* Effect.flip(advanceTask(started.id, { _tag: "Planned", plan: null })))._tag, "TaskTransitionRefused")
+  yield* advanceTask(started.id, { _tag: "Cancel" })
+  yield* drainReaders
+  const entries = yield* audited(workspaceId)
+  assert.deepStrictEqual(entries.map((e) => [e.action, e.actorId, e.connectionId, e.detail]), [
+    ["task.started", userId, null, { taskId: started.id, apiKeyId: "key_1" }],
+    ["task.planned", null, null, { taskId: started.id, apiKeyId: "key_1" }],
+    ["task.waiting_for_approval", null, null, { taskId: started.id, apiKeyId: "key_1" }],
+    ["task.cancelled", null, null, { taskId: started.id, apiKeyId: "key_1" }]
+  ])
+  // Handled once: a second drain finds nothing; the mail reader keeps no mail for them.
+  assert.strictEqual(yield* drainReader(auditReader), 0)
+  assert.deepStrictEqual(yield* Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.length), 0)
+})
+
+/** Twelve events appended one by one (positions past 9, and past 19 with two readers) reach each reader in that order. */
+const claimedInOrder = Effect.gen(function* () {
+  const outbox = yield* EventOutbox
+  const ids = Array.from({ length: 12 }, (_, i) => `rwq_${String(i).padStart(2, "0")}`)
+  for (const requestId of ids) yield* outbox.append([{ _tag: "WriteExpired", at: 0, requestId, workspaceId: "ws_order" }])
+  for (const reader of outboxReaders) {
+    const seen: Array<string> = []
+    const positions: Array<number> = []
+    yield* drainOutbox(reader, (entries) => Effect.sync(() => {
+      for (const e of entries) {
+        positions.push(Number(e.position))
+        if (e.event._tag === "WriteExpired" && e.event.workspaceId === "ws_order") seen.push(e.event.requestId)
+      }
+    }))
+    assert.deepStrictEqual(seen, ids, reader)
+    assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b), `${reader}: positions ascending as numbers`)
+  }
+})
+
+describe("the outbox's order on PGlite", () => {
+  it.effect("a reader claims events in the order they were appended, past position 9", () =>
+    claimedInOrder.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+})
+
+describe.runIf(Option.isSome(databaseUrl))("the outbox's order on PostgreSQL", () => {
+  it.effect("a reader claims events in the order they were appended, past position 9", () =>
+    Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      yield* claimedInOrder.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
+        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+describe("a task's audit entries on PGlite (docs/tasks.md, Statuses)", () => {
+  it.effect("every move of a task reaches the audit log through the audit reader, once", () =>
+    taskAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+})
+
+describe.runIf(Option.isSome(databaseUrl))("a task's audit entries on PostgreSQL", () => {
+  it.effect("every move of a task reaches the audit log through the audit reader, once", () =>
+    Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      yield* taskAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
+        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 

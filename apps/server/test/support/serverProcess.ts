@@ -22,7 +22,10 @@ export const freePort = () =>
 export interface Running {
   readonly child: ChildProcess
   readonly origin: string
+  /** stdout and stderr together, as they arrived. */
   readonly output: () => string
+  /** stdout alone: the log stream. */
+  readonly stdout: () => string
   readonly exited: Promise<number | null>
 }
 
@@ -39,7 +42,8 @@ export const startServer = async (dataDir: string, extra: (origin: string) => Re
   const origin = `http://127.0.0.1:${port}`
   const child = spawn(process.execPath, [mainPath], { cwd: root, env: environment(dataDir, port, extra(origin)), stdio: ["ignore", "pipe", "pipe"] })
   let output = ""
-  child.stdout!.on("data", (d) => (output += String(d)))
+  let stdout = ""
+  child.stdout!.on("data", (d) => { output += String(d); stdout += String(d) })
   child.stderr!.on("data", (d) => (output += String(d)))
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
   const deadline = Date.now() + 90_000
@@ -54,7 +58,7 @@ export const startServer = async (dataDir: string, extra: (origin: string) => Re
     if (Date.now() > deadline) throw new Error(`server did not start:\n${output}`)
     await new Promise((r) => setTimeout(r, 100))
   }
-  return { child, origin, output: () => output, exited }
+  return { child, origin, output: () => output, stdout: () => stdout, exited }
 }
 
 /** SIGTERM, then the exit code. */

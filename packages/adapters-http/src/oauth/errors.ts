@@ -14,6 +14,13 @@ export class Unreadable extends Schema.TaggedError<Unreadable>()("Unreadable", {
   description: Schema.String
 }) {}
 
+/**
+ * A body over the 1 MB limit at a JSON OAuth endpoint (spec §Errors: 413): the one refusal for both ways the size is
+ * found, the declared Content-Length (the security middleware, before any route) or the count while a chunked body
+ * is read (requestParams.bodyText).
+ */
+export const bodyTooLarge = (): Unreadable => new Unreadable({ status: 413, description: "The request body is larger than 1 MB." })
+
 /** Every token-endpoint answer, success or error (RFC 6749 §5.1, OAuth 2.1 §3.2.3). */
 export const noStore = { "cache-control": "no-store", pragma: "no-cache" } as const
 

@@ -4,11 +4,11 @@
 import { Effect, Result } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { isBodyTooLarge } from "../security.ts"
-import { Unreadable } from "./errors.ts"
+import { bodyTooLarge, Unreadable } from "./errors.ts"
 
 export type Params = ReadonlyArray<readonly [string, string]>
 
-const unreadable = (description: string, status: 400 | 413 = 400): Unreadable => new Unreadable({ status, description })
+const unreadable = (description: string): Unreadable => new Unreadable({ status: 400, description })
 
 // C0 controls and DEL never belong in a token, revocation or form parameter (checklist 169).
 const controlCharacter = /[\u0000-\u001f\u007f]/
@@ -100,7 +100,7 @@ export const mediaType = (request: HttpServerRequest.HttpServerRequest): string 
 /** The body text; a body over the limit is 413, any other read failure 400. */
 export const bodyText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Unreadable> =>
   request.text.pipe(
-    Effect.mapError((error) => (isBodyTooLarge(error) ? unreadable("The request body is larger than 1 MB.", 413) : unreadable("The request body could not be read.")))
+    Effect.mapError((error) => (isBodyTooLarge(error) ? bodyTooLarge() : unreadable("The request body could not be read.")))
   )
 
 /**

@@ -7,7 +7,7 @@ import { authenticateBearer, Issuer, requireScope } from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import { BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
 import { openApiDocument } from "./openApiDocument.ts"
-import { type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
+import { type BearerRoute, isPublicRoute, type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
 import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
 
 type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
@@ -87,8 +87,8 @@ const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
         : unexpected(cause)
     }))
 
-const serve = (route: RestRoute, origin: string) => {
-  const scopes = route.access._tag === "Bearer" ? route.access.challengeScopes : []
+const serve = (route: BearerRoute, origin: string) => {
+  const scopes = route.access.challengeScopes
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const params = yield* HttpRouter.params
@@ -96,7 +96,7 @@ const serve = (route: RestRoute, origin: string) => {
     if (search.has("access_token")) return yield* new CredentialInQuery()
     // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
     const principal = yield* authenticateBearer(request.headers["authorization"], "rest")
-    if (route.access._tag === "Bearer" && route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
+    if (route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
     const query = yield* decodeQuery(route, search)
     const body = route.body === null ? {} : yield* readJsonObject(request, route.body.description)
     const answer = yield* route.handle({ principal, params, query, body, headers: request.headers })
@@ -126,7 +126,7 @@ export const RestRoutes = HttpRouter.use((router) =>
     const document = openApiDocument(origin)
     for (const route of restApi) {
       const path = `${restBasePath}${route.path.replace(/\{(\w+)\}/g, ":$1")}` as `/${string}`
-      const handler = route.access._tag === "Public"
+      const handler = isPublicRoute(route)
         ? Effect.succeed(HttpServerResponse.jsonUnsafe(document, { headers: jsonHeaders }))
         : serve(route, origin).pipe(Effect.provideContext(context))
       yield* router.add(route.method, path, handler)

@@ -93,7 +93,7 @@ export const restErrors = {
   },
   InvalidCredential: {
     status: 401, error: "invalid_token",
-    message: () => "The credential is unknown, expired, revoked, or not issued for the REST API (resource /api/v1)."
+    message: () => "The credential is unknown, expired, revoked, or not issued for this API (a token works only at the resource it was issued for)."
   },
   RequestsThrottled: {
     status: 429, error: "rate_limited",

@@ -23,10 +23,16 @@ const IntFromString = Schema.FiniteFromString.pipe(Schema.check(Schema.isInt()))
 const NonNegativeIntFromString = IntFromString.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(0)))
 const PositiveIntFromString = IntFromString.pipe(Schema.check(Schema.isGreaterThanOrEqualTo(1)))
 
-/** Who may call a route: nobody needs a credential, any valid credential, or one with one of `anyOf`. */
-export type RouteAccess =
-  | { readonly _tag: "Public" }
-  | { readonly _tag: "Bearer"; readonly anyOf: ReadonlyArray<Scope> | null; readonly challengeScopes: ReadonlyArray<Scope> }
+/** Nobody needs a credential: the route is served by RestRoutes itself (the OpenAPI document), with no handler. */
+export interface PublicAccess { readonly _tag: "Public" }
+/** Any valid credential (`anyOf` null), or one with one of `anyOf`. */
+export interface BearerAccess {
+  readonly _tag: "Bearer"
+  readonly anyOf: ReadonlyArray<Scope> | null
+  readonly challengeScopes: ReadonlyArray<Scope>
+}
+/** Who may call a route. */
+export type RouteAccess = PublicAccess | BearerAccess
 
 export interface RouteSuccess {
   readonly status: number
@@ -56,14 +62,13 @@ export type QueryDeclarations = Readonly<Record<string, { readonly schema: Query
 /** What the handler receives: each declared parameter decoded, absent when not sent. */
 export type DecodedQuery<QD extends QueryDeclarations> = { readonly [K in keyof QD]?: QD[K]["schema"]["Type"] }
 
-export interface RestRoute<QD extends QueryDeclarations = QueryDeclarations> {
+interface RouteDeclaration<QD extends QueryDeclarations> {
   readonly method: "GET" | "POST"
   /** OpenAPI form, relative to /api/v1: `/tools/{name}`. */
   readonly path: `/${string}`
   readonly operationId: string
   readonly summary: string
   readonly description: string
-  readonly access: RouteAccess
   readonly pathParams: ReadonlyArray<{ readonly name: string; readonly description: string }>
   readonly query: QD
   readonly body: { readonly schema: Schema.Top; readonly description: string } | null
@@ -71,8 +76,24 @@ export interface RestRoute<QD extends QueryDeclarations = QueryDeclarations> {
   readonly successes: ReadonlyArray<RouteSuccess>
   /** Refusals of the handler itself; the bearer, body and availability refusals are added by RestRoutes.ts. */
   readonly refusals: ReadonlyArray<RestRefusalTag>
+}
+
+/** A public route: declared in the table (so that it is in the document), served by RestRoutes without a handler. */
+export interface PublicRoute<QD extends QueryDeclarations = QueryDeclarations> extends RouteDeclaration<QD> {
+  readonly access: PublicAccess
+}
+
+/** A route that needs a credential, and its handler. */
+export interface BearerRoute<QD extends QueryDeclarations = QueryDeclarations> extends RouteDeclaration<QD> {
+  readonly access: BearerAccess
   readonly handle: (input: RouteInput<DecodedQuery<QD>>) => Effect.Effect<RestAnswer, RestRefusal, RestServices>
 }
+
+export type RestRoute<QD extends QueryDeclarations = QueryDeclarations> = PublicRoute<QD> | BearerRoute<QD>
+
+/** Whether RestRoutes serves the route itself (a public route has no handler). */
+export const isPublicRoute = <QD extends QueryDeclarations>(route: RestRoute<QD>): route is PublicRoute<QD> =>
+  route.access._tag === "Public"
 
 /** The services the handlers use: the core's pipeline, stores and ports, resolved once when the routes are built. */
 export type RestServices =
@@ -88,11 +109,11 @@ export type RestServices =
   | Platforms
   | Issuer
 
-/** Defines a route with its query type inferred from the declared parameters. */
-const route = <const QD extends QueryDeclarations>(definition: RestRoute<QD>): RestRoute<QD> => definition
+/** Defines a route that needs a credential, with its query type inferred from the declared parameters. */
+const route = <const QD extends QueryDeclarations>(definition: BearerRoute<QD>): BearerRoute<QD> => definition
 
 const toolScopes: ReadonlyArray<Scope> = ["tools:read", "tools:write", "tools:raw"]
-const bearer = (anyOf: ReadonlyArray<Scope> | null, challengeScopes: ReadonlyArray<Scope> = anyOf ?? []): RouteAccess =>
+const bearer = (anyOf: ReadonlyArray<Scope> | null, challengeScopes: ReadonlyArray<Scope> = anyOf ?? []): BearerAccess =>
   ({ _tag: "Bearer", anyOf, challengeScopes })
 
 const iso = (ms: number): string => new Date(ms).toISOString()
@@ -345,15 +366,14 @@ const taskRoute = route({
 
 /** The document itself is served by RestRoutes.ts (it needs the table); declared here so that it is in the table. */
 export const openApiPath = "/openapi.json"
-const openApiRoute = route({
+const openApiRoute: PublicRoute = {
   method: "GET", path: openApiPath, operationId: "getOpenApi", summary: "This OpenAPI 3.1 document",
   description: "Public: no credential needed.",
   access: { _tag: "Public" },
   pathParams: [], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The OpenAPI document", schema: OpenApiBody }],
-  refusals: [],
-  handle: () => Effect.die("served by RestRoutes")
-})
+  refusals: []
+}
 
 export const restApi: ReadonlyArray<RestRoute<QueryDeclarations>> = [
   meRoute, accountsRoute, toolsRoute, toolRoute, callToolRoute, requestRoute, tasksRoute, startTaskRoute, taskRoute, openApiRoute

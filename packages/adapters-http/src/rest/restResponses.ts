@@ -2,8 +2,8 @@
 // no-store, CORS for any origin without credentials, and a refusal rendered from the one error table with its
 // WWW-Authenticate challenge or Retry-After.
 import { HttpServerResponse } from "effect/http"
-import { protectedResources } from "../discovery/metadata.ts"
-import { BodyTooLarge, restErrorAnswer, type RestRefusal } from "./errors.ts"
+import { refusalAnswer } from "./bearerAnswers.ts"
+import { BodyTooLarge, type RestRefusal } from "./errors.ts"
 import { restBasePath } from "./restApi.ts"
 
 /** Spec §Authentication 1: any origin may call with a bearer credential; cookies are never read, so never allowed. */
@@ -26,38 +26,14 @@ export const preflight = HttpServerResponse.empty({
   }
 })
 
-const quoted = (value: string) => `"${value.replace(/["\\]/g, "")}"`
-
-/**
- * RFC 6750 §3 and RFC 9728 §5.1: the challenge names the REST API's protected resource metadata and the scopes the
- * route needs; `error="invalid_token"` only when a credential was sent (§3.1: none when it was missing), and
- * `error="insufficient_scope"` with the scope to ask for on a 403.
- */
-const challengeFor = (origin: string, refusal: RestRefusal, scopes: ReadonlyArray<string>): string | null => {
-  const metadata = `resource_metadata=${quoted(`${origin}/.well-known/oauth-protected-resource${protectedResources.rest.path}`)}`
-  switch (refusal._tag) {
-    case "CredentialMissing":
-      return `Bearer ${metadata}${scopes.length === 0 ? "" : `, scope=${quoted(scopes.join(" "))}`}`
-    case "InvalidCredential":
-      return `Bearer error="invalid_token", ${metadata}${scopes.length === 0 ? "" : `, scope=${quoted(scopes.join(" "))}`}`
-    case "InsufficientScope":
-    case "ToolScopeMissing":
-      return `Bearer error="insufficient_scope", scope=${quoted(refusal.scope)}, ${metadata}`
-    default:
-      return null
-  }
-}
-
-/** The JSON answer of a refusal, from the table. */
+/** The JSON answer of a refusal, from the table, with its challenge or Retry-After (bearerAnswers.ts, shared with MCP). */
 export const restRefusalResponse = (refusal: RestRefusal, origin: string, scopes: ReadonlyArray<string> = []) => {
-  const answer = restErrorAnswer(refusal)
-  const challenge = challengeFor(origin, refusal, scopes)
+  const answer = refusalAnswer(refusal, { origin, resource: "rest", scopes })
   return HttpServerResponse.jsonUnsafe(answer.body, {
     status: answer.status,
     headers: {
       ...jsonHeaders,
-      ...(answer.retryAfterSeconds === null ? {} : { "retry-after": String(Math.max(0, Math.ceil(answer.retryAfterSeconds))) }),
-      ...(challenge === null ? {} : { "www-authenticate": challenge }),
+      ...answer.headers,
       ...(refusal._tag === "MethodNotAllowed" ? { allow: refusal.allow.join(", ") } : {})
     }
   })

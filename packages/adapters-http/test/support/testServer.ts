@@ -11,6 +11,7 @@ import {
   GrantReader,
   GrantReaderMemory,
   type MemoryPlatformState,
+  memoryPlatformFixture,
   OperationsMemory,
   type Platforms,
   PlatformsMemory,
@@ -124,8 +125,9 @@ const seedPeople = {
 } as const
 
 /**
- * The in-memory platforms' accounts and objects, per seeded workspace: the paid workspace has an `ads` account
- * (act_paid) with three campaigns and a `shop` account (shop_paid); the free one an `ads` account (act_free).
+ * The in-memory platforms' shared fixture (core memoryPlatformFixture) on the seeded workspaces: the paid workspace
+ * has an `ads` account (act_paid) with three campaigns and a `shop` account (shop_paid); the free one an `ads` account
+ * (act_free).
  */
 const seedMemoryPlatforms = (paid: string, free: string) =>
   Effect.gen(function* () {
@@ -133,17 +135,10 @@ const seedMemoryPlatforms = (paid: string, free: string) =>
     if (Option.isNone(state)) return
     yield* Ref.update(state.value, (s): MemoryPlatformState => ({
       ...s,
-      accounts: [
-        { workspaceId: paid, platform: "ads", id: "act_paid", name: "Acme Ads", status: "ENABLED" },
-        { workspaceId: paid, platform: "shop", id: "shop_paid", name: "Acme Shop", status: "active" },
-        { workspaceId: free, platform: "ads", id: "act_free", name: "Free Ads", status: "ENABLED" }
-      ],
-      campaigns: [
-        { id: "c1", accountId: "act_paid", name: "Brand – Search", dailyBudget: 100, status: "ENABLED" },
-        { id: "c2", accountId: "act_paid", name: "Generic", dailyBudget: 50, status: "ENABLED" },
-        { id: "c3", accountId: "act_paid", name: "Summer sale", dailyBudget: 20, status: "PAUSED" }
-      ],
-      products: [{ id: "p1", accountId: "shop_paid", title: "Old mug" }]
+      ...memoryPlatformFixture(
+        { ads: { workspaceId: paid, id: "act_paid", name: "Acme Ads" }, shop: { workspaceId: paid, id: "shop_paid", name: "Acme Shop" } },
+        [{ workspaceId: free, id: "act_free", name: "Free Ads" }]
+      )
     }))
   })
 

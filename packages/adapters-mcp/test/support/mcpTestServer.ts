@@ -13,7 +13,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
   Directory, Issuer, MetadataDocumentFetcher, MetadataDocumentUnavailable, PasswordHasher, PeopleStore, Prefix,
-  Secrets, SecretsWebCrypto, type Workspace
+  type RateLimitPolicy, RateLimits, Secrets, SecretsWebCrypto, type Workspace
 } from "@adgate/core"
 import { CredentialCipher, makeCredentialCipher, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { connectSandboxPlatforms, PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
@@ -63,7 +63,11 @@ export const freshDatabase = async (): Promise<{ readonly url: Option.Option<str
 /** Starts one server process's worth of layers on `database`; a second call on the same PostgreSQL is a second process. */
 export const startMcpTestServer = async (
   database: { readonly url: Option.Option<string>; readonly dataDir: string },
-  options: { readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher> } = {}
+  options: {
+    readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher>
+    /** The rate-limit policy (RateLimits); default: the service's defaults. */
+    readonly rateLimits?: RateLimitPolicy
+  } = {}
 ): Promise<McpTestServer> => {
   const scope = Effect.runSync(Scope.make())
   try {
@@ -76,7 +80,8 @@ export const startMcpTestServer = async (
     const ports = Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv).pipe(
       Layer.provideMerge(Layer.mergeAll(
         SqlStores, SecretsWebCrypto, PasswordHasherScrypt, Issuer.layer(origin), cipher,
-        options.metadataDocumentFetcher ?? refuseEverything
+        options.metadataDocumentFetcher ?? refuseEverything,
+        options.rateLimits === undefined ? Layer.empty : Layer.succeed(RateLimits, options.rateLimits)
       ).pipe(Layer.provideMerge(sqlDatabase))),
       Layer.orDie
     )

@@ -149,6 +149,27 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
     return r === undefined ? undefined : { id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.time_zone }
   }),
 
+  /**
+   * The account and its objects of one type in one statement (a list call: the account must exist, then its
+   * objects): `account` undefined when there is no such account.
+   */
+  accountObjects: (accountId: string, type: string): SqlEffect<{ readonly account: SandboxAccount | undefined; readonly objects: ReadonlyArray<SandboxObject> }> =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const rows = yield* sql<{
+        a_id: string; a_name: string; a_status: string; currency: string; time_zone: string
+      } & { [K in keyof ObjectRow]: ObjectRow[K] | null }>`SELECT a.id AS a_id, a.name AS a_name, a.status AS a_status, a.currency, a.time_zone,
+          o.id, o.account_id, o.type, o.parent_id, o.name, o.status, o.daily_budget, o.profile, o.data, o.position
+        FROM sandbox_accounts a LEFT JOIN sandbox_objects o ON o.workspace_id = a.workspace_id AND o.family = a.family
+          AND o.account_id = a.id AND o.type = ${type}
+        WHERE a.workspace_id = ${workspaceId} AND a.family = ${family} AND a.id = ${accountId}
+        ORDER BY o.position, o.id`
+      const first = rows[0]
+      if (first === undefined) return { account: undefined, objects: [] }
+      const account: SandboxAccount = { id: first.a_id, name: first.a_name, status: first.a_status, currency: first.currency, timeZone: first.time_zone }
+      return { account, objects: rows.flatMap((r) => (r.id === null ? [] : [toObject(r as ObjectRow)])) }
+    }),
+
   objects: (accountId: string, type: string): SqlEffect<ReadonlyArray<SandboxObject>> => Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
@@ -234,27 +255,38 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
    * Generates the metrics of every day after the last filled one up to yesterday (today is not over yet), from
    * the objects as they are now: a paused campaign spends nothing on the days it stays paused.
    */
-  fill: (generate: (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>): SqlEffect<void> =>
+  fill: (
+    generate: (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>,
+    /** The last filled day when the caller has just read it (null: none yet); absent: read here. */
+    known?: { readonly filledThrough: string | null }
+  ): SqlEffect<void> =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const yesterday = addDays(yield* today, -1)
-      const rows = yield* sql<{ filled_through: string }>`SELECT filled_through FROM sandbox_fills
-        WHERE workspace_id = ${workspaceId} AND family = ${family}`
-      const first = rows[0] === undefined ? addDays(yesterday, -(historyDays - 1)) : addDays(rows[0].filled_through, 1)
+      const filledThrough = known !== undefined
+        ? known.filledThrough
+        : (yield* sql<{ filled_through: string }>`SELECT filled_through FROM sandbox_fills
+            WHERE workspace_id = ${workspaceId} AND family = ${family}`)[0]?.filled_through ?? null
+      // A mark read a moment ago can only be behind: filling again writes the same rows (DO NOTHING), never fewer.
+      const first = filledThrough === null ? addDays(yesterday, -(historyDays - 1)) : addDays(filledThrough, 1)
       if (first > yesterday) return
-      const objects = yield* sandboxStore(workspaceId, family).allObjects
-      const generated = daysBetween(first, yesterday).flatMap((day) => generate(objects, day))
-        .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
-      for (let i = 0; i < generated.length; i += 500) {
-        const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
-          workspace_id: workspaceId, family, object_id: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
-          cost: m.cost, conversions: m.conversions, conversion_value: m.conversionValue, sessions: m.sessions, users: m.users,
-          orders: m.orders, units: m.units, revenue: m.revenue
-        }))
-        yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
-      }
-      yield* sql`INSERT INTO sandbox_fills (workspace_id, family, filled_through) VALUES (${workspaceId}, ${family}, ${yesterday})
-        ON CONFLICT (workspace_id, family) DO UPDATE SET filled_through = EXCLUDED.filled_through`
+      // The catch-up writes are one unit of their own (a savepoint inside a write's transaction): a read runs outside
+      // any transaction and must not leave half a day filled. Concurrent fills write the same rows (DO NOTHING).
+      yield* sql.withTransaction(Effect.gen(function* () {
+        const objects = yield* sandboxStore(workspaceId, family).allObjects
+        const generated = daysBetween(first, yesterday).flatMap((day) => generate(objects, day))
+          .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
+        for (let i = 0; i < generated.length; i += 500) {
+          const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
+            workspace_id: workspaceId, family, object_id: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
+            cost: m.cost, conversions: m.conversions, conversion_value: m.conversionValue, sessions: m.sessions, users: m.users,
+            orders: m.orders, units: m.units, revenue: m.revenue
+          }))
+          yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
+        }
+        yield* sql`INSERT INTO sandbox_fills (workspace_id, family, filled_through) VALUES (${workspaceId}, ${family}, ${yesterday})
+          ON CONFLICT (workspace_id, family) DO UPDATE SET filled_through = EXCLUDED.filled_through`
+      }))
     })
 })
 

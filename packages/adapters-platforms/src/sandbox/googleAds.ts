@@ -323,9 +323,9 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> =>
       })) })
     }
     const customerId = str(call.args, "accountId")
-    const customer = yield* call.store.account(customerId)
+    // One statement: the customer (its absence is a denial) with its campaigns.
+    const { account: customer, objects: campaigns } = yield* call.store.accountObjects(customerId, "campaign")
     if (customer === undefined) return customerDenied(customerId)
-    const campaigns = yield* call.store.objects(customerId, "campaign")
     switch (call.tool) {
       case "list_campaigns": {
         const status = str(call.args, "status")

@@ -2,7 +2,8 @@
 // pending writes of ended credentials, the audit log, the admins' mail) every few seconds; the claims (FOR UPDATE SKIP
 // LOCKED) make each event handled once however many processes run. A pass that fails (the Directory or the database
 // down) is logged and its events wait for the next.
-import { Effect, Layer, Schedule } from "effect"
+import { inBackground } from "@adgate/core"
+import { Effect, Layer } from "effect"
 import { auditReader } from "./auditReader.ts"
 import { mailReader } from "./mailReader.ts"
 import { drainReader, type OutboxReader } from "./OutboxReader.ts"
@@ -23,15 +24,13 @@ export const outboxReaders: ReadonlyArray<string> = readers.map((reader) => read
 /** Drains every reader until caught up, failing on the first failure (tests call this to drain explicitly). */
 export const drainReaders = Effect.forEach(readers, drainReader)
 
-const logged = (name: string) => <E extends { readonly _tag: string }, R>(pass: Effect.Effect<number, E, R>) =>
-  pass.pipe(Effect.catch((error) =>
-    Effect.as(Effect.logWarning("outbox reader pass failed").pipe(Effect.annotateLogs({ reader: name, error: error._tag })), 0)))
-
 /** How often the background drains the outbox: the admins' mail and the audit entries follow within seconds. */
 export const outboxDrainInterval = "5 seconds"
 
-/** Drains every reader every outboxDrainInterval for the life of the layer; one reader's failure does not stop another's. */
-export const OutboxSchedule = Layer.effectDiscard(Effect.gen(function* () {
-  const pass = Effect.forEach(readers, (reader) => logged(reader.name)(drainReader(reader)))
-  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced(outboxDrainInterval)))
-}))
+/**
+ * Drains each reader every outboxDrainInterval for the life of the layer, each in its own loop (inBackground), so
+ * one reader's failure does not hold back another's.
+ */
+export const OutboxSchedule = readers
+  .map((reader) => inBackground(outboxDrainInterval, `outbox reader ${reader.name} pass failed`, drainReader(reader)))
+  .reduce((all, loop) => Layer.merge(all, loop), Layer.empty)

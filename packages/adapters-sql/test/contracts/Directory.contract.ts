@@ -46,6 +46,22 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       assert.deepStrictEqual((yield* directory.members(workspace.id)).map((m) => m.userId), [sam.id])
     }))
 
+    it.effect("the standing reads the plan and the role together; none for an unknown workspace", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const workspace = aWorkspace()
+      const [pat, sam] = [aUser(), aUser()]
+      yield* directory.createWorkspace(workspace)
+      yield* Effect.forEach([pat, sam], directory.createUser)
+      yield* directory.setRole(workspace.id, pat.id, Option.some("editor"))
+      assert.deepStrictEqual(yield* directory.standing(workspace.id, pat.id), Option.some({ plan: workspace.plan, role: "editor" as const }))
+      // Not a member: the workspace's plan with no role.
+      assert.deepStrictEqual(yield* directory.standing(workspace.id, sam.id), Option.some({ plan: workspace.plan, role: null }))
+      yield* directory.setPlan(workspace.id, "paid")
+      yield* directory.setRole(workspace.id, pat.id, Option.some("admin"))
+      assert.deepStrictEqual(yield* directory.standing(workspace.id, pat.id), Option.some({ plan: "paid" as const, role: "admin" as const }))
+      assert.isTrue(Option.isNone(yield* directory.standing(unique("ws_"), pat.id)))
+    }))
+
     it.effect("plan and credits are set on the workspace", () => Effect.gen(function* () {
       const directory = yield* Directory
       const workspace = aWorkspace()

@@ -2,7 +2,8 @@
 // stays approved forever, and never runs twice"): every approved request that no live execution holds (never claimed
 // a lease-length after its approval, or its lease lapsed) is executed again. Each is claimed by compare-and-set, so
 // many processes may run this at once; a request another process holds is skipped.
-import { Clock, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect } from "effect"
+import { inBackground } from "../commands/inBackground.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { executeWriteRequest } from "./executeWriteRequest.ts"
 import { writeExecutionLeaseMs } from "./WriteRequest.ts"
@@ -23,9 +24,4 @@ export const resumeApprovedWrites = Effect.fn("approvals.resumeApprovedWrites")(
  * Runs resumeApprovedWrites every 30 seconds in the background for the life of the layer, in every process (claims
  * are compare-and-set); a pass that cannot read the store is logged and the next one tries again.
  */
-export const ResumeApprovedWritesSchedule = Layer.effectDiscard(Effect.gen(function* () {
-  const pass = resumeApprovedWrites().pipe(
-    Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning("resuming approved writes failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
-  )
-  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("30 seconds")))
-}))
+export const ResumeApprovedWritesSchedule = inBackground("30 seconds", "resuming approved writes failed", resumeApprovedWrites())

@@ -6,7 +6,9 @@ export const AuditAction = Schema.Literals([
   // The tool pipeline (architecture §One tool pipeline: "audit entry"): a write applied on a platform, a write queued.
   "tool.write_applied", "write_request.queued",
   // A pending write withdrawn because the connection or API key that asked ended (the withdrawals reader).
-  "write_request.withdrawn"
+  "write_request.withdrawn",
+  // Every move of a task (docs/tasks.md, Statuses), from its events by the audit reader.
+  "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled"
 ])
 export type AuditAction = typeof AuditAction.Type
 

@@ -1,12 +1,22 @@
 // Which domain events are audit log entries (spec §Events: "Audit log entries are written for approving, declining
-// and ending a connection"; and a pending write withdrawn because its requester ended), with their non-secret facts. The adapters' audit reader (adapters-sql/src/readers)
-// writes them from the outbox; core services never write these entries themselves.
+// and ending a connection"; ours: every move of a task, docs/tasks.md, and a pending write withdrawn because its
+// requester ended), with their non-secret facts. The adapters' audit reader (adapters-sql/src/readers) writes them
+// from the outbox; core services never write these entries themselves.
 import { Effect } from "effect"
-import type { AuditEntry } from "./AuditEntry.ts"
+import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import type { OutboxEntry } from "../ports/EventOutbox.ts"
 import { AuditLog } from "../ports/Outbox.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
+
+const taskActions = {
+  TaskStarted: "task.started",
+  TaskPlanned: "task.planned",
+  TaskAwaitingApproval: "task.waiting_for_approval",
+  TaskCompleted: "task.completed",
+  TaskFailed: "task.failed",
+  TaskCancelled: "task.cancelled"
+} as const satisfies Record<string, AuditAction>
 
 /** The entry an event is, without its id; null for an event the audit log does not keep. */
 export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null => {
@@ -34,6 +44,21 @@ export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null 
         workspaceId: event.workspaceId, at: event.at, actorId: null, action: "write_request.withdrawn", clientId: null,
         connectionId: event.credentialId.startsWith(Prefix.connection) ? event.credentialId : null,
         detail: { requestId: event.requestId, credential: event.credentialId, reason: event.reason }
+      }
+    case "TaskStarted":
+    case "TaskPlanned":
+    case "TaskAwaitingApproval":
+    case "TaskCompleted":
+    case "TaskFailed":
+    case "TaskCancelled":
+      return {
+        workspaceId: event.workspaceId, at: event.at, action: taskActions[event._tag],
+        // The person started it; every later move is the service's (the background runner).
+        actorId: event._tag === "TaskStarted" ? event.createdBy : null,
+        clientId: null, connectionId: event.connectionId,
+        detail: event._tag === "TaskFailed"
+          ? { taskId: event.taskId, apiKeyId: event.apiKeyId, reasons: event.reasons }
+          : { taskId: event.taskId, apiKeyId: event.apiKeyId }
       }
     default:
       return null

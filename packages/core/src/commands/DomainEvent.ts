@@ -62,8 +62,30 @@ export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
   surface: Surface, reason: Schema.Literals(["cancelled", "no_permission_approved"])
 })
 
+/**
+ * The facts every task event carries (docs/tasks.md, Statuses): which task, whose, and the credential that started
+ * it (a connection or an API key), so that the audit trail of a connection shows its tasks.
+ */
+const taskFacts = {
+  at, taskId: Schema.String, workspaceId: Schema.String, createdBy: Schema.String,
+  connectionId: Schema.NullOr(Schema.String), apiKeyId: Schema.NullOr(Schema.String)
+}
+/** A task was started from a goal (POST /tasks, MCP): status planning. */
+export const TaskStarted = Schema.TaggedStruct("TaskStarted", taskFacts)
+/** The planner made a plan and the task's credits were charged: status running. */
+export const TaskPlanned = Schema.TaggedStruct("TaskPlanned", taskFacts)
+/** A write of the task was queued for a person: status waiting_for_approval. */
+export const TaskAwaitingApproval = Schema.TaggedStruct("TaskAwaitingApproval", taskFacts)
+/** Every step ran and every queued write is final: status completed. */
+export const TaskCompleted = Schema.TaggedStruct("TaskCompleted", taskFacts)
+/** The task cannot go on: status failed; `reasons` are the report's failure tags (GoalNotPlanned, CredentialEnded…). */
+export const TaskFailed = Schema.TaggedStruct("TaskFailed", { ...taskFacts, reasons: Schema.Array(Schema.String) })
+/** The task was cancelled: status cancelled. */
+export const TaskCancelled = Schema.TaggedStruct("TaskCancelled", taskFacts)
+
 export const DomainEvent = Schema.Union([
   WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ConnectionOpened,
-  ConnectionEnded, ApiKeyRevoked, ConsentDeclined
+  ConnectionEnded, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
+  TaskCancelled
 ])
 export type DomainEvent = typeof DomainEvent.Type

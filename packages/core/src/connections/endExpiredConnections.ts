@@ -2,7 +2,8 @@
 // come due, so that the management page shows them ended without waiting for a refresh. Each ending is the one
 // endConnection command (compare-and-set, one ConnectionEnded event → the "connection.ended" audit entry), so two
 // processes running this at once end each connection once.
-import { Clock, Effect, Layer, Schedule } from "effect"
+import { Clock, Effect } from "effect"
+import { inBackground } from "../commands/inBackground.ts"
 import { endConnection } from "./endConnection.ts"
 import { ConnectionStore } from "../ports/Stores.ts"
 
@@ -22,10 +23,4 @@ export const endExpiredConnections = Effect.fn("connections.endExpiredConnection
 })
 
 /** Runs endExpiredConnections every minute for the life of the layer; a failed pass is logged and retried. */
-export const ExpiredConnectionsSchedule = Layer.effectDiscard(Effect.gen(function* () {
-  const pass = endExpiredConnections().pipe(
-    Effect.catchTag("StoreUnavailable", (error) =>
-      Effect.as(Effect.logWarning("ending expired connections failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
-  )
-  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("1 minute")))
-}))
+export const ExpiredConnectionsSchedule = inBackground("1 minute", "ending expired connections failed", endExpiredConnections())

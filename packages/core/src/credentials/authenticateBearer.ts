@@ -28,8 +28,8 @@ export const authenticateBearer = Effect.fn("credentials.authenticateBearer")(fu
   const principal = yield* resolveBearer(yield* bearerOf(authorization), surface)
   const directory = yield* Directory
   const now = yield* Clock.currentTimeMillis
-  // Both reads at once: one counter upsert and one membership read by primary key per request.
-  const [decision, role] = yield* Effect.all([
+  // Both reads at once: one counter upsert and one read of the plan and membership by primary keys per request.
+  const [decision, standing] = yield* Effect.all([
     // Spec §Limits: "per connection, like an API key": every request of one connection (or key) counts together,
     // whichever surface it arrives on.
     principal.kind === "connection"
@@ -37,14 +37,19 @@ export const authenticateBearer = Effect.fn("credentials.authenticateBearer")(fu
       : hitLimit("api_requests_per_key", principal.apiKeyId ?? "", now),
     // A key (or token) outlives a role change: its person must still be a member who could grant what it carries
     // (spec §Scopes, §Authentication 11). A Directory that cannot answer fails the request closed (503).
-    directory.role(principal.workspaceId, principal.userId)
+    // The plan comes with it in the same statement, for the tool pipeline (Principal.standing): the membership is
+    // read once per request, here.
+    directory.standing(principal.workspaceId, principal.userId)
   ], { concurrency: 2 })
   if (!decision.allowed) return yield* new RequestsThrottled({ retryAfterSeconds: decision.retryAfterSeconds })
-  const scopes = scopesRoleHolds(principal.scopes, Option.getOrNull(role))
+  // A workspace that no longer exists grants nothing: no role, hence no scopes.
+  const role = Option.match(standing, { onNone: () => null, onSome: (s) => s.role })
+  const scopes = scopesRoleHolds(principal.scopes, role)
   // Removed, or demoted to a role that can connect nothing: the credential no longer works at all.
   if (scopes.length === 0) return yield* new InvalidCredential()
   // Demoted from admin to editor: the platform-tool scopes drop; the rest keeps working.
-  return scopes.length === principal.scopes.length ? principal : { ...principal, scopes }
+  const checked: Principal = { ...principal, scopes: scopes.length === principal.scopes.length ? principal.scopes : scopes }
+  return Option.match(standing, { onNone: () => checked, onSome: (s) => ({ ...checked, standing: { plan: s.plan, role: s.role } }) })
 })
 
 /**

@@ -1,6 +1,7 @@
 // Access tokens, API keys and the Principal a bearer credential resolves to (spec §Tokens and codes, §Authentication).
 import { Schema } from "effect"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
+import { Plan, Role } from "../workspaces/Workspace.ts"
 
 export const AccessToken = Schema.Struct({
   hash: Schema.String,
@@ -46,6 +47,12 @@ export const Principal = Schema.Struct({
   writeMode: WriteMode,
   connectionId: Schema.NullOr(Schema.String),
   apiKeyId: Schema.NullOr(Schema.String),
-  clientId: Schema.NullOr(Schema.String)
+  clientId: Schema.NullOr(Schema.String),
+  /**
+   * The workspace's plan and the person's role as the bearer check read them for this request (authenticateBearer):
+   * the tool pipeline decides on these instead of reading them again. Absent on a Principal built elsewhere (a task,
+   * an approved write): the pipeline reads them then. Never kept beyond the request it was read for.
+   */
+  standing: Schema.optionalKey(Schema.Struct({ plan: Plan, role: Schema.NullOr(Role) }))
 })
 export type Principal = typeof Principal.Type

@@ -62,7 +62,8 @@ export interface ToolCall {
   /**
    * The same token for every attempt of one logical call (a write request's id, or the caller's Idempotency-Key):
    * a platform that has already applied a call with this token answers its first answer again and changes nothing,
-   * so a retry after a crash cannot apply a write twice. Absent for a call that is never retried.
+   * so a retry after a crash cannot apply a write twice. Absent for a call that is never retried. A read
+   * (kindOfCall) changes nothing, so a platform may run it again instead: the sandbox keeps records for writes only.
    */
   readonly idempotencyToken?: string
 }

@@ -1,18 +1,18 @@
-// Moves a task along its lifecycle (transitionTask): load → transition → compare-and-set save; a lost race
-// reloads and decides again, so two concurrent moves never both apply to one version.
-import { Clock, Effect, Option } from "effect"
-import { retryOnConflict } from "../commands/conflictRetry.ts"
+// Moves a task along its lifecycle by id (transitionTask), a command on the runner: load → transition →
+// compare-and-set save with the move's task event in the outbox; a lost race reloads and decides again, so two
+// concurrent moves never both apply to one version.
+import { Effect } from "effect"
+import { runCommand } from "../commands/runCommand.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import { TaskNotFound } from "./errors.ts"
 import { transitionTask, type TaskEvent } from "./transitionTask.ts"
 
 export const advanceTask = Effect.fn("tasks.advanceTask")(function* (id: string, event: TaskEvent) {
   const store = yield* TaskStore
-  return yield* Effect.gen(function* () {
-    const found = yield* store.find(id)
-    if (Option.isNone(found)) return yield* new TaskNotFound({ taskId: id })
-    const next = yield* Effect.fromResult(transitionTask(found.value, event, yield* Clock.currentTimeMillis))
-    yield* store.save(next)
-    return next
-  }).pipe(retryOnConflict)
+  return yield* runCommand({
+    load: store.find(id),
+    missing: () => new TaskNotFound({ taskId: id }),
+    transition: (task, now) => transitionTask(task, event, now),
+    save: store.save
+  })
 })

@@ -3,10 +3,13 @@
 // waiting_for_approval → completed | failed. Every tool call goes through the one pipeline (callTool) with the task
 // creator's Principal and an Idempotency-Key made of the task id and the step, so a run resumed after its process
 // died replays the calls it already made instead of calling (and charging, and queueing) again.
-import { Clock, Effect, Layer, Option, Result, Schedule, Schema } from "effect"
+import { Clock, Effect, Option, Result, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { taskCredits } from "../credits/creditRules.ts"
+import { inBackground } from "../commands/inBackground.ts"
+import { runCommand } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { Conflict } from "../ports/errors.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { Platforms } from "../ports/Platforms.ts"
 import { TaskPlanner } from "../ports/TaskPlanner.ts"
@@ -20,7 +23,7 @@ import { principalOfTask } from "./principalOfTask.ts"
 import {
   budgetRows, decideChanges, findingsOf, performanceRows, totalsOf, type DerivedChange, type ObjectsRead, type PerformanceRead
 } from "./readAnswers.ts"
-import { maxTaskAttempts, type Task, taskLeaseMs, taskRecheckMs } from "./Task.ts"
+import { maxTaskAttempts, type Task, taskLeaseMs } from "./Task.ts"
 import type { Finding, PlanRead, ReportChange, ReportRead, TaskPlan, TaskReport } from "./TaskPlan.ts"
 import { TaskPlan as TaskPlanSchema, TaskReport as TaskReportSchema } from "./TaskPlan.ts"
 import { taskSummary } from "./taskSummary.ts"
@@ -49,13 +52,33 @@ const withSummary = (report: TaskReport): TaskReport => ({ ...report, summary: t
 const encodeReport = (report: TaskReport): Schema.Json => Schema.encodeSync(TaskReportSchema)(withSummary(report)) as Schema.Json
 const encodePlan = (plan: TaskPlan): Schema.Json => Schema.encodeSync(TaskPlanSchema)(plan) as Schema.Json
 
-/** Moves the held task (compare-and-set on the claimed version); `extra` sets the lease beside the move. */
-const move = (task: Task, event: TaskEvent, extra: Partial<Task> = {}) =>
+/**
+ * The held task, once: a move of a claimed task is decided on the claimed version only. A lost compare-and-set means
+ * another runner has claimed the task since (its lease ended), so there is nothing to reload and decide again: the
+ * runner's retry finds no held task and the move answers Conflict, as the claim's holder would want.
+ */
+const heldOnce = (task: Task) => {
+  let given = false
+  return Effect.sync(() => {
+    if (given) return Option.none<Task>()
+    given = true
+    return Option.some(task)
+  })
+}
+
+/**
+ * Moves the held task, a command on the runner: the pure transition, the compare-and-set save on the claimed version
+ * and the move's task event in the outbox, in one unit of work.
+ */
+const move = (task: Task, event: TaskEvent) =>
   Effect.gen(function* () {
-    const next = yield* Effect.fromResult(transitionTask(task, event, yield* Clock.currentTimeMillis))
-    const saved = { ...next, ...extra }
-    yield* (yield* TaskStore).save(saved)
-    return saved
+    const store = yield* TaskStore
+    return yield* runCommand({
+      load: heldOnce(task),
+      missing: () => new Conflict({ entity: "task" }),
+      transition: (held, now) => transitionTask(held, event, now),
+      save: store.save
+    })
   })
 
 const fail = (task: Task, report: TaskReport) => move(task, { _tag: "Fail", report: encodeReport({ ...report, outcome: "failed" }) })
@@ -165,12 +188,8 @@ const lookAgain = (task: Task) =>
       const refused = request.status === "failed" && request.result !== null ? `The platform answered ${request.providerStatus}: ${JSON.stringify(request.result).slice(0, 300)}` : null
       return { ...change, status: request.status, providerStatus: request.providerStatus, error: refused } satisfies ReportChange
     }))
-    const now = yield* Clock.currentTimeMillis
-    if (changes.some(isWaiting)) {
-      const next = { ...task, report: encodeReport({ ...report, changes, outcome: "waiting_for_approval" }), version: task.version + 1, leaseUntil: now + taskRecheckMs, updatedAt: now }
-      yield* (yield* TaskStore).save(next)
-      return next
-    }
+    if (changes.some(isWaiting))
+      return yield* move(task, { _tag: "StillWaiting", report: encodeReport({ ...report, changes, outcome: "waiting_for_approval" }) })
     return yield* move(task, { _tag: "Complete", report: encodeReport({ ...report, changes, outcome: "completed" }) })
   })
 
@@ -196,7 +215,8 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
         failures: [{ step: null, error: "GoalNotPlanned", message: why.why }]
       })
     }
-    // The task's own cost is taken with the move to running, in one transaction: charged once, or not at all.
+    // The task's own cost is taken with the move to running, in one transaction: charged once, or not at all. The
+    // charge comes first, so that a refused charge saves nothing even on stores that cannot roll back (memory).
     const charged = yield* (yield* Transactor).atomically(Effect.gen(function* () {
       yield* (yield* CreditsLedger).charge({
         workspaceId: task.workspaceId, amount: taskCredits, reason: "task", reference: task.id, now: yield* Clock.currentTimeMillis
@@ -220,8 +240,7 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
     if (taskPlan === null) return yield* fail(task, { ...emptyReport("failed"), failures: [{ step: null, error: "PlanUnreadable", message: "The stored plan does not decode." }] })
     const report = yield* runPlan(task, taskPlan, principal)
     if (report.changes.some(isWaiting)) {
-      return yield* move(task, { _tag: "AwaitApproval", report: encodeReport({ ...report, outcome: "waiting_for_approval" }) },
-        { leaseUntil: (yield* Clock.currentTimeMillis) + taskRecheckMs })
+      return yield* move(task, { _tag: "AwaitApproval", report: encodeReport({ ...report, outcome: "waiting_for_approval" }) })
     }
     if (report.reads.length > 0 && report.reads.every((r) => !r.ok)) return yield* fail(task, report)
     return yield* move(task, { _tag: "Complete", report: encodeReport(report) })
@@ -249,9 +268,4 @@ export const runTasks = Effect.fn("tasks.runTasks")(function* (limit = 5) {
  * Runs runTasks every 5 seconds in the background for the life of the layer, in every process (claims skip what
  * another process holds); a pass that cannot read the store is logged and the next one tries again.
  */
-export const TaskRunnerSchedule = Layer.effectDiscard(Effect.gen(function* () {
-  const pass = runTasks().pipe(
-    Effect.catchTag("StoreUnavailable", (error) => Effect.as(Effect.logWarning("running tasks failed").pipe(Effect.annotateLogs({ reason: error.message })), 0))
-  )
-  yield* Effect.forkScoped(Effect.repeat(pass, Schedule.spaced("5 seconds")))
-}))
+export const TaskRunnerSchedule = inBackground("5 seconds", "running tasks failed", runTasks())

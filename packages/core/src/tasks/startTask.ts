@@ -1,7 +1,9 @@
 // POST /tasks (spec §Task: the creation answer shows status `planning`): a new `task_` task for a goal of 1 to 4000
 // characters, started by the person behind the calling connection or key. A background runner (runTasks) plans and
-// runs it; the creation itself costs nothing until then.
+// runs it; the creation itself costs nothing until then. A creation on the runner (runCreation): the insert and its
+// TaskStarted event in one unit of work.
 import { Clock, Effect } from "effect"
+import { runCreation } from "../commands/runCommand.ts"
 import type { Principal } from "../credentials/records.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
@@ -49,6 +51,8 @@ export const startTask = Effect.fn("tasks.startTask")(function* (input: TaskInpu
     createdAt: now,
     updatedAt: now
   }
-  yield* (yield* TaskStore).insert(task)
-  return task
+  return yield* runCreation((yield* TaskStore).insert(task), task, [{
+    _tag: "TaskStarted", at: now, taskId: task.id, workspaceId: task.workspaceId, createdBy: task.createdBy,
+    connectionId: task.connectionId, apiKeyId: task.apiKeyId
+  }])
 })

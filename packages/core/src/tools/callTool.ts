@@ -7,6 +7,7 @@ import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
 import { WaitReason, type WriteRequest, WriteRequestStatus } from "../approvals/WriteRequest.ts"
 import { recordAudit } from "../audit/recordAudit.ts"
 import type { Principal } from "../credentials/records.ts"
+import { isChargedAnswer } from "../credits/creditRules.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
 import { refundCredits, reserveCredits, workspaceNotInLedger } from "../credits/reserveCredits.ts"
 import { evaluateGuardrails } from "../guardrails/evaluateGuardrails.ts"
@@ -120,7 +121,7 @@ export const toolWritesLock = (workspaceId: string): string => `tool-writes:${wo
  * refunded when it is refused or fails, so N parallel calls the balance covers k times run exactly k times.
  */
 const decideAndRun = (
-  request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string, never, Secrets>,
+  request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string | undefined, never, Secrets>,
   /** Run as soon as the platform answered: from then on the Idempotency-Key is never released (runIdempotent). */
   applied: Effect.Effect<void>
 ) =>
@@ -161,13 +162,18 @@ const decideAndRun = (
       // Uninterruptible from the platform call to the record (the call has its own timeout): a client that hangs
       // up cannot leave a change applied with no usage record, charge or audit entry.
       const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
-        const answer = yield* platforms.execute({ ...toolCall, idempotencyToken: yield* platformToken })
+        const idempotencyToken = yield* platformToken
+        const answer = yield* platforms.execute(idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
         yield* applied
-        const notices = yield* transactor.atomically(recordToolRun({
+        const record = recordToolRun({
           workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
           actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null,
           reserved, usageId
-        }))
+        })
+        // A read the platform accepted records one row, its usage (the charge was reserved before the call): one
+        // statement is a unit on its own, so it takes no transaction. A refund or a write's audit entry goes with
+        // the usage row in one unit.
+        const notices = yield* (kind === "read" && isChargedAnswer(answer.providerStatus) ? record : transactor.atomically(record))
         return { answer, notices }
       })).pipe(
         // Nothing was recorded as run: the reservation goes back (within the write's unit, both undo together).
@@ -228,8 +234,10 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const secrets = yield* Secrets
   const key = request.idempotencyKey
   if (key === null) {
-    // No key: the call is never retried as the same call, so a fresh token is enough for the platform.
-    const outcome = yield* decideAndRun(request, tool, kind, secrets.generate(Prefix.toolUsage), Effect.void)
+    // No key: the call is never retried as the same call, so a fresh token is enough for a write, and a read (which
+    // changes nothing) needs none.
+    const token = kind === "read" ? Effect.succeed(undefined) : secrets.generate(Prefix.toolUsage)
+    const outcome = yield* decideAndRun(request, tool, kind, token, Effect.void)
     return yield* answerOf(tool, outcome, false)
   }
   const idempotencyScope = idempotencyScopeOf(principal)

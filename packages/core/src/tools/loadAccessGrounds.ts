@@ -9,6 +9,8 @@ import type { AccessGrounds } from "./toolAccess.ts"
 
 /** The plan and the role now: all the 403 rows need besides the credential. */
 export const loadStanding = Effect.fn("tools.loadStanding")(function* (principal: Principal) {
+  // Read by the bearer check of this very request (authenticateBearer): the membership is read once per request.
+  if (principal.standing !== undefined) return principal.standing
   const directory = yield* Directory
   // Two independent reads on every tool call: made together, not one after the other.
   const [workspace, role] = yield* Effect.all(

@@ -35,7 +35,10 @@ export interface ToolRun {
   readonly usageId?: string
 }
 
-/** Records a finished run; answers the notices for the caller (low credits). Must run inside Transactor.atomically. */
+/**
+ * Records a finished run; answers the notices for the caller (low credits). Runs inside Transactor.atomically, except
+ * for an accepted read with its credits reserved or free: that is one statement (the usage row), a unit on its own.
+ */
 export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: ToolRun) {
   const now = yield* Clock.currentTimeMillis
   const usageId = run.usageId ?? (yield* (yield* Secrets).generate(Prefix.toolUsage))

@@ -1,5 +1,6 @@
 // The token endpoint without HTTP (spec §POST /oauth/token; checklist D, E, F): the happy paths of both grants and
-// one test per row of the spec's §OAuth errors table that the token endpoint answers.
+// one test per row of the spec's §OAuth errors table that the token endpoint answers, as the core's refusal (its
+// tag); the OAuth answer of each refusal is the HTTP adapter's table (adapters-http/test/oauth/oauthErrorTable.test.ts).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
@@ -8,14 +9,13 @@ import {
   resolveBearer, StoreUnavailable, type BasicCredentials
 } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, people, refreshGrant, secrets, seed, World, ws } from "./world.ts"
-import { oauthAnswer } from "@adgate/adapters-http"
 import { audited } from "../support/audited.ts"
 
 const token = (params: ReadonlyArray<readonly [string, string]>, basic: BasicCredentials = null) =>
   handleTokenRequest({ params, basic })
-/** The answer a client reads for a refused request: the core's failure through the HTTP adapter's one table. */
+/** The core's refusal of a request (the HTTP adapter's table makes it the OAuth answer). */
 const refused = (params: ReadonlyArray<readonly [string, string]>, basic: BasicCredentials = null) =>
-  Effect.map(Effect.flip(token(params, basic)), oauthAnswer)
+  Effect.flip(token(params, basic))
 const codeStatus = (hash: string) =>
   Effect.gen(function* () { return Option.getOrThrow(yield* (yield* CodeStore).findByHash(hash)).status })
 const connected = Effect.gen(function* () {
@@ -83,33 +83,34 @@ describe("POST /oauth/token, grant authorization_code (RFC 6749 §4.1.3)", () =>
 })
 
 describe("§OAuth errors: invalid_request (400)", () => {
-  const cases: ReadonlyArray<readonly [string, (c: { value: string; verifier: string }) => ReadonlyArray<readonly [string, string]>]> = [
-    ["a parameter sent twice (decision 131)", (c) => [...codeGrant(c), ["code", c.value]]],
-    ["resource sent twice (decision 131)", (c) => [...codeGrant(c), ["resource", "https://adgate.example/api/mcp"], ["resource", "https://adgate.example/api/mcp"]]],
-    ["grant_type missing", (c) => codeGrant(c).filter(([k]) => k !== "grant_type")],
-    ["code missing", (c) => codeGrant(c).filter(([k]) => k !== "code")],
-    ["code_verifier missing (PKCE missing)", (c) => codeGrant(c).filter(([k]) => k !== "code_verifier")],
-    ["code_verifier of 42 characters (RFC 7636 §4.1)", (c) => codeGrant(c, { code_verifier: "a".repeat(42) })],
-    ["code_verifier of 129 characters", (c) => codeGrant(c, { code_verifier: "a".repeat(129) })],
-    ["code_verifier with a character outside the unreserved set", (c) => codeGrant(c, { code_verifier: `${"a".repeat(42)}+` })],
-    ["client_id missing", (c) => codeGrant(c).filter(([k]) => k !== "client_id")]
+  type Params = (c: { value: string; verifier: string }) => ReadonlyArray<readonly [string, string]>
+  const cases: ReadonlyArray<readonly [string, Params, "InvalidRequest" | "VerifierMalformed"]> = [
+    ["a parameter sent twice (decision 131)", (c) => [...codeGrant(c), ["code", c.value]], "InvalidRequest"],
+    ["resource sent twice (decision 131)", (c) => [...codeGrant(c), ["resource", "https://adgate.example/api/mcp"], ["resource", "https://adgate.example/api/mcp"]], "InvalidRequest"],
+    ["grant_type missing", (c) => codeGrant(c).filter(([k]) => k !== "grant_type"), "InvalidRequest"],
+    ["code missing", (c) => codeGrant(c).filter(([k]) => k !== "code"), "InvalidRequest"],
+    ["code_verifier missing (PKCE missing)", (c) => codeGrant(c).filter(([k]) => k !== "code_verifier"), "InvalidRequest"],
+    ["code_verifier of 42 characters (RFC 7636 §4.1)", (c) => codeGrant(c, { code_verifier: "a".repeat(42) }), "VerifierMalformed"],
+    ["code_verifier of 129 characters", (c) => codeGrant(c, { code_verifier: "a".repeat(129) }), "VerifierMalformed"],
+    ["code_verifier with a character outside the unreserved set", (c) => codeGrant(c, { code_verifier: `${"a".repeat(42)}+` }), "VerifierMalformed"],
+    ["client_id missing", (c) => codeGrant(c).filter(([k]) => k !== "client_id"), "InvalidRequest"]
   ]
-  for (const [name, params] of cases)
-    it.effect(`${name} → invalid_request, the code not spent`, () => run(Effect.gen(function* () {
+  for (const [name, params, tag] of cases)
+    it.effect(`${name} → invalid_request (${tag}), the code not spent`, () => run(Effect.gen(function* () {
       const code = yield* insertCode()
       const error = yield* refused(params(code))
-      assert.deepStrictEqual([error.error, error.status], ["invalid_request", 400])
+      assert.strictEqual(error._tag, tag)
       assert.strictEqual(yield* codeStatus(code.hash), "issued")
     })))
   it.effect("client credentials sent both as Basic and in the body → invalid_request (OAuth 2.1 §2.4)", () => run(Effect.gen(function* () {
     const code = yield* insertCode({ clientId: "apc_conf" })
     const error = yield* refused(codeGrant(code, { client_id: "apc_conf", client_secret: secrets.conf }), { clientId: "apc_conf", clientSecret: secrets.conf })
-    assert.deepStrictEqual([error.error, error.status], ["invalid_request", 400])
+    assert.strictEqual(error._tag, "InvalidRequest")
   })))
   it.effect("a Basic client_id differing from the body client_id → invalid_request, no token (checklist 57)", () => run(Effect.gen(function* () {
     const code = yield* insertCode({ clientId: "apc_conf" })
     const error = yield* refused(codeGrant(code, { client_id: "apc_post" }), { clientId: "apc_conf", clientSecret: secrets.conf })
-    assert.strictEqual(error.error, "invalid_request")
+    assert.strictEqual(error._tag, "InvalidRequest")
   })))
 })
 
@@ -117,7 +118,7 @@ describe("§OAuth errors: unsupported_grant_type (400)", () => {
   for (const grantType of ["password", "client_credentials", "implicit", "urn:ietf:params:oauth:grant-type:device_code", "foo"])
     it.effect(`grant_type=${grantType} → unsupported_grant_type (RFC 9700 §2.4)`, () => run(Effect.gen(function* () {
       const error = yield* refused(form({ grant_type: grantType, client_id: "apc_pub" }))
-      assert.deepStrictEqual([error.error, error.status], ["unsupported_grant_type", 400])
+      assert.strictEqual(error._tag, "UnsupportedGrantType")
     })))
 })
 
@@ -133,11 +134,11 @@ describe("§OAuth errors: invalid_client (401)", () => {
     ["an undecodable Basic header (checklist 58)", "apc_conf", { client_id: "apc_conf" }, "malformed", true]
   ]
   for (const [name, clientId, extra, basic, challenge] of cases)
-    it.effect(`${name} → invalid_client, and the code is not consumed`, () => run(Effect.gen(function* () {
+    it.effect(`${name} → invalid_client (Basic challenged when Basic was tried), and the code is not consumed`, () => run(Effect.gen(function* () {
       const code = yield* insertCode({ clientId })
       const error = yield* refused(codeGrant(code, { client_id: clientId, ...extra }), basic)
-      assert.deepStrictEqual([error.error, error.status, error.basicChallenge], ["invalid_client", 401, challenge])
-      assert.notInclude(error.description, secrets.conf)
+      assert.deepStrictEqual([error._tag, error._tag === "ClientAuthenticationFailed" && error.usedBasic], ["ClientAuthenticationFailed", challenge])
+      assert.notInclude(JSON.stringify(error), secrets.conf)
       assert.strictEqual(yield* codeStatus(code.hash), "issued")
     })))
   it.effect("a removed workspace app cannot get tokens: invalid_client", () => run(Effect.gen(function* () {
@@ -146,7 +147,7 @@ describe("§OAuth errors: invalid_client (401)", () => {
     yield* clients.save({ ...own, removedAt: 1, version: own.version + 1 })
     const code = yield* insertCode({ clientId: "apc_own" })
     const error = yield* refused(codeGrant(code, { client_id: "apc_own" }))
-    assert.strictEqual(error.error, "invalid_client")
+    assert.strictEqual(error._tag, "ClientAuthenticationFailed")
   })))
 })
 
@@ -155,77 +156,77 @@ describe("§OAuth errors: invalid_grant (400)", () => {
     const { tokens } = yield* connected
     for (const value of ["apo_ac_nope", tokens.refresh_token, tokens.access_token]) {
       const error = yield* refused(codeGrant({ value, verifier: "v".repeat(43) }))
-      assert.deepStrictEqual([error.error, error.status], ["invalid_grant", 400])
+      assert.strictEqual(error._tag, "CodeNotFound")
     }
   })))
   it.effect("code expired: first exchange 10 minutes after issue (checklist 69)", () => run(Effect.gen(function* () {
     const code = yield* insertCode()
     yield* TestClock.adjust("10 minutes")
-    assert.strictEqual((yield* refused(codeGrant(code))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(code)))._tag, "CodeExpired")
   })))
   it.effect("code already used: refused and the connection of the first exchange is ended (RFC 6749 §4.1.2, checklist 66)", () => run(Effect.gen(function* () {
     const { code, tokens } = yield* connected
     yield* TestClock.adjust("30 seconds")
-    assert.strictEqual((yield* refused(codeGrant(code))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(code)))._tag, "CodeReused")
     assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
     const audit = yield* audited(ws)
     assert.deepStrictEqual(audit.at(-1)?.detail, { reason: "code_reused" })
   })))
   it.effect("a replay with a wrong verifier does not end the connection (OAuth 2.1 §7.5.2, checklist 67)", () => run(Effect.gen(function* () {
     const { code, tokens } = yield* connected
-    assert.strictEqual((yield* refused(codeGrant(code, { code_verifier: "w".repeat(43) }))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(code, { code_verifier: "w".repeat(43) })))._tag, "PkceMismatch")
     assert.strictEqual((yield* resolveBearer(tokens.access_token, "mcp")).kind, "connection")
   })))
   it.effect("code issued to another client (checklist 61)", () => run(Effect.gen(function* () {
     const code = yield* insertCode()
-    assert.strictEqual((yield* refused(codeGrant(code, { client_id: "apc_pub2" }))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(code, { client_id: "apc_pub2" })))._tag, "CodeMismatch")
     assert.strictEqual((yield* token(codeGrant(code))).token_type, "Bearer")
   })))
   it.effect("redirect_uri missing when authorize sent one, or mismatching: refused, the code not consumed (checklist 34)", () => run(Effect.gen(function* () {
     const code = yield* insertCode()
-    assert.strictEqual((yield* refused(codeGrant(code).filter(([k]) => k !== "redirect_uri"))).error, "invalid_grant")
-    assert.strictEqual((yield* refused(codeGrant(code, { redirect_uri: "https://app.example/cb2" }))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(code).filter(([k]) => k !== "redirect_uri")))._tag, "CodeMismatch")
+    assert.strictEqual((yield* refused(codeGrant(code, { redirect_uri: "https://app.example/cb2" })))._tag, "CodeMismatch")
     assert.strictEqual((yield* token(codeGrant(code))).token_type, "Bearer")
   })))
   it.effect("code_verifier mismatch: refused without spending; the fifth failure kills the code (checklist 43, decision 43)", () => run(Effect.gen(function* () {
     const code = yield* insertCode()
-    assert.strictEqual((yield* refused(codeGrant(code, { code_verifier: "w".repeat(43) }))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(code, { code_verifier: "w".repeat(43) })))._tag, "PkceMismatch")
     assert.strictEqual((yield* token(codeGrant(code))).token_type, "Bearer")
     const other = yield* insertCode({ label: "b" })
     for (let i = 0; i < 5; i++) yield* refused(codeGrant(other, { code_verifier: "w".repeat(43) }))
-    assert.strictEqual((yield* refused(codeGrant(other))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(codeGrant(other)))._tag, "CodeExhausted")
   })))
   it.effect("refresh token already used (outside the 30-second window): refused and the connection ended", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
     const second = yield* token(refreshGrant(tokens.refresh_token))
     yield* TestClock.adjust("31 seconds")
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token))).error, "invalid_grant")
-    assert.strictEqual((yield* refused(refreshGrant(second.refresh_token))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
+    assert.strictEqual((yield* refused(refreshGrant(second.refresh_token)))._tag, "RefreshTokenInvalid")
     assert.strictEqual((yield* Effect.flip(resolveBearer(second.access_token, "mcp")))._tag, "InvalidCredential")
   })))
   it.effect("refresh token revoked (connection ended) is refused", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
     const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
     yield* (yield* ConnectionStore).save({ ...connection, status: "ended", endedReason: "revoked", endedAt: 0, version: connection.version + 1 })
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
   })))
   it.effect("refresh token expired after 30 days unused; the connection stays active", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
     yield* TestClock.adjust("30 days")
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
     const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
     assert.strictEqual(connection.status, "active")
   })))
   it.effect("refresh token of another client: invalid_grant and the owner's connection stays (decision 81)", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token, { client_id: "apc_pub2" }))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token, { client_id: "apc_pub2" })))._tag, "RefreshTokenInvalid")
     assert.strictEqual((yield* token(refreshGrant(tokens.refresh_token))).token_type, "Bearer")
   })))
   it.effect("approver can no longer grant (left the workspace): invalid_grant and the connection ended with role_lost", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
     yield* (yield* Directory).setRole(ws, people.admin, Option.some("editor"))
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
     const audit = yield* audited(ws)
     assert.deepStrictEqual([audit.at(-1)?.action, audit.at(-1)?.detail], ["connection.ended", { reason: "role_lost" }])
   })))
@@ -236,7 +237,7 @@ describe("§OAuth errors: invalid_grant (400)", () => {
       tokens = yield* token(refreshGrant(tokens.refresh_token))
     }
     yield* TestClock.adjust("17 days") // day 365
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token))).error, "invalid_grant")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
     const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
     assert.deepStrictEqual([connection.status, connection.endedReason], ["ended", "expired"])
   })))
@@ -274,7 +275,7 @@ describe("§OAuth errors: invalid_scope (400)", () => {
   it.effect("a refresh that tries to widen scopes → invalid_scope, and the refresh token is not spent", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
     const error = yield* refused(refreshGrant(tokens.refresh_token, { scope: "tasks:read tools:raw" }))
-    assert.deepStrictEqual([error.error, error.status], ["invalid_scope", 400])
+    assert.strictEqual(error._tag, "ScopeNotGranted")
     yield* TestClock.adjust("1 minute")
     assert.strictEqual((yield* token(refreshGrant(tokens.refresh_token))).token_type, "Bearer")
   })))
@@ -285,20 +286,20 @@ describe("§OAuth errors: invalid_target (400)", () => {
     const code = yield* insertCode()
     for (const resource of ["https://evil.example/api/mcp", "https://adgate.example/api/other", "https://adgate.example/api/mcp?x=1"]) {
       const error = yield* refused(codeGrant(code, { resource }))
-      assert.deepStrictEqual([error.error, error.status], ["invalid_target", 400])
+      assert.strictEqual(error._tag, "UnknownResource")
     }
     assert.strictEqual(yield* codeStatus(code.hash), "issued")
   })))
   it.effect("resource not matching the authorization at the code exchange → invalid_target, not consumed (checklist 72)", () => run(Effect.gen(function* () {
     const code = yield* insertCode({ surface: "mcp" })
-    assert.strictEqual((yield* refused(codeGrant(code, { resource: "https://adgate.example/api/v1" }))).error, "invalid_target")
-    assert.strictEqual((yield* refused(codeGrant(code, { resource: "https://adgate.example" }))).error, "invalid_target")
+    assert.strictEqual((yield* refused(codeGrant(code, { resource: "https://adgate.example/api/v1" })))._tag, "ResourceMismatch")
+    assert.strictEqual((yield* refused(codeGrant(code, { resource: "https://adgate.example" })))._tag, "ResourceMismatch")
     // Decision 133: scheme and host case-insensitive, one trailing slash ignored.
     assert.strictEqual((yield* token(codeGrant(code, { resource: "HTTPS://ADGATE.example/api/mcp/" }))).token_type, "Bearer")
   })))
   it.effect("a refresh naming a surface outside the connection's → invalid_target; a both connection may narrow (checklist 84)", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
-    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token, { resource: "https://adgate.example/api/v1" }))).error, "invalid_target")
+    assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token, { resource: "https://adgate.example/api/v1" })))._tag, "SurfaceNotGranted")
     const both = yield* insertCode({ surface: "both", label: "b" })
     const bothTokens = yield* token(codeGrant(both))
     const rest = yield* token(refreshGrant(bothTokens.refresh_token, { resource: "https://adgate.example/api/v1" }))
@@ -313,7 +314,7 @@ describe("§OAuth errors: temporarily_unavailable (503) and server_error (503)",
     yield* TestClock.adjust("25 hours")
     yield* (yield* DirectoryControl).setUnavailable(true)
     const error = yield* refused(refreshGrant(tokens.refresh_token))
-    assert.deepStrictEqual([error.error, error.status], ["temporarily_unavailable", 503])
+    assert.strictEqual(error._tag, "RoleUnconfirmed")
     yield* (yield* DirectoryControl).setUnavailable(false)
     assert.strictEqual((yield* token(refreshGrant(tokens.refresh_token))).token_type, "Bearer")
   })))
@@ -339,7 +340,7 @@ describe("§OAuth errors: temporarily_unavailable (503) and server_error (503)",
     return Effect.gen(function* () {
       yield* seed
       const error = yield* refused(codeGrant({ value: "apo_ac_x", verifier: "v".repeat(43) }))
-      assert.deepStrictEqual([error.error, error.status], ["server_error", 503])
+      assert.strictEqual(error._tag, "StoreUnavailable")
       assert.strictEqual((yield* (yield* AccessTokenStore).findByHash("x")).pipe(Option.isNone), true)
     }).pipe(Effect.provide(Layer.merge(World, CodesDown)))
   })

@@ -163,6 +163,20 @@ describe("callTool: status rows", () => {
     const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" })).pipe(Effect.provideService(Directory, down)))
     assert.strictEqual(error._tag, "DirectoryUnavailable")
   })))
+
+  it.effect("the plan and role the bearer check read for this request (Principal.standing) are decided on, not read again", () => inPipeline(Effect.gen(function* () {
+    const directory = yield* Directory
+    const down = Directory.of({
+      ...directory,
+      role: () => Effect.fail(new DirectoryUnavailable({ message: "read again" })),
+      workspace: () => Effect.fail(new DirectoryUnavailable({ message: "read again" }))
+    })
+    const carried = (standing: { readonly plan: "free" | "paid"; readonly role: "admin" | "editor" | "viewer" | null }) =>
+      callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: principal({ standing }) })).pipe(Effect.provideService(Directory, down))
+    assert.deepInclude(yield* carried({ plan: "paid", role: "admin" }), { _tag: "Ran", providerStatus: 200 })
+    // The carried standing decides: a free plan is refused as it would be when read.
+    assert.strictEqual((yield* refusal(carried({ plan: "free", role: "admin" })))._tag, "ToolPlanNotPaid")
+  })))
 })
 
 describe("callTool: credits notices", () => {

@@ -1,35 +1,26 @@
 // The test world of the tool pipeline: memory stores, a memory Directory with a paid workspace (100 credits, an admin
-// and an editor) and a free one, the in-memory Platforms (ads + shop), substring ToolSearch and the Ajv validator.
+// and an editor) and a free one, the in-memory Platforms (ads + shop), substring ToolSearch and a core-only argument
+// validator for the in-memory catalog (the Ajv one is adapters-jsonschema's).
 import {
-  AuditLogMemory, Directory, DirectoryMemory, MailerMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto,
+  AuditLogMemory, Directory, DirectoryMemory, MailerMemory, memoryPlatformFixture, OperationsMemory, PlatformsMemory, SecretsWebCrypto,
   ToolSearchMemory, TransactorMemory, type MemoryPlatformState, type Principal, type Role
 } from "@adgate/core"
-import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { Effect, Layer, Option } from "effect"
+import { ArgumentValidatorForMemoryTools } from "../support/argumentValidator.ts"
 
 export const ws = "ws_paid"
 export const wsFree = "ws_free"
 export const wsBare = "ws_bare"
 export const people = { admin: "usr_admin", editor: "usr_editor" } as const
 
-export const platformSeed: Partial<MemoryPlatformState> = {
-  accounts: [
-    { workspaceId: ws, platform: "ads", id: "act_1", name: "Acme Ads", status: "ENABLED" },
-    { workspaceId: ws, platform: "shop", id: "shop_1", name: "Acme Shop", status: "active" },
-    { workspaceId: wsFree, platform: "ads", id: "act_free", name: "Free Ads", status: "ENABLED" },
-    { workspaceId: wsBare, platform: "ads", id: "act_bare", name: "Bare Ads", status: "ENABLED" }
-  ],
-  campaigns: [
-    { id: "c1", accountId: "act_1", name: "Brand – Search", dailyBudget: 100, status: "ENABLED" },
-    { id: "c2", accountId: "act_1", name: "Generic", dailyBudget: 50, status: "ENABLED" },
-    { id: "c3", accountId: "act_1", name: "Summer sale", dailyBudget: 20, status: "PAUSED" }
-  ],
-  products: [{ id: "p1", accountId: "shop_1", title: "Old mug" }]
-}
+export const platformSeed: Partial<MemoryPlatformState> = memoryPlatformFixture(
+  { ads: { workspaceId: ws, id: "act_1", name: "Acme Ads" }, shop: { workspaceId: ws, id: "shop_1", name: "Acme Shop" } },
+  [{ workspaceId: wsFree, id: "act_free", name: "Free Ads" }, { workspaceId: wsBare, id: "act_bare", name: "Bare Ads" }]
+)
 
 export const PipelineWorld = (seed: Partial<MemoryPlatformState> = platformSeed) =>
   Layer.mergeAll(
-    OperationsMemory, SecretsWebCrypto, PlatformsMemory(seed), ToolSearchMemory, ArgumentValidatorAjv, AuditLogMemory,
+    OperationsMemory, SecretsWebCrypto, PlatformsMemory(seed), ToolSearchMemory, ArgumentValidatorForMemoryTools, AuditLogMemory,
     MailerMemory, TransactorMemory
   ).pipe(Layer.provideMerge(DirectoryMemory))
 

@@ -30,6 +30,11 @@ export const makeDirectoryMemory = Effect.gen(function* () {
       read((s) => Option.fromNullishOr([...s.users.values()].find((u) => u.email.toLowerCase() === email.toLowerCase()))),
     role: (workspaceId, userId) =>
       read((s) => Option.fromNullishOr(s.memberships.find((m) => m.workspaceId === workspaceId && m.userId === userId)?.role)),
+    standing: (workspaceId, userId) =>
+      read((s) => Option.map(Option.fromNullishOr(s.workspaces.get(workspaceId)), (w) => ({
+        plan: w.plan,
+        role: s.memberships.find((m) => m.workspaceId === workspaceId && m.userId === userId)?.role ?? null
+      }))),
     workspacesOf: (userId) =>
       read((s) => s.memberships.flatMap((m) => {
         const workspace = m.userId === userId ? s.workspaces.get(m.workspaceId) : undefined

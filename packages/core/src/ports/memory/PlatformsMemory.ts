@@ -187,6 +187,31 @@ export const emptyPlatformsMemoryState: MemoryPlatformState = {
 }
 
 /** The Platforms port over a state the test seeds and reads through PlatformsMemoryState. */
+/** A workspace's connected account of the in-memory catalog, in memoryPlatformFixture. */
+export interface MemoryFixtureAccount { readonly workspaceId: string; readonly id: string; readonly name: string }
+
+/**
+ * The one fixture of the in-memory platforms that the core's and the adapters' tests share: the main workspace's
+ * `ads` account with three campaigns (Brand – Search 100 and Generic 50 enabled, Summer sale 20 paused) and its `shop`
+ * account with one product (p1, "Old mug"); every other workspace an `ads` account without campaigns.
+ */
+export const memoryPlatformFixture = (
+  main: { readonly ads: MemoryFixtureAccount; readonly shop: MemoryFixtureAccount },
+  others: ReadonlyArray<MemoryFixtureAccount> = []
+): Pick<MemoryPlatformState, "accounts" | "campaigns" | "products"> => ({
+  accounts: [
+    { ...main.ads, platform: "ads", status: "ENABLED" },
+    { ...main.shop, platform: "shop", status: "active" },
+    ...others.map((account) => ({ ...account, platform: "ads", status: "ENABLED" }))
+  ],
+  campaigns: [
+    { id: "c1", accountId: main.ads.id, name: "Brand – Search", dailyBudget: 100, status: "ENABLED" },
+    { id: "c2", accountId: main.ads.id, name: "Generic", dailyBudget: 50, status: "ENABLED" },
+    { id: "c3", accountId: main.ads.id, name: "Summer sale", dailyBudget: 20, status: "PAUSED" }
+  ],
+  products: [{ id: "p1", accountId: main.shop.id, title: "Old mug" }]
+})
+
 export const PlatformsMemory = (seed: Partial<MemoryPlatformState>) =>
   Layer.effect(Platforms, Effect.gen(function* () {
     const state = yield* PlatformsMemoryState

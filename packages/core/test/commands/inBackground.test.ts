@@ -1,0 +1,31 @@
+// The one loop of the background work (commands/inBackground.ts): a pass at start and one every interval for the life
+// of the layer; a failed pass is logged and the loop goes on.
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer, Logger } from "effect"
+import { TestClock } from "effect/testing"
+import { inBackground, StoreUnavailable } from "@adgate/core"
+
+describe("inBackground", () => {
+  it.effect("runs a pass at start and every interval; a failed pass is logged with its reason and the next one runs", () =>
+    Effect.gen(function* () {
+      const passes: Array<number> = []
+      const logs: Array<string> = []
+      const pass = Effect.suspend(() => {
+        passes.push(passes.length + 1)
+        return passes.length === 2 ? Effect.fail(new StoreUnavailable({ operation: "x", message: "down for the test" })) : Effect.void
+      })
+      const capture = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
+      yield* Effect.scoped(Effect.gen(function* () {
+        yield* Layer.build(inBackground("1 minute", "the test pass failed", pass).pipe(Layer.provide(capture)))
+        yield* TestClock.adjust("1 minute")
+        yield* TestClock.adjust("1 minute")
+        yield* TestClock.adjust("1 minute")
+      }))
+      assert.deepStrictEqual(passes, [1, 2, 3, 4])
+      assert.strictEqual(logs.length, 1)
+      assert.match(logs[0] ?? "", /the test pass failed.*error=StoreUnavailable.*reason="down for the test".*operation=x/)
+      // Once the layer's scope is closed, no pass runs any more.
+      yield* TestClock.adjust("5 minutes")
+      assert.strictEqual(passes.length, 4)
+    }))
+})
