@@ -5,8 +5,8 @@
 import { Cause, ConfigProvider, Effect, Exit, Layer, Logger, Option, Schema } from "effect"
 import {
   addUser, addWorkspace, createApiKey, decideAndExecute, defaultScopes, Directory, findUser, findWorkspace, findWriteRequest,
-  generatePassword, type GuardrailChanges, type Guardrails, listPendingWriteRequests, passwordMinLength, Plan, Role, Scope,
-  setCreditBalance, setGuardrails, setMemberRole, setWorkspacePlan, showGuardrails, WriteMode, type WriteRequest
+  generatePassword, type GuardrailChanges, type Guardrails, listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage,
+  requesterEndingOf, Role, Scope, setCreditBalance, setGuardrails, setMemberRole, setWorkspacePlan, showGuardrails, WriteMode, type WriteRequest
 } from "@adgate/core"
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
@@ -180,7 +180,7 @@ const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, m
 const describeRequest = (r: WriteRequest) => {
   switch (r.status) {
     case "executed": return `request ${r.id} approved and executed: the platform answered ${r.providerStatus}`
-    case "failed": return `request ${r.id} approved but failed: ${r.providerStatus === null ? "the platform was not reached" : `the platform answered ${r.providerStatus}`}`
+    case "failed": return `request ${r.id} approved but failed: ${requesterEndingOf(r) !== null ? requesterEndedMessage(requesterEndingOf(r)!) : r.providerStatus === null ? "the platform was not reached" : `the platform answered ${r.providerStatus}`}`
     case "approved": return `request ${r.id} approved; it runs as soon as the platform answers (housekeeping retries it)`
     case "rejected": return `request ${r.id} rejected`
     default: return `request ${r.id} is ${r.status}`
@@ -315,6 +315,7 @@ const sentences: { readonly [K in CliFailure["_tag"]]: (error: Extract<CliFailur
   WriteRequestPayloadMismatch: (e) => `request ${e.requestId} changed since it was listed: list it again`,
   WriteRequestDecisionNotAllowed: () => "only a workspace admin or editor decides on a write",
   WriteRequestExecutionHeld: (e) => `request ${e.requestId} is being run by another process`,
+  RequesterEnded: (e) => `request ${e.requestId} can no longer be approved: ${requesterEndedMessage(e)}; it is withdrawn`,
   WriteRequestNotDue: (e) => `request ${e.requestId} is not due to expire`,
   WriteRequestNotApproved: (e) => `request ${e.requestId} is ${e.status}, not approved`,
   Conflict: () => "the request changed while it was being decided: run the command again",

@@ -5,7 +5,7 @@ import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { callTool, findUser, findWorkspace, Platforms, type Principal } from "@adgate/core"
+import { callTool, createApiKey, findUser, findWorkspace, Platforms, type Principal, revokeApiKey } from "@adgate/core"
 import { appPorts } from "../src/appPorts.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
 import { runCli } from "./support/serverProcess.ts"
@@ -19,9 +19,13 @@ const seedWithQueuedWrites = (dataDir: string) =>
     yield* seedOnFirstStart({ adminEmail: Option.none(), adminPassword: Option.none(), print: () => {} })
     const workspace = yield* findWorkspace("Demo")
     const admin = yield* findUser("admin@example.com")
+    // A live key: approving checks that the credential that asked still is (docs/decisions.md, Write requests).
+    const { key } = yield* createApiKey({
+      workspaceId: workspace.id, actorId: admin.id, name: "cli test", scopes: ["tools:read", "tools:write"], toolWrites: "wait"
+    })
     const principal: Principal = {
       kind: "api_key", workspaceId: workspace.id, userId: admin.id, scopes: ["tools:read", "tools:write"], surface: "both",
-      platforms: "all", writeMode: "wait", connectionId: null, apiKeyId: "key_cli_test", clientId: null
+      platforms: "all", writeMode: "wait", connectionId: null, apiKeyId: key.id, clientId: null
     }
     const account = (yield* (yield* Platforms).accounts(workspace.id)).find((a) => a.platform === "gads")!
     const listed = yield* callTool({ principal, name: "gads__list_campaigns", arguments: { accountId: account.id }, idempotencyKey: null })
@@ -29,14 +33,14 @@ const seedWithQueuedWrites = (dataDir: string) =>
     const queue = (campaignId: string) =>
       Effect.map(callTool({ principal, name: "gads__pause_campaign", arguments: { accountId: account.id, campaignId }, idempotencyKey: null }),
         (answer) => (answer._tag === "Queued" ? answer.requestId : ""))
-    return [yield* queue(campaigns[0]!.id), yield* queue(campaigns[1]!.id)] as const
+    return [yield* queue(campaigns[0]!.id), yield* queue(campaigns[1]!.id), yield* queue(campaigns[2]!.id), key.id, workspace.id, admin.id] as const
   }).pipe(Effect.provide(appPorts(configFor(dataDir))), Effect.scoped))
 
 describe("the CLI's write approvals and guardrails", () => {
   it("lists the queue, approves one (it runs at once), refuses a second decision, rejects another", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "adgate-cli-requests-"))
     try {
-      const [first, second] = await seedWithQueuedWrites(dataDir)
+      const [first, second, third, keyId, workspaceId, adminId] = await seedWithQueuedWrites(dataDir)
       assert.match(first, /^rwq_/)
       const list = await runCli(dataDir, ["requests", "list", "Demo"])
       assert.strictEqual(list.code, 0, list.stderr)
@@ -50,6 +54,11 @@ describe("the CLI's write approvals and guardrails", () => {
       assert.include(again.stderr, "is already executed")
       const rejected = await runCli(dataDir, ["requests", "reject", "Demo", second, "admin@example.com"])
       assert.include(rejected.stdout, `request ${second} rejected`)
+      // The key that asked is revoked: its last write can no longer be approved, and is withdrawn.
+      await Effect.runPromise(revokeApiKey({ keyId, workspaceId, actorId: adminId }).pipe(Effect.provide(appPorts(configFor(dataDir))), Effect.scoped))
+      const refused = await runCli(dataDir, ["requests", "approve", "Demo", third, "admin@example.com"])
+      assert.strictEqual(refused.code, 1)
+      assert.include(refused.stderr, `request ${third} can no longer be approved: the API key ${keyId} that asked for this change was revoked`)
       const empty = await runCli(dataDir, ["requests", "list", "Demo"])
       assert.include(empty.stdout, "no writes waiting in Demo")
       const unknown = await runCli(dataDir, ["requests", "approve", "Demo", "rwq_nope", "admin@example.com"])

@@ -23,8 +23,9 @@ import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
 /**
- * The readers every appended event is kept for (architecture §Commands and events): the audit log and the mail
- * (readers/). A reader named here must be drained (apps/server's OutboxSchedule does), or its rows wait for ever.
+ * The readers every appended event is kept for (architecture §Commands and events): the withdrawals of an ended
+ * credential's pending writes, the audit log and the mail (readers/). A reader named here must be drained
+ * (apps/server's OutboxSchedule does), or its rows wait for ever.
  */
 export { outboxReaders }
 

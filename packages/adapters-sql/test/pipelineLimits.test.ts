@@ -3,7 +3,7 @@
 // get 402; a workspace's writes are checked and applied under its lock, so the changes-per-day cap holds for
 // parallel writes. On PGlite and, when DATABASE_URL is set, PostgreSQL.
 import {
-  callTool, CreditsLedger, decideWriteRequest, executeWriteRequest, WriteRequestStore, Directory, GuardrailStore, noGuardrails, PlatformsMemory, PlatformsMemoryState, SecretsWebCrypto,
+  ApiKeyStore, callTool, CreditsLedger, decideWriteRequest, executeWriteRequest, WriteRequestStore, Directory, GuardrailStore, noGuardrails, PlatformsMemory, PlatformsMemoryState, SecretsWebCrypto,
   ToolSearchMemory, type Principal
 } from "@adgate/core"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
@@ -22,6 +22,11 @@ const seed = Layer.effectDiscard(Effect.gen(function* () {
   for (const ws of workspaces) {
     yield* directory.createWorkspace({ id: ws, name: ws, plan: "paid", credits: 1000, createdAt: 0 })
     yield* directory.setRole(ws, admin, Option.some("admin"))
+    // The key the calls are made with exists and is live: an approval and an execution check it.
+    yield* (yield* ApiKeyStore).insert({
+      id: `key_${ws}`, hash: `key-hash-${ws}`, version: 1, workspaceId: ws, name: ws, createdBy: admin,
+      scopes: ["tools:read", "tools:write"], toolWrites: "wait", createdAt: 0, lastUsedAt: null, revokedAt: null
+    })
   }
 }))
 

@@ -2,7 +2,7 @@
 // Idempotency-Key sent 16 times at once executes once and answers the same body each time; an approved write run by
 // 16 executors at once executes once. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {
-  callTool, CreditsLedger, decideWriteRequest, Directory, executeWriteRequest, PlatformsMemory, PlatformsMemoryState,
+  ApiKeyStore, callTool, CreditsLedger, decideWriteRequest, Directory, executeWriteRequest, PlatformsMemory, PlatformsMemoryState,
   SecretsWebCrypto, ToolSearchMemory, WriteRequestStore, type Principal
 } from "@adgate/core"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
@@ -20,6 +20,13 @@ const seed = Layer.effectDiscard(Effect.gen(function* () {
   yield* directory.createWorkspace({ id: ws, name: "Race", plan: "paid", credits: 1000, createdAt: 0 })
   yield* directory.createUser({ id: admin, email: "admin@race.example", name: "Admin", createdAt: 0 })
   yield* directory.setRole(ws, admin, Option.some("admin"))
+  // The keys the calls are made with exist and are live: an approval and an execution check it.
+  for (const writeMode of ["wait", "apply"] as const) {
+    yield* (yield* ApiKeyStore).insert({
+      id: `key_${writeMode}`, hash: `key-hash-${writeMode}`, version: 1, workspaceId: ws, name: writeMode, createdBy: admin,
+      scopes: ["tools:read", "tools:write"], toolWrites: writeMode, createdAt: 0, lastUsedAt: null, revokedAt: null
+    })
+  }
 }))
 
 const World = (url: string) => seed.pipe(Layer.provideMerge(Layer.mergeAll(

@@ -36,8 +36,11 @@ const seedWorkspace = (credits: number) => Effect.gen(function* () {
 /** A pending write request of a seeded workspace, and its deciders. */
 const seedWriteRequest = Effect.gen(function* () {
   const seeded = yield* seedWorkspace(100)
+  // The connection that asked is live: an approval checks it (docs/decisions.md, Write requests).
+  const connection = aConnection({ workspaceId: seeded.workspaceId, approverId: seeded.editor })
+  yield* (yield* ConnectionStore).insert(connection)
   const request = yield* queueWriteRequest({
-    workspaceId: seeded.workspaceId, connectionId: unique("con_"), apiKeyId: null, requestedBy: seeded.editor,
+    workspaceId: seeded.workspaceId, connectionId: connection.id, apiKeyId: null, requestedBy: seeded.editor,
     tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, reason: "approval"
   })
   return { ...seeded, request }

@@ -1,15 +1,20 @@
-// The outbox readers in the background (architecture §Commands and events): every process drains every reader every
-// few seconds; the claims (FOR UPDATE SKIP LOCKED) make each event handled once however many processes run. A pass
-// that fails (the Directory or the database down) is logged and its events wait for the next.
+// The outbox readers in the background (architecture §Commands and events): every process drains every reader (the
+// pending writes of ended credentials, the audit log, the admins' mail) every few seconds; the claims (FOR UPDATE SKIP
+// LOCKED) make each event handled once however many processes run. A pass that fails (the Directory or the database
+// down) is logged and its events wait for the next.
 import { inBackground } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { auditReader } from "./auditReader.ts"
 import { mailReader } from "./mailReader.ts"
 import { drainReader, type OutboxReader } from "./OutboxReader.ts"
+import { withdrawalsReader } from "./withdrawalsReader.ts"
 
-/** Every reader the outbox keeps events for, in the order a pass drains them. */
-const readers: ReadonlyArray<OutboxReader<ReaderError, ReaderServices>> = [auditReader, mailReader]
-type Handled = ReturnType<(typeof auditReader | typeof mailReader)["handle"]>
+/**
+ * Every reader the outbox keeps events for, in the order a pass drains them. Withdrawals come first: the pending
+ * writes of an ended credential should leave the queue before anything else is done about the ending.
+ */
+const readers: ReadonlyArray<OutboxReader<ReaderError, ReaderServices>> = [withdrawalsReader, auditReader, mailReader]
+type Handled = ReturnType<(typeof withdrawalsReader | typeof auditReader | typeof mailReader)["handle"]>
 type ReaderError = Effect.Error<Handled>
 type ReaderServices = Effect.Services<Handled>
 

@@ -1,6 +1,7 @@
 // The write request: a tool write queued for a person (spec §Resources: Write request, §States: Write request;
 // checklist 177). Its approval is bound to `argumentsHash`, the fingerprint of the exact tool call.
 import { Schema } from "effect"
+import { EndReason } from "../connections/Connection.ts"
 
 export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])
 export type WriteRequestStatus = typeof WriteRequestStatus.Type
@@ -61,3 +62,15 @@ export const maxWriteExecutionAttempts = 5
 /** Final statuses: nothing moves a request out of them. */
 export const isFinalWriteRequestStatus = (status: WriteRequestStatus): boolean =>
   status === "executed" || status === "failed" || status === "rejected" || status === "expired"
+
+/**
+ * Why the credential that asked for a write is no longer live: its connection's end reason (disconnected, revoked,
+ * reuse detected, role lost, a year old — `expired` also when the 365 days passed before housekeeping ended it),
+ * `key_revoked` for an API key, or `credential_unknown` when no such credential of the workspace exists.
+ */
+export const RequesterEndReason = Schema.Union([EndReason, Schema.Literals(["key_revoked", "credential_unknown"])])
+export type RequesterEndReason = typeof RequesterEndReason.Type
+
+/** The credential that asked (its `con_…` or API key id) and why it ended. */
+export const RequesterEnding = Schema.Struct({ credentialId: Schema.String, reason: RequesterEndReason })
+export type RequesterEnding = typeof RequesterEnding.Type

@@ -1,14 +1,17 @@
 // A person's decision on a queued write (spec §What the service does 6, §States: Write request; checklist 177):
 // a command on the runner (load → pure transition → compare-and-set save → events). Of two racing decisions one wins;
 // the loser reloads and is told WriteRequestNotPending. A decision after the deadline marks the request expired and
-// is refused, the mark committed first.
+// is refused, the mark committed first. An approval of a request whose requesting connection ended (or API key was
+// revoked) is refused too, and withdraws the request.
 import { Effect, Option } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
 import { Directory } from "../ports/Directory.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestDecisionNotAllowed, WriteRequestNotFound } from "./errors.ts"
+import { findEndedRequester } from "./findEndedRequester.ts"
 import { transitionWriteRequest, type WriteRequestEvent } from "./transitionWriteRequest.ts"
+import type { WriteRequest } from "./WriteRequest.ts"
 
 interface DecisionBase {
   readonly id: string
@@ -27,12 +30,24 @@ export const decideWriteRequest = Effect.fn("approvals.decideWriteRequest")(func
   const role = yield* (yield* Directory).role(input.workspaceId, input.deciderId)
   if (!Option.exists(role, canConnect))
     return yield* new WriteRequestDecisionNotAllowed({ requestId: input.id })
+  // A request of another workspace is answered as unknown.
+  const ofWorkspace = Effect.map(store.find(input.id), Option.filter((r: WriteRequest) => r.workspaceId === input.workspaceId))
+  const found = yield* ofWorkspace
+  if (Option.isNone(found)) return yield* new WriteRequestNotFound({ requestId: input.id })
+  // An approval asks whether the credential that proposed the write is still live (its connection and key never
+  // change, so one read serves every retry); a decline needs no such read.
+  const requesterEnded = input.decision === "approve" ? yield* findEndedRequester(found.value) : null
   const event: WriteRequestEvent = input.decision === "approve"
-    ? { _tag: "Approve", deciderId: input.deciderId, argumentsHash: input.argumentsHash }
+    ? { _tag: "Approve", deciderId: input.deciderId, argumentsHash: input.argumentsHash, requesterEnded }
     : { _tag: "Reject", deciderId: input.deciderId }
+  // The first attempt decides on the request just read; only a retry after a lost race reads it again.
+  let loaded: Option.Option<WriteRequest> = found
   return yield* runCommand({
-    // A request of another workspace is answered as unknown.
-    load: Effect.map(store.find(input.id), Option.filter((r) => r.workspaceId === input.workspaceId)),
+    load: Effect.suspend(() => {
+      const first = loaded
+      loaded = Option.none()
+      return Option.isSome(first) ? Effect.succeed(first) : ofWorkspace
+    }),
     missing: () => new WriteRequestNotFound({ requestId: input.id }),
     // A decision after the deadline marks the request expired (committed) and is refused; if housekeeping got there
     // first, the reload after the lost race answers WriteRequestNotPending.

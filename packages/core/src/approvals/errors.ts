@@ -1,6 +1,6 @@
 // Tagged errors of the write request lifecycle (spec §States: Write request; §REST status codes; checklist 177).
 import { Schema } from "effect"
-import { WriteRequestStatus } from "./WriteRequest.ts"
+import { RequesterEndReason, WriteRequestStatus } from "./WriteRequest.ts"
 
 /** No such request in this workspace (REST 404). */
 export class WriteRequestNotFound extends Schema.TaggedError<WriteRequestNotFound>()("WriteRequestNotFound", {
@@ -45,6 +45,17 @@ export class WriteRequestExecutionHeld extends Schema.TaggedError<WriteRequestEx
   leaseUntil: Schema.Number
 }) {}
 
+/**
+ * The connection that asked for the write ended, or its API key was revoked, while the request waited: it can no
+ * longer be approved (it is withdrawn instead, ending rejected). People disconnect an app when they stop trusting it,
+ * so nothing it proposed applies afterwards (docs/decisions.md, Write requests).
+ */
+export class RequesterEnded extends Schema.TaggedError<RequesterEnded>()("RequesterEnded", {
+  requestId: Schema.String,
+  credentialId: Schema.String,
+  reason: RequesterEndReason
+}) {}
+
 export type WriteRequestRefusal =
-  | WriteRequestExecutionHeld
+  | WriteRequestExecutionHeld | RequesterEnded
   | WriteRequestNotPending | WriteRequestExpired | WriteRequestNotDue | WriteRequestNotApproved | WriteRequestPayloadMismatch

@@ -1,6 +1,7 @@
 // Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; issue 9: an approval
 // whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
-// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), re-applies the guardrails and the
+// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), checks that the credential that
+// asked is still live (an ended connection or a revoked key ends it failed), re-applies the guardrails and the
 // credits (reserved now), calls the platform with the request id as idempotency token, then records executed or failed with
 // the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
 // on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
@@ -19,7 +20,8 @@ import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
 import { recordToolRun } from "../tools/recordToolRun.ts"
 import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
-import { transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
+import { findEndedRequester } from "./findEndedRequester.ts"
+import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs } from "./WriteRequest.ts"
 
 const load = (id: string) =>
@@ -44,9 +46,12 @@ const move = <B = WriteRequest, E2 = never, R = never>(
     ...(then === undefined ? {} : { then: (done: WriteRequest) => Effect.map(then(done), (answer) => ({ answer, events: [] })) })
   }))
 
-/** Ends a claimed request without a platform answer: guardrail, credits, tool gone, attempts exhausted. */
+/** Ends a claimed request without a platform answer, `result` saying why. */
+const failWith = (id: string, result: Schema.JsonObject) => move(id, { _tag: "Failed", providerStatus: null, result })
+
+/** Guardrail, credits, tool gone, attempts exhausted, access. */
 const failWithout = (id: string, error: string, message: string, more: Schema.JsonObject = {}) =>
-  move(id, { _tag: "Failed", providerStatus: null, result: { error, message, ...more } })
+  failWith(id, { error, message, ...more })
 
 export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: string) {
   const before = yield* load(id)
@@ -67,7 +72,10 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
     userId: claimed.requestedBy, scopes: [scopeForCall(tool, kind)], surface: "both", platforms: "all", writeMode: "wait",
     connectionId: claimed.connectionId, apiKeyId: claimed.apiKeyId, clientId: null
   }
-  const standing = yield* loadStanding(requester)
+  // The credential that asked must still be live: an app the workspace disconnected (or whose key it revoked) after
+  // the approval applies nothing. Read with the standing, after the claim, so one executor decides it.
+  const [standing, requesterEnded] = yield* Effect.all([loadStanding(requester), findEndedRequester(claimed)], { concurrency: 2 })
+  if (requesterEnded !== null) return yield* failWith(id, requesterEndedResult(requesterEnded))
   const refused = toolAccess(withAccounts(requester, standing, []), tool, kind)
   if (refused !== null) {
     return yield* failWithout(id, "access", refused._tag === "ToolPlanNotPaid"

@@ -5,6 +5,8 @@ export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
   // The tool pipeline (architecture §One tool pipeline: "audit entry"): a write applied on a platform, a write queued.
   "tool.write_applied", "write_request.queued",
+  // A pending write withdrawn because the connection or API key that asked ended (the withdrawals reader).
+  "write_request.withdrawn",
   // Every move of a task (docs/tasks.md, Statuses), from its events by the audit reader.
   "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled"
 ])

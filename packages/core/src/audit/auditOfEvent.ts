@@ -1,6 +1,7 @@
 // Which domain events are audit log entries (spec §Events: "Audit log entries are written for approving, declining
-// and ending a connection"; ours: every move of a task, docs/tasks.md), with their non-secret facts. The adapters' audit reader (adapters-sql/src/readers)
-// writes them from the outbox; core services never write these entries themselves.
+// and ending a connection"; ours: every move of a task, docs/tasks.md, and a pending write withdrawn because its
+// requester ended), with their non-secret facts. The adapters' audit reader (adapters-sql/src/readers) writes them
+// from the outbox; core services never write these entries themselves.
 import { Effect } from "effect"
 import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
@@ -36,6 +37,13 @@ export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null 
       return {
         workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "connection.ended",
         clientId: event.clientId, connectionId: event.connectionId, detail: { reason: event.reason }
+      }
+    case "WriteRequesterEnded":
+      // The service withdrew it (nobody decided); the credential and why it ended are the facts.
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: null, action: "write_request.withdrawn", clientId: null,
+        connectionId: event.credentialId.startsWith(Prefix.connection) ? event.credentialId : null,
+        detail: { requestId: event.requestId, credential: event.credentialId, reason: event.reason }
       }
     case "TaskStarted":
     case "TaskPlanned":

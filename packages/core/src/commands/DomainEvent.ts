@@ -2,6 +2,7 @@
 // are written to the event outbox in the command's own transaction (commands/runCommand.ts) and read by the
 // adapters' readers (audit log, mail, later MCP task notifications and the pages' views). Never a secret.
 import { Schema } from "effect"
+import { RequesterEndReason } from "../approvals/WriteRequest.ts"
 import { EndReason } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 
@@ -27,11 +28,23 @@ export const WriteExecuted = Schema.TaggedStruct("WriteExecuted", {
 export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
   at, requestId: Schema.String, workspaceId: Schema.String, providerStatus: Schema.NullOr(Schema.Number)
 })
+/**
+ * A pending request was withdrawn because the credential that asked ended (its connection ended, its API key was
+ * revoked): it ends rejected, decided by nobody (docs/decisions.md, Write requests).
+ */
+export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
+  at, requestId: Schema.String, workspaceId: Schema.String, credentialId: Schema.String, reason: RequesterEndReason
+})
 
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
   at, connectionId: Schema.String, workspaceId: Schema.String, clientId: Schema.String,
   reason: EndReason, actorId: Schema.NullOr(Schema.String)
+})
+
+/** An API key was revoked (spec §Authentication 11): who revoked it. */
+export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
+  at, keyId: Schema.String, workspaceId: Schema.String, actorId: Schema.NullOr(Schema.String)
 })
 
 /**
@@ -71,7 +84,8 @@ export const TaskFailed = Schema.TaggedStruct("TaskFailed", { ...taskFacts, reas
 export const TaskCancelled = Schema.TaggedStruct("TaskCancelled", taskFacts)
 
 export const DomainEvent = Schema.Union([
-  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, ConnectionOpened, ConnectionEnded,
-  ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed, TaskCancelled
+  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ConnectionOpened,
+  ConnectionEnded, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
+  TaskCancelled
 ])
 export type DomainEvent = typeof DomainEvent.Type

@@ -1,5 +1,6 @@
 // Revokes an API key from the management page (spec §Authentication 11): a command on the runner (compare-and-set
-// on the key's version, one save, no transaction); revoking twice is harmless. /oauth/revoke never revokes API keys
+// on the key's version and one ApiKeyRevoked event, in one unit of work); revoking twice is harmless. The event is
+// what withdraws the key's pending write requests (the outbox's withdrawals reader). /oauth/revoke never revokes API keys
 // (checklist decision 97).
 import { Effect, Option } from "effect"
 import type { ApiKey } from "./records.ts"
@@ -16,11 +17,11 @@ export interface RevokeApiKeyInput {
   readonly actorId: string
 }
 
-/** Revoked at `now`, once: a revoked key stays as it was. */
-export const revokeTransition = (key: ApiKey, now: number): Transition<ApiKey, ApiKey, never> => {
+/** Revoked at `now` by `actorId`, once: a revoked key stays as it was (and causes no second event). */
+export const revokeTransition = (key: ApiKey, now: number, actorId: string | null = null): Transition<ApiKey, ApiKey, never> => {
   if (key.revokedAt !== null) return unchanged(key)
   const next = { ...key, revokedAt: now, version: key.version + 1 }
-  return moved(next, next)
+  return moved(next, next, [{ _tag: "ApiKeyRevoked", at: now, keyId: key.id, workspaceId: key.workspaceId, actorId }])
 }
 
 export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (input: RevokeApiKeyInput) {
@@ -41,7 +42,7 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
       return Option.isSome(first) ? Effect.succeed(first) : ofWorkspace
     }),
     missing: () => new ApiKeyNotFound(),
-    transition: revokeTransition,
+    transition: (key, now) => revokeTransition(key, now, input.actorId),
     save: keys.save
   })
 })

@@ -8,7 +8,11 @@ import {
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { inPipeline, people, principal, ws } from "../tools/world.ts"
+import { inPipeline as inPipelineWorld, people, principal, ws } from "../tools/world.ts"
+import { withLiveConnection } from "./world.ts"
+
+/** The pipeline's world with the requests' connection con_1 live (an execution checks it). */
+const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>) => inPipelineWorld(withLiveConnection(ws, people.admin, effect))
 
 const platformState = Effect.flatMap(PlatformsMemoryState, Ref.get)
 const executions = Effect.map(platformState, (s) => s.executions.length)

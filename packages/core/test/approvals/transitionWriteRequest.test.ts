@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import {
-  isFinalWriteRequestStatus, isWithdrawn, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
+  isFinalWriteRequestStatus, isWithdrawn, requesterEndingOf, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
 } from "@adgate/core"
 
 /** The answer or the refusal of a transition (its next state and events are checked where they matter). */
@@ -122,7 +122,11 @@ describe("write request transitions: state and events beside the answer (spec §
 
 describe("write request lifecycle model (fast-check)", () => {
   const event: fc.Arbitrary<WriteRequestEvent> = fc.oneof(
-    fc.record({ _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2") }),
+    fc.record({
+      _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2"),
+      requesterEnded: fc.constantFrom(null, { credentialId: "con_1", reason: "disconnected" as const })
+    }),
+    fc.constant({ _tag: "WithdrawForEndedRequester" as const, ending: { credentialId: "con_1", reason: "revoked" as const } }),
     fc.record({ _tag: fc.constant("Reject" as const), deciderId: fc.constantFrom("usr_a", "usr_b") }),
     fc.constant({ _tag: "Expire" as const }),
     fc.constant(executed),
@@ -142,11 +146,19 @@ describe("write request lifecycle model (fast-check)", () => {
         const t = transition(current, e, now)
         const r = t.outcome
         if (Result.isFailure(r)) {
-          // A refusal changes nothing, except a late decision, which records the expiry the deadline already made.
+          // A refusal changes nothing, except a late decision, which records the expiry the deadline already made,
+          // and an approval of a request whose requester ended, which withdraws it.
           if (t.next !== null) {
-            assert.strictEqual(r.failure._tag, "WriteRequestExpired")
-            assert.deepStrictEqual([before.status, t.next.status, t.next.version], ["pending_approval", "expired", before.version + 1])
-            assert.isAtLeast(now, before.expiresAt)
+            if (r.failure._tag === "RequesterEnded") {
+              assert.deepStrictEqual([before.status, t.next.status, t.next.decidedBy], ["pending_approval", "rejected", null])
+              assert.isBelow(now, before.expiresAt)
+              decisions++
+            } else {
+              assert.strictEqual(r.failure._tag, "WriteRequestExpired")
+              assert.deepStrictEqual([before.status, t.next.status], ["pending_approval", "expired"])
+              assert.isAtLeast(now, before.expiresAt)
+            }
+            assert.strictEqual(t.next.version, before.version + 1)
             current = t.next
           }
           continue
@@ -159,7 +171,14 @@ describe("write request lifecycle model (fast-check)", () => {
           // Decisions happen only while pending, before the deadline, and approvals only for the queued payload.
           assert.strictEqual(before.status, "pending_approval")
           assert.isBelow(now, before.expiresAt)
-          if (e._tag === "Approve") assert.strictEqual(e.argumentsHash, before.argumentsHash)
+          if (e._tag === "Approve") {
+            assert.strictEqual(e.argumentsHash, before.argumentsHash)
+            assert.isNull(e.requesterEnded ?? null, "an ended requester's request is never approved")
+          }
+        }
+        if (e._tag === "WithdrawForEndedRequester") {
+          assert.strictEqual(before.status, "pending_approval")
+          if (current.status === "rejected") decisions++
         }
         if (e._tag === "Expire") assert.isAtLeast(now, before.expiresAt)
         if (e._tag === "Executed" || e._tag === "Failed") {
@@ -193,5 +212,43 @@ describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md,
   it("a request no longer pending cannot be withdrawn: WriteRequestNotPending", () => {
     for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const)
       assert.strictEqual(tagOf(transitionWriteRequest(at(status), { _tag: "Withdraw", requesterId: "con_1" }, 5)), "WriteRequestNotPending")
+  })
+})
+
+describe("a request whose requesting credential ended (docs/decisions.md, Write requests)", () => {
+  const ending = { credentialId: "con_1", reason: "disconnected" } as const
+  const withdraw = { _tag: "WithdrawForEndedRequester", ending } as const
+
+  it("a pending request is withdrawn: rejected, decided by nobody, its result naming the ended credential; not the app's own withdrawal", () => {
+    const decided = transition(request, withdraw, 5)
+    assert.isTrue(Result.isSuccess(decided.outcome))
+    if (!Result.isSuccess(decided.outcome)) return
+    const withdrawn = decided.outcome.success
+    assert.deepStrictEqual([withdrawn.status, withdrawn.decidedBy, withdrawn.decidedAt, withdrawn.version], ["rejected", null, 5, 2])
+    assert.deepInclude(withdrawn.result as object, { error: "requester_ended", credential: "con_1", reason: "disconnected" })
+    assert.include(String((withdrawn.result as { message: string }).message), "con_1")
+    assert.deepStrictEqual(requesterEndingOf(withdrawn), ending)
+    assert.isFalse(isWithdrawn(withdrawn), "the app did not withdraw it: its credential was ended")
+    assert.deepStrictEqual(decided.events, [
+      { _tag: "WriteRequesterEnded", at: 5, requestId: "rwq_1", workspaceId: "ws_1", credentialId: "con_1", reason: "disconnected" }
+    ])
+  })
+
+  it("a request no longer pending is left as it is: WriteRequestNotPending; past its deadline it is recorded expired", () => {
+    for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const)
+      assert.strictEqual(tagOf(transitionWriteRequest(at(status), withdraw, 5)), "WriteRequestNotPending")
+    const late = transition(request, withdraw, writeRequestLifetimeMs)
+    assert.strictEqual(tagOf(late.outcome), "expired")
+    assert.deepStrictEqual(late.events.map((e) => e._tag), ["WriteExpired"])
+  })
+
+  it("an approval of a request whose credential ended is refused RequesterEnded, and the refusal withdraws it", () => {
+    const refused = transition(request, { ...approve, requesterEnded: { credentialId: "con_1", reason: "revoked" } }, 5)
+    assert.strictEqual(tagOf(refused.outcome), "RequesterEnded")
+    assert.deepStrictEqual([refused.next?.status, refused.next?.decidedBy], ["rejected", null])
+    assert.deepStrictEqual(refused.next === null ? null : requesterEndingOf(refused.next), { credentialId: "con_1", reason: "revoked" })
+    assert.deepStrictEqual(refused.events.map((e) => e._tag), ["WriteRequesterEnded"])
+    // A live requester (null) approves as before; a person's decline needs no such check.
+    assert.strictEqual(tagOf(transitionWriteRequest(request, { ...approve, requesterEnded: null }, 5)), "approved")
   })
 })

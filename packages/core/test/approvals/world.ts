@@ -1,12 +1,48 @@
 // The test world of the operations ports: in-memory write requests, idempotency keys, credits, tasks and tool
-// usage over a memory Directory with one workspace (100 credits) and an admin, an editor and a viewer.
+// usage over a memory Directory with one workspace (100 credits) and an admin, an editor and a viewer, and the
+// credential stores holding the live connection `con_1` the requests are made with (an approval and an execution
+// check that the requesting credential is still live).
 import { Effect, Layer, Option } from "effect"
-import { Directory, DirectoryMemory, OperationsMemory, SecretsWebCrypto, type Role } from "@adgate/core"
+import {
+  ApiKeyStore, ApiKeyStoreMemory, type Connection, ConnectionStore, ConnectionStoreMemory, Directory, DirectoryMemory,
+  OperationsMemory, SecretsWebCrypto, type Role
+} from "@adgate/core"
 
 export const ws = "ws_ops"
 export const people = { admin: "usr_admin", editor: "usr_editor", viewer: "usr_viewer", outsider: "usr_outsider" } as const
 
-export const OperationsWorld = Layer.merge(OperationsMemory, SecretsWebCrypto).pipe(Layer.provideMerge(DirectoryMemory))
+/** The connection and the API key stores (memory), for worlds that lack them. */
+export const CredentialStores = Layer.merge(ConnectionStoreMemory, ApiKeyStoreMemory)
+
+export const OperationsWorld = Layer.mergeAll(OperationsMemory, SecretsWebCrypto, CredentialStores).pipe(Layer.provideMerge(DirectoryMemory))
+
+const year = 365 * 24 * 60 * 60 * 1000
+
+/** An active connection `id` of `workspaceId`, approved by `approverId` at 0, due to end after 365 days. */
+export const aConnection = (id: string, workspaceId: string, approverId: string, over: Partial<Connection> = {}): Connection => ({
+  id, version: 1, clientId: "apc_1", workspaceId, approverId, scopes: ["tools:read", "tools:write"], surface: "both",
+  platforms: "all", writeMode: "wait", status: "active", endedReason: null, createdAt: 0, endedAt: null, expiresAt: year,
+  roleConfirmedAt: 0, refresh: { hash: `rt-${id}`, generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0,
+  ...over
+})
+
+/** Inserts the live connection `id` (default con_1) of `workspaceId`. */
+export const seedConnection = (workspaceId: string, approverId: string, id = "con_1") =>
+  Effect.flatMap(ConnectionStore, (store) => store.insert(aConnection(id, workspaceId, approverId)))
+
+/** Inserts an unrevoked API key `id` of `workspaceId` created by `createdBy`. */
+export const seedApiKey = (workspaceId: string, createdBy: string, id: string) =>
+  Effect.flatMap(ApiKeyStore, (store) => store.insert({
+    id, hash: `key-hash-${id}`, version: 1, workspaceId, name: "test key", createdBy, scopes: ["tools:read", "tools:write"],
+    toolWrites: "wait", createdAt: 0, lastUsedAt: null, revokedAt: null
+  }))
+
+/**
+ * Runs `effect` with fresh credential stores holding the live connection con_1 of `workspaceId` (for a world that
+ * has none, e.g. the tool pipeline's).
+ */
+export const withLiveConnection = <A, E, R>(workspaceId: string, approverId: string, effect: Effect.Effect<A, E, R>) =>
+  Effect.provide(Effect.andThen(seedConnection(workspaceId, approverId), effect), CredentialStores)
 
 export const seedOperations = Effect.gen(function* () {
   const directory = yield* Directory
@@ -19,6 +55,7 @@ export const seedOperations = Effect.gen(function* () {
   }
   yield* directory.createUser({ id: people.outsider, email: "o@other.example", name: "o", createdAt: 0 })
   yield* directory.setRole("ws_other", people.outsider, Option.some("admin"))
+  yield* seedConnection(ws, people.editor)
 })
 
 /** Runs `effect` in a fresh, seeded world. */

@@ -43,6 +43,6 @@ export const EventOutboxMemory = (readers: ReadonlyArray<string>) => Layer.effec
 
 /**
  * The readers the in-memory compositions (CoreMemory, OperationsMemory) keep events for: the same names as the
- * adapters' audit and mail readers, so that a test drains them explicitly (drainOutbox("audit", …)).
+ * adapters' audit, mail and withdrawals readers, so that a test drains them explicitly (drainOutbox("audit", …)).
  */
-export const memoryOutboxReaders: ReadonlyArray<string> = ["audit", "mail"]
+export const memoryOutboxReaders: ReadonlyArray<string> = ["audit", "mail", "withdrawals"]
