@@ -74,7 +74,9 @@ export const PlatformsSandbox: Layer.Layer<
 > = Layer.effectContext(
   Effect.gen(function* () {
     yield* runPlatformMigrations
-    const sql = yield* SqlClient.SqlClient
+    // The sandbox's statements read columns by their snake_case names: without the client's name transforms (the
+    // adapters-sql stores name columns camelCase through them).
+    const sql = (yield* SqlClient.SqlClient).withoutTransforms()
     const cipher = yield* CredentialCipher
     const byFamily = new Map(sandboxPlatforms.map((p) => [p.family.id, p]))
     const provide = <A, E>(self: Effect.Effect<A, E, SqlClient.SqlClient>) => Effect.provideService(self, SqlClient.SqlClient, sql)

@@ -6,7 +6,8 @@ import { SqlClient } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
 
 export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
+  // Its statements read columns by their snake_case names: without the client's name transforms (sqlNames) for now.
+  const sql = (yield* SqlClient.SqlClient).withoutTransforms()
   return RateLimiter.of({
     hit: (key, limit, windowMs, now) => {
       const { start: windowStart, retryAfterSeconds } = rateWindow(windowMs, now)
