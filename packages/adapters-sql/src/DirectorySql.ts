@@ -11,7 +11,7 @@ import { directoryUnavailable, unavailable } from "./unavailable.ts"
 
 const workspaceRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "workspaces", key: "id" })
 const userRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "users", key: "id" })
-const membershipRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "memberships", key: "user_id" })
+const membershipRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "memberships", key: "userId" })
 
 const workspaceTable = tableRow(Workspace, { table: "workspaces", key: "id" })
 const userTable = tableRow(User, { table: "users", key: "id" })

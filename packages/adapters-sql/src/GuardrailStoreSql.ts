@@ -11,7 +11,7 @@ const row = tableRow(Guardrails, { table: "guardrails", key: "workspaceId", json
 
 export const GuardrailStoreSql = Layer.effect(GuardrailStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const find = decodeFirstRow(Guardrails, { operation: "GuardrailStore.find", table: "guardrails", key: "workspace_id" })
+  const find = decodeFirstRow(Guardrails, { operation: "GuardrailStore.find", table: "guardrails", key: "workspaceId" })
   return GuardrailStore.of({
     find: (workspaceId) =>
       sql`SELECT * FROM guardrails WHERE workspace_id = ${workspaceId}`.pipe(
