@@ -74,6 +74,7 @@ export const PlatformsSandbox: Layer.Layer<
 > = Layer.effectContext(
   Effect.gen(function* () {
     yield* runPlatformMigrations
+    // Result columns come back camelCase (the client's name transforms, adapters-sql sqlNames.ts).
     const sql = yield* SqlClient.SqlClient
     const cipher = yield* CredentialCipher
     const byFamily = new Map(sandboxPlatforms.map((p) => [p.family.id, p]))
@@ -96,16 +97,16 @@ export const PlatformsSandbox: Layer.Layer<
      * statement, the last day its metrics were filled through (SandboxStore.fill): null when the call is refused.
      */
     const authorized = (workspaceId: string, family: string) => Effect.gen(function* () {
-      const rows = yield* sql<{ credential: string; token_hash: string | null; filled_through: string | null }>`
+      const rows = yield* sql<{ credential: string; tokenHash: string | null; filledThrough: string | null }>`
         SELECT c.credential, t.token_hash, f.filled_through FROM platform_connections c
         LEFT JOIN sandbox_tokens t ON t.workspace_id = c.workspace_id AND t.family = c.family
         LEFT JOIN sandbox_fills f ON f.workspace_id = c.workspace_id AND f.family = c.family
         WHERE c.workspace_id = ${workspaceId} AND c.family = ${family}`
       const row = rows[0]
-      if (row === undefined || row.token_hash === null) return null
+      if (row === undefined || row.tokenHash === null) return null
       const opened = yield* Effect.result(cipher.open(row.credential))
-      if (opened._tag === "Failure" || row.token_hash !== sha256(opened.success)) return null
-      return { filledThrough: row.filled_through }
+      if (opened._tag === "Failure" || row.tokenHash !== sha256(opened.success)) return null
+      return { filledThrough: row.filledThrough }
     })
 
     const connections = SandboxConnections.of({
@@ -189,9 +190,9 @@ export const PlatformsSandbox: Layer.Layer<
                 ON CONFLICT (workspace_id, family, token) DO NOTHING RETURNING token`
               if (claimed.length === 0) {
                 // The conflicting row is committed with its answer (rows are never deleted), so it is there to answer.
-                const [first] = yield* sql<{ provider_status: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
+                const [first] = yield* sql<{ providerStatus: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
                   WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
-                return { providerStatus: first!.provider_status, body: parseJson(first!.body) }
+                return { providerStatus: first!.providerStatus, body: parseJson(first!.body) }
               }
             }
             yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)

@@ -387,8 +387,8 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       const cipher = yield* CredentialCipher
       const sealed = yield* sql<{ family: string; credential: string }>`SELECT family, credential FROM platform_connections WHERE workspace_id = ${ws}`
       assert.strictEqual(sealed.length, 4)
-      const tables = yield* sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`
-      const dump = (yield* Effect.forEach(tables, (t) => sql<{ row: string }>`SELECT row_to_json(x)::text AS row FROM ${sql(t.table_name)} x`))
+      const tables = yield* sql<{ tableName: string }>`SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE'`
+      const dump = (yield* Effect.forEach(tables, (t) => sql<{ row: string }>`SELECT row_to_json(x)::text AS row FROM ${sql(t.tableName)} x`))
         .flat().map((r) => r.row).join("\n")
       for (const row of sealed) {
         assert.match(row.credential, /^v1\./)

@@ -1,9 +1,10 @@
 // AccessTokenStore on SQL (spec §Tokens and codes): access tokens by the SHA-256 of their value, revoked once
-// (RFC 7009 §2.2): only a live token's revocation answers true.
+// (RFC 7009 §2.2): only a live token's revocation answers true. The AccessToken Schema is the row (tableRow).
 import { AccessToken, AccessTokenStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeFirstRow } from "./decodeRow.ts"
+import { accessTokenRow } from "./followingWrites.ts"
 import { unavailable } from "./unavailable.ts"
 
 export const AccessTokenStoreSql = Layer.effect(AccessTokenStore, Effect.gen(function* () {
@@ -11,10 +12,8 @@ export const AccessTokenStoreSql = Layer.effect(AccessTokenStore, Effect.gen(fun
   const decode = decodeFirstRow(AccessToken, { operation: "AccessTokenStore.findByHash", table: "access_tokens", key: "hash" })
   return AccessTokenStore.of({
     insert: (t) =>
-      sql`INSERT INTO access_tokens (hash, connection_id, generation, client_id, workspace_id, scopes, surface,
-          issued_at, expires_at, revoked_at)
-        VALUES (${t.hash}, ${t.connectionId}, ${t.generation}, ${t.clientId}, ${t.workspaceId},
-          ${JSON.stringify(t.scopes)}::jsonb, ${t.surface}, ${t.issuedAt}, ${t.expiresAt}, ${t.revokedAt})`.pipe(
+      accessTokenRow.encode(t, "AccessTokenStore.insert").pipe(
+        Effect.flatMap((row) => sql`INSERT INTO access_tokens ${sql.insert(row)}`),
         Effect.asVoid,
         unavailable("AccessTokenStore.insert")
       ),

@@ -1,26 +1,24 @@
 // ClientStore on SQL (spec §Resources: OAuth client): clients by id, by workspace, a workspace's apps inserted under
-// their limit, and the count of dynamic registrations since a time; saves are compare-and-set on `version`.
+// their limit, and the count of dynamic registrations since a time; saves are compare-and-set on `version`. The Client Schema is the row (tableRow).
 import { Client, ClientStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
 
-const source = (operation: string) => ({ operation: `ClientStore.${operation}`, table: "clients", key: "client_id" })
+const source = (operation: string) => ({ operation: `ClientStore.${operation}`, table: "clients", key: "clientId" })
+const row = tableRow(Client, { table: "clients", key: "clientId", jsonb: ["redirectUris"] })
 
 export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const find = decodeFirstRow(Client, source("find"))
   const listByWorkspace = decodeRows(Client, source("listByWorkspace"))
-  const insert = (c: Client) =>
-    sql`INSERT INTO clients (client_id, version, kind, name, redirect_uris, auth_method, secret_hash, workspace_id,
-        recognised, created_at, last_token_at, removed_at, document_host, cache_until)
-      VALUES (${c.clientId}, ${c.version}, ${c.kind}, ${c.name}, ${JSON.stringify(c.redirectUris)}::jsonb,
-        ${c.authMethod}, ${c.secretHash}, ${c.workspaceId}, ${c.recognised}, ${c.createdAt}, ${c.lastTokenAt},
-        ${c.removedAt}, ${c.documentHost}, ${c.cacheUntil})`
+  const insert = (c: Client, operation: string) =>
+    row.encode(c, operation).pipe(Effect.flatMap((encoded) => sql`INSERT INTO clients ${sql.insert(encoded)}`))
   return ClientStore.of({
-    insert: (c) => insert(c).pipe(Effect.asVoid, unavailable("ClientStore.insert")),
+    insert: (c) => insert(c, "ClientStore.insert").pipe(Effect.asVoid, unavailable("ClientStore.insert")),
     // Racing registrations for a workspace's last place: a transaction-scoped lock on the workspace serialises them,
     // and the count after it sees every insert committed before (READ COMMITTED takes a snapshot per statement).
     insertWorkspaceApp: (c, limit) =>
@@ -29,7 +27,7 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
         const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients
           WHERE workspace_id = ${c.workspaceId} AND kind = 'workspace_app' AND removed_at IS NULL`
         if ((row?.n ?? 0) >= limit) return false
-        yield* insert(c)
+        yield* insert(c, "ClientStore.insertWorkspaceApp")
         return true
       })).pipe(unavailable("ClientStore.insertWorkspaceApp")),
     find: (clientId) =>
@@ -39,13 +37,11 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
       ),
     // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches.
     save: (c) =>
-      sql`UPDATE clients SET version = ${c.version}, kind = ${c.kind}, name = ${c.name},
-          redirect_uris = ${JSON.stringify(c.redirectUris)}::jsonb, auth_method = ${c.authMethod},
-          secret_hash = ${c.secretHash}, workspace_id = ${c.workspaceId}, recognised = ${c.recognised},
-          created_at = ${c.createdAt}, last_token_at = ${c.lastTokenAt}, removed_at = ${c.removedAt},
-          document_host = ${c.documentHost}, cache_until = ${c.cacheUntil}
-        WHERE client_id = ${c.clientId} AND version = ${c.version - 1}
-        RETURNING client_id`.pipe(
+      row.encode(c, "ClientStore.save").pipe(
+        Effect.flatMap((encoded) =>
+          sql`UPDATE clients SET ${sql.update(encoded, ["clientId"])}
+            WHERE client_id = ${c.clientId} AND version = ${c.version - 1}
+            RETURNING client_id`),
         unavailable("ClientStore.save"),
         Effect.flatMap(compareAndSet("client"))
       ),

@@ -1,11 +1,12 @@
 // ConnectionStore on SQL (spec §Resources: Connection, §States: Connection): connections by id, workspace and
 // client, and by any refresh token hash ever issued to them (live, spent or withdrawn), so that reuse is seen.
+// The Connection Schema is the row (tableRow, shared with followingWrites.ts).
 import { Connection, ConnectionStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
-import { followingCtes } from "./followingWrites.ts"
+import { connectionRow, followingCtes } from "./followingWrites.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `ConnectionStore.${operation}`, table: "connections", key: "id" })
@@ -19,40 +20,30 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
   // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched, then
   // `following` (CTEs that write only when it matched too). Of racing refreshes that loaded one version, one row
   // matches; the losers write nothing.
-  const save = (c: Connection, following: ReadonlyArray<Statement.Fragment>) =>
-    sql`WITH updated AS (
-        UPDATE connections SET version = ${c.version}, client_id = ${c.clientId}, workspace_id = ${c.workspaceId},
-          approver_id = ${c.approverId}, scopes = ${JSON.stringify(c.scopes)}::jsonb, surface = ${c.surface},
-          platforms = ${JSON.stringify(c.platforms)}::jsonb, write_mode = ${c.writeMode}, status = ${c.status},
-          ended_reason = ${c.endedReason}, created_at = ${c.createdAt}, ended_at = ${c.endedAt},
-          expires_at = ${c.expiresAt}, role_confirmed_at = ${c.roleConfirmedAt},
-          refresh = ${JSON.stringify(c.refresh)}::jsonb,
-          spent = ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
-          withdrawn = ${JSON.stringify(c.withdrawn)}::jsonb, last_used_at = ${c.lastUsedAt}
-        WHERE id = ${c.id} AND version = ${c.version - 1}
-        RETURNING id
-      ), indexed AS (
-        INSERT INTO connection_refresh_tokens (hash, connection_id)
-        SELECT ${c.refresh.hash}, id FROM updated
-        ON CONFLICT (hash) DO NOTHING
-      )${following.length === 0 ? sql.literal("") : sql`, ${sql.join(", ", false)(following)}`}
-      SELECT id FROM updated`
+  const save = (c: Connection, following: ReadonlyArray<Statement.Fragment>, operation: string) =>
+    connectionRow.encode(c, operation).pipe(
+      Effect.flatMap((row) =>
+        sql`WITH updated AS (
+            UPDATE connections SET ${sql.update(row, ["id"])}
+            WHERE id = ${c.id} AND version = ${c.version - 1}
+            RETURNING id
+          ), indexed AS (
+            INSERT INTO connection_refresh_tokens (hash, connection_id)
+            SELECT ${c.refresh.hash}, id FROM updated
+            ON CONFLICT (hash) DO NOTHING
+          )${following.length === 0 ? sql.literal("") : sql`, ${sql.join(", ", false)(following)}`}
+          SELECT id FROM updated`),
+      unavailable(operation),
+      Effect.flatMap(compareAndSet("connection"))
+    )
   return ConnectionStore.of({
     // One statement, so atomic without a transaction (or a savepoint inside the caller's): the row and its first
     // refresh hash's index entry (the foreign key is checked at the statement's end, when both rows exist).
     insert: (c) =>
-      sql`WITH inserted AS (
-          INSERT INTO connections (id, version, client_id, workspace_id, approver_id, scopes, surface, platforms,
-            write_mode, status, ended_reason, created_at, ended_at, expires_at, role_confirmed_at, refresh, spent,
-            withdrawn, last_used_at)
-          VALUES (${c.id}, ${c.version}, ${c.clientId}, ${c.workspaceId}, ${c.approverId},
-            ${JSON.stringify(c.scopes)}::jsonb, ${c.surface}, ${JSON.stringify(c.platforms)}::jsonb, ${c.writeMode},
-            ${c.status}, ${c.endedReason}, ${c.createdAt}, ${c.endedAt}, ${c.expiresAt}, ${c.roleConfirmedAt},
-            ${JSON.stringify(c.refresh)}::jsonb, ${c.spent === null ? null : JSON.stringify(c.spent)}::jsonb,
-            ${JSON.stringify(c.withdrawn)}::jsonb, ${c.lastUsedAt})
-          RETURNING id
-        )
-        INSERT INTO connection_refresh_tokens (hash, connection_id) SELECT ${c.refresh.hash}, id FROM inserted`.pipe(
+      connectionRow.encode(c, "ConnectionStore.insert").pipe(
+        Effect.flatMap((row) =>
+          sql`WITH inserted AS (INSERT INTO connections ${sql.insert(row)} RETURNING id)
+            INSERT INTO connection_refresh_tokens (hash, connection_id) SELECT ${c.refresh.hash}, id FROM inserted`),
         Effect.asVoid,
         unavailable("ConnectionStore.insert")
       ),
@@ -61,12 +52,12 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
     findByRefreshHash: (hash) =>
       sql`SELECT c.* FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
         WHERE r.hash = ${hash}`.pipe(unavailable("ConnectionStore.findByRefreshHash"), Effect.flatMap(findByRefreshHash)),
-    save: (c) => save(c, []).pipe(unavailable("ConnectionStore.save"), Effect.flatMap(compareAndSet("connection"))),
+    save: (c) => save(c, [], "ConnectionStore.save"),
     // The same statement with the following rows' CTEs: a rotation's access token (and an ending's events).
     saveWith: (c, follows) =>
-      save(c, followingCtes(sql, "updated", follows)).pipe(
-        unavailable("ConnectionStore.saveWith"),
-        Effect.flatMap(compareAndSet("connection"))
+      Effect.flatMap(
+        followingCtes(sql, "updated", follows, "ConnectionStore.saveWith"),
+        (following) => save(c, following, "ConnectionStore.saveWith")
       ),
     listByWorkspace: (workspaceId) =>
       sql`SELECT * FROM connections WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(

@@ -1,15 +1,21 @@
 // Directory on SQL (spec §What the service does 1): workspaces with their plan and credits, people, and their
-// roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect.
+// roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect. The Workspace,
+// User and Membership Schemas are the rows (tableRow); nested records built in SQL carry their fields' names.
 import { Directory, EmailTaken, Membership, Plan, Role, User, Workspace } from "@adgate/core"
 import type { DirectoryUnavailable } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { directoryUnavailable, unavailable } from "./unavailable.ts"
 
 const workspaceRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "workspaces", key: "id" })
 const userRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "users", key: "id" })
-const membershipRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "memberships", key: "user_id" })
+const membershipRow = (operation: string) => ({ operation: `Directory.${operation}`, table: "memberships", key: "userId" })
+
+const workspaceTable = tableRow(Workspace, { table: "workspaces", key: "id" })
+const userTable = tableRow(User, { table: "users", key: "id" })
+const membershipTable = tableRow(Membership, { table: "memberships", key: "userId" })
 
 const MemberRow = Schema.Struct({ ...Membership.fields, user: User })
 const WorkspaceRoleRow = Schema.Struct({ workspace: Workspace, role: Role })
@@ -88,13 +94,14 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
       read("isEmpty", sql<{ readonly empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM users) AND NOT EXISTS (SELECT 1 FROM workspaces) AS empty`.pipe(
         Effect.map((rows) => rows[0]?.empty === true))),
     createWorkspace: (w) =>
-      sql`INSERT INTO workspaces (id, name, plan, credits, created_at)
-        VALUES (${w.id}, ${w.name}, ${w.plan}, ${w.credits}, ${w.createdAt})
-        ON CONFLICT (id) DO UPDATE SET name = excluded.name, plan = excluded.plan, credits = excluded.credits,
-          created_at = excluded.created_at`.pipe(Effect.asVoid, unavailable("Directory.createWorkspace")),
+      workspaceTable.encode(w, "Directory.createWorkspace").pipe(
+        Effect.flatMap((r) => sql`INSERT INTO workspaces ${sql.insert(r)} ON CONFLICT (id) DO UPDATE SET ${sql.update(r, ["id"])}`),
+        Effect.asVoid,
+        unavailable("Directory.createWorkspace")
+      ),
     createUser: (u) =>
-      sql`INSERT INTO users (id, email, name, created_at) VALUES (${u.id}, ${u.email}, ${u.name}, ${u.createdAt})
-        ON CONFLICT (id) DO UPDATE SET email = excluded.email, name = excluded.name, created_at = excluded.created_at`.pipe(
+      userTable.encode(u, "Directory.createUser").pipe(
+        Effect.flatMap((r) => sql`INSERT INTO users ${sql.insert(r)} ON CONFLICT (id) DO UPDATE SET ${sql.update(r, ["id"])}`),
         Effect.asVoid,
         // The unique index on lower(email) settles two adds of one address racing each other.
         Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new EmailTaken({ email: u.email }))),
@@ -103,9 +110,10 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
     setRole: (workspaceId, userId, role) =>
       read("setRole", Option.match(role, {
         onNone: () => sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`,
-        onSome: (r) =>
-          sql`INSERT INTO memberships (workspace_id, user_id, role) VALUES (${workspaceId}, ${userId}, ${r})
-            ON CONFLICT (workspace_id, user_id) DO UPDATE SET role = excluded.role`
+        onSome: (role) =>
+          membershipTable.encode({ workspaceId, userId, role }, "Directory.setRole").pipe(Effect.flatMap((r) =>
+            sql`INSERT INTO memberships ${sql.insert(r)}
+              ON CONFLICT (workspace_id, user_id) DO UPDATE SET ${sql.update(r, ["workspaceId", "userId"])}`))
       }).pipe(Effect.asVoid)),
     setPlan: (workspaceId, plan) =>
       read("setPlan", sql`UPDATE workspaces SET plan = ${plan} WHERE id = ${workspaceId}`.pipe(Effect.asVoid)),

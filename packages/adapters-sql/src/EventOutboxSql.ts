@@ -10,11 +10,14 @@ const Row = Schema.Struct({ position: Schema.NumberFromString, event: Schema.fro
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
 const encodeEvent = Schema.encodeSync(DomainEvent)
 
-/** The event_outbox rows of `events` for `readers`: one per event and reader, event by event (the append order). */
+/**
+ * The event_outbox rows of `events` for `readers`: one per event and reader, event by event (the append order); keys
+ * are camelCase, named snake_case by the client (sqlNames).
+ */
 export const outboxRows = (readers: ReadonlyArray<string>, events: ReadonlyArray<DomainEvent>) =>
   events.flatMap((event) => {
     const encoded = JSON.stringify(encodeEvent(event))
-    return readers.map((reader) => ({ reader, type: event._tag, event: encoded, created_at: event.at }))
+    return readers.map((reader) => ({ reader, type: event._tag, event: encoded, createdAt: event.at }))
   })
 
 /** The outbox for `readers`: each appended event is delivered once to each of them. */

@@ -1,23 +1,27 @@
-// Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first.
+// Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first. The
+// MailMessage Schema is the row (tableRow), its `to` kept in the column `recipient`; `position` keeps the order.
 import { MailMessage, Mailer } from "@adgate/core"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
+
+const MailRow = MailMessage.pipe(Schema.encodeKeys({ to: "recipient" }))
+const row = tableRow(MailRow, { table: "mail_outbox", key: "id" })
 
 export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decode = decodeRows(MailMessage, { operation: "Mailer.pending", table: "mail_outbox", key: "id" })
+  const decode = decodeRows(MailRow, { operation: "Mailer.pending", table: "mail_outbox", key: "id" })
   return Mailer.of({
     enqueue: (m) =>
-      sql`INSERT INTO mail_outbox (id, recipient, subject, text, created_at, sent_at)
-        VALUES (${m.id}, ${m.to}, ${m.subject}, ${m.text}, ${m.createdAt}, ${m.sentAt})`.pipe(
+      row.encode(m, "Mailer.enqueue").pipe(
+        Effect.flatMap((r) => sql`INSERT INTO mail_outbox ${sql.insert(r)}`),
         Effect.asVoid,
         unavailable("Mailer.enqueue")
       ),
     pending: (limit) =>
-      sql`SELECT id, recipient AS "to", subject, text, created_at, sent_at FROM mail_outbox
-        WHERE sent_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
+      sql`SELECT * FROM mail_outbox WHERE sent_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("Mailer.pending"),
         Effect.flatMap(decode)
       ),

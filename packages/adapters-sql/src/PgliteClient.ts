@@ -4,7 +4,8 @@
 // on both databases; it needs no socket file, no second package pinning PGlite to an older version, and no
 // `maxConnections: 1` on two sides. One semaphore serialises access and is held for a whole transaction, which is
 // what a single-session PGlite needs; `FOR UPDATE SKIP LOCKED` and row locks behave as in PostgreSQL. One process
-// per data folder (lockDataDir): a second one fails at start with a clear error.
+// per data folder (lockDataDir): a second one fails at start with a clear error. Names are transformed as PgClient
+// transforms them (sqlNames), with the same compiler and the same row transform.
 import type { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Semaphore, Stream } from "effect"
@@ -13,6 +14,7 @@ import { SqlClient, SqlError } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
 import { mkdirSync } from "node:fs"
 import { lockDataDir } from "./lockDataDir.ts"
+import { sqlNames, transformRows } from "./sqlNames.ts"
 
 interface PgliteFailure {
   readonly code?: unknown
@@ -95,7 +97,8 @@ export const PgliteClient = (dataDir: string): Layer.Layer<SqlClient.SqlClient, 
       })
       return yield* SqlClient.make({
         ...acquirers,
-        compiler: PgClient.makeCompiler(),
+        compiler: PgClient.makeCompiler(sqlNames.transformQueryNames, sqlNames.transformJson),
+        transformRows,
         driver: "pglite",
         spanAttributes: [["db.system.name", "postgresql"]]
       })

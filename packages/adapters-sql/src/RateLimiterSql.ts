@@ -6,6 +6,7 @@ import { SqlClient } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
 
 export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () {
+  // Result columns come back camelCase (the client's name transforms, sqlNames).
   const sql = yield* SqlClient.SqlClient
   return RateLimiter.of({
     hit: (key, limit, windowMs, now) => {
@@ -34,12 +35,12 @@ export const RateLimiterSql = Layer.effect(RateLimiter, Effect.gen(function* () 
     peekAll: (checks, now) => {
       if (checks.length === 0) return Effect.succeed([])
       const windows = checks.map((c) => ({ ...c, ...rateWindow(c.windowMs, now) }))
-      return sql<{ readonly key: string; readonly window_start: number | string; readonly count: number }>`SELECT key, window_start, count
+      return sql<{ readonly key: string; readonly windowStart: number | string; readonly count: number }>`SELECT key, window_start, count
           FROM rate_limit_windows
           WHERE ${sql.in("key", windows.map((w) => w.key))} AND ${sql.in("window_start", [...new Set(windows.map((w) => w.start))])}`.pipe(
         unavailable("RateLimiter.peekAll"),
         Effect.map((rows) => windows.map((w) => {
-          const row = rows.find((r) => r.key === w.key && Number(r.window_start) === w.start)
+          const row = rows.find((r) => r.key === w.key && Number(r.windowStart) === w.start)
           return { allowed: Number(row?.count ?? 0) < w.limit, retryAfterSeconds: w.retryAfterSeconds }
         }))
       )

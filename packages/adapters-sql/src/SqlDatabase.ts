@@ -7,6 +7,7 @@ import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { join } from "node:path"
 import { PgliteClient } from "./PgliteClient.ts"
 import { runMigrations } from "./runMigrations.ts"
+import { sqlNames } from "./sqlNames.ts"
 
 export interface DatabaseOptions {
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
@@ -16,13 +17,13 @@ export interface DatabaseOptions {
   readonly maxConnections?: number
 }
 
-/** The SqlClient of the chosen database, migrated. */
+/** The SqlClient of the chosen database, migrated; both name columns alike (sqlNames: camelCase fields, snake_case columns). */
 export const SqlDatabase = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client: Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> = Option.match(options.databaseUrl, {
     onNone: () => PgliteClient(join(options.dataDir, "pglite")),
-    onSome: (url) => PgClient.layer({ url, maxConnections: options.maxConnections ?? 10 })
+    onSome: (url) => PgClient.layer({ url, maxConnections: options.maxConnections ?? 10, ...sqlNames })
   })
   return Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(client))
 }

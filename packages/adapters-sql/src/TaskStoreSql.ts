@@ -1,14 +1,15 @@
 // TaskStore on SQL (spec §Task, §REST GET /tasks): compare-and-set saves, the workspace's tasks newest first, and the
-// background runner's claim (FOR UPDATE SKIP LOCKED, with a lease).
+// background runner's claim (FOR UPDATE SKIP LOCKED, with a lease). The Task Schema is the row (tableRow).
 import { Task, TaskStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
-import { jsonOrNull } from "./jsonParam.ts"
 
 const source = (operation: string) => ({ operation: `TaskStore.${operation}`, table: "tasks", key: "id" })
+const row = tableRow(Task, { table: "tasks", key: "id", jsonb: ["scopes", "plan", "report"] })
 
 export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -17,11 +18,8 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
   const claimed = decodeRows(Task, source("claimRunnable"))
   return TaskStore.of({
     insert: (t) =>
-      sql`INSERT INTO tasks (id, version, workspace_id, created_by, connection_id, api_key_id, scopes, goal, status, plan,
-          report, attempt, lease_until, created_at, updated_at)
-        VALUES (${t.id}, ${t.version}, ${t.workspaceId}, ${t.createdBy}, ${t.connectionId}, ${t.apiKeyId},
-          ${jsonOrNull(t.scopes)}::jsonb, ${t.goal}, ${t.status}, ${jsonOrNull(t.plan)}::jsonb, ${jsonOrNull(t.report)}::jsonb,
-          ${t.attempt}, ${t.leaseUntil}, ${t.createdAt}, ${t.updatedAt})`.pipe(
+      row.encode(t, "TaskStore.insert").pipe(
+        Effect.flatMap((r) => sql`INSERT INTO tasks ${sql.insert(r)}`),
         Effect.asVoid,
         unavailable("TaskStore.insert")
       ),
@@ -31,12 +29,12 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
         Effect.flatMap(find)
       ),
     save: (t) =>
-      sql`UPDATE tasks SET version = ${t.version}, workspace_id = ${t.workspaceId}, created_by = ${t.createdBy},
-          connection_id = ${t.connectionId}, api_key_id = ${t.apiKeyId}, scopes = ${jsonOrNull(t.scopes)}::jsonb,
-          goal = ${t.goal}, status = ${t.status}, plan = ${jsonOrNull(t.plan)}::jsonb, report = ${jsonOrNull(t.report)}::jsonb,
-          attempt = ${t.attempt}, lease_until = ${t.leaseUntil}, created_at = ${t.createdAt}, updated_at = ${t.updatedAt}
-        WHERE id = ${t.id} AND version = ${t.version - 1}
-        RETURNING id`.pipe(unavailable("TaskStore.save"), Effect.flatMap(compareAndSet("task"))),
+      row.encode(t, "TaskStore.save").pipe(
+        Effect.flatMap((r) =>
+          sql`UPDATE tasks SET ${sql.update(r, ["id"])} WHERE id = ${t.id} AND version = ${t.version - 1} RETURNING id`),
+        unavailable("TaskStore.save"),
+        Effect.flatMap(compareAndSet("task"))
+      ),
     // Ids compare byte-wise (COLLATE "C"), as the in-memory store compares them.
     list: (workspaceId, query) =>
       sql`SELECT * FROM tasks WHERE workspace_id = ${workspaceId} AND (${query.status}::text IS NULL OR status = ${query.status})

@@ -3,16 +3,21 @@ import { ToolUsage, ToolUsageLog } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
+
+const row = tableRow(ToolUsage, { table: "tool_usage", key: "id" })
 
 export const ToolUsageLogSql = Layer.effect(ToolUsageLog, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const decode = decodeRows(ToolUsage, { operation: "ToolUsageLog.list", table: "tool_usage", key: "id" })
   return ToolUsageLog.of({
     record: (u) =>
-      sql`INSERT INTO tool_usage (id, workspace_id, connection_id, api_key_id, tool, kind, outcome, credits, at)
-        VALUES (${u.id}, ${u.workspaceId}, ${u.connectionId}, ${u.apiKeyId}, ${u.tool}, ${u.kind}, ${u.outcome},
-          ${u.credits}, ${u.at})`.pipe(Effect.asVoid, unavailable("ToolUsageLog.record")),
+      row.encode(u, "ToolUsageLog.record").pipe(
+        Effect.flatMap((r) => sql`INSERT INTO tool_usage ${sql.insert(r)}`),
+        Effect.asVoid,
+        unavailable("ToolUsageLog.record")
+      ),
     list: (workspaceId, limit) =>
       sql`SELECT id, workspace_id, connection_id, api_key_id, tool, kind, outcome, credits, at FROM tool_usage
         WHERE workspace_id = ${workspaceId} ORDER BY at DESC, position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(

@@ -1,15 +1,17 @@
 // WriteRequestStore on SQL (spec §Write request, §States: Write request): compare-and-set saves, the pending queue,
-// and expiry of unanswered requests as one statement that any number of processes may run at once.
+// and expiry of unanswered requests as one statement that any number of processes may run at once. The WriteRequest
+// Schema is the row (tableRow).
 import { WriteRequest, WriteRequestStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
-import { jsonOrNull } from "./jsonParam.ts"
 
 const source = (operation: string) => ({ operation: `WriteRequestStore.${operation}`, table: "write_requests", key: "id" })
+const row = tableRow(WriteRequest, { table: "write_requests", key: "id", jsonb: ["arguments", "result"] })
 
 /**
  * isDueToExpire in SQL: pending, and `expires_at <= now`. Rows are claimed with FOR UPDATE SKIP LOCKED and the
@@ -52,12 +54,8 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
   const listResumable = decodeRows(WriteRequest, source("listResumable"))
   return WriteRequestStore.of({
     insert: (r) =>
-      sql`INSERT INTO write_requests (id, version, workspace_id, connection_id, api_key_id, requested_by, tool, arguments,
-          arguments_hash, reason, status, provider_status, result, attempt, lease_until, decided_by, decided_at, created_at,
-          expires_at, updated_at)
-        VALUES (${r.id}, ${r.version}, ${r.workspaceId}, ${r.connectionId}, ${r.apiKeyId}, ${r.requestedBy}, ${r.tool},
-          ${JSON.stringify(r.arguments)}::jsonb, ${r.argumentsHash}, ${r.reason}, ${r.status}, ${r.providerStatus},
-          ${jsonOrNull(r.result)}::jsonb, ${r.attempt}, ${r.leaseUntil}, ${r.decidedBy}, ${r.decidedAt}, ${r.createdAt}, ${r.expiresAt}, ${r.updatedAt})`.pipe(
+      row.encode(r, "WriteRequestStore.insert").pipe(
+        Effect.flatMap((values) => sql`INSERT INTO write_requests ${sql.insert(values)}`),
         Effect.asVoid,
         unavailable("WriteRequestStore.insert")
       ),
@@ -67,15 +65,13 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
         Effect.flatMap(find)
       ),
     save: (r) =>
-      sql`UPDATE write_requests SET version = ${r.version}, workspace_id = ${r.workspaceId}, connection_id = ${r.connectionId},
-          api_key_id = ${r.apiKeyId}, requested_by = ${r.requestedBy}, tool = ${r.tool},
-          arguments = ${JSON.stringify(r.arguments)}::jsonb, arguments_hash = ${r.argumentsHash}, reason = ${r.reason},
-          status = ${r.status}, provider_status = ${r.providerStatus}, result = ${jsonOrNull(r.result)}::jsonb,
-          attempt = ${r.attempt}, lease_until = ${r.leaseUntil},
-          decided_by = ${r.decidedBy}, decided_at = ${r.decidedAt}, created_at = ${r.createdAt},
-          expires_at = ${r.expiresAt}, updated_at = ${r.updatedAt}
-        WHERE id = ${r.id} AND version = ${r.version - 1}
-        RETURNING id`.pipe(unavailable("WriteRequestStore.save"), Effect.flatMap(compareAndSet("write_request"))),
+      row.encode(r, "WriteRequestStore.save").pipe(
+        Effect.flatMap((values) =>
+          sql`UPDATE write_requests SET ${sql.update(values, ["id"])} WHERE id = ${r.id} AND version = ${r.version - 1}
+            RETURNING id`),
+        unavailable("WriteRequestStore.save"),
+        Effect.flatMap(compareAndSet("write_request"))
+      ),
     listByRequester: (workspaceId, requester, before, limit) =>
       sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId}
           AND ${requester.connectionId !== null ? sql`connection_id = ${requester.connectionId}` : sql`api_key_id = ${requester.apiKeyId}`}

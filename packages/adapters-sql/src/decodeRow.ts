@@ -1,32 +1,29 @@
-// Rows come back in the core's shapes only through the core's Schema records: snake_case columns become
-// camelCase fields, int8 (bigint from sql-pg, number from PGlite) becomes number, and a row that does not decode
+// Rows come back in the core's shapes only through the core's Schema records: the client has already named the
+// columns as the records' fields (sqlNames), int8 (bigint from the drivers) becomes number, and a row that does not decode
 // (unknown enum value, wrong-shaped JSON) fails with StoreUnavailable naming its table and row, never a defect.
 import { StoreUnavailable } from "@adgate/core"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
+import { sqlNames } from "./sqlNames.ts"
 
-// Column names are few and repeat on every row: each is converted once (a regex per column per row was ~3 % of the
-// server's CPU on a refresh, bench/README.md).
-const camelNames = new Map<string, string>()
-const camel = (column: string) => {
-  let name = camelNames.get(column)
-  if (name === undefined) {
-    name = column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase())
-    if (camelNames.size < 10_000) camelNames.set(column, name)
-  }
-  return name
-}
-
+// int8 is the only column type both drivers return in another shape than the records hold (bigint, for a number):
+// a row is copied only when it has one.
 const normalise = (row: Record<string, unknown>): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const [column, value] of Object.entries(row)) out[camel(column)] = typeof value === "bigint" ? Number(value) : value
-  return out
+  let out: Record<string, unknown> | undefined
+  for (const column in row) {
+    const value = row[column]
+    if (typeof value === "bigint") {
+      out ??= { ...row }
+      out[column] = Number(value)
+    }
+  }
+  return out ?? row
 }
 
 export interface RowSource {
   /** The port method answering, e.g. "CodeStore.findByHash". */
   readonly operation: string
   readonly table: string
-  /** The column holding the row's key, for the message. */
+  /** The column holding the row's key, for the message (its field name, or its snake_case column name). */
   readonly key: string
 }
 
@@ -34,13 +31,14 @@ export interface RowSource {
 export const decodeRow = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, source: RowSource) => {
   // Synchronous (an Exit, no fiber of its own): a decode per row read was ~5 % of a token request's CPU as an Effect.
   const decode = Schema.decodeUnknownExit(schema)
+  const key = sqlNames.transformResultNames(source.key)
   return (row: Record<string, unknown>): Effect.Effect<S["Type"], StoreUnavailable> => {
     const decoded = decode(normalise(row), { errors: "all" })
     if (Exit.isSuccess(decoded)) return Effect.succeed(decoded.value)
     const error = Cause.squash(decoded.cause)
     return Effect.fail(new StoreUnavailable({
       operation: source.operation,
-      message: `${source.table} row ${JSON.stringify(String(row[source.key]))} does not decode: ${error instanceof Error ? error.message : String(error)}`
+      message: `${source.table} row ${JSON.stringify(String(row[key]))} does not decode: ${error instanceof Error ? error.message : String(error)}`
     }))
   }
 }

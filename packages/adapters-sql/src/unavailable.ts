@@ -13,25 +13,23 @@ export const describeSqlError = (error: SqlError.SqlError): string => {
   return `${error.reason._tag}: ${detail}`
 }
 
-/**
- * Maps SqlError to StoreUnavailable for `operation` (e.g. "CodeStore.save"); other errors pass through. One narrow
- * cast is left: TypeScript does not narrow a generic E by the guard, so the error that is not an SqlError is told so.
- */
+/** A failure as a message: an SqlError as describeSqlError tells it, anything else by its own message. */
+const describeFailure = (error: unknown): string =>
+  SqlError.isSqlError(error)
+    ? describeSqlError(error)
+    : typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
+
+/** Whether `error` is not an SqlError, as a guard that narrows a generic error type E too. */
+const isNotSqlError = <E>(error: E): error is Exclude<E, SqlError.SqlError> => !SqlError.isSqlError(error)
+
+/** Maps SqlError to StoreUnavailable for `operation` (e.g. "CodeStore.save"); other errors pass through. */
 export const unavailable = (operation: string) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, Exclude<E, SqlError.SqlError> | StoreUnavailable, R> =>
     Effect.mapError(self, (error) =>
-      SqlError.isSqlError(error)
-        ? new StoreUnavailable({ operation, message: describeSqlError(error) })
-        : error as Exclude<E, SqlError.SqlError>)
+      isNotSqlError(error) ? error : new StoreUnavailable({ operation, message: describeFailure(error) }))
 
 /** The Directory's reads answer DirectoryUnavailable ("cannot confirm now"), whatever went wrong underneath. */
 export const directoryUnavailable = (operation: string) =>
   <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, DirectoryUnavailable, R> =>
     Effect.mapError(self, (error) =>
-      new DirectoryUnavailable({
-        message: `${operation}: ${
-          SqlError.isSqlError(error)
-            ? describeSqlError(error)
-            : typeof error === "object" && error !== null && "message" in error ? String(error.message) : String(error)
-        }`
-      }))
+      new DirectoryUnavailable({ message: `${operation}: ${describeFailure(error)}` }))

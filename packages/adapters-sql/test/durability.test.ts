@@ -101,8 +101,8 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
   layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
     it.effect("a fresh database comes up with every migration recorded once", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{ migration_id: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
-      assert.deepStrictEqual(rows.map((r) => [r.migration_id, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"]])
+      const rows = yield* sql<{ migrationId: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
+      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"]])
       assert.deepStrictEqual(yield* runMigrations, [])
     }))
 

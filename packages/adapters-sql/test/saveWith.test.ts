@@ -78,6 +78,17 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
         assert.deepStrictEqual(yield* outboxOf(connection.id), [])
       }))
 
+    it.effect("CodeStore.saveWith whose access token does not encode through its Schema: StoreUnavailable naming it, nothing written", () =>
+      Effect.gen(function* () {
+        const { code, spent, connection, token, follows } = yield* exchangeRows
+        const failed = yield* Effect.flip((yield* CodeStore).saveWith!(spent, { ...follows, accessTokens: [{ ...token, generation: 1.5 }] }))
+        if (failed._tag !== "StoreUnavailable") return assert.fail(`expected StoreUnavailable, got ${failed._tag}`)
+        assert.include(failed.message, `access_tokens row "${token.hash}" does not encode`)
+        assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
+        assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
+        assert.deepStrictEqual(yield* outboxOf(connection.id), [])
+      }))
+
     it.effect("ConnectionStore.saveWith: the rotation and its access token; on a stale version neither", () =>
       Effect.gen(function* () {
         const connections = yield* ConnectionStore

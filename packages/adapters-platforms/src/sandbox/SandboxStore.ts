@@ -100,14 +100,15 @@ export const today = Effect.map(Clock.currentTimeMillis, isoDay)
 /** Spending follows the working week: Tuesday peaks, weekends dip. */
 export const weekdayFactor = [0.8, 1.04, 1.1, 1.07, 1.03, 0.95, 0.78] as const
 
+/** A sandbox_objects row, its columns camelCase as the client names them (adapters-sql sqlNames.ts). */
 interface ObjectRow {
   readonly id: string
-  readonly account_id: string
+  readonly accountId: string
   readonly type: string
-  readonly parent_id: string | null
+  readonly parentId: string | null
   readonly name: string
   readonly status: string
-  readonly daily_budget: number | null
+  readonly dailyBudget: number | null
   readonly profile: Record<string, number> | string
   readonly data: Record<string, unknown> | string
   readonly position: number
@@ -117,12 +118,12 @@ const json = <A>(value: A | string): A => (typeof value === "string" ? JSON.pars
 
 const toObject = (row: ObjectRow): SandboxObject => ({
   id: row.id,
-  accountId: row.account_id,
+  accountId: row.accountId,
   type: row.type,
-  parentId: row.parent_id,
+  parentId: row.parentId,
   name: row.name,
   status: row.status,
-  dailyBudget: row.daily_budget === null ? null : Number(row.daily_budget),
+  dailyBudget: row.dailyBudget === null ? null : Number(row.dailyBudget),
   profile: json(row.profile),
   data: json(row.data),
   position: row.position
@@ -134,19 +135,19 @@ export type SqlEffect<A> = Effect.Effect<A, SqlError.SqlError, SqlClient.SqlClie
 export const sandboxStore = (workspaceId: string, family: string) => ({
   accounts: Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: string; name: string; status: string; currency: string; time_zone: string }>`
+    const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`
       SELECT id, name, status, currency, time_zone FROM sandbox_accounts
       WHERE workspace_id = ${workspaceId} AND family = ${family} ORDER BY id`
-    return rows.map((r): SandboxAccount => ({ id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.time_zone }))
+    return rows.map((r): SandboxAccount => ({ id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.timeZone }))
   }) satisfies SqlEffect<ReadonlyArray<SandboxAccount>>,
 
   account: (accountId: string): SqlEffect<SandboxAccount | undefined> => Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: string; name: string; status: string; currency: string; time_zone: string }>`
+    const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`
       SELECT id, name, status, currency, time_zone FROM sandbox_accounts
       WHERE workspace_id = ${workspaceId} AND family = ${family} AND id = ${accountId}`
     const r = rows[0]
-    return r === undefined ? undefined : { id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.time_zone }
+    return r === undefined ? undefined : { id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.timeZone }
   }),
 
   /**
@@ -157,7 +158,7 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{
-        a_id: string; a_name: string; a_status: string; currency: string; time_zone: string
+        aId: string; aName: string; aStatus: string; currency: string; timeZone: string
       } & { [K in keyof ObjectRow]: ObjectRow[K] | null }>`SELECT a.id AS a_id, a.name AS a_name, a.status AS a_status, a.currency, a.time_zone,
           o.id, o.account_id, o.type, o.parent_id, o.name, o.status, o.daily_budget, o.profile, o.data, o.position
         FROM sandbox_accounts a LEFT JOIN sandbox_objects o ON o.workspace_id = a.workspace_id AND o.family = a.family
@@ -166,7 +167,7 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
         ORDER BY o.position, o.id`
       const first = rows[0]
       if (first === undefined) return { account: undefined, objects: [] }
-      const account: SandboxAccount = { id: first.a_id, name: first.a_name, status: first.a_status, currency: first.currency, timeZone: first.time_zone }
+      const account: SandboxAccount = { id: first.aId, name: first.aName, status: first.aStatus, currency: first.currency, timeZone: first.timeZone }
       return { account, objects: rows.flatMap((r) => (r.id === null ? [] : [toObject(r as ObjectRow)])) }
     }),
 
@@ -238,15 +239,15 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
       const sql = yield* SqlClient.SqlClient
       if (objectIds !== null && objectIds.length === 0) return []
       const rows = yield* sql<{
-        object_id: string; day: string; impressions: number; clicks: number; cost: number; conversions: number
-        conversion_value: number; sessions: number; users: number; orders: number; units: number; revenue: number
+        objectId: string; day: string; impressions: number; clicks: number; cost: number; conversions: number
+        conversionValue: number; sessions: number; users: number; orders: number; units: number; revenue: number
       }>`SELECT object_id, day, impressions, clicks, cost, conversions, conversion_value, sessions, users, orders, units, revenue
         FROM sandbox_daily_metrics WHERE workspace_id = ${workspaceId} AND family = ${family}
         AND day >= ${from} AND day <= ${to} ${objectIds === null ? sql`` : sql`AND ${sql.in("object_id", objectIds)}`}
         ORDER BY day, object_id`
       return rows.map((r): DailyMetrics => ({
-        objectId: r.object_id, day: r.day, impressions: Number(r.impressions), clicks: Number(r.clicks), cost: Number(r.cost),
-        conversions: Number(r.conversions), conversionValue: Number(r.conversion_value), sessions: Number(r.sessions),
+        objectId: r.objectId, day: r.day, impressions: Number(r.impressions), clicks: Number(r.clicks), cost: Number(r.cost),
+        conversions: Number(r.conversions), conversionValue: Number(r.conversionValue), sessions: Number(r.sessions),
         users: Number(r.users), orders: Number(r.orders), units: Number(r.units), revenue: Number(r.revenue)
       }))
     }),
@@ -265,8 +266,8 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
       const yesterday = addDays(yield* today, -1)
       const filledThrough = known !== undefined
         ? known.filledThrough
-        : (yield* sql<{ filled_through: string }>`SELECT filled_through FROM sandbox_fills
-            WHERE workspace_id = ${workspaceId} AND family = ${family}`)[0]?.filled_through ?? null
+        : (yield* sql<{ filledThrough: string }>`SELECT filled_through FROM sandbox_fills
+            WHERE workspace_id = ${workspaceId} AND family = ${family}`)[0]?.filledThrough ?? null
       // A mark read a moment ago can only be behind: filling again writes the same rows (DO NOTHING), never fewer.
       const first = filledThrough === null ? addDays(yesterday, -(historyDays - 1)) : addDays(filledThrough, 1)
       if (first > yesterday) return
@@ -278,8 +279,8 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
           .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
         for (let i = 0; i < generated.length; i += 500) {
           const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
-            workspace_id: workspaceId, family, object_id: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
-            cost: m.cost, conversions: m.conversions, conversion_value: m.conversionValue, sessions: m.sessions, users: m.users,
+            workspaceId, family, objectId: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
+            cost: m.cost, conversions: m.conversions, conversionValue: m.conversionValue, sessions: m.sessions, users: m.users,
             orders: m.orders, units: m.units, revenue: m.revenue
           }))
           yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
