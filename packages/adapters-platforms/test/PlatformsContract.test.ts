@@ -1,6 +1,7 @@
 // The Platforms port contract (test/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
 // platforms on PGlite and, when DATABASE_URL is set, PostgreSQL: the promise every "never applied twice" relies on.
-import { Platforms, PlatformsMemory, PlatformsMemoryState, type Tool } from "@adgate/core"
+import { Platforms, type Tool } from "@adgate/core"
+import { PlatformsMemory, PlatformsMemoryState } from "@adgate/core/testing"
 import { layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
 import type { SqlClient } from "effect/sql"

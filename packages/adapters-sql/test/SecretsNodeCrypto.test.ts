@@ -2,7 +2,8 @@
 // Appendix B's S256 vector included), and 256-bit base64url values from the CSPRNG.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { Prefix, Secrets, SecretsWebCrypto } from "@adgate/core"
+import { Prefix, Secrets } from "@adgate/core"
+import { SecretsWebCrypto } from "@adgate/core/testing"
 import { SecretsNodeCrypto } from "@adgate/adapters-sql"
 
 const hashWith = (layer: typeof SecretsNodeCrypto, value: string) =>

@@ -4,9 +4,17 @@
 // DATABASE_URL is set. The core services read TestClock, which the tests of one database share: records are made
 // relative to its current time.
 import {
-  ClientStore, CodeStore, ConnectionStore, ConsentStore, decideConsent, endConnection, handleTokenRequest,
-  PlatformsMemory, removeWorkspaceApp, Secrets
+  ClientStore,
+  CodeStore,
+  ConnectionStore,
+  ConsentStore,
+  decideConsent,
+  endConnection,
+  handleTokenRequest,
+  removeWorkspaceApp,
+  Secrets
 } from "@adgate/core"
+import { PlatformsMemory } from "@adgate/core/testing"
 import type { Connection } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"

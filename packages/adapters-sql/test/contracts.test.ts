@@ -1,6 +1,6 @@
 // The store contracts against the core's in-memory stores, an embedded PGlite (one per file), and PostgreSQL
 // when DATABASE_URL is set (a fresh database, dropped afterwards).
-import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory } from "@adgate/core"
+import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory } from "@adgate/core/testing"
 import { describe, it, layer } from "@effect/vitest"
 import { Layer, Option } from "effect"
 import { SqlStores } from "../src/index.ts"

@@ -3,9 +3,23 @@
 // get 402; a workspace's writes are checked and applied under its lock, so the changes-per-day cap holds for
 // parallel writes. On PGlite and, when DATABASE_URL is set, PostgreSQL.
 import {
-  ApiKeyStore, callTool, CreditsLedger, decideWriteRequest, executeWriteRequest, WriteRequestStore, Directory, GuardrailStore, noGuardrails, PlatformsMemory, PlatformsMemoryState, SecretsWebCrypto,
-  ToolSearchMemory, type Principal
+  ApiKeyStore,
+  callTool,
+  CreditsLedger,
+  decideWriteRequest,
+  executeWriteRequest,
+  WriteRequestStore,
+  Directory,
+  GuardrailStore,
+  noGuardrails,
+  type Principal
 } from "@adgate/core"
+import {
+  PlatformsMemory,
+  PlatformsMemoryState,
+  SecretsWebCrypto,
+  ToolSearchMemory
+} from "@adgate/core/testing"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"

@@ -2,9 +2,21 @@
 // Idempotency-Key sent 16 times at once executes once and answers the same body each time; an approved write run by
 // 16 executors at once executes once. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {
-  ApiKeyStore, callTool, CreditsLedger, decideWriteRequest, Directory, executeWriteRequest, PlatformsMemory, PlatformsMemoryState,
-  SecretsWebCrypto, ToolSearchMemory, WriteRequestStore, type Principal
+  ApiKeyStore,
+  callTool,
+  CreditsLedger,
+  decideWriteRequest,
+  Directory,
+  executeWriteRequest,
+  WriteRequestStore,
+  type Principal
 } from "@adgate/core"
+import {
+  PlatformsMemory,
+  PlatformsMemoryState,
+  SecretsWebCrypto,
+  ToolSearchMemory
+} from "@adgate/core/testing"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"

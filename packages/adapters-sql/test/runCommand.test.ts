@@ -4,9 +4,20 @@
 // outbox event reaches each reader exactly once when two processes drain at the same time (on PostgreSQL: two
 // separate connection pools on one database).
 import {
-  drainOutbox, EventOutbox, EventOutboxMemory, runCommand, runCreation, TransactorMemory, transitionWriteRequest,
-  WriteRequestNotFound, WriteRequestStore, WriteRequestStoreMemory, type Transactor
+  drainOutbox,
+  EventOutbox,
+  runCommand,
+  runCreation,
+  transitionWriteRequest,
+  WriteRequestNotFound,
+  WriteRequestStore,
+  type Transactor
 } from "@adgate/core"
+import {
+  EventOutboxMemory,
+  TransactorMemory,
+  WriteRequestStoreMemory
+} from "@adgate/core/testing"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { SqlClient } from "effect/sql"

@@ -1,6 +1,7 @@
 // What the SQL tests that drive the core's token endpoint share (races.test.ts, atomicity.test.ts): the ports on the
 // SQL stores, a workspace with an admin, an issued code as the consent decision leaves it, and the grants' parameters.
-import { ClientStore, CodeStore, Directory, Issuer, Secrets, SecretsWebCrypto, type AuthorizationCode } from "@adgate/core"
+import { ClientStore, CodeStore, Directory, Issuer, Secrets, type AuthorizationCode } from "@adgate/core"
+import { SecretsWebCrypto } from "@adgate/core/testing"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlStores } from "../src/index.ts"
 import { aClient, aCode, unique } from "./contracts/fixtures.ts"

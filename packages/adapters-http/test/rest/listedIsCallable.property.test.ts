@@ -5,9 +5,20 @@ import * as fc from "fast-check"
 import { Clock, Effect, Option, Ref } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  AccessTokenStore, ConnectionStore, Directory, type MemoryPlatformState, memoryTools, PlatformsMemoryState, Prefix, type Role,
-  type Scope, scopesRoleHolds, Secrets
+  AccessTokenStore,
+  ConnectionStore,
+  Directory,
+  Prefix,
+  type Role,
+  type Scope,
+  scopesRoleHolds,
+  Secrets
 } from "@adgate/core"
+import {
+  type MemoryPlatformState,
+  memoryTools,
+  PlatformsMemoryState
+} from "@adgate/core/testing"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { restClient } from "./restClient.ts"
 

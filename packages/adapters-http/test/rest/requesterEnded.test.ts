@@ -8,9 +8,18 @@ import * as oauth from "oauth4webapi"
 import { Effect, Exit, Option, Ref, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  decideAndExecute, decideWriteRequest, executeWriteRequest, findWriteRequest, PlatformsMemoryState, RequesterEnded, revokeApiKey,
-  type MemoryPlatformState, WriteRequestStore
+  decideAndExecute,
+  decideWriteRequest,
+  executeWriteRequest,
+  findWriteRequest,
+  RequesterEnded,
+  revokeApiKey,
+  WriteRequestStore
 } from "@adgate/core"
+import {
+  PlatformsMemoryState,
+  type MemoryPlatformState
+} from "@adgate/core/testing"
 import { restErrorAnswer } from "../../src/rest/errors.ts"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"

@@ -7,19 +7,10 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { createServer } from "node:http"
 import {
   type ArgumentValidator,
-  CoreMemory,
   GrantReader,
-  GrantReaderMemory,
-  type MemoryPlatformState,
-  memoryPlatformFixture,
-  OperationsMemory,
   type Platforms,
-  PlatformsMemory,
-  PlatformsMemoryState,
   type ToolSearch,
-  ToolSearchMemory,
   Directory,
-  type DirectoryMemoryControl,
   Issuer,
   MetadataDocumentFetcher,
   MetadataDocumentUnavailable,
@@ -30,11 +21,22 @@ import {
   RateLimits,
   type RateLimitPolicy,
   Secrets,
-  SecretsWebCrypto,
-  makeDirectoryMemory,
   type Role,
   type Workspace
 } from "@adgate/core"
+import {
+  CoreMemory,
+  GrantReaderMemory,
+  type MemoryPlatformState,
+  memoryPlatformFixture,
+  OperationsMemory,
+  PlatformsMemory,
+  PlatformsMemoryState,
+  ToolSearchMemory,
+  type DirectoryMemoryControl,
+  SecretsWebCrypto,
+  makeDirectoryMemory
+} from "@adgate/core/testing"
 import { CredentialCipherAesGcm, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { connectSandboxPlatforms, PlatformsSandbox, SandboxConnections, ToolSearchMiniSearch } from "@adgate/adapters-platforms"

@@ -12,9 +12,19 @@ import { mkdtempSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
-  Directory, Issuer, MetadataDocumentFetcher, MetadataDocumentUnavailable, PasswordHasher, PeopleStore, Prefix,
-  type RateLimitPolicy, RateLimits, Secrets, SecretsWebCrypto, type Workspace
+  Directory,
+  Issuer,
+  MetadataDocumentFetcher,
+  MetadataDocumentUnavailable,
+  PasswordHasher,
+  PeopleStore,
+  Prefix,
+  type RateLimitPolicy,
+  RateLimits,
+  Secrets,
+  type Workspace
 } from "@adgate/core"
+import { SecretsWebCrypto } from "@adgate/core/testing"
 import { CredentialCipher, makeCredentialCipher, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { connectSandboxPlatforms, PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"

@@ -2,7 +2,8 @@
 // by a connection the workspace ended, or by an API key it revoked, is never approved nor run. Read when a person
 // approves and again right before an approved write runs; the withdrawals reader covers the pending ones.
 import { Clock, Effect, Option } from "effect"
-import { ApiKeyStore, ConnectionStore } from "../ports/Stores.ts"
+import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import type { RequesterEndReason, RequesterEnding, WriteRequest } from "./WriteRequest.ts"
 
 const ended = (credentialId: string, reason: RequesterEndReason): RequesterEnding | null => ({ credentialId, reason })

@@ -6,7 +6,7 @@ import { Effect } from "effect"
 import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import type { OutboxEntry } from "../ports/EventOutbox.ts"
-import { AuditLog } from "../ports/Outbox.ts"
+import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 
 const taskActions = {

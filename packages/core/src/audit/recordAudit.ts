@@ -1,7 +1,7 @@
 // Writes one audit log entry (spec §Events, §What the service does 8): approving, declining and ending a connection.
 import { Clock, Effect } from "effect"
 import type { AuditAction } from "./AuditEntry.ts"
-import { AuditLog } from "../ports/Outbox.ts"
+import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 
 export interface AuditInput {

@@ -10,7 +10,7 @@ import type { Client } from "../clients/Client.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { ConsentStore } from "../ports/Stores.ts"
+import { ConsentStore } from "../ports/ConsentStore.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
 
 export interface OpenConsentPageInput {

@@ -6,7 +6,7 @@ import { decodeClientMetadata, cleanName, supportedGrantTypes, supportedResponse
 import { InvalidClientMetadata, InvalidRedirectUri, RegistrationRateLimited } from "./errors.ts"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
-import { ClientStore } from "../ports/Stores.ts"
+import { ClientStore } from "../ports/ClientStore.ts"
 
 export interface RegisterClientInput {
   readonly body: unknown

@@ -7,7 +7,7 @@ import { newRegisteredClient } from "./newRegisteredClient.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Issuer } from "../ports/Issuer.ts"
-import { ClientStore } from "../ports/Stores.ts"
+import { ClientStore } from "../ports/ClientStore.ts"
 
 export const maxAppsPerWorkspace = 20
 

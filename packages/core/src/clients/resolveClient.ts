@@ -8,7 +8,7 @@ import { Issuer } from "../ports/Issuer.ts"
 import { MetadataDocumentFetcher } from "../ports/MetadataDocumentFetcher.ts"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { Prefix } from "../ports/Secrets.ts"
-import { ClientStore } from "../ports/Stores.ts"
+import { ClientStore } from "../ports/ClientStore.ts"
 import { retryOnConflict } from "../commands/conflictRetry.ts"
 
 /** How long after its cache lifetime ended a document may still be served while its host's fetch budget is spent. */

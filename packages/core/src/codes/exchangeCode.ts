@@ -18,7 +18,9 @@ import { endConnection } from "../connections/endConnection.ts"
 import { planConnection } from "../connections/openConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { GrantReader } from "../ports/GrantReader.ts"
-import { AccessTokenStore, CodeStore, ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
+import { CodeStore } from "../ports/CodeStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 export const isWellFormedVerifier = (verifier: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)

@@ -5,7 +5,7 @@ import { ConnectionNotFound, NotAllowedToManage } from "./errors.ts"
 import { endConnection } from "./endConnection.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
-import { ConnectionStore } from "../ports/Stores.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export interface DisconnectInput {
   readonly connectionId: string

@@ -7,7 +7,7 @@ import type { EndReason } from "./Connection.ts"
 import { ConnectionNotFound } from "./errors.ts"
 import { endTransition } from "./transitionConnection.ts"
 import { runCommand } from "../commands/runCommand.ts"
-import { ConnectionStore } from "../ports/Stores.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export const endConnection = Effect.fn("connections.endConnection")(
   function* (connectionId: string, reason: EndReason, actorId: string | null) {

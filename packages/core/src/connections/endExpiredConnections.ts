@@ -5,7 +5,7 @@
 import { Clock, Effect } from "effect"
 import { inBackground } from "../commands/inBackground.ts"
 import { endConnection } from "./endConnection.ts"
-import { ConnectionStore } from "../ports/Stores.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 /** Connections ended per pass; the next pass takes the rest. */
 export const expiredConnectionsBatch = 100

@@ -8,7 +8,8 @@ import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
 import { Prefix } from "../ports/Secrets.ts"
-import { AccessTokenStore, ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export interface OpenConnectionInput {
   /** The code as saved by the exchange: status "used", carrying the connection id and the approved grant. */

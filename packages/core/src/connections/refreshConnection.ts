@@ -13,7 +13,8 @@ import { runCommand } from "../commands/runCommand.ts"
 import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
 import { GrantReader } from "../ports/GrantReader.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { AccessTokenStore, ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export interface RefreshAttempt {
   readonly refreshToken: string

@@ -7,7 +7,7 @@ import { canConnect, whyNotGrantable } from "../scopes/grant.ts"
 import type { Scope, WriteMode } from "../scopes/Scope.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { ApiKeyStore } from "../ports/Stores.ts"
+import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import { mintSecret } from "./issueTokenPair.ts"
 import { runCreation } from "../commands/runCommand.ts"
 

@@ -3,7 +3,7 @@
 import { Clock, Effect } from "effect"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { AccessTokenStore } from "../ports/Stores.ts"
+import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import type { AccessToken } from "./records.ts"
 
 /** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */

@@ -4,7 +4,9 @@ import { Clock, Effect, Option } from "effect"
 import type { Principal } from "./records.ts"
 import { InvalidCredential } from "./errors.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { AccessTokenStore, ApiKeyStore, ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
+import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 /** The surface a request arrived on: the MCP server or the REST API. */
 export type RequestSurface = "mcp" | "rest"

@@ -9,7 +9,7 @@ import { runCommand } from "../commands/runCommand.ts"
 import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
-import { ApiKeyStore } from "../ports/Stores.ts"
+import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 
 export interface RevokeApiKeyInput {
   readonly keyId: string

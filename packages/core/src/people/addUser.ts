@@ -3,7 +3,8 @@
 import { Clock, Effect, Option } from "effect"
 import type { User } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
-import { PasswordHasher, PeopleStore } from "../ports/People.ts"
+import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { EmailTaken, UserInvalid } from "./errors.ts"
 

@@ -4,7 +4,8 @@
 // successes, and a stranger failing for an account elsewhere never keeps its person out (review F17).
 import { Clock, Effect, Option } from "effect"
 import { Directory } from "../ports/Directory.ts"
-import { PasswordHasher, PeopleStore } from "../ports/People.ts"
+import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Secrets } from "../ports/Secrets.ts"
 import { directoryDown } from "./directoryDown.ts"
 import { SignInRefused, SignInThrottled } from "./errors.ts"

@@ -1,6 +1,6 @@
 // Ends the session of a secret, if it is live (sign-out, and the session a new sign-in replaces: checklist M 162).
 import { Clock, Effect, Option } from "effect"
-import { PeopleStore } from "../ports/People.ts"
+import { PeopleStore } from "../ports/PeopleStore.ts"
 import { findLiveSession } from "./resolveSession.ts"
 
 export const signOut = Effect.fn("people.signOut")(function* (secret: string) {

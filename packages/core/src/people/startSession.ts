@@ -3,7 +3,7 @@
 import { Clock, Effect } from "effect"
 import type { User } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
-import { PeopleStore } from "../ports/People.ts"
+import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import type { Session } from "./records.ts"
 import { directoryDown } from "./directoryDown.ts"

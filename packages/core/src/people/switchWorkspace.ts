@@ -1,7 +1,7 @@
 // The workspace switch: a session works in one workspace at a time, only one the person is a member of.
 import { Effect, Option } from "effect"
 import { Directory } from "../ports/Directory.ts"
-import { PeopleStore } from "../ports/People.ts"
+import { PeopleStore } from "../ports/PeopleStore.ts"
 import type { Session } from "./records.ts"
 import { directoryDown } from "./directoryDown.ts"
 import { NotAMember } from "./errors.ts"

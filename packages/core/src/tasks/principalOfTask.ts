@@ -3,7 +3,8 @@
 // connection or a revoked key answers why, and the task fails.
 import { Clock, Effect, Option, Result } from "effect"
 import type { Principal } from "../credentials/records.ts"
-import { ApiKeyStore, ConnectionStore } from "../ports/Stores.ts"
+import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import type { Scope } from "../scopes/Scope.ts"
 import type { Task } from "./Task.ts"
 

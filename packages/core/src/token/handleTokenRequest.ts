@@ -13,7 +13,7 @@ import type { TokenPair } from "../credentials/issueTokenPair.ts"
 import { formatScopes } from "../scopes/grant.ts"
 import type { Surface } from "../scopes/Scope.ts"
 import { Issuer } from "../ports/Issuer.ts"
-import { ClientStore } from "../ports/Stores.ts"
+import { ClientStore } from "../ports/ClientStore.ts"
 
 /** Spec §Token response; answered with Cache-Control: no-store (RFC 6749 §5.1). */
 export interface TokenResponse {

@@ -6,7 +6,8 @@ import { authenticateClient } from "./authenticateClient.ts"
 import type { TokenRequest } from "./handleTokenRequest.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
-import { AccessTokenStore, ConnectionStore } from "../ports/Stores.ts"
+import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 const revoke = Effect.fn("token.revoke")(function* (request: TokenRequest) {
   const params = yield* readParams(request.params)

@@ -2,9 +2,22 @@
 // the platform's idempotency token, guardrails and credits applied again, and picked up again by housekeeping when
 // the process that should run them died.
 import {
-  callTool, CreditsLedger, decideAndExecute, Directory, decideWriteRequest, ResumeApprovedWritesSchedule, executeWriteRequest, GuardrailStore, noGuardrails, Platforms,
-  PlatformsMemoryState, resumeApprovedWrites, transitionWriteRequest, WriteRequestStore, type WriteRequest
+  callTool,
+  CreditsLedger,
+  decideAndExecute,
+  Directory,
+  decideWriteRequest,
+  ResumeApprovedWritesSchedule,
+  executeWriteRequest,
+  GuardrailStore,
+  noGuardrails,
+  Platforms,
+  resumeApprovedWrites,
+  transitionWriteRequest,
+  WriteRequestStore,
+  type WriteRequest
 } from "@adgate/core"
+import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"

@@ -4,10 +4,25 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import {
-  AuditLog, AuditLogMemory, callTool, CreditsLedger, decideWriteRequest, drainOutbox, endConnection, executeWriteRequest,
-  PlatformsMemoryState, queueWriteRequest, recordAuditOfEvents, resumeApprovedWrites, revokeApiKey, withdrawForEndedRequesters,
-  WriteRequestStore, type WriteRequestInput
+  AuditLog,
+  callTool,
+  CreditsLedger,
+  decideWriteRequest,
+  drainOutbox,
+  endConnection,
+  executeWriteRequest,
+  queueWriteRequest,
+  recordAuditOfEvents,
+  resumeApprovedWrites,
+  revokeApiKey,
+  withdrawForEndedRequesters,
+  WriteRequestStore,
+  type WriteRequestInput
 } from "@adgate/core"
+import {
+  AuditLogMemory,
+  PlatformsMemoryState
+} from "@adgate/core/testing"
 import { TestClock } from "effect/testing"
 import { inPipeline as inPipelineWorld, principal, people as pipelinePeople, ws as pipelineWs } from "../tools/world.ts"
 import { inWorld, people, seedApiKey, seedConnection, withLiveConnection, ws } from "./world.ts"

@@ -4,9 +4,19 @@
 // check that the requesting credential is still live).
 import { Effect, Layer, Option } from "effect"
 import {
-  ApiKeyStore, ApiKeyStoreMemory, type Connection, ConnectionStore, ConnectionStoreMemory, Directory, DirectoryMemory,
-  OperationsMemory, SecretsWebCrypto, type Role
+  ApiKeyStore,
+  type Connection,
+  ConnectionStore,
+  Directory,
+  type Role
 } from "@adgate/core"
+import {
+  ApiKeyStoreMemory,
+  ConnectionStoreMemory,
+  DirectoryMemory,
+  OperationsMemory,
+  SecretsWebCrypto
+} from "@adgate/core/testing"
 
 export const ws = "ws_ops"
 export const people = { admin: "usr_admin", editor: "usr_editor", viewer: "usr_viewer", outsider: "usr_outsider" } as const

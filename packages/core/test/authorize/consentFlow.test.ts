@@ -2,9 +2,21 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  CodeStore, ConsentStore, ConsentStoreMemory, Directory, decideConsent, openConsentPage, registerClient, registerWorkspaceApp, Secrets,
-  type AuthorizationRequest, type Client, type ConsentAnswer, type ConsentDecision, type Scope
+  CodeStore,
+  ConsentStore,
+  Directory,
+  decideConsent,
+  openConsentPage,
+  registerClient,
+  registerWorkspaceApp,
+  Secrets,
+  type AuthorizationRequest,
+  type Client,
+  type ConsentAnswer,
+  type ConsentDecision,
+  type Scope
 } from "@adgate/core"
+import { ConsentStoreMemory } from "@adgate/core/testing"
 import { ISSUER, seedWorkspace, worldLayer } from "../clients/TestWorld.ts"
 import { audited } from "../support/audited.ts"
 

@@ -6,7 +6,8 @@ import { Effect } from "effect"
 import { readdirSync, readFileSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { vi } from "vitest"
-import { Prefix, Secrets, SecretsWebCrypto } from "@adgate/core"
+import { Prefix, Secrets } from "@adgate/core"
+import { SecretsWebCrypto } from "@adgate/core/testing"
 
 const generate = (prefix: Prefix) =>
   Effect.gen(function* () {

@@ -2,10 +2,20 @@
 // and a MetadataDocumentFetcher test double answering from a map of URL → document (and recording each fetch).
 import { Effect, Layer, Option } from "effect"
 import {
-  CoreMemory, Directory, DirectoryMemory, Issuer, MetadataDocumentFetcher, MetadataDocumentUnavailable, SecretsWebCrypto,
-  type FetchedDocument, type Plan, type Role,
-  PlatformsMemory
+  Directory,
+  Issuer,
+  MetadataDocumentFetcher,
+  MetadataDocumentUnavailable,
+  type FetchedDocument,
+  type Plan,
+  type Role
 } from "@adgate/core"
+import {
+  CoreMemory,
+  DirectoryMemory,
+  SecretsWebCrypto,
+  PlatformsMemory
+} from "@adgate/core/testing"
 
 export const ISSUER = "https://as.example"
 

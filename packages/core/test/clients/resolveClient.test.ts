@@ -2,8 +2,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  ClientStore, ClientStoreMemory, defaultLimits, findClientForToken, registerClient, resolveClientForAuthorization
+  ClientStore,
+  defaultLimits,
+  findClientForToken,
+  registerClient,
+  resolveClientForAuthorization
 } from "@adgate/core"
+import { ClientStoreMemory } from "@adgate/core/testing"
 import { ISSUER, makeDocuments, worldLayer } from "./TestWorld.ts"
 
 const URL = "https://cimd.example/client.json"

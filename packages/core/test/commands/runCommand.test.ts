@@ -1,9 +1,20 @@
 // The command runner's one retry policy (commands/conflictRetry.ts): a lost compare-and-set race is decided again
 // on a fresh load, at most conflictRetries more times; any other failure is answered at once.
 import {
-  Conflict, conflictRetries, EventOutbox, EventOutboxMemory, refused, moved, runCommand, StoreUnavailable, Transactor,
-  TransactorMemory, type OutboxAppend
+  Conflict,
+  conflictRetries,
+  EventOutbox,
+  refused,
+  moved,
+  runCommand,
+  StoreUnavailable,
+  Transactor,
+  type OutboxAppend
 } from "@adgate/core"
+import {
+  EventOutboxMemory,
+  TransactorMemory
+} from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
 

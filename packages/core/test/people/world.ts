@@ -2,7 +2,8 @@
 // that compares in clear (the scrypt one is the HTTP adapter's and is tested there), yielding while it "works" so
 // that concurrent sign-ins interleave as they do on a real server.
 import { Effect, Layer } from "effect"
-import { CoreMemory, DirectoryMemory, OperationsMemory, PasswordHasher, SecretsWebCrypto } from "@adgate/core"
+import { PasswordHasher } from "@adgate/core"
+import { CoreMemory, DirectoryMemory, OperationsMemory, SecretsWebCrypto } from "@adgate/core/testing"
 
 export const PasswordHasherPlain = Layer.succeed(PasswordHasher, PasswordHasher.of({
   hash: (password) => Effect.succeed(`plain$${password}`),

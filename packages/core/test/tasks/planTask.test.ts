@@ -2,9 +2,17 @@
 // plans built from whatever tools declare fitting arguments. The catalog here is invented (no sandbox tool names), so
 // a planner that knew the sandbox's names by heart would fail it.
 import {
-  decideChanges, performanceRows, planTask, readGoal, ToolSearchMemory, ToolSearch, type Account, type PlanningInput,
-  type Tool, type TaskPlan
+  decideChanges,
+  performanceRows,
+  planTask,
+  readGoal,
+  ToolSearch,
+  type Account,
+  type PlanningInput,
+  type Tool,
+  type TaskPlan
 } from "@adgate/core"
+import { ToolSearchMemory } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 

@@ -7,9 +7,18 @@ import { Effect, Option, Result } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
 import {
-  advanceTask, AuditLogMemory, isFinalTaskStatus, maxGoalLength, startTask, TaskStore, taskRecheckMs, transitionTask, type Task,
-  type TaskEvent, type TaskStatus
+  advanceTask,
+  isFinalTaskStatus,
+  maxGoalLength,
+  startTask,
+  TaskStore,
+  taskRecheckMs,
+  transitionTask,
+  type Task,
+  type TaskEvent,
+  type TaskStatus
 } from "@adgate/core"
+import { AuditLogMemory } from "@adgate/core/testing"
 import { inWorld, people, ws } from "../approvals/world.ts"
 import { audited } from "../support/audited.ts"
 

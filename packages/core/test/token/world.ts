@@ -2,9 +2,24 @@
 // a test controls, Web Crypto secrets, an issuer, one paid workspace with people, and one client of each kind.
 import { Clock, Context, Effect, Layer, Option } from "effect"
 import {
-  ClientStore, CodeStore, CoreMemory, Directory, type DirectoryMemoryControl, GrantReaderMemory, Issuer, makeDirectoryMemory, Secrets,
-  SecretsWebCrypto, type AuthorizationCode, type Client, type Role, type Scope, type Surface
+  ClientStore,
+  CodeStore,
+  Directory,
+  Issuer,
+  Secrets,
+  type AuthorizationCode,
+  type Client,
+  type Role,
+  type Scope,
+  type Surface
 } from "@adgate/core"
+import {
+  CoreMemory,
+  type DirectoryMemoryControl,
+  GrantReaderMemory,
+  makeDirectoryMemory,
+  SecretsWebCrypto
+} from "@adgate/core/testing"
 
 export const origin = "https://adgate.example"
 

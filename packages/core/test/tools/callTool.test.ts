@@ -1,9 +1,24 @@
 // The tool pipeline, one named test per REST status row it decides (spec §REST status codes; architecture §One tool
 // pipeline), on memory ports and the in-memory platforms.
 import {
-  AuditLog, callTool, CreditsLedger, Directory, DirectoryUnavailable, hashToolCall, Platforms, Secrets, GuardrailStore, IdempotencyStore, idempotencyScopeOf, Mailer,
-  noGuardrails, PlatformsMemoryState, ToolUsageLog, WriteRequestStore, type ToolCallRequest
+  AuditLog,
+  callTool,
+  CreditsLedger,
+  Directory,
+  DirectoryUnavailable,
+  hashToolCall,
+  Platforms,
+  Secrets,
+  GuardrailStore,
+  IdempotencyStore,
+  idempotencyScopeOf,
+  Mailer,
+  noGuardrails,
+  ToolUsageLog,
+  WriteRequestStore,
+  type ToolCallRequest
 } from "@adgate/core"
+import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"

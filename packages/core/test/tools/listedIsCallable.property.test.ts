@@ -1,7 +1,8 @@
 // Issue 9, "Tests that must exist": for random credentials (scopes, platforms, write modes, plans, roles) and every
 // tool, what listTools lists is exactly what callTool does not refuse for access (403) or a missing account (409).
 // Both go through toolAccess/toolAvailability; this checks they cannot drift apart.
-import { callTool, listTools, memoryTools, type Principal, type Scope, type Tool } from "@adgate/core"
+import { callTool, listTools, type Principal, type Scope, type Tool } from "@adgate/core"
+import { memoryTools } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"

@@ -1,6 +1,7 @@
 // The routing table (spec §What the service does 6): read runs now; a write runs now only under "apply ordinary
 // changes at once" and when it is not a person's decision; otherwise it waits, with its reason.
-import { memoryTools, type ProposedChange, routeCall, type Tool } from "@adgate/core"
+import { type ProposedChange, routeCall, type Tool } from "@adgate/core"
+import { memoryTools } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 
 const tool = (name: string): Tool => memoryTools.find((t) => t.name === name)!

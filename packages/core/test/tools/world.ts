@@ -2,9 +2,22 @@
 // and an editor) and a free one, the in-memory Platforms (ads + shop), substring ToolSearch and a core-only argument
 // validator for the in-memory catalog (the Ajv one is adapters-jsonschema's).
 import {
-  AuditLogMemory, Directory, DirectoryMemory, MailerMemory, memoryPlatformFixture, OperationsMemory, PlatformsMemory, SecretsWebCrypto,
-  ToolSearchMemory, TransactorMemory, type MemoryPlatformState, type Principal, type Role
+  Directory,
+  type Principal,
+  type Role
 } from "@adgate/core"
+import {
+  AuditLogMemory,
+  DirectoryMemory,
+  MailerMemory,
+  memoryPlatformFixture,
+  OperationsMemory,
+  PlatformsMemory,
+  SecretsWebCrypto,
+  ToolSearchMemory,
+  TransactorMemory,
+  type MemoryPlatformState
+} from "@adgate/core/testing"
 import { Effect, Layer, Option } from "effect"
 import { ArgumentValidatorForMemoryTools } from "../support/argumentValidator.ts"
 

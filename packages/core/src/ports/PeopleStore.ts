@@ -1,5 +1,5 @@
 // Password credentials and browser sessions of people (sign-in pages). The password hash is produced by the
-// PasswordHasher port (a memory-hard KDF in the adapter); the core only stores and compares through it.
+// PasswordHasher port; the store only keeps it.
 import { Context, Effect, Option } from "effect"
 import type { Session } from "../people/records.ts"
 import type { StoreUnavailable } from "./errors.ts"
@@ -12,13 +12,3 @@ export interface PeopleStoreShape {
   readonly updateSession: (session: Session) => Effect.Effect<void, StoreUnavailable>
 }
 export class PeopleStore extends Context.Service<PeopleStore, PeopleStoreShape>()("core/ports/PeopleStore") {}
-
-export interface PasswordHasherShape {
-  readonly hash: (password: string) => Effect.Effect<string>
-  /**
-   * Constant-time verification against a stored hash. An unreadable `stored` (sign-in passes "" for an unknown
-   * address) answers false after the same work as a real one, so the timing does not tell whether a person exists.
-   */
-  readonly verify: (password: string, stored: string) => Effect.Effect<boolean>
-}
-export class PasswordHasher extends Context.Service<PasswordHasher, PasswordHasherShape>()("core/ports/PasswordHasher") {}

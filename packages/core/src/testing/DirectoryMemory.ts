@@ -1,9 +1,9 @@
 // In-memory Directory: workspaces, users and memberships. `unavailable` lets a test make the role look-up fail
 // (the "role cannot be confirmed now" row of §States: Connection).
 import { Effect, Layer, Option, Ref } from "effect"
-import { Directory, DirectoryUnavailable } from "../Directory.ts"
-import type { Membership, User, Workspace } from "../../workspaces/Workspace.ts"
-import { EmailTaken } from "../../people/errors.ts"
+import { Directory, DirectoryUnavailable } from "../ports/Directory.ts"
+import type { Membership, User, Workspace } from "../workspaces/Workspace.ts"
+import { EmailTaken } from "../people/errors.ts"
 
 export interface DirectoryMemoryControl {
   readonly setUnavailable: (down: boolean) => Effect.Effect<void>

@@ -1,10 +1,12 @@
 // GrantReader over the other ports (memory stores and Directory): the same answers as the one-statement SQL reads,
 // made of the reads the services made before (packages/adapters-sql/test/contracts/GrantReader.contract.ts).
 import { Effect, Layer, Option } from "effect"
-import type { RoleAnswer } from "../../connections/transitionConnection.ts"
-import { Directory } from "../Directory.ts"
-import { GrantReader } from "../GrantReader.ts"
-import { ClientStore, CodeStore, ConnectionStore } from "../Stores.ts"
+import type { RoleAnswer } from "../connections/transitionConnection.ts"
+import { Directory } from "../ports/Directory.ts"
+import { GrantReader } from "../ports/GrantReader.ts"
+import { ClientStore } from "../ports/ClientStore.ts"
+import { CodeStore } from "../ports/CodeStore.ts"
+import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* () {
   const connections = yield* ConnectionStore

@@ -1,6 +1,6 @@
 // A map of versioned records with compare-and-set save: the in-memory twin of `UPDATE … WHERE version = $n`.
 import { Effect, Option, Ref } from "effect"
-import { Conflict } from "../errors.ts"
+import { Conflict } from "../ports/errors.ts"
 
 export interface VersionedTable<A extends { readonly version: number }> {
   readonly ref: Ref.Ref<ReadonlyMap<string, A>>

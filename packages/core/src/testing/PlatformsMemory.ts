@@ -3,8 +3,8 @@
 // The sandbox platforms of packages/adapters-platforms are the real reference adapter; this one only serves tests.
 import { Context, Effect, Layer, Ref } from "effect"
 import type { Schema } from "effect"
-import type { PlatformFamily, Tool } from "../../tools/Tool.ts"
-import { type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall } from "../Platforms.ts"
+import type { PlatformFamily, Tool } from "../tools/Tool.ts"
+import { type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
 
 export interface MemoryCampaign {
   readonly id: string

@@ -2,8 +2,8 @@
 // claim takes entries no other claim holds, in one atomic step. Like TransactorMemory it cannot roll back: a failed
 // pass gives its entries back with `release` (drainOutbox does).
 import { Effect, Layer, Ref } from "effect"
-import type { DomainEvent } from "../../commands/DomainEvent.ts"
-import { EventOutbox, type OutboxEntry } from "../EventOutbox.ts"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
+import { EventOutbox, type OutboxEntry } from "../ports/EventOutbox.ts"
 
 interface Row extends OutboxEntry {
   readonly reader: string

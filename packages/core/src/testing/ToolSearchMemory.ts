@@ -1,7 +1,7 @@
 // ToolSearch in memory, for core tests: plain substring matching of the query's words in name, summary, description
 // and keywords, most words matched first, then catalog order. The server uses a full-text search library instead.
 import { Effect, Layer } from "effect"
-import { ToolSearch } from "../ToolSearch.ts"
+import { ToolSearch } from "../ports/ToolSearch.ts"
 
 export const ToolSearchMemory = Layer.succeed(ToolSearch, ToolSearch.of({
   rank: (query, tools) => Effect.sync(() => {

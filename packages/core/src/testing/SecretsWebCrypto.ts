@@ -3,7 +3,7 @@
 // whose synchronous hash is cheaper per call and gives the same digests.
 import { Effect, Layer } from "effect"
 import { Base64Url } from "effect/encoding"
-import { Secrets } from "../Secrets.ts"
+import { Secrets } from "../ports/Secrets.ts"
 
 export const SecretsWebCrypto = Layer.succeed(Secrets, Secrets.of({
   generate: (prefix) =>

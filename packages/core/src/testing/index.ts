@@ -1,3 +1,5 @@
+// @adgate/core/testing: the in-memory implementation of every port, the compositions tests build on and Web Crypto
+// secrets; for tests and embedding. Production code never imports it (packages/core/test/boundaries.test.ts).
 export * from "./StoresMemory.ts"
 export * from "./DirectoryMemory.ts"
 export * from "./SecretsWebCrypto.ts"

@@ -1,13 +1,7 @@
-// Side effects of the OAuth lifecycles: the audit log and the mail outbox (spec §Events).
+// The mail outbox (spec §Events): mail is queued here and sent by a background worker (SMTP or log).
 import { Context, Effect } from "effect"
-import type { AuditEntry, MailMessage } from "../audit/AuditEntry.ts"
+import type { MailMessage } from "../audit/AuditEntry.ts"
 import type { StoreUnavailable } from "./errors.ts"
-
-export interface AuditLogShape {
-  readonly append: (entry: AuditEntry) => Effect.Effect<void, StoreUnavailable>
-  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
-}
-export class AuditLog extends Context.Service<AuditLog, AuditLogShape>()("core/ports/AuditLog") {}
 
 /** Mail is queued in an outbox and sent by a background worker (SMTP or log); queuing is all the core does. */
 export interface MailerShape {

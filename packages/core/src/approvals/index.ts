@@ -1,0 +1,16 @@
+// The approvals module's public face: write requests: queueing, deciding, executing and expiring changes that wait for approval.
+// Other packages import it through @adgate/core; other core folders import only the files it exports.
+export * from "./executeWriteRequest.ts"
+export * from "./resumeApprovedWrites.ts"
+export * from "./decideAndExecute.ts"
+export * from "./WriteRequest.ts"
+export * from "./errors.ts"
+export * from "./transitionWriteRequest.ts"
+export * from "./queueWriteRequest.ts"
+export * from "./decideWriteRequest.ts"
+export * from "./withdrawWriteRequest.ts"
+export * from "./findEndedRequester.ts"
+export * from "./withdrawForEndedRequesters.ts"
+export * from "./recordWriteOutcome.ts"
+export * from "./expireWriteRequests.ts"
+export * from "./writeRequestQueries.ts"

@@ -1,0 +1,3 @@
+// The limits module's public face: the rate-limit policy.
+// Other packages import it through @adgate/core; other core folders import only the files it exports.
+export * from "./RateLimits.ts"

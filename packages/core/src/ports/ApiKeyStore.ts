@@ -1,0 +1,17 @@
+// The API key store. Keys are found by the SHA-256 of their value, never kept in clear; every save is compare-and-set
+// on `version`: a store saves `next` only if the stored version is still `next.version - 1`, else Conflict.
+import { Context, Effect, Option } from "effect"
+import type { ApiKey } from "../credentials/records.ts"
+import type { Conflict, StoreUnavailable } from "./errors.ts"
+
+type Fx<A> = Effect.Effect<A, StoreUnavailable>
+type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
+
+export interface ApiKeyStoreShape {
+  readonly insert: (key: ApiKey) => Fx<void>
+  readonly findByHash: (hash: string) => Fx<Option.Option<ApiKey>>
+  readonly find: (id: string) => Fx<Option.Option<ApiKey>>
+  readonly save: (next: ApiKey) => Cas
+  readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<ApiKey>>
+}
+export class ApiKeyStore extends Context.Service<ApiKeyStore, ApiKeyStoreShape>()("core/ports/ApiKeyStore") {}

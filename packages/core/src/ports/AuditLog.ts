@@ -1,0 +1,10 @@
+// The audit log (spec §Events): entries are appended, never changed, and listed per workspace.
+import { Context, Effect } from "effect"
+import type { AuditEntry } from "../audit/AuditEntry.ts"
+import type { StoreUnavailable } from "./errors.ts"
+
+export interface AuditLogShape {
+  readonly append: (entry: AuditEntry) => Effect.Effect<void, StoreUnavailable>
+  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
+}
+export class AuditLog extends Context.Service<AuditLog, AuditLogShape>()("core/ports/AuditLog") {}

@@ -1,0 +1,29 @@
+// The client store: registered clients, metadata-document clients and workspace apps. Every save is
+// compare-and-set on `version`: a store saves `next` only if the stored version is still `next.version - 1`, else Conflict.
+import { Context, Effect, Option } from "effect"
+import type { Client } from "../clients/Client.ts"
+import type { Conflict, StoreUnavailable } from "./errors.ts"
+
+type Fx<A> = Effect.Effect<A, StoreUnavailable>
+type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
+
+export interface ClientStoreShape {
+  readonly insert: (client: Client) => Fx<void>
+  readonly find: (clientId: string) => Fx<Option.Option<Client>>
+  readonly save: (next: Client) => Cas
+  readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<Client>>
+  /**
+   * Inserts a workspace app only while its workspace holds fewer than `limit` active ones (kind `workspace_app`, not
+   * removed); answers whether it was inserted. Atomic: of any number of racing inserts, at most `limit` are held.
+   */
+  readonly insertWorkspaceApp: (client: Client, limit: number) => Fx<boolean>
+  /** How many dynamic registrations were made since a time: the daily registration pause. */
+  readonly countDynamicSince: (since: number) => Fx<number>
+  /**
+   * Records a token issued to the client at `at`, only where its `lastTokenAt` is null or before `staleBefore`, and
+   * moves its version on when it does (a concurrent compare-and-set of the row then reloads). One conditional write,
+   * never a Conflict: of racing notes one changes the row and the others find it fresh. Answers whether it changed.
+   */
+  readonly noteTokenIssued: (clientId: string, at: number, staleBefore: number) => Fx<boolean>
+}
+export class ClientStore extends Context.Service<ClientStore, ClientStoreShape>()("core/ports/ClientStore") {}

@@ -1,0 +1,23 @@
+// The authorization code store. Codes are found by the SHA-256 of their value, never kept in clear; every save is
+// compare-and-set on `version`: a store saves `next` only if the stored version is still `next.version - 1`, else Conflict.
+import { Context, Effect, Option } from "effect"
+import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
+import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { FollowingWrites } from "./FollowingWrites.ts"
+
+type Fx<A> = Effect.Effect<A, StoreUnavailable>
+type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
+
+export interface CodeStoreShape {
+  readonly insert: (code: AuthorizationCode) => Fx<void>
+  readonly findByHash: (hash: string) => Fx<Option.Option<AuthorizationCode>>
+  readonly save: (next: AuthorizationCode) => Cas
+  /**
+   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction: issue 11).
+   * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
+   */
+  readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Cas
+  /** Whether a code still kept was issued to this client with this PKCE challenge (checklist decision 47). */
+  readonly challengeSeen: (clientId: string, codeChallenge: string) => Fx<boolean>
+}
+export class CodeStore extends Context.Service<CodeStore, CodeStoreShape>()("core/ports/CodeStore") {}

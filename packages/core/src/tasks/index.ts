@@ -1,0 +1,16 @@
+// The tasks module's public face: tasks: planning, running and reporting.
+// Other packages import it through @adgate/core; other core folders import only the files it exports.
+export * from "./Task.ts"
+export * from "./errors.ts"
+export * from "./transitionTask.ts"
+export * from "./startTask.ts"
+export * from "./advanceTask.ts"
+export * from "./taskQueries.ts"
+export * from "./TaskPlan.ts"
+export * from "./readGoal.ts"
+export * from "./readAnswers.ts"
+export * from "./toolArguments.ts"
+export * from "./TaskPlannerRules.ts"
+export * from "./principalOfTask.ts"
+export * from "./taskSummary.ts"
+export * from "./runTasks.ts"
