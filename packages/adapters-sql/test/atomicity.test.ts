@@ -20,7 +20,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { aClient, aConnection, aConsentPage, unique } from "./contracts/fixtures.ts"
+import { aClient, aConnection, aConsentPage, uniqueHash } from "./contracts/fixtures.ts"
 import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
@@ -137,7 +137,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         const now = yield* Clock.currentTimeMillis
         const connection: Connection = aConnection({
           createdAt: now, expiresAt: now + 365 * 86_400_000, roleConfirmedAt: now, lastUsedAt: now,
-          refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: now }
+          refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: now }
         })
         yield* connections.insert(connection)
         const failed = yield* Effect.flip(withTableAway("event_outbox", endConnection(connection.id, "disconnected", null)))

@@ -17,7 +17,7 @@ import {
 } from "../src/index.ts"
 import {
   aClient, aCode, aConnection, aConsentPage, anAccessToken, anApiKey, anAuditEntry, aMail, aSession, aUser,
-  aWorkspace, t0, unique
+  aWorkspace, t0, unique, uniqueHash
 } from "./contracts/fixtures.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, postgresDatabase, tempDataDir } from "./databases.ts"
 
@@ -248,14 +248,14 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* Effect.forEach(all, clients.insert)
       const year = 365 * day
       yield* connections.insert(aConnection({ clientId: connectedDynamic.clientId, createdAt: now - 9 * day, expiresAt: now - 9 * day + year,
-        refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: now - 9 * day } }))
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: now - 9 * day } }))
       yield* connections.insert(aConnection({ clientId: refreshedDocument.clientId, createdAt: now - 80 * day, expiresAt: now - 80 * day + year,
-        refresh: { hash: unique("rt-hash-"), generation: 7, issuedAt: now - 2 * day } }))
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 7, issuedAt: now - 2 * day } }))
       // Connections that can never give a token again (refresh unused 30 days; ended) keep nothing alive.
       yield* connections.insert(aConnection({ clientId: idleDocument.clientId, createdAt: now - 80 * day, expiresAt: now - 80 * day + year,
-        refresh: { hash: unique("rt-hash-"), generation: 3, issuedAt: now - 31 * day } }))
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 3, issuedAt: now - 31 * day } }))
       yield* connections.insert(aConnection({ clientId: endedDocument.clientId, createdAt: now - 80 * day, status: "ended",
-        endedReason: "disconnected", endedAt: now - 2 * day, refresh: { hash: unique("rt-hash-"), generation: 3, issuedAt: now - 2 * day } }))
+        endedReason: "disconnected", endedAt: now - 2 * day, refresh: { hash: uniqueHash("rt-hash-"), generation: 3, issuedAt: now - 2 * day } }))
       const codes = yield* CodeStore
       yield* codes.insert(aCode({ clientId: authorizingDynamic.clientId, issuedAt: now - 60_000, expiresAt: now + 540_000 }))
       yield* codes.insert(aCode({ clientId: authorizingDocument.clientId, issuedAt: now - 60_000, expiresAt: now + 540_000 }))

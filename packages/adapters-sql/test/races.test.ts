@@ -7,7 +7,7 @@ import {
   AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
   maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore
 } from "@adgate/core"
-import type { Connection, IdempotentResponse } from "@adgate/core"
+import { type Connection, type IdempotentResponse, SecretHash } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Deferred, Effect, Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
@@ -67,7 +67,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const connection = aConnection()
       yield* connections.insert(connection)
       const next = (i: number): Connection => ({
-        ...connection, version: 2, refresh: { hash: `${connection.id}-rt-${i}`, generation: 2, issuedAt: 1 },
+        ...connection, version: 2, refresh: { hash: SecretHash.make(`${connection.id}-rt-${i}`), generation: 2, issuedAt: 1 },
         spent: { hash: connection.refresh.hash, generation: 1, spentAt: 1 }
       })
       const results = yield* race((i) => connections.save(next(i)))

@@ -3,7 +3,7 @@ import { AccessTokenStore } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { anAccessToken, type ContractHost, t0, unique } from "./fixtures.ts"
+import { anAccessToken, type ContractHost, t0, uniqueHash } from "./fixtures.ts"
 
 export const accessTokenStoreContract = <E, R>(name: string, layer: Layer.Layer<AccessTokenStore, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`AccessTokenStore contract (${name})`, (it) => {
@@ -12,7 +12,7 @@ export const accessTokenStoreContract = <E, R>(name: string, layer: Layer.Layer<
       const token = anAccessToken()
       yield* store.insert(token)
       assert.deepStrictEqual(yield* store.findByHash(token.hash), Option.some(token))
-      assert.isTrue(Option.isNone(yield* store.findByHash(unique("at-hash-"))))
+      assert.isTrue(Option.isNone(yield* store.findByHash(uniqueHash("at-hash-"))))
     }))
 
     it.effect("revoking a live token answers true once, then false (RFC 7009 §2.2)", () => Effect.gen(function* () {
@@ -25,6 +25,6 @@ export const accessTokenStoreContract = <E, R>(name: string, layer: Layer.Layer<
     }))
 
     it.effect("revoking an unknown token answers false", () => Effect.gen(function* () {
-      assert.isFalse(yield* (yield* AccessTokenStore).revoke(unique("at-hash-"), t0))
+      assert.isFalse(yield* (yield* AccessTokenStore).revoke(uniqueHash("at-hash-"), t0))
     }))
   })

@@ -3,7 +3,7 @@ import { ClientStore } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { aClient, type ContractHost, t0, unique } from "./fixtures.ts"
+import { aClient, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<ClientStore, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`ClientStore contract (${name})`, (it) => {
@@ -11,7 +11,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       const store = yield* ClientStore
       const client = aClient({ kind: "metadata_document", name: null, documentHost: "cimd.example", cacheUntil: t0 + 5,
         redirectUris: ["https://a.example/cb", "com.example.app:/cb"], authMethod: "client_secret_basic",
-        secretHash: unique("sh"), recognised: true, lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: unique("ws_") })
+        secretHash: uniqueHash("sh"), recognised: true, lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: unique("ws_") })
       yield* store.insert(client)
       assert.deepStrictEqual(yield* store.find(client.clientId), Option.some(client))
     }))

@@ -3,7 +3,7 @@ import { CodeStore } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { aCode, type ContractHost, unique } from "./fixtures.ts"
+import { aCode, type ContractHost, unique, uniqueHash } from "./fixtures.ts"
 
 export const codeStoreContract = <E, R>(name: string, layer: Layer.Layer<CodeStore, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`CodeStore contract (${name})`, (it) => {
@@ -12,7 +12,7 @@ export const codeStoreContract = <E, R>(name: string, layer: Layer.Layer<CodeSto
       const code = aCode({ platforms: "all", redirectUriSent: false })
       yield* store.insert(code)
       assert.deepStrictEqual(yield* store.findByHash(code.hash), Option.some(code))
-      assert.isTrue(Option.isNone(yield* store.findByHash(unique("code-hash-"))))
+      assert.isTrue(Option.isNone(yield* store.findByHash(uniqueHash("code-hash-"))))
     }))
 
     it.effect("a second exchange from the same loaded version is a Conflict (RFC 6749 §4.1.2)", () => Effect.gen(function* () {

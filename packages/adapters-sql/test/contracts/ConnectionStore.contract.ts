@@ -4,18 +4,18 @@ import { ConnectionStore } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { aConnection, type ContractHost, t0, unique } from "./fixtures.ts"
+import { aConnection, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<ConnectionStore, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`ConnectionStore contract (${name})`, (it) => {
     it.effect("a connection reads back by id and by its refresh hash", () => Effect.gen(function* () {
       const store = yield* ConnectionStore
-      const connection = aConnection({ platforms: ["meta"], spent: { hash: unique("s"), generation: 0, spentAt: t0 } })
+      const connection = aConnection({ platforms: ["meta"], spent: { hash: uniqueHash("s"), generation: 0, spentAt: t0 } })
       yield* store.insert(connection)
       assert.deepStrictEqual(yield* store.find(connection.id), Option.some(connection))
       assert.deepStrictEqual(yield* store.findByRefreshHash(connection.refresh.hash), Option.some(connection))
       assert.isTrue(Option.isNone(yield* store.find(unique("con_"))))
-      assert.isTrue(Option.isNone(yield* store.findByRefreshHash(unique("rt-hash-"))))
+      assert.isTrue(Option.isNone(yield* store.findByRefreshHash(uniqueHash("rt-hash-"))))
     }))
 
     it.effect("after rotation, every refresh hash ever issued finds the connection (reuse detection)", () => Effect.gen(function* () {
@@ -24,13 +24,13 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
       yield* store.insert(first)
       const second = {
         ...first, version: 2,
-        refresh: { hash: unique("rt-hash-"), generation: 2, issuedAt: t0 + 1 },
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 2, issuedAt: t0 + 1 },
         spent: { hash: first.refresh.hash, generation: 1, spentAt: t0 + 1 }
       }
       yield* store.save(second)
       const third = {
         ...second, version: 3,
-        refresh: { hash: unique("rt-hash-"), generation: 3, issuedAt: t0 + 2 },
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 3, issuedAt: t0 + 2 },
         withdrawn: [{ generation: 2, at: t0 + 2 }]
       }
       yield* store.save(third)
@@ -44,7 +44,7 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
       const connection = aConnection()
       yield* store.insert(connection)
       yield* store.save({ ...connection, version: 2, lastUsedAt: t0 + 5 })
-      const loser = { ...connection, version: 2, refresh: { hash: unique("rt-hash-"), generation: 2, issuedAt: t0 + 5 } }
+      const loser = { ...connection, version: 2, refresh: { hash: uniqueHash("rt-hash-"), generation: 2, issuedAt: t0 + 5 } }
       const error = yield* Effect.flip(store.save(loser))
       assert.strictEqual(error._tag, "Conflict")
       assert.isTrue(Option.isNone(yield* store.findByRefreshHash(loser.refresh.hash)))

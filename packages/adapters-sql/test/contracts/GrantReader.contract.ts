@@ -4,7 +4,7 @@ import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type R
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { aClient, aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique } from "./fixtures.ts"
+import { aClient, aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique, uniqueHash } from "./fixtures.ts"
 
 type Ports = GrantReader | ConnectionStore | CodeStore | ClientStore | Directory
 
@@ -35,7 +35,7 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       yield* connections.insert(connection)
       assert.deepStrictEqual(yield* reader.refreshGrounds(connection.refresh.hash),
         Option.some({ connection, role: { _tag: "Confirmed" as const, role: "editor" as const } }))
-      const next = { ...connection, version: 2, refresh: { hash: unique("rt-hash-"), generation: 2, issuedAt: t0 + 1 },
+      const next = { ...connection, version: 2, refresh: { hash: uniqueHash("rt-hash-"), generation: 2, issuedAt: t0 + 1 },
         spent: { hash: connection.refresh.hash, generation: 1, spentAt: t0 + 1 } }
       yield* connections.save(next)
       // The spent hash still finds the connection (reuse is recognised), as it is now.
@@ -44,7 +44,7 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       yield* (yield* Directory).setRole(workspace.id, people.editor.id, Option.none())
       assert.deepStrictEqual(Option.map(yield* reader.refreshGrounds(next.refresh.hash), (g) => g.role),
         Option.some({ _tag: "Confirmed" as const, role: null }))
-      assert.isTrue(Option.isNone(yield* reader.refreshGrounds(unique("rt-hash-"))))
+      assert.isTrue(Option.isNone(yield* reader.refreshGrounds(uniqueHash("rt-hash-"))))
     }))
 
     it.effect("exchange re-check: the code's version now and whether its client is usable, in one read", () => Effect.gen(function* () {
@@ -59,6 +59,6 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       yield* codes.save({ ...code, version: 2, status: "used" })
       yield* clients.save({ ...client, version: 2, removedAt: t0 + 5 })
       assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 2, clientUsable: false })
-      assert.deepStrictEqual(yield* reader.recheckExchange(unique("code-hash-"), unique("apc_")), { codeVersion: null, clientUsable: false })
+      assert.deepStrictEqual(yield* reader.recheckExchange(uniqueHash("code-hash-"), unique("apc_")), { codeVersion: null, clientUsable: false })
     }))
   })

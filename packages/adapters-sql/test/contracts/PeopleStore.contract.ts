@@ -3,7 +3,7 @@ import { PeopleStore } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
-import { aSession, type ContractHost, t0, unique } from "./fixtures.ts"
+import { aSession, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const peopleStoreContract = <E, R>(name: string, layer: Layer.Layer<PeopleStore, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`PeopleStore contract (${name})`, (it) => {
@@ -24,6 +24,6 @@ export const peopleStoreContract = <E, R>(name: string, layer: Layer.Layer<Peopl
       const switched = { ...session, workspaceId: unique("ws_"), revokedAt: t0 + 5 }
       yield* people.updateSession(switched)
       assert.deepStrictEqual(yield* people.findSession(session.hash), Option.some(switched))
-      assert.isTrue(Option.isNone(yield* people.findSession(unique("ses-hash-"))))
+      assert.isTrue(Option.isNone(yield* people.findSession(uniqueHash("ses-hash-"))))
     }))
   })

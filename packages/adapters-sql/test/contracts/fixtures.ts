@@ -3,6 +3,7 @@ import type {
   AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
   ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
+import { SecretHash } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 
@@ -10,6 +11,8 @@ import { randomBytes } from "node:crypto"
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
 
 export const unique = (prefix: string) => `${prefix}${randomBytes(12).toString("base64url")}`
+/** A unique stand-in for a SHA-256 hash (the stores compare hashes, never compute them). */
+export const uniqueHash = (prefix: string) => SecretHash.make(unique(prefix))
 
 const t0 = 1_767_225_600_000 // 2026-01-01T00:00:00Z
 
@@ -45,7 +48,7 @@ export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
   },
   userId: unique("usr_"),
   workspaceId: unique("ws_"),
-  csrfHash: unique("h"),
+  csrfHash: uniqueHash("h"),
   openedAt: t0,
   expiresAt: t0 + 600_000,
   status: "open",
@@ -53,7 +56,7 @@ export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
 })
 
 export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode => ({
-  hash: unique("code-hash-"),
+  hash: uniqueHash("code-hash-"),
   version: 1,
   clientId: unique("apc_"),
   redirectUri: "https://app.example/cb",
@@ -89,7 +92,7 @@ export const aConnection = (over: Partial<Connection> = {}): Connection => ({
   endedAt: null,
   expiresAt: t0 + 365 * 86_400_000,
   roleConfirmedAt: t0,
-  refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: t0 },
+  refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: t0 },
   spent: null,
   withdrawn: [],
   lastUsedAt: t0,
@@ -97,7 +100,7 @@ export const aConnection = (over: Partial<Connection> = {}): Connection => ({
 })
 
 export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => ({
-  hash: unique("at-hash-"),
+  hash: uniqueHash("at-hash-"),
   connectionId: unique("con_"),
   generation: 1,
   clientId: unique("apc_"),
@@ -112,7 +115,7 @@ export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => (
 
 export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
   id: unique("key_"),
-  hash: unique("key-hash-"),
+  hash: uniqueHash("key-hash-"),
   version: 1,
   workspaceId: unique("ws_"),
   name: "CI key",
@@ -165,7 +168,7 @@ export const aMail = (over: Partial<MailMessage> = {}): MailMessage => ({
 })
 
 export const aSession = (over: Partial<Session> = {}): Session => ({
-  hash: unique("ses-hash-"),
+  hash: uniqueHash("ses-hash-"),
   userId: unique("usr_"),
   workspaceId: null,
   createdAt: t0,

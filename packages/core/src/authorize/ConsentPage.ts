@@ -1,5 +1,6 @@
 // A validated authorization request and the consent page opened for it (spec §GET /oauth/authorize, §Consent page).
 import { Schema } from "effect"
+import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 
 /** What GET /oauth/authorize accepted, after every parameter rule passed. */
@@ -36,7 +37,7 @@ export const ConsentPage = Schema.Struct({
   userId: Schema.String,
   workspaceId: Schema.String,
   /** SHA-256 of the page's CSRF token; the decision is accepted once. */
-  csrfHash: Schema.String,
+  csrfHash: SecretHash,
   openedAt: Schema.Number,
   expiresAt: Schema.Number,
   status: ConsentPageStatus

@@ -19,6 +19,7 @@ import { CodeStore } from "../ports/CodeStore.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
 import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
+import type { SecretHash } from "../ports/Secrets.ts"
 
 const maxPlatformNameLength = 100
 
@@ -85,7 +86,7 @@ interface Decided {
  * (`checked`; none for Cancel). A decline causes one ConsentDeclined (the "connection.declined" audit entry).
  */
 export const decideTransition = (
-  page: ConsentPage, input: DecideConsentInput, csrfHash: string,
+  page: ConsentPage, input: DecideConsentInput, csrfHash: SecretHash,
   checked: { readonly role: Role; readonly plan: Plan; readonly connected: ReadonlyArray<string> } | null, now: number
 ): Transition<ConsentPage, Decided, ConsentRefusal | InvalidConsentDecision> => {
   const event = { _tag: "Decide" as const, userId: input.userId, workspaceId: input.workspaceId, csrfHash }

@@ -4,6 +4,7 @@ import { Result } from "effect"
 import type { ConsentPage } from "./ConsentPage.ts"
 import { constantTimeEqual } from "../credentials/constantTimeEqual.ts"
 import { ConsentAlreadyDecided, ConsentPageExpired, ConsentRestartRequired, CsrfMismatch } from "./errors.ts"
+import type { SecretHash } from "../ports/Secrets.ts"
 
 /** A consent page is valid 10 minutes from opening (spec §Limits). */
 export const consentPageLifetimeMs = 10 * 60 * 1000
@@ -16,7 +17,7 @@ export interface Decide {
   readonly userId: string
   readonly workspaceId: string
   /** SHA-256 of the posted CSRF token. */
-  readonly csrfHash: string
+  readonly csrfHash: SecretHash
 }
 export type ConsentEvent = Decide
 

@@ -1,5 +1,6 @@
 // An OAuth client of any of the three kinds (spec §Resources: OAuth client, Client ID Metadata Document).
 import { Schema } from "effect"
+import { SecretHash } from "../ports/Secrets.ts"
 
 export const ClientKind = Schema.Literals(["workspace_app", "dynamic", "metadata_document"])
 export type ClientKind = typeof ClientKind.Type
@@ -17,7 +18,7 @@ export const Client = Schema.Struct({
   redirectUris: Schema.Array(Schema.String),
   authMethod: TokenEndpointAuthMethod,
   /** SHA-256 of the client secret; only confidential clients have one. */
-  secretHash: Schema.NullOr(Schema.String),
+  secretHash: Schema.NullOr(SecretHash),
   /** The registering workspace of a workspace app: only its members may authorize it. */
   workspaceId: Schema.NullOr(Schema.String),
   /** A recognised (verified) product: errors redirect at once, the consent page says verified. */

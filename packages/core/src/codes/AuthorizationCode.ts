@@ -1,12 +1,13 @@
 // The authorization code record (spec §Tokens and codes, §States: Authorization code). Found by its SHA-256.
 import { Schema } from "effect"
+import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 
 export const CodeStatus = Schema.Literals(["issued", "used"])
 export type CodeStatus = typeof CodeStatus.Type
 
 export const AuthorizationCode = Schema.Struct({
-  hash: Schema.String,
+  hash: SecretHash,
   version: Schema.Int,
   clientId: Schema.String,
   redirectUri: Schema.String,

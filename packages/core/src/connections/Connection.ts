@@ -1,5 +1,6 @@
 // The connection record (spec §Resources: Connection, §States: Connection) with its refresh-token chain.
 import { Schema } from "effect"
+import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 
 export const ConnectionStatus = Schema.Literals(["active", "ended"])
@@ -36,9 +37,9 @@ export const Connection = Schema.Struct({
   /** Last time the approver's role was confirmed (the 24-hour grace of §States: Connection). */
   roleConfirmedAt: Schema.Number,
   /** The one live refresh token: its hash, its place in the chain, when it was issued (30 days unused). */
-  refresh: Schema.Struct({ hash: Schema.String, generation: Schema.Int, issuedAt: Schema.Number }),
+  refresh: Schema.Struct({ hash: SecretHash, generation: Schema.Int, issuedAt: Schema.Number }),
   /** The refresh token whose use produced the current lineage: may be presented again within 30 s. */
-  spent: Schema.NullOr(Schema.Struct({ hash: Schema.String, generation: Schema.Int, spentAt: Schema.Number })),
+  spent: Schema.NullOr(Schema.Struct({ hash: SecretHash, generation: Schema.Int, spentAt: Schema.Number })),
   /** Pairs withdrawn by the 30-second rule; their access tokens end with them. Kept for an hour (token life). */
   withdrawn: Schema.Array(Schema.Struct({ generation: Schema.Int, at: Schema.Number })),
   lastUsedAt: Schema.Number

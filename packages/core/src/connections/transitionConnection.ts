@@ -7,6 +7,7 @@ import type { Connection, EndReason } from "./Connection.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { moved, refused, type Transition, unchanged } from "../commands/Transition.ts"
 import { RefreshTokenInvalid, type RefreshRefusal, RoleUnconfirmed, ScopeNotGranted, SurfaceNotGranted } from "./errors.ts"
+import type { SecretHash } from "../ports/Secrets.ts"
 
 const second = 1000
 const hour = 60 * 60 * second
@@ -31,7 +32,7 @@ export type RoleAnswer =
 export interface Refresh {
   readonly _tag: "Refresh"
   /** SHA-256 of the presented refresh token. */
-  readonly presentedHash: string
+  readonly presentedHash: SecretHash
   /** The authenticated client. */
   readonly clientId: string
   readonly role: RoleAnswer
@@ -40,7 +41,7 @@ export interface Refresh {
   /** The surface named by `resource`, null when omitted. */
   readonly surface: Surface | null
   /** SHA-256 of the refresh token that will be issued if the refresh succeeds. */
-  readonly nextRefreshHash: string
+  readonly nextRefreshHash: SecretHash
 }
 
 export interface End {

@@ -5,6 +5,7 @@ import type { Scope, Surface } from "../scopes/Scope.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import type { AccessToken } from "./records.ts"
+import type { SecretHash } from "../ports/Secrets.ts"
 
 /** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */
 export const accessTokenLifetimeSeconds = 3600
@@ -12,7 +13,7 @@ export const accessTokenLifetimeSeconds = 3600
 /** A freshly generated secret and the SHA-256 under which it is stored. */
 export interface MintedSecret {
   readonly value: string
-  readonly hash: string
+  readonly hash: SecretHash
 }
 
 // Untraced, as planTokenPair: called twice or three times per token request, where a traced Effect.fn (a span and a

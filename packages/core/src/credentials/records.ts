@@ -1,10 +1,11 @@
 // Access tokens, API keys and the Principal a bearer credential resolves to (spec §Tokens and codes, §Authentication).
 import { Schema } from "effect"
+import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role } from "../workspaces/Workspace.ts"
 
 export const AccessToken = Schema.Struct({
-  hash: Schema.String,
+  hash: SecretHash,
   connectionId: Schema.String,
   /** The refresh generation it was issued with: withdrawing that pair ends it. */
   generation: Schema.Int,
@@ -21,7 +22,7 @@ export type AccessToken = typeof AccessToken.Type
 
 export const ApiKey = Schema.Struct({
   id: Schema.String,
-  hash: Schema.String,
+  hash: SecretHash,
   version: Schema.Int,
   workspaceId: Schema.String,
   name: Schema.String,

@@ -1,9 +1,10 @@
 // People who sign in to the service's own pages: their password hash and their browser sessions.
 import { Schema } from "effect"
+import { SecretHash } from "../ports/Secrets.ts"
 
 /** A signed-in browser session; found by the SHA-256 of the cookie value. */
 export const Session = Schema.Struct({
-  hash: Schema.String,
+  hash: SecretHash,
   userId: Schema.String,
   /** The workspace the person is working in (switchable). */
   workspaceId: Schema.NullOr(Schema.String),

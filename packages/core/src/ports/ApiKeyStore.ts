@@ -3,13 +3,14 @@
 import { Context, Effect, Option } from "effect"
 import type { ApiKey } from "../credentials/records.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { SecretHash } from "./Secrets.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
 
 export interface ApiKeyStoreShape {
   readonly insert: (key: ApiKey) => Fx<void>
-  readonly findByHash: (hash: string) => Fx<Option.Option<ApiKey>>
+  readonly findByHash: (hash: SecretHash) => Fx<Option.Option<ApiKey>>
   readonly find: (id: string) => Fx<Option.Option<ApiKey>>
   readonly save: (next: ApiKey) => Cas
   readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<ApiKey>>

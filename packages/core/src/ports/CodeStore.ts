@@ -4,13 +4,14 @@ import { Context, Effect, Option } from "effect"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
+import type { SecretHash } from "./Secrets.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
 
 export interface CodeStoreShape {
   readonly insert: (code: AuthorizationCode) => Fx<void>
-  readonly findByHash: (hash: string) => Fx<Option.Option<AuthorizationCode>>
+  readonly findByHash: (hash: SecretHash) => Fx<Option.Option<AuthorizationCode>>
   readonly save: (next: AuthorizationCode) => Cas
   /**
    * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction: issue 11).

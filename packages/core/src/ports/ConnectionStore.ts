@@ -4,6 +4,7 @@ import { Context, Effect, Option } from "effect"
 import type { Connection } from "../connections/Connection.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
+import type { SecretHash } from "./Secrets.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
@@ -13,7 +14,7 @@ export interface ConnectionStoreShape {
   readonly insert: (connection: Connection) => Fx<void>
   readonly find: (id: string) => Fx<Option.Option<Connection>>
   /** Finds the connection any refresh token ever issued to it belongs to (live, spent or withdrawn). */
-  readonly findByRefreshHash: (hash: string) => Fx<Option.Option<Connection>>
+  readonly findByRefreshHash: (hash: SecretHash) => Fx<Option.Option<Connection>>
   /** Compare-and-set; also indexes `next.refresh.hash` when it is new. */
   readonly save: (next: Connection) => Cas
   /**

@@ -5,6 +5,7 @@ import { Context, Effect, Option } from "effect"
 import type { Connection } from "../connections/Connection.ts"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { SecretHash } from "./Secrets.ts"
 
 /** What a refresh decides on (spec §States: Connection): the connection and its approver's role now. */
 export interface RefreshGrounds {
@@ -23,8 +24,8 @@ export interface ExchangeRecheck {
 
 export interface GrantReaderShape {
   /** The connection any refresh token ever issued to it belongs to (live, spent or withdrawn), with the role. */
-  readonly refreshGrounds: (refreshHash: string) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
+  readonly refreshGrounds: (refreshHash: SecretHash) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
   /** The code's version and the client's usability, read together after an exchange committed. */
-  readonly recheckExchange: (codeHash: string, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
+  readonly recheckExchange: (codeHash: SecretHash, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }
 export class GrantReader extends Context.Service<GrantReader, GrantReaderShape>()("core/ports/GrantReader") {}

@@ -3,12 +3,13 @@
 import { Context, Effect, Option } from "effect"
 import type { Session } from "../people/records.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { SecretHash } from "./Secrets.ts"
 
 export interface PeopleStoreShape {
   readonly setPasswordHash: (userId: string, passwordHash: string) => Effect.Effect<void, StoreUnavailable>
   readonly passwordHash: (userId: string) => Effect.Effect<Option.Option<string>, StoreUnavailable>
   readonly insertSession: (session: Session) => Effect.Effect<void, StoreUnavailable>
-  readonly findSession: (hash: string) => Effect.Effect<Option.Option<Session>, StoreUnavailable>
+  readonly findSession: (hash: SecretHash) => Effect.Effect<Option.Option<Session>, StoreUnavailable>
   readonly updateSession: (session: Session) => Effect.Effect<void, StoreUnavailable>
 }
 export class PeopleStore extends Context.Service<PeopleStore, PeopleStoreShape>()("core/ports/PeopleStore") {}

@@ -1,14 +1,14 @@
 // Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, auditOfEvent, recordAudit, type Connection } from "@adgate/core"
+import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
   id: "con_1", version: 1, clientId: "https://tool.example/client.json", workspaceId: ws, approverId: "usr_a",
   scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait", status: "active",
   endedReason: null, createdAt: 0, endedAt: null, expiresAt: 1, roleConfirmedAt: 0,
-  refresh: { hash: "h", generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
+  refresh: { hash: SecretHash.make("h"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
 }
 describe("audit log and connection e-mail", () => {
   it.effect("recordAudit appends an entry with an aud_ id and the clock's time", () =>

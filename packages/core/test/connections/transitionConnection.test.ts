@@ -3,7 +3,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import {
   type Connection, connectionLifetimeMs, narrowScopes, narrowSurface, type Refresh, refreshIdleMs, refreshRetryWindowMs,
-  roleGraceMs, transitionConnection, withdrawnMemoryMs, endTransition
+  roleGraceMs, SecretHash, transitionConnection, withdrawnMemoryMs, endTransition
 } from "@adgate/core"
 import { Result } from "effect"
 
@@ -11,11 +11,12 @@ const base: Connection = {
   id: "con_1", version: 1, clientId: "apc_pub", workspaceId: "ws_1", approverId: "usr_a",
   scopes: ["tasks:read", "tasks:write", "tools:read"], surface: "both", platforms: "all", writeMode: "wait",
   status: "active", endedReason: null, createdAt: 0, endedAt: null, expiresAt: connectionLifetimeMs, roleConfirmedAt: 0,
-  refresh: { hash: "rt1", generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
+  refresh: { hash: SecretHash.make("rt1"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
 }
 const admin = { _tag: "Confirmed", role: "admin" } as const
-const refresh = (presentedHash: string, over: Partial<Refresh> = {}): Refresh => ({
-  _tag: "Refresh", presentedHash, clientId: "apc_pub", role: admin, scope: null, surface: null, nextRefreshHash: `next-of-${presentedHash}`, ...over
+const refresh = (presented: string, over: Partial<Omit<Refresh, "nextRefreshHash">> & { readonly nextRefreshHash?: string } = {}): Refresh => ({
+  _tag: "Refresh", presentedHash: SecretHash.make(presented), clientId: "apc_pub", role: admin, scope: null, surface: null, ...over,
+  nextRefreshHash: SecretHash.make(over.nextRefreshHash ?? `next-of-${presented}`)
 })
 const rotated = (c: Connection, e: Refresh, now: number) => {
   const d = transitionConnection(c, e, now)

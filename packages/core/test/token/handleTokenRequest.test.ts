@@ -6,7 +6,7 @@ import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AccessTokenStore, EventOutbox, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer,
-  resolveBearer, StoreUnavailable, type BasicCredentials
+  resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials
 } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, people, refreshGrant, secrets, seed, World, ws } from "./world.ts"
 import { audited } from "../support/audited.ts"
@@ -16,7 +16,7 @@ const token = (params: ReadonlyArray<readonly [string, string]>, basic: BasicCre
 /** The core's refusal of a request (the HTTP adapter's table makes it the OAuth answer). */
 const refused = (params: ReadonlyArray<readonly [string, string]>, basic: BasicCredentials = null) =>
   Effect.flip(token(params, basic))
-const codeStatus = (hash: string) =>
+const codeStatus = (hash: SecretHash) =>
   Effect.gen(function* () { return Option.getOrThrow(yield* (yield* CodeStore).findByHash(hash)).status })
 const connected = Effect.gen(function* () {
   const code = yield* insertCode()
@@ -341,7 +341,7 @@ describe("§OAuth errors: temporarily_unavailable (503) and server_error (503)",
       yield* seed
       const error = yield* refused(codeGrant({ value: "apo_ac_x", verifier: "v".repeat(43) }))
       assert.strictEqual(error._tag, "StoreUnavailable")
-      assert.strictEqual((yield* (yield* AccessTokenStore).findByHash("x")).pipe(Option.isNone), true)
+      assert.strictEqual((yield* (yield* AccessTokenStore).findByHash(SecretHash.make("x"))).pipe(Option.isNone), true)
     }).pipe(Effect.provide(Layer.merge(World, CodesDown)))
   })
 })

@@ -6,6 +6,7 @@ import {
   CodeStore,
   Directory,
   Issuer,
+  type SecretHash,
   Secrets,
   type AuthorizationCode,
   type Client,
@@ -39,7 +40,7 @@ export const ws = "ws_1"
 export const people = { admin: "usr_admin", admin2: "usr_admin2", editor: "usr_editor", viewer: "usr_viewer" } as const
 export const secrets = { conf: "apcs_conf-secret", post: "apcs_post-secret" } as const
 
-const client = (clientId: string, authMethod: Client["authMethod"], secretHash: string | null, over: Partial<Client> = {}): Client => ({
+const client = (clientId: string, authMethod: Client["authMethod"], secretHash: SecretHash | null, over: Partial<Client> = {}): Client => ({
   clientId, version: 1, kind: "dynamic", name: `App ${clientId}`, redirectUris: ["https://app.example/cb"], authMethod,
   secretHash, workspaceId: null, recognised: false, createdAt: 0, lastTokenAt: null, removedAt: null, documentHost: null,
   cacheUntil: null, ...over
