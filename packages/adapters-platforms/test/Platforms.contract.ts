@@ -4,13 +4,14 @@
 import type { PlatformAnswer, Platforms } from "@adgate/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
+import { WorkspaceId } from "@adgate/core"
 
 export interface BudgetWrite<R> {
   /** A fresh workspace with the platform connected and one campaign (or ad set) whose budget the write sets. */
-  readonly setUp: Effect.Effect<string, unknown, R | Platforms>
+  readonly setUp: Effect.Effect<WorkspaceId, unknown, R | Platforms>
   /** Sets the daily budget to `to`, with `token` when given. */
-  readonly setBudget: (workspaceId: string, to: number, token?: string) => Effect.Effect<PlatformAnswer, unknown, R | Platforms>
-  readonly budgetNow: (workspaceId: string) => Effect.Effect<number, unknown, R | Platforms>
+  readonly setBudget: (workspaceId: WorkspaceId, to: number, token?: string) => Effect.Effect<PlatformAnswer, unknown, R | Platforms>
+  readonly budgetNow: (workspaceId: WorkspaceId) => Effect.Effect<number, unknown, R | Platforms>
 }
 
 export const platformsContract = <R>(it: { readonly effect: Vitest.Tester<R | Platforms> }, write: BudgetWrite<R>) => {

@@ -1,6 +1,6 @@
 // The Platforms port contract (test/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
 // platforms on PGlite and, when DATABASE_URL is set, PostgreSQL: the promise every "never applied twice" relies on.
-import { Platforms, type Tool } from "@adgate/core"
+import { Platforms, type Tool, WorkspaceId } from "@adgate/core"
 import { PlatformsMemory, PlatformsMemoryState } from "@adgate/core/testing"
 import { layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -14,7 +14,7 @@ const toolNamed = (name: string) => Effect.map(Platforms, (p) => {
   if (tool === undefined) throw new Error(`no tool ${name}`)
   return tool
 })
-const fresh = () => `ws_contract_${Math.random().toString(36).slice(2, 12)}`
+const fresh = () => WorkspaceId.make(`ws_contract_${Math.random().toString(36).slice(2, 12)}`)
 
 layer(PlatformsMemory({}), { excludeTestServices: true })("Platforms contract: PlatformsMemory", (it) => {
   platformsContract(it, {

@@ -1,7 +1,7 @@
 // The sandbox platforms behind the Platforms port (docs/platforms.md): every tool of every family answers like its
 // platform, reads cover date ranges, writes persist (across a restart), deterministic failures answer the platform's
 // refusal, previews describe the change, and credentials are sealed at rest and checked like a real API (401).
-import { Platforms, type PlatformsShape, type Tool, kindOfCall, requiredArguments, routeCall } from "@adgate/core"
+import { Platforms, type PlatformsShape, type Tool, kindOfCall, requiredArguments, routeCall, WorkspaceId } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, type Schema } from "effect"
@@ -11,7 +11,7 @@ import { addDays, isoDay } from "../src/sandbox/SandboxStore.ts"
 import { sandboxPlatforms, SandboxConnections } from "../src/PlatformsSandbox.ts"
 import { databaseUrl, pgliteDatabase, platformsOn, postgresDatabase, tempDataDir } from "./databases.ts"
 
-const workspace = () => `ws_test_${Math.random().toString(36).slice(2, 12)}`
+const workspace = () => WorkspaceId.make(`ws_test_${Math.random().toString(36).slice(2, 12)}`)
 const yesterday = () => addDays(isoDay(Date.now()), -1)
 const lastWeek = () => ({ from: addDays(yesterday(), -6), to: yesterday() })
 
@@ -21,15 +21,15 @@ const toolNamed = (platforms: PlatformsShape, name: string): Tool => {
   return tool
 }
 
-const call = (workspaceId: string, name: string, args: Schema.JsonObject) => Effect.gen(function* () {
+const call = (workspaceId: WorkspaceId, name: string, args: Schema.JsonObject) => Effect.gen(function* () {
   const platforms = yield* Platforms
   return yield* platforms.execute({ workspaceId, tool: toolNamed(platforms, name), arguments: args })
 })
-const preview = (workspaceId: string, name: string, args: Schema.JsonObject) => Effect.gen(function* () {
+const preview = (workspaceId: WorkspaceId, name: string, args: Schema.JsonObject) => Effect.gen(function* () {
   const platforms = yield* Platforms
   return yield* platforms.preview({ workspaceId, tool: toolNamed(platforms, name), arguments: args })
 })
-const connectAll = (workspaceId: string) => Effect.gen(function* () {
+const connectAll = (workspaceId: WorkspaceId) => Effect.gen(function* () {
   const connections = yield* SandboxConnections
   for (const p of sandboxPlatforms) yield* connections.connect(workspaceId, p.family.id, "usr_test")
 })
@@ -88,7 +88,7 @@ describe("the seeded story", () => {
       dailyBudget: c.budget, profile: c.profile, data: {}, position: 0
     }))
     for (let i = 0; i < 300; i++) {
-      const ws = `ws_story_${i}`
+      const ws = WorkspaceId.make(`ws_story_${i}`)
       const end = addDays("2026-01-01", i * 3)
       const week = Array.from({ length: 7 }, (_, d) => addDays(end, -d))
       const totals = campaigns.map((c) => {

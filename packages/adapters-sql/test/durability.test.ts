@@ -4,7 +4,8 @@
 // housekeeping purges exactly what has expired.
 import {
   AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, Directory, Mailer,
-  PeopleStore, RateLimiter, StoreUnavailable
+  PeopleStore, RateLimiter, StoreUnavailable,
+  WorkspaceId
 } from "@adgate/core"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
@@ -125,7 +126,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
     it.effect("a connection row with wrong-shaped JSON is StoreUnavailable, by id, by refresh hash and in lists", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const connections = yield* ConnectionStore
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const bad = aConnection({ workspaceId })
       const good = aConnection()
       yield* connections.insert(bad)

@@ -12,7 +12,8 @@ import {
   Directory,
   GuardrailStore,
   noGuardrails,
-  type Principal
+  type Principal,
+  WorkspaceId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -28,7 +29,7 @@ import { SqlStores } from "../src/index.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 
 const admin = "usr_limits_admin"
-const workspaces = ["ws_credits", "ws_reads", "ws_cap", "ws_approved"] as const
+const workspaces = [WorkspaceId.make("ws_credits"), WorkspaceId.make("ws_reads"), WorkspaceId.make("ws_cap"), WorkspaceId.make("ws_approved")] as const
 
 const seed = Layer.effectDiscard(Effect.gen(function* () {
   const directory = yield* Directory
@@ -52,17 +53,17 @@ const World = (database: Layer.Layer<SqlClient.SqlClient, unknown>) => seed.pipe
   })
 ).pipe(Layer.provideMerge(database))))
 
-const principal = (workspaceId: string, writeMode: "apply" | "wait" = "apply"): Principal => ({
+const principal = (workspaceId: WorkspaceId, writeMode: "apply" | "wait" = "apply"): Principal => ({
   kind: "api_key", workspaceId, userId: admin, scopes: ["tools:read", "tools:write"], surface: "both", platforms: "all",
   writeMode, connectionId: null, apiKeyId: `key_${workspaceId}`, clientId: null
 })
-const budgetWrite = (ws: string, i: number) => callTool({
+const budgetWrite = (ws: WorkspaceId, i: number) => callTool({
   principal: principal(ws), name: "ads__update_campaign_budget",
   arguments: { accountId: `act_${ws}`, campaignId: `c_${ws}`, dailyBudget: 100 + i }, idempotencyKey: null
 })
 /** Calls that ran on the platform (the tests of one suite run one after the other). */
 const executions = Effect.map(Effect.flatMap(PlatformsMemoryState, Ref.get), (s) => s.executions.length)
-const setBalance = (ws: string, to: number) => Effect.gen(function* () {
+const setBalance = (ws: WorkspaceId, to: number) => Effect.gen(function* () {
   const ledger = yield* CreditsLedger
   yield* ledger.charge({ workspaceId: ws, amount: (yield* ledger.balance(ws)) - to, reason: "test", reference: null, now: 0 })
 })
@@ -74,7 +75,7 @@ const tally = <A, E extends { readonly _tag: string }>(results: ReadonlyArray<{ 
 const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
   layer(World(database()), { timeout: "60 seconds" })(name, (it) => {
     it.effect("N parallel writes with a balance for k: exactly k run and N−k get 402, the balance never below zero (checklist 178)", () => Effect.gen(function* () {
-      const ws = "ws_credits"
+      const ws = WorkspaceId.make("ws_credits")
       yield* setBalance(ws, 15) // three calls of 5 credits
       const before = yield* executions
       const results = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => Effect.result(budgetWrite(ws, i)), { concurrency: "unbounded" })
@@ -86,7 +87,7 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
     }))
 
     it.effect("N parallel reads with a balance for k: exactly k run and N−k get 402 (checklist 178)", () => Effect.gen(function* () {
-      const ws = "ws_reads"
+      const ws = WorkspaceId.make("ws_reads")
       yield* setBalance(ws, 4) // four reads of 1 credit
       const results = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.result(callTool({
         principal: principal(ws), name: "ads__list_campaigns", arguments: { accountId: `act_${ws}` }, idempotencyKey: null
@@ -98,7 +99,7 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
     }))
 
     it.effect("changes per day holds for parallel writes: 10 at once with maxChangesPerDay 3, exactly 3 run (issue 9 Guardrails)", () => Effect.gen(function* () {
-      const ws = "ws_cap"
+      const ws = WorkspaceId.make("ws_cap")
       yield* (yield* GuardrailStore).save({ ...noGuardrails(ws), maxChangesPerDay: 3 })
       const results = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => Effect.result(budgetWrite(ws, i)), { concurrency: "unbounded" })
       const { ran, refused } = tally(results)
@@ -108,7 +109,7 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
     }))
 
     it.effect("approved writes executed in parallel with a balance for k: exactly k run, the others fail insufficient_credits (checklist 178)", () => Effect.gen(function* () {
-      const ws = "ws_approved"
+      const ws = WorkspaceId.make("ws_approved")
       const ids: Array<string> = []
       for (let i = 0; i < 6; i++) {
         const queued = yield* callTool({

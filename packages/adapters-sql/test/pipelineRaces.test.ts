@@ -9,7 +9,8 @@ import {
   Directory,
   executeWriteRequest,
   WriteRequestStore,
-  type Principal
+  type Principal,
+  WorkspaceId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -23,7 +24,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import { SqlStores } from "../src/index.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
 
-const ws = "ws_race"
+const ws = WorkspaceId.make("ws_race")
 const admin = "usr_race_admin"
 const racers = 16
 

@@ -2,7 +2,8 @@
 // on PGlite in a folder (or PostgreSQL), seeded like the first start (four sandbox platforms connected), with the task
 // runner's ports, and a clock the tests move forward by hand instead of sleeping.
 import {
-  createApiKey, Directory, resolveBearer, type Principal, type Scope, type WriteMode
+  createApiKey, Directory, resolveBearer, type Principal, type Scope, type WriteMode,
+  WorkspaceId
 } from "@adgate/core"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
@@ -50,7 +51,7 @@ export const demo = Effect.gen(function* () {
 })
 
 /** A new API key of `userId` and the Principal its bearer resolves to (the real check REST runs). */
-export const keyPrincipal = (workspaceId: string, userId: string, scopes: ReadonlyArray<Scope>, toolWrites: WriteMode) =>
+export const keyPrincipal = (workspaceId: WorkspaceId, userId: string, scopes: ReadonlyArray<Scope>, toolWrites: WriteMode) =>
   Effect.gen(function* () {
     const created = yield* createApiKey({ workspaceId, actorId: userId, name: `tasks ${toolWrites}`, scopes, toolWrites })
     return (yield* resolveBearer(created.secret, "rest")) satisfies Principal as Principal

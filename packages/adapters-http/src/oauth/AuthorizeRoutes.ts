@@ -23,7 +23,8 @@ import {
   type Client,
   type ConsentAnswer,
   type ConsentDecision,
-  type ConsentPage
+  type ConsentPage,
+  WorkspaceId
 } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
 import { errorPageFor } from "../pages/errorPages.ts"
@@ -183,7 +184,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         const person = yield* people.current(request)
         if (Option.isNone(person))
           return yield* errorPage(400, "You are signed out", "Your session ended before you decided. Start again from the app.")
-        const workspaceId = person.value.workspaceId ?? ""
+        const workspaceId = person.value.workspaceId ?? WorkspaceId.make("")
         let answer: ConsentAnswer
         if (action === "allow") {
           const decision: ConsentDecision = {

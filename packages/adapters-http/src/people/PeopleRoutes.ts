@@ -3,7 +3,7 @@
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, UrlParams } from "effect/http"
-import { ClientStore, Issuer, type NotAMember, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace } from "@adgate/core"
+import { ClientStore, Issuer, type NotAMember, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace, WorkspaceId } from "@adgate/core"
 import { askingApp } from "../oauth/askingApp.ts"
 import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages/layout.ts"
 import { People, type PeoplePorts, type Person } from "./People.ts"
@@ -145,7 +145,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         return yield* people.requirePerson(request.modify({ url: returnTo }), (person) =>
           Effect.gen(function* () {
             if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
-            return yield* switchWorkspace(person.session, field(form, "workspace_id") ?? "").pipe(
+            return yield* switchWorkspace(person.session, WorkspaceId.make(field(form, "workspace_id") ?? "")).pipe(
               Effect.provide(ports),
               Effect.as(seeOther(returnTo)),
               Effect.catchTag("NotAMember", (e) => Effect.succeed(renderErrorPage({ ...peoplePageErrors[e._tag], returnTo })))

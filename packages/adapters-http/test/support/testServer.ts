@@ -22,7 +22,8 @@ import {
   type RateLimitPolicy,
   Secrets,
   type Role,
-  type Workspace
+  type Workspace,
+  WorkspaceId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -131,7 +132,7 @@ const seedPeople = {
  * has an `ads` account (act_paid) with three campaigns and a `shop` account (shop_paid); the free one an `ads` account
  * (act_free).
  */
-const seedMemoryPlatforms = (paid: string, free: string) =>
+const seedMemoryPlatforms = (paid: WorkspaceId, free: WorkspaceId) =>
   Effect.gen(function* () {
     const state = yield* Effect.serviceOption(PlatformsMemoryState)
     if (Option.isNone(state)) return
@@ -220,7 +221,7 @@ const startWith = async (
       const hasher = yield* PasswordHasher
       const makeWorkspace = (name: string, plan: "free" | "paid", credits: number) =>
         Effect.gen(function* () {
-          const workspace: Workspace = { id: yield* secrets.generate(Prefix.workspace), name, plan, credits, createdAt: 0 }
+          const workspace: Workspace = { id: WorkspaceId.make(yield* secrets.generate(Prefix.workspace)), name, plan, credits, createdAt: 0 }
           yield* dir.createWorkspace(workspace)
           return workspace
         })

@@ -22,7 +22,8 @@ import {
   type RateLimitPolicy,
   RateLimits,
   Secrets,
-  type Workspace
+  type Workspace,
+  WorkspaceId
 } from "@adgate/core"
 import { SecretsWebCrypto } from "@adgate/core/testing"
 import { CredentialCipher, makeCredentialCipher, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
@@ -124,7 +125,7 @@ export const seedWorld = (server: McpTestServer): Promise<SeededWorld> =>
     const dir = yield* Directory
     const people = yield* PeopleStore
     const hasher = yield* PasswordHasher
-    const paid: Workspace = { id: yield* secrets.generate(Prefix.workspace), name: "Acme Ads", plan: "paid", credits: 1000, createdAt: 0 }
+    const paid: Workspace = { id: WorkspaceId.make(yield* secrets.generate(Prefix.workspace)), name: "Acme Ads", plan: "paid", credits: 1000, createdAt: 0 }
     yield* dir.createWorkspace(paid)
     const person = (email: string, password: string, role: "admin" | "editor") => Effect.gen(function* () {
       const id = yield* secrets.generate(Prefix.user)

@@ -1,5 +1,5 @@
 // The ApiKeyStore contract (spec §Authentication: API keys): keys by id and hash, compare-and-set saves.
-import { ApiKeyStore } from "@adgate/core"
+import { ApiKeyStore, WorkspaceId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -35,7 +35,7 @@ export const apiKeyStoreContract = <E, R>(name: string, layer: Layer.Layer<ApiKe
 
     it.effect("keys are listed by their workspace only", () => Effect.gen(function* () {
       const store = yield* ApiKeyStore
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const mine = [anApiKey({ workspaceId }), anApiKey({ workspaceId, createdAt: t0 + 1 })]
       yield* Effect.forEach([...mine, anApiKey()], store.insert)
       assert.deepStrictEqual([...(yield* store.listByWorkspace(workspaceId))].sort((a, b) => a.createdAt - b.createdAt), mine)

@@ -1,5 +1,5 @@
 // The AuditLog contract (spec §Events): entries per workspace, in the order they were appended.
-import { AuditLog } from "@adgate/core"
+import { AuditLog, WorkspaceId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
@@ -9,7 +9,7 @@ export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog
   host.layer(layer)(`AuditLog contract (${name})`, (it) => {
     it.effect("entries are listed per workspace in append order", () => Effect.gen(function* () {
       const log = yield* AuditLog
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const entries = [
         anAuditEntry({ workspaceId, at: 3 }),
         anAuditEntry({ workspaceId, at: 1, action: "connection.ended", actorId: unique("usr_"), detail: { reason: "revoked" } }),
@@ -17,6 +17,6 @@ export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog
       ]
       yield* Effect.forEach([entries[0]!, anAuditEntry(), entries[1]!, entries[2]!], log.append)
       assert.deepStrictEqual(yield* log.list(workspaceId), entries)
-      assert.deepStrictEqual(yield* log.list(unique("ws_")), [])
+      assert.deepStrictEqual(yield* log.list(WorkspaceId.make(unique(WorkspaceId.make("ws_")))), [])
     }))
   })

@@ -1,6 +1,6 @@
 // The ConnectionStore contract (spec §States: Connection): compare-and-set saves and the refresh-token hash index
 // (every refresh hash ever issued finds its connection: live, spent or withdrawn).
-import { ConnectionStore } from "@adgate/core"
+import { ConnectionStore, WorkspaceId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -81,7 +81,7 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
 
     it.effect("connections are listed by workspace and by client", () => Effect.gen(function* () {
       const store = yield* ConnectionStore
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const clientId = unique("apc_")
       const a = aConnection({ workspaceId, clientId })
       const b = aConnection({ workspaceId, createdAt: t0 + 1 })

@@ -1,13 +1,13 @@
 // The CreditsLedger contract (spec §Limits: Credits, §REST 402; checklist 178): the balance is the workspace's
 // credits as the Directory shows them; charges never go below zero; every move is an entry with its balance after.
-import { CreditsLedger, Directory } from "@adgate/core"
+import { CreditsLedger, Directory, WorkspaceId } from "@adgate/core"
 import type { CreditMovement } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
 import { aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
 
-const movement = (workspaceId: string, amount: number, over: Partial<CreditMovement> = {}): CreditMovement => ({
+const movement = (workspaceId: WorkspaceId, amount: number, over: Partial<CreditMovement> = {}): CreditMovement => ({
   workspaceId, amount, reason: "tool:meta__campaign_report", reference: unique("use_"), now: t0, ...over
 })
 
@@ -18,7 +18,7 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       yield* (yield* Directory).createWorkspace(workspace)
       return workspace.id
     })
-    const directoryCredits = (workspaceId: string) =>
+    const directoryCredits = (workspaceId: WorkspaceId) =>
       Effect.map(Effect.flatMap(Directory, (d) => d.workspace(workspaceId)), Option.map((w) => w.credits))
 
     it.effect("a charge takes from the balance the Directory shows, and is an entry with the balance after", () => Effect.gen(function* () {
@@ -62,7 +62,7 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
 
     it.effect("an unknown workspace has no balance: CreditsWorkspaceNotFound for balance, charge and grant", () => Effect.gen(function* () {
       const ledger = yield* CreditsLedger
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const errors = yield* Effect.all([ledger.balance(workspaceId), ledger.charge(movement(workspaceId, 1)), ledger.grant(movement(workspaceId, 1))].map(Effect.flip))
       assert.deepStrictEqual(errors.map((e) => e._tag), ["CreditsWorkspaceNotFound", "CreditsWorkspaceNotFound", "CreditsWorkspaceNotFound"])
       assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])

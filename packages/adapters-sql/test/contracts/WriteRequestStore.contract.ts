@@ -1,6 +1,6 @@
 // The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
-import { WriteRequestStore, type WriteRequest } from "@adgate/core"
+import { WriteRequestStore, type WriteRequest, WorkspaceId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -50,7 +50,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
 
     it.effect("the pending queue lists the workspace's pending requests oldest first; decided ones and other workspaces are not in it", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const newer = aWriteRequest({ workspaceId, createdAt: t0 + 2 })
       const older = aWriteRequest({ workspaceId, createdAt: t0 + 1 })
       const rejected = aWriteRequest({ workspaceId, status: "rejected", decidedBy: unique("usr_"), decidedAt: t0 })
@@ -59,12 +59,12 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       assert.deepStrictEqual((yield* store.listPending(workspaceId)).map((r) => r.id), [older.id, newer.id])
       yield* store.save({ ...older, version: 2, status: "approved", decidedBy: unique("usr_"), decidedAt: t0 + 3 })
       assert.deepStrictEqual((yield* store.listPending(workspaceId)).map((r) => r.id), [newer.id])
-      assert.deepStrictEqual(yield* store.listPending(unique("ws_")), [])
+      assert.deepStrictEqual(yield* store.listPending(WorkspaceId.make(unique(WorkspaceId.make("ws_")))), [])
     }))
 
     it.effect("listByRequester: one credential's requests, newest first, paged after a cursor; another credential's are not in it", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
-      const workspaceId = unique("ws_")
+      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
       const connectionId = unique("con_")
       const mine = [1, 2, 3].map((n) => aWriteRequest({ workspaceId, connectionId, apiKeyId: null, createdAt: t0 + n }))
       const other = aWriteRequest({ workspaceId, connectionId: unique("con_"), apiKeyId: null, createdAt: t0 + 4 })

@@ -6,6 +6,7 @@ import type {
 import { SecretHash } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
+import { WorkspaceId } from "@adgate/core"
 
 /** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
@@ -47,7 +48,7 @@ export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
     surface: "mcp"
   },
   userId: unique("usr_"),
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   csrfHash: uniqueHash("h"),
   openedAt: t0,
   expiresAt: t0 + 600_000,
@@ -63,7 +64,7 @@ export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode 
   redirectUriSent: true,
   codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
   userId: unique("usr_"),
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   scopes: ["tools:read", "tools:write"],
   surface: "both",
   platforms: ["meta", "google"],
@@ -80,7 +81,7 @@ export const aConnection = (over: Partial<Connection> = {}): Connection => ({
   id: unique("con_"),
   version: 1,
   clientId: unique("apc_"),
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   approverId: unique("usr_"),
   scopes: ["tasks:read", "accounts:read"],
   surface: "mcp",
@@ -104,7 +105,7 @@ export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => (
   connectionId: unique("con_"),
   generation: 1,
   clientId: unique("apc_"),
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   scopes: ["tools:read"],
   surface: "rest",
   issuedAt: t0,
@@ -117,7 +118,7 @@ export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
   id: unique("key_"),
   hash: uniqueHash("key-hash-"),
   version: 1,
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   name: "CI key",
   createdBy: unique("usr_"),
   scopes: ["tools:read", "tools:raw"],
@@ -129,7 +130,7 @@ export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
 })
 
 export const aWorkspace = (over: Partial<Workspace> = {}): Workspace => ({
-  id: unique("ws_"),
+  id: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   name: "Acme",
   plan: "free",
   credits: 100,
@@ -147,7 +148,7 @@ export const aUser = (over: Partial<User> = {}): User => ({
 
 export const anAuditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   id: unique("aud_"),
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   at: t0,
   actorId: null,
   action: "connection.approved",
@@ -180,7 +181,7 @@ export const aSession = (over: Partial<Session> = {}): Session => ({
 export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest => ({
   id: unique("rwq_"),
   version: 1,
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   connectionId: unique("con_"),
   apiKeyId: null,
   requestedBy: unique("usr_"),
@@ -204,7 +205,7 @@ export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest =>
 export const aTask = (over: Partial<Task> = {}): Task => ({
   id: unique("task_"),
   version: 1,
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   createdBy: unique("usr_"),
   connectionId: null,
   apiKeyId: unique("key_"),
@@ -222,7 +223,7 @@ export const aTask = (over: Partial<Task> = {}): Task => ({
 
 export const aToolUsage = (over: Partial<ToolUsage> = {}): ToolUsage => ({
   id: unique("use_"),
-  workspaceId: unique("ws_"),
+  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
   connectionId: unique("con_"),
   apiKeyId: null,
   tool: "google__campaign_report",

@@ -2,6 +2,7 @@
 // checklist 177). Its approval is bound to `argumentsHash`, the fingerprint of the exact tool call.
 import { Schema } from "effect"
 import { EndReason } from "../connections/Connection.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])
 export type WriteRequestStatus = typeof WriteRequestStatus.Type
@@ -21,7 +22,7 @@ export const WriteRequest = Schema.Struct({
   /** `rwq_…` (Prefix.writeRequest). */
   id: Schema.String,
   version: Schema.Int,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** The connection that made the call, or null for an API key. */
   connectionId: Schema.NullOr(Schema.String),
   /** The API key that made the call, or null for a connection. */

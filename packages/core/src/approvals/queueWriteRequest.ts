@@ -7,9 +7,10 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { hashToolCall } from "../tools/hashToolCall.ts"
 import { type WaitReason, type WriteRequest, writeRequestLifetimeMs } from "./WriteRequest.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface WriteRequestInput {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly connectionId: string | null
   readonly apiKeyId: string | null
   readonly requestedBy: string

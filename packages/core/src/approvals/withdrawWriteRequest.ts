@@ -6,10 +6,11 @@ import { runCommand } from "../commands/runCommand.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { requesterOf, transitionWriteRequest } from "./transitionWriteRequest.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface WriteRequestWithdrawal {
   readonly id: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   /** The calling credential: its connection id, else its API key id. */
   readonly requesterId: string
 }

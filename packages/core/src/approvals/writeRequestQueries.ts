@@ -3,14 +3,15 @@
 import { Effect, Option } from "effect"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
-export const findWriteRequest = Effect.fn("approvals.findWriteRequest")(function* (workspaceId: string, requestId: string) {
+export const findWriteRequest = Effect.fn("approvals.findWriteRequest")(function* (workspaceId: WorkspaceId, requestId: string) {
   const found = yield* (yield* WriteRequestStore).find(requestId)
   if (Option.isNone(found) || found.value.workspaceId !== workspaceId) return yield* new WriteRequestNotFound({ requestId })
   return found.value
 })
 
 /** The workspace's requests waiting for a person, oldest first (CLI `requests list`; the Write approvals page). */
-export const listPendingWriteRequests = Effect.fn("approvals.listPendingWriteRequests")(function* (workspaceId: string) {
+export const listPendingWriteRequests = Effect.fn("approvals.listPendingWriteRequests")(function* (workspaceId: WorkspaceId) {
   return yield* (yield* WriteRequestStore).listPending(workspaceId)
 })

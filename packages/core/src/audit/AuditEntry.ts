@@ -1,5 +1,6 @@
 // Audit log entries and outgoing e-mails (spec §Events): side effects, written through ports.
 import { Schema } from "effect"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
@@ -14,7 +15,7 @@ export type AuditAction = typeof AuditAction.Type
 
 export const AuditEntry = Schema.Struct({
   id: Schema.String,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   at: Schema.Number,
   /** The person who acted, or null for the service itself (reuse detection, expiry). */
   actorId: Schema.NullOr(Schema.String),

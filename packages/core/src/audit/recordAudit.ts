@@ -3,9 +3,10 @@ import { Clock, Effect } from "effect"
 import type { AuditAction } from "./AuditEntry.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface AuditInput {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   /** The person who acted, null for the service itself (reuse detection, expiry, an app revoking). */
   readonly actorId: string | null
   readonly action: AuditAction

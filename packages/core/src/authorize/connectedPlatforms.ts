@@ -3,6 +3,7 @@
 // only ticked ones)").
 import { Effect } from "effect"
 import { Platforms } from "../ports/Platforms.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** A family the person may tick: its id (`gads`, the `<family>` of `<family>__<tool>`) and its name for people. */
 export interface PlatformOption {
@@ -11,7 +12,7 @@ export interface PlatformOption {
 }
 
 /** The workspace's connected families, in the service's family order. Fails PlatformUnavailable. */
-export const connectedPlatforms = Effect.fn("authorize.connectedPlatforms")(function* (workspaceId: string) {
+export const connectedPlatforms = Effect.fn("authorize.connectedPlatforms")(function* (workspaceId: WorkspaceId) {
   const platforms = yield* Platforms
   const connected = new Set((yield* platforms.accounts(workspaceId)).map((account) => account.platform))
   return platforms.families

@@ -18,7 +18,7 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
 import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
-import type { Plan, Role } from "../workspaces/Workspace.ts"
+import type { Plan, Role, WorkspaceId } from "../workspaces/Workspace.ts"
 import type { SecretHash } from "../ports/Secrets.ts"
 
 const maxPlatformNameLength = 100
@@ -30,7 +30,7 @@ export interface DecideConsentInput {
   readonly csrfToken: string
   /** The signed-in person and chosen workspace at the moment of the post. */
   readonly userId: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly answer: ConsentAnswer
 }
 

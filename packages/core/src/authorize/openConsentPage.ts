@@ -11,17 +11,17 @@ import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
-import type { Plan, Role } from "../workspaces/Workspace.ts"
+import type { Plan, Role, WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface OpenConsentPageInput {
   readonly request: AuthorizationRequest
   readonly client: Client
   readonly userId: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
 }
 
 /** The person's role and the workspace's plan, or why the person may not connect an app to it. */
-export const connectingRole = Effect.fn("authorize.connectingRole")(function* (workspaceId: string, userId: string) {
+export const connectingRole = Effect.fn("authorize.connectingRole")(function* (workspaceId: WorkspaceId, userId: string) {
   const directory = yield* Directory
   const workspace = yield* directory.workspace(workspaceId)
   if (Option.isNone(workspace)) return yield* new NotAllowedToConnect({ reason: "unknown_workspace" })
@@ -60,7 +60,7 @@ export const openConsentPage = Effect.fn("authorize.openConsentPage")(function* 
  * The page's options with the workspace's connected platforms, read only when platforms are shown. A platform that
  * cannot be listed does not keep the person from connecting: the page then offers "all" only.
  */
-export const consentOptionsWithPlatforms = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client, workspaceId: string) =>
+export const consentOptionsWithPlatforms = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client, workspaceId: WorkspaceId) =>
   Effect.gen(function* () {
     const options = consentOptions(request, role, plan, client)
     if (!options.showPlatforms) return options

@@ -1,6 +1,7 @@
 // An OAuth client of any of the three kinds (spec §Resources: OAuth client, Client ID Metadata Document).
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const ClientKind = Schema.Literals(["workspace_app", "dynamic", "metadata_document"])
 export type ClientKind = typeof ClientKind.Type
@@ -20,7 +21,7 @@ export const Client = Schema.Struct({
   /** SHA-256 of the client secret; only confidential clients have one. */
   secretHash: Schema.NullOr(SecretHash),
   /** The registering workspace of a workspace app: only its members may authorize it. */
-  workspaceId: Schema.NullOr(Schema.String),
+  workspaceId: Schema.NullOr(WorkspaceId),
   /** A recognised (verified) product: errors redirect at once, the consent page says verified. */
   recognised: Schema.Boolean,
   createdAt: Schema.Number,

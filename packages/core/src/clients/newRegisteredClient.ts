@@ -4,13 +4,14 @@
 import { Effect } from "effect"
 import type { Client, TokenEndpointAuthMethod } from "./Client.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface NewRegisteredClient {
   readonly kind: "dynamic" | "workspace_app"
   readonly name: string | null
   readonly redirectUris: ReadonlyArray<string>
   readonly authMethod: TokenEndpointAuthMethod
-  readonly workspaceId: string | null
+  readonly workspaceId: WorkspaceId | null
   readonly now: number
 }
 

@@ -12,10 +12,11 @@ import { Directory } from "../ports/Directory.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { NotAllowedToManage } from "../connections/errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface RemoveWorkspaceAppInput {
   readonly clientId: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly actorId: string
 }
 
@@ -32,7 +33,7 @@ const endActiveConnections = Effect.fnUntraced(function* (clientId: string, acto
 })
 
 /** The removal as the runner's Transition: only the workspace's own app, marked once; removing twice changes nothing. */
-export const removeTransition = (client: Client, workspaceId: string, now: number): Transition<Client, Client, WorkspaceAppNotFound> => {
+export const removeTransition = (client: Client, workspaceId: WorkspaceId, now: number): Transition<Client, Client, WorkspaceAppNotFound> => {
   // Only the registering workspace's own app can be removed here; anything else is answered as unknown.
   if (client.kind !== "workspace_app" || client.workspaceId !== workspaceId) return refused(new WorkspaceAppNotFound())
   if (client.removedAt !== null) return unchanged(client)

@@ -5,28 +5,29 @@ import { Schema } from "effect"
 import { RequesterEndReason } from "../approvals/WriteRequest.ts"
 import { EndReason } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 const at = Schema.Number
 
 /** A write request was queued for a person (spec §Write request, §Events: the requester is told). */
 export const WriteQueued = Schema.TaggedStruct("WriteQueued", {
-  at, requestId: Schema.String, workspaceId: Schema.String, requestedBy: Schema.String, tool: Schema.String
+  at, requestId: Schema.String, workspaceId: WorkspaceId, requestedBy: Schema.String, tool: Schema.String
 })
 /** An admin or editor approved or rejected it; the deadline passed unanswered; the approved write ran. */
 export const WriteApproved = Schema.TaggedStruct("WriteApproved", {
-  at, requestId: Schema.String, workspaceId: Schema.String, deciderId: Schema.String
+  at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: Schema.String
 })
 export const WriteRejected = Schema.TaggedStruct("WriteRejected", {
-  at, requestId: Schema.String, workspaceId: Schema.String, deciderId: Schema.String
+  at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: Schema.String
 })
 export const WriteExpired = Schema.TaggedStruct("WriteExpired", {
-  at, requestId: Schema.String, workspaceId: Schema.String
+  at, requestId: Schema.String, workspaceId: WorkspaceId
 })
 export const WriteExecuted = Schema.TaggedStruct("WriteExecuted", {
-  at, requestId: Schema.String, workspaceId: Schema.String, providerStatus: Schema.Number
+  at, requestId: Schema.String, workspaceId: WorkspaceId, providerStatus: Schema.Number
 })
 export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
-  at, requestId: Schema.String, workspaceId: Schema.String, providerStatus: Schema.NullOr(Schema.Number)
+  at, requestId: Schema.String, workspaceId: WorkspaceId, providerStatus: Schema.NullOr(Schema.Number)
 })
 /**
  * A pending request was withdrawn because the credential that asked ended (its connection ended, its API key was
@@ -38,7 +39,7 @@ export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
 
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
-  at, connectionId: Schema.String, workspaceId: Schema.String, clientId: Schema.String,
+  at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String,
   reason: EndReason, actorId: Schema.NullOr(Schema.String)
 })
 
@@ -52,13 +53,13 @@ export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
  * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
  */
 export const ConnectionOpened = Schema.TaggedStruct("ConnectionOpened", {
-  at, connectionId: Schema.String, workspaceId: Schema.String, clientId: Schema.String, approverId: Schema.String,
+  at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String, approverId: Schema.String,
   scopes: Schema.Array(Scope), surface: Surface, platforms: PlatformChoice, writeMode: WriteMode
 })
 
 /** The person chose Cancel, or approved no permission, on the consent page (spec §Events: declining). */
 export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
-  at, workspaceId: Schema.String, userId: Schema.String, clientId: Schema.String, scopesAsked: Schema.String,
+  at, workspaceId: WorkspaceId, userId: Schema.String, clientId: Schema.String, scopesAsked: Schema.String,
   surface: Surface, reason: Schema.Literals(["cancelled", "no_permission_approved"])
 })
 

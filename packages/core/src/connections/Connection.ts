@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const ConnectionStatus = Schema.Literals(["active", "ended"])
 export type ConnectionStatus = typeof ConnectionStatus.Type
@@ -21,7 +22,7 @@ export const Connection = Schema.Struct({
   id: Schema.String,
   version: Schema.Int,
   clientId: Schema.String,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** The person who selected Allow access. */
   approverId: Schema.String,
   scopes: Schema.Array(Scope),

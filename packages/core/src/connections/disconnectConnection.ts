@@ -6,10 +6,11 @@ import { endConnection } from "./endConnection.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface DisconnectInput {
   readonly connectionId: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly actorId: string
 }
 

@@ -10,11 +10,12 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import { mintSecret } from "./issueTokenPair.ts"
 import { runCreation } from "../commands/runCommand.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const apiKeyNameMaxLength = 100
 
 export interface CreateApiKeyInput {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly actorId: string
   readonly name: string
   readonly scopes: ReadonlyArray<Scope>

@@ -6,6 +6,7 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import type { AccessToken } from "./records.ts"
 import type { SecretHash } from "../ports/Secrets.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */
 export const accessTokenLifetimeSeconds = 3600
@@ -35,7 +36,7 @@ export interface TokenPair {
 export interface IssueTokenPairInput {
   readonly connectionId: string
   readonly clientId: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   /** The refresh generation: withdrawing that pair ends this access token (decision 89). */
   readonly generation: number
   readonly scopes: ReadonlyArray<Scope>

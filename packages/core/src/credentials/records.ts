@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role } from "../workspaces/Workspace.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const AccessToken = Schema.Struct({
   hash: SecretHash,
@@ -10,7 +11,7 @@ export const AccessToken = Schema.Struct({
   /** The refresh generation it was issued with: withdrawing that pair ends it. */
   generation: Schema.Int,
   clientId: Schema.String,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** May be narrower than the connection's (refresh with `scope`). */
   scopes: Schema.Array(Scope),
   surface: Surface,
@@ -24,7 +25,7 @@ export const ApiKey = Schema.Struct({
   id: Schema.String,
   hash: SecretHash,
   version: Schema.Int,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   name: Schema.String,
   createdBy: Schema.String,
   scopes: Schema.Array(Scope),
@@ -39,7 +40,7 @@ export type ApiKey = typeof ApiKey.Type
 /** Who is calling and what they may do: the one shape REST and MCP check against. */
 export const Principal = Schema.Struct({
   kind: Schema.Literals(["connection", "api_key"]),
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** The approver of a connection, the creator of a key. */
   userId: Schema.String,
   scopes: Schema.Array(Scope),

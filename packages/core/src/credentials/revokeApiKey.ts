@@ -10,10 +10,11 @@ import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface RevokeApiKeyInput {
   readonly keyId: string
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly actorId: string
 }
 

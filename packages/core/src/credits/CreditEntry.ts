@@ -1,12 +1,13 @@
 // The credits ledger of a workspace (spec §Limits: Credits; §REST status codes 402; checklist 178): every charge and
 // grant is an entry with the balance it left. The balance itself is the workspace's `credits` (one source of truth).
 import { Schema } from "effect"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const CreditEntryKind = Schema.Literals(["charge", "grant"])
 export type CreditEntryKind = typeof CreditEntryKind.Type
 
 export const CreditEntry = Schema.Struct({
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   kind: CreditEntryKind,
   /** Always positive: a charge takes it, a grant adds it. */
   amount: Schema.Number,
@@ -22,7 +23,7 @@ export type CreditEntry = typeof CreditEntry.Type
 
 /** What charge and grant are given. */
 export interface CreditMovement {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly amount: number
   readonly reason: string
   readonly reference: string | null

@@ -5,10 +5,11 @@
 import { Clock, Effect } from "effect"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Credits taken for one call before it ran; `null` when the call costs nothing. */
 export interface CreditReservation {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly amount: number
   /** The tool usage or write request the charge belongs to: the refund carries the same one. */
   readonly reference: string
@@ -22,7 +23,7 @@ export const workspaceNotInLedger = (operation: string) => (e: { readonly worksp
 
 /** Takes `amount` now, or fails InsufficientCredits (402) and takes nothing. Zero costs nothing and reserves nothing. */
 export const reserveCredits = Effect.fn("credits.reserveCredits")(function* (
-  workspaceId: string, amount: number, reason: string, reference: string
+  workspaceId: WorkspaceId, amount: number, reason: string, reference: string
 ) {
   if (amount <= 0) return null
   const balanceAfter = yield* (yield* CreditsLedger).charge({ workspaceId, amount, reason, reference, now: yield* Clock.currentTimeMillis }).pipe(

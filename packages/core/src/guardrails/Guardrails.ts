@@ -3,9 +3,10 @@
 // null is not set; a workspace without a record has no guardrails.
 import { Schema } from "effect"
 import { namePatternProblem } from "./namePattern.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const Guardrails = Schema.Struct({
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** Change cap: the largest daily-budget change one write may make, in percent of the current budget (e.g. 20). */
   maxBudgetChangePercent: Schema.NullOr(Schema.Number),
   /** Change cap: how many writes may change the platforms per UTC day, over the whole workspace. */
@@ -24,7 +25,7 @@ export type Guardrails = typeof Guardrails.Type
 export const GuardrailName = Schema.Literals(["budget_change", "changes_per_day", "daily_budget_per_account", "protected_name"])
 export type GuardrailName = typeof GuardrailName.Type
 
-export const noGuardrails = (workspaceId: string): Guardrails => ({
+export const noGuardrails = (workspaceId: WorkspaceId): Guardrails => ({
   workspaceId, maxBudgetChangePercent: null, maxChangesPerDay: null, maxDailyBudgetPerAccount: null,
   protectedNames: [], updatedAt: 0, updatedBy: null
 })

@@ -1,7 +1,7 @@
 // Who is signed in, from a session secret (the cookie value): the session while it is neither expired nor ended,
 // the person, their workspaces, and the workspace they work in (docs/decisions.md, People).
 import { Clock, Effect, Option } from "effect"
-import type { Role, User, Workspace } from "../workspaces/Workspace.ts"
+import type { Role, User, Workspace, WorkspaceId } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -13,7 +13,7 @@ export interface SignedInPerson {
   readonly session: Session
   readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>
   /** The workspace the person works in: the session's choice while still a member, else the first one, or null. */
-  readonly workspaceId: string | null
+  readonly workspaceId: WorkspaceId | null
 }
 
 /** The shape of a session secret: the prefix and 256 bits, base64url. Anything else is not looked up. */

@@ -5,8 +5,9 @@ import { PeopleStore } from "../ports/PeopleStore.ts"
 import type { Session } from "./records.ts"
 import { directoryDown } from "./directoryDown.ts"
 import { NotAMember } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
-export const switchWorkspace = Effect.fn("people.switchWorkspace")(function* (session: Session, workspaceId: string) {
+export const switchWorkspace = Effect.fn("people.switchWorkspace")(function* (session: Session, workspaceId: WorkspaceId) {
   const role = yield* (yield* Directory).role(workspaceId, session.userId).pipe(Effect.mapError(directoryDown("Directory.role")))
   if (Option.isNone(role)) return yield* new NotAMember({ workspaceId })
   const next: Session = { ...session, workspaceId }

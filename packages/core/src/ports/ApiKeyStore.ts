@@ -4,6 +4,7 @@ import { Context, Effect, Option } from "effect"
 import type { ApiKey } from "../credentials/records.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { SecretHash } from "./Secrets.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
@@ -13,6 +14,6 @@ export interface ApiKeyStoreShape {
   readonly findByHash: (hash: SecretHash) => Fx<Option.Option<ApiKey>>
   readonly find: (id: string) => Fx<Option.Option<ApiKey>>
   readonly save: (next: ApiKey) => Cas
-  readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<ApiKey>>
+  readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<ApiKey>>
 }
 export class ApiKeyStore extends Context.Service<ApiKeyStore, ApiKeyStoreShape>()("core/ports/ApiKeyStore") {}

@@ -2,9 +2,10 @@
 import { Context, Effect } from "effect"
 import type { AuditEntry } from "../audit/AuditEntry.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface AuditLogShape {
   readonly append: (entry: AuditEntry) => Effect.Effect<void, StoreUnavailable>
-  readonly list: (workspaceId: string) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
+  readonly list: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
 }
 export class AuditLog extends Context.Service<AuditLog, AuditLogShape>()("core/ports/AuditLog") {}

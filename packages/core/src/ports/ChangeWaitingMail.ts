@@ -5,10 +5,11 @@
 import { Context, Effect } from "effect"
 import type { WaitReason } from "../approvals/WriteRequest.ts"
 import type { DirectoryUnavailable } from "./Directory.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** A write was queued for a person: the facts a mail about it needs. */
 export interface ChangeWaiting {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly requestId: string
   readonly tool: string
   readonly toolTitle: string

@@ -3,6 +3,7 @@
 import { Context, Effect, Option } from "effect"
 import type { Client } from "../clients/Client.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
@@ -11,7 +12,7 @@ export interface ClientStoreShape {
   readonly insert: (client: Client) => Fx<void>
   readonly find: (clientId: string) => Fx<Option.Option<Client>>
   readonly save: (next: Client) => Cas
-  readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<Client>>
+  readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Client>>
   /**
    * Inserts a workspace app only while its workspace holds fewer than `limit` active ones (kind `workspace_app`, not
    * removed); answers whether it was inserted. Atomic: of any number of racing inserts, at most `limit` are held.

@@ -5,6 +5,7 @@ import type { Connection } from "../connections/Connection.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
 import type { SecretHash } from "./Secrets.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>

@@ -5,9 +5,10 @@ import { Context, Effect } from "effect"
 import type { CreditEntry, CreditMovement } from "../credits/CreditEntry.ts"
 import type { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface CreditsLedgerShape {
-  readonly balance: (workspaceId: string) => Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable>
+  readonly balance: (workspaceId: WorkspaceId) => Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable>
   /**
    * In one atomic step: if the balance covers `amount`, takes it and writes a charge entry, answering the new
    * balance; otherwise changes nothing and fails InsufficientCredits { needed: amount, left: balance }.
@@ -18,6 +19,6 @@ export interface CreditsLedgerShape {
   /** Adds `amount` and writes a grant entry, atomically; answers the new balance. */
   readonly grant: (movement: CreditMovement) => Effect.Effect<number, CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
   /** The workspace's latest entries, newest first. */
-  readonly entries: (workspaceId: string, limit: number) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
+  readonly entries: (workspaceId: WorkspaceId, limit: number) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
 }
 export class CreditsLedger extends Context.Service<CreditsLedger, CreditsLedgerShape>()("core/ports/CreditsLedger") {}

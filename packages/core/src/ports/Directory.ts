@@ -2,7 +2,7 @@
 // which the refresh grant turns into 503 temporarily_unavailable when the last confirmation is over 24 hours old.
 import { Context, Effect, Option, Schema } from "effect"
 import type { StoreUnavailable } from "./errors.ts"
-import type { Membership, Plan, Role, User, Workspace } from "../workspaces/Workspace.ts"
+import type { Membership, Plan, Role, User, Workspace, WorkspaceId } from "../workspaces/Workspace.ts"
 import type { EmailTaken } from "../people/errors.ts"
 
 export class DirectoryUnavailable extends Schema.TaggedError<DirectoryUnavailable>()("DirectoryUnavailable", {
@@ -35,7 +35,7 @@ export interface DirectoryShape {
    */
   readonly standing: (workspaceId: string, userId: string) => Fx<Option.Option<{ readonly plan: Plan; readonly role: Role | null }>>
   readonly workspacesOf: (userId: string) => Fx<ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>>
-  readonly members: (workspaceId: string) => Fx<ReadonlyArray<Membership & { readonly user: User }>>
+  readonly members: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Membership & { readonly user: User }>>
   // Administration (CLI, seeding, management pages).
   /** Every workspace, oldest first. */
   readonly listWorkspaces: () => Fx<ReadonlyArray<WorkspaceListing>>
@@ -48,8 +48,8 @@ export interface DirectoryShape {
   readonly createWorkspace: (workspace: Workspace) => Effect.Effect<void, DirectoryUnavailable | StoreUnavailable>
   /** Adds (or, for a known id, updates) a person; fails EmailTaken when another person has the address. */
   readonly createUser: (user: User) => Effect.Effect<void, EmailTaken | DirectoryUnavailable | StoreUnavailable>
-  readonly setRole: (workspaceId: string, userId: string, role: Option.Option<Role>) => Fx<void>
-  readonly setPlan: (workspaceId: string, plan: Plan) => Fx<void>
-  readonly setCredits: (workspaceId: string, credits: number) => Fx<void>
+  readonly setRole: (workspaceId: WorkspaceId, userId: string, role: Option.Option<Role>) => Fx<void>
+  readonly setPlan: (workspaceId: WorkspaceId, plan: Plan) => Fx<void>
+  readonly setCredits: (workspaceId: WorkspaceId, credits: number) => Fx<void>
 }
 export class Directory extends Context.Service<Directory, DirectoryShape>()("core/ports/Directory") {}

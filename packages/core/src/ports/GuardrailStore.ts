@@ -3,9 +3,10 @@
 import { Context, Effect, Option } from "effect"
 import type { Guardrails } from "../guardrails/Guardrails.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface GuardrailStoreShape {
-  readonly find: (workspaceId: string) => Effect.Effect<Option.Option<Guardrails>, StoreUnavailable>
+  readonly find: (workspaceId: WorkspaceId) => Effect.Effect<Option.Option<Guardrails>, StoreUnavailable>
   /** Inserts or replaces the workspace's record. */
   readonly save: (guardrails: Guardrails) => Effect.Effect<void, StoreUnavailable>
 }

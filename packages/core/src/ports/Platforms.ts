@@ -4,6 +4,7 @@
 // carries one (a connected app receives results only).
 import { Context, Effect, Schema } from "effect"
 import type { PlatformFamily, Tool } from "../tools/Tool.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Spec §Resources: Account: platform, id, name, status. `id` is the `accountId` argument tools take. */
 export const Account = Schema.Struct({
@@ -56,7 +57,7 @@ export interface ProposedChange {
 }
 
 export interface ToolCall {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly tool: Tool
   readonly arguments: Schema.JsonObject
   /**
@@ -77,7 +78,7 @@ export interface PlatformsShape {
    * The workspace's connected accounts of every family (spec §GET /accounts), or of `family` only: a tool call needs
    * its own platform's, and need not read the others. An adapter may ignore `family`; callers filter anyway.
    */
-  readonly accounts: (workspaceId: string, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
+  readonly accounts: (workspaceId: WorkspaceId, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
   /**
    * What a write call would change. Fails only when the platform cannot be read; a call the platform would refuse
    * (unknown account or object) answers a change with null fields, and `execute` then answers the refusal.

@@ -3,6 +3,7 @@
 import { Context, Effect, Option } from "effect"
 import type { Task, TaskStatus } from "../tasks/Task.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 
@@ -19,7 +20,7 @@ export interface TaskStoreShape {
   /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
   readonly save: (next: Task) => Effect.Effect<void, Conflict | StoreUnavailable>
   /** The workspace's tasks, newest first (createdAt, then id, descending). */
-  readonly list: (workspaceId: string, query: TaskListQuery) => Fx<ReadonlyArray<Task>>
+  readonly list: (workspaceId: WorkspaceId, query: TaskListQuery) => Fx<ReadonlyArray<Task>>
   /**
    * Claims up to `limit` tasks a runner may work on: status planning, running or waiting_for_approval, and no lease
    * or a lease ended by `now`; oldest update first. Each claimed task is saved with attempt + 1, leaseUntil =

@@ -3,6 +3,7 @@
 import { Context, Effect, Option } from "effect"
 import type { WriteRequest } from "../approvals/WriteRequest.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 
@@ -16,13 +17,13 @@ export interface WriteRequestStoreShape {
    * (the `createdAt` and id of the last one seen), at most `limit`: what MCP tasks/list shows a connection.
    */
   readonly listByRequester: (
-    workspaceId: string,
+    workspaceId: WorkspaceId,
     requester: { readonly connectionId: string | null; readonly apiKeyId: string | null },
     before: { readonly createdAt: number; readonly id: string } | null,
     limit: number
   ) => Fx<ReadonlyArray<WriteRequest>>
   /** The workspace's requests waiting for a person, oldest first. */
-  readonly listPending: (workspaceId: string) => Fx<ReadonlyArray<WriteRequest>>
+  readonly listPending: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<WriteRequest>>
   /**
    * Moves every pending request whose deadline is reached (isDueToExpire) to expired, version + 1, updatedAt = now,
    * each at most once even with many processes at it; answers the ids this call expired.

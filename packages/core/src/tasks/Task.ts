@@ -2,6 +2,7 @@
 // workspace's credits under its approval rules. The statuses beyond `planning` are ours (docs/tasks.md, Statuses).
 import { Schema } from "effect"
 import { Scope } from "../scopes/Scope.ts"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /**
  * planning → running (the plan is made) → waiting_for_approval (a queued write waits for a person) → completed |
@@ -21,7 +22,7 @@ export const Task = Schema.Struct({
   /** `task_…` (Prefix.task). */
   id: Schema.String,
   version: Schema.Int,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** The person behind the credential that started it. */
   createdBy: Schema.String,
   connectionId: Schema.NullOr(Schema.String),

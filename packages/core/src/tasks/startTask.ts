@@ -10,9 +10,10 @@ import { TaskStore } from "../ports/TaskStore.ts"
 import type { Scope } from "../scopes/Scope.ts"
 import { TaskGoalInvalid } from "./errors.ts"
 import { maxGoalLength, type Task } from "./Task.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface TaskInput {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly createdBy: string
   readonly connectionId: string | null
   readonly apiKeyId: string | null

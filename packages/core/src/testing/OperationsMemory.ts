@@ -19,6 +19,7 @@ import { GuardrailStoreMemory } from "./GuardrailStoreMemory.ts"
 import { makeVersionedTable } from "./versioned.ts"
 import { EventOutboxMemory, memoryOutboxReaders } from "./EventOutboxMemory.ts"
 import { TransactorMemory } from "./StoresMemory.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 const newestFirst = <A extends { readonly id: string }>(at: (a: A) => number) => (a: A, b: A) =>
   at(b) - at(a) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
@@ -105,7 +106,7 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
   const lock = yield* Semaphore.make(1)
   const unavailable = (operation: string) => Effect.mapError((error: { readonly message: string }) =>
     new StoreUnavailable({ operation: `CreditsLedger.${operation}`, message: error.message }))
-  const balanceOf = (operation: string, workspaceId: string) =>
+  const balanceOf = (operation: string, workspaceId: WorkspaceId) =>
     directory.workspace(workspaceId).pipe(
       unavailable(operation),
       Effect.flatMap(Option.match({

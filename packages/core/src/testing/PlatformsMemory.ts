@@ -5,6 +5,7 @@ import { Context, Effect, Layer, Ref } from "effect"
 import type { Schema } from "effect"
 import type { PlatformFamily, Tool } from "../tools/Tool.ts"
 import { type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface MemoryCampaign {
   readonly id: string
@@ -16,7 +17,7 @@ export interface MemoryCampaign {
 export interface MemoryProduct { readonly id: string; readonly accountId: string; readonly title: string }
 
 export interface MemoryPlatformState {
-  readonly accounts: ReadonlyArray<Account & { readonly workspaceId: string }>
+  readonly accounts: ReadonlyArray<Account & { readonly workspaceId: WorkspaceId }>
   readonly campaigns: ReadonlyArray<MemoryCampaign>
   readonly products: ReadonlyArray<MemoryProduct>
   /** Answers already given per idempotency token: a repeated token answers the same and changes nothing. */

@@ -1,6 +1,7 @@
 // One tool call as billing and the audit trail read it (spec §Limits: Credits; architecture §One tool pipeline,
 // last step "audit entry and credit charge"): who called which tool, of which kind, how it ended, what it cost.
 import { Schema } from "effect"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Spec §Tool: a tool is of kind read or write. */
 export const ToolKind = Schema.Literals(["read", "write"])
@@ -17,7 +18,7 @@ export type ToolOutcome = typeof ToolOutcome.Type
 export const ToolUsage = Schema.Struct({
   /** `use_…` (Prefix.toolUsage). */
   id: Schema.String,
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   /** The calling connection, or null for an API key. */
   connectionId: Schema.NullOr(Schema.String),
   /** The calling API key, or null for a connection. */

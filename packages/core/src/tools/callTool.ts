@@ -35,6 +35,7 @@ import { routeCall } from "./routeCall.ts"
 import { kindOfCall, type Tool } from "./Tool.ts"
 import { scopeForCall, toolAccess } from "./toolAccess.ts"
 import type { ToolKind } from "./ToolUsage.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface ToolCallRequest {
   readonly principal: Principal
@@ -78,14 +79,14 @@ const answerOf = (tool: Tool, outcome: ToolCallOutcome, replayed: boolean) => {
 }
 
 /** Writes that changed a platform today (UTC) and the workspace's guardrails, applied to the preview of `change`. */
-export const checkGuardrails = Effect.fn("tools.checkGuardrails")(function* (workspaceId: string, change: ProposedChange) {
+export const checkGuardrails = Effect.fn("tools.checkGuardrails")(function* (workspaceId: WorkspaceId, change: ProposedChange) {
   const guardrails = Option.getOrElse(yield* (yield* GuardrailStore).find(workspaceId), () => noGuardrails(workspaceId))
   const changesToday = yield* (yield* ToolUsageLog).changesSince(workspaceId, startOfUtcDay(yield* Clock.currentTimeMillis))
   return yield* Effect.fromResult(evaluateGuardrails(guardrails, change, changesToday))
 })
 
 /** 402 before anything runs when the balance does not cover the call (spec §REST status codes 402). */
-export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspaceId: string, needed: number) {
+export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspaceId: WorkspaceId, needed: number) {
   const left = yield* (yield* CreditsLedger).balance(workspaceId).pipe(
     Effect.catchTag("CreditsWorkspaceNotFound", workspaceNotInLedger("CreditsLedger.balance"))
   )
@@ -111,7 +112,7 @@ const mailRequester = Effect.fn("tools.mailRequester")(function* (request: Write
 })
 
 /** The lock a workspace's writes take (Transactor.exclusively): its guardrails are checked and the write applied under it. */
-export const toolWritesLock = (workspaceId: string): string => `tool-writes:${workspaceId}`
+export const toolWritesLock = (workspaceId: WorkspaceId): string => `tool-writes:${workspaceId}`
 
 /**
  * Preview → route → guardrails → credits → platform call → record: the part an Idempotency-Key runs at most once.

@@ -11,9 +11,10 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
 import type { Tool } from "./Tool.ts"
 import type { ToolKind, ToolOutcome } from "./ToolUsage.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface ToolRun {
-  readonly workspaceId: string
+  readonly workspaceId: WorkspaceId
   readonly connectionId: string | null
   readonly apiKeyId: string | null
   /** The person acting: the connection's approver or key's creator; for an approved write, the approver. */

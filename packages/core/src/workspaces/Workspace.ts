@@ -8,8 +8,12 @@ export type Role = typeof Role.Type
 export const Plan = Schema.Literals(["free", "paid"])
 export type Plan = typeof Plan.Type
 
+/** A workspace's id (`ws_…`), branded where it enters: a user's or a connection's id cannot be passed for it. */
+export const WorkspaceId = Schema.String.pipe(Schema.brand("WorkspaceId"))
+export type WorkspaceId = typeof WorkspaceId.Type
+
 export const Workspace = Schema.Struct({
-  id: Schema.String,
+  id: WorkspaceId,
   name: Schema.String,
   plan: Plan,
   credits: Schema.Number,
@@ -26,7 +30,7 @@ export const User = Schema.Struct({
 export type User = typeof User.Type
 
 export const Membership = Schema.Struct({
-  workspaceId: Schema.String,
+  workspaceId: WorkspaceId,
   userId: Schema.String,
   role: Role
 })

@@ -4,7 +4,7 @@ import { InvalidCreditAmount } from "../credits/errors.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { WorkspaceInvalid } from "./errors.ts"
-import type { Plan, Workspace } from "./Workspace.ts"
+import { type Plan, type Workspace, WorkspaceId } from "./Workspace.ts"
 
 export interface AddWorkspaceInput {
   readonly name: string
@@ -18,7 +18,7 @@ export const addWorkspace = Effect.fn("workspaces.addWorkspace")(function* (inpu
   const credits = input.credits ?? 0
   if (!Number.isFinite(credits) || credits < 0) return yield* new InvalidCreditAmount({ amount: credits })
   const workspace: Workspace = {
-    id: yield* (yield* Secrets).generate(Prefix.workspace),
+    id: WorkspaceId.make(yield* (yield* Secrets).generate(Prefix.workspace)),
     name,
     plan: input.plan,
     credits,

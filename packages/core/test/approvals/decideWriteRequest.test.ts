@@ -6,7 +6,8 @@ import { Clock, Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, queueWriteRequest, recordWriteOutcome, WriteRequestStore,
-  writeRequestLifetimeMs, type WriteRequestInput
+  writeRequestLifetimeMs, type WriteRequestInput,
+  WorkspaceId
 } from "@adgate/core"
 import { inWorld, people, ws } from "./world.ts"
 
@@ -51,7 +52,7 @@ describe("decideWriteRequest (checklist 177)", () => {
     const request = yield* queueWriteRequest(input)
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.viewer, request.argumentsHash)))._tag, "WriteRequestDecisionNotAllowed")
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.outsider, request.argumentsHash)))._tag, "WriteRequestDecisionNotAllowed")
-    const elsewhere = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: "ws_other", deciderId: people.outsider, decision: "reject" }))
+    const elsewhere = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: WorkspaceId.make("ws_other"), deciderId: people.outsider, decision: "reject" }))
     assert.strictEqual(elsewhere._tag, "WriteRequestNotFound")
     assert.strictEqual((yield* Effect.flip(approveBy("rwq_unknown", people.admin, "h")))._tag, "WriteRequestNotFound")
     assert.strictEqual(Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id)).status, "pending_approval")

@@ -18,7 +18,7 @@ import {
   SecretsWebCrypto
 } from "@adgate/core/testing"
 
-export const ws = "ws_ops"
+export const ws = WorkspaceId.make("ws_ops")
 export const people = { admin: "usr_admin", editor: "usr_editor", viewer: "usr_viewer", outsider: "usr_outsider" } as const
 
 /** The connection and the API key stores (memory), for worlds that lack them. */
@@ -57,7 +57,7 @@ export const withLiveConnection = <A, E, R>(workspaceId: string, approverId: str
 export const seedOperations = Effect.gen(function* () {
   const directory = yield* Directory
   yield* directory.createWorkspace({ id: ws, name: "Acme Ads", plan: "paid", credits: 100, createdAt: 0 })
-  yield* directory.createWorkspace({ id: "ws_other", name: "Other", plan: "paid", credits: 100, createdAt: 0 })
+  yield* directory.createWorkspace({ id: WorkspaceId.make("ws_other"), name: "Other", plan: "paid", credits: 100, createdAt: 0 })
   const roles: ReadonlyArray<readonly [string, Role]> = [[people.admin, "admin"], [people.editor, "editor"], [people.viewer, "viewer"]]
   for (const [id, role] of roles) {
     yield* directory.createUser({ id, email: `${id}@acme.example`, name: id, createdAt: 0 })

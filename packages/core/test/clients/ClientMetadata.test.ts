@@ -3,7 +3,7 @@
 // echoes the supported grant and response types the client asked for (RFC 7591 §3.2.1).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { decodeClientMetadata, registerClient, registerWorkspaceApp, validateMetadataDocument } from "@adgate/core"
+import { decodeClientMetadata, registerClient, registerWorkspaceApp, validateMetadataDocument, WorkspaceId } from "@adgate/core"
 import { ISSUER, seedWorkspace, worldLayer } from "./TestWorld.ts"
 
 const DOC = "https://cimd.example/client.json"
@@ -15,7 +15,7 @@ const answers = (redirectUris: unknown) =>
   Effect.gen(function* () {
     const registered = yield* Effect.result(registerClient({ body: { redirect_uris: redirectUris }, remoteAddress: `198.51.100.${++address}`, serviceOrigin: ISSUER }))
     const document = validateMetadataDocument(DOC, { client_id: DOC, redirect_uris: redirectUris, token_endpoint_auth_method: "none" }, ISSUER)
-    const app = yield* Effect.result(registerWorkspaceApp({ workspaceId: "ws_1", actorId: "admin", name: "App", redirectUris: redirectUris as ReadonlyArray<string>, type: "public" }))
+    const app = yield* Effect.result(registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: "admin", name: "App", redirectUris: redirectUris as ReadonlyArray<string>, type: "public" }))
     const tag = (r: Result.Result<unknown, { readonly _tag: string }>) => (Result.isSuccess(r) ? "ok" : r.failure._tag)
     return [tag(registered), tag(document), tag(app)]
   })
@@ -23,7 +23,7 @@ const answers = (redirectUris: unknown) =>
 describe("one client-metadata Schema", () => {
   it.effect("the 1 to 10 redirect URIs rule is one rule: registration, documents and workspace apps agree", () =>
     Effect.gen(function* () {
-      yield* seedWorkspace("ws_1", "paid", { admin: "admin" })
+      yield* seedWorkspace(WorkspaceId.make("ws_1"), "paid", { admin: "admin" })
       const refused = ["InvalidRedirectUri", "InvalidMetadataDocument", "InvalidRedirectUri"]
       assert.deepStrictEqual(yield* answers(uris(1)), ["ok", "ok", "ok"])
       assert.deepStrictEqual(yield* answers(uris(10)), ["ok", "ok", "ok"])

@@ -8,7 +8,8 @@ import {
   MetadataDocumentUnavailable,
   type FetchedDocument,
   type Plan,
-  type Role
+  type Role,
+  WorkspaceId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -45,8 +46,8 @@ export const documentFetcherLayer = (documents: Documents) =>
 /** Workspace ws_1 has accounts of both memory platform families (`ads`, `shop`); ws_2 has none. */
 const platforms = PlatformsMemory({
   accounts: [
-    { workspaceId: "ws_1", platform: "ads", id: "ads-1", name: "Ads account", status: "ENABLED" },
-    { workspaceId: "ws_1", platform: "shop", id: "shop-1", name: "Shop", status: "active" }
+    { workspaceId: WorkspaceId.make("ws_1"), platform: "ads", id: "ads-1", name: "Ads account", status: "ENABLED" },
+    { workspaceId: WorkspaceId.make("ws_1"), platform: "shop", id: "shop-1", name: "Shop", status: "active" }
   ]
 })
 
@@ -54,7 +55,7 @@ export const worldLayer = (documents: Documents = makeDocuments()) =>
   Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(ISSUER), documentFetcherLayer(documents), platforms)
 
 /** A workspace on `plan` with one member per entry of `members` (user id → role). */
-export const seedWorkspace = (workspaceId: string, plan: Plan, members: Readonly<Record<string, Role>>) =>
+export const seedWorkspace = (workspaceId: WorkspaceId, plan: Plan, members: Readonly<Record<string, Role>>) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     yield* directory.createWorkspace({ id: workspaceId, name: workspaceId, plan, credits: 100, createdAt: 0 })

@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ClientStore, maxAppsPerWorkspace, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput } from "@adgate/core"
+import { ClientStore, maxAppsPerWorkspace, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput, WorkspaceId } from "@adgate/core"
 import { seedWorkspace, worldLayer } from "./TestWorld.ts"
 
 const app = (overrides: Partial<RegisterWorkspaceAppInput> = {}): RegisterWorkspaceAppInput => ({
-  workspaceId: "ws_1", actorId: "admin", name: "Reporting bot", redirectUris: ["https://bot.example/cb"], type: "server", ...overrides
+  workspaceId: WorkspaceId.make("ws_1"), actorId: "admin", name: "Reporting bot", redirectUris: ["https://bot.example/cb"], type: "server", ...overrides
 })
-const seeded = seedWorkspace("ws_1", "paid", { admin: "admin", editor: "editor", viewer: "viewer" })
+const seeded = seedWorkspace(WorkspaceId.make("ws_1"), "paid", { admin: "admin", editor: "editor", viewer: "viewer" })
 
 describe("Register an app (spec §Resources: OAuth client, workspace-registered app)", () => {
   it.effect("a Server app gets client_secret_basic and a secret shown once; only its hash is stored", () =>
@@ -14,7 +14,7 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
       yield* seeded
       const { client, clientSecret } = yield* registerWorkspaceApp(app())
       assert.strictEqual(client.kind, "workspace_app")
-      assert.strictEqual(client.workspaceId, "ws_1")
+      assert.strictEqual(client.workspaceId, WorkspaceId.make("ws_1"))
       assert.strictEqual(client.authMethod, "client_secret_basic")
       assert.match(client.clientId, /^apc_/)
       assert.match(clientSecret ?? "", /^apcs_/)
@@ -57,13 +57,13 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
   it.effect("a workspace can register up to 20 apps → TooManyApps; removed apps do not count", () =>
     Effect.gen(function* () {
       yield* seeded
-      yield* seedWorkspace("ws_2", "free", { admin: "admin" })
+      yield* seedWorkspace(WorkspaceId.make("ws_2"), "free", { admin: "admin" })
       const first = yield* registerWorkspaceApp(app())
       for (let i = 1; i < maxAppsPerWorkspace; i++) yield* registerWorkspaceApp(app())
       const error = yield* Effect.flip(registerWorkspaceApp(app()))
       assert.strictEqual(error._tag, "TooManyApps")
       // Another workspace has its own 20.
-      yield* registerWorkspaceApp(app({ workspaceId: "ws_2" }))
+      yield* registerWorkspaceApp(app({ workspaceId: WorkspaceId.make("ws_2") }))
       const clients = yield* ClientStore
       yield* clients.save({ ...first.client, version: first.client.version + 1, removedAt: 1 })
       yield* registerWorkspaceApp(app())

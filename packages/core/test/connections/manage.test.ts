@@ -5,7 +5,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import {
   ClientStore, ConnectionStore, disconnectConnection, endConnection, endExpiredConnections, handleTokenRequest,
-  removeWorkspaceApp, resolveBearer, Secrets
+  removeWorkspaceApp, resolveBearer, Secrets,
+  WorkspaceId
 } from "@adgate/core"
 import { TestClock } from "effect/testing"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
@@ -31,7 +32,7 @@ describe("disconnectConnection (management page)", () => {
   it.effect("a viewer cannot disconnect; another workspace's connection is not found", () => run(Effect.gen(function* () {
     const { connection } = yield* connect()
     assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
-    assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: "ws_other", actorId: people.admin })))._tag, "ConnectionNotFound")
+    assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "ConnectionNotFound")
   })))
   it.effect("ending twice writes one audit entry: an ended connection never revives nor ends again", () => run(Effect.gen(function* () {
     const { connection } = yield* connect()
@@ -61,7 +62,7 @@ describe("removeWorkspaceApp", () => {
   })))
   it.effect("only an admin or editor of the registering workspace removes it; other clients are not workspace apps", () => run(Effect.gen(function* () {
     assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
-    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: "ws_other", actorId: people.admin })))._tag, "NotAllowedToManage")
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "NotAllowedToManage")
     assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_pub", workspaceId: ws, actorId: people.admin })))._tag, "WorkspaceAppNotFound")
   })))
 })

@@ -1,7 +1,7 @@
 // API keys (spec §Authentication 11, §Tokens and codes: ap_live_, shown once, stored as a hash).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets } from "@adgate/core"
+import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets, WorkspaceId } from "@adgate/core"
 import { people, seed, World, ws } from "../token/world.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
@@ -41,7 +41,7 @@ describe("revokeApiKey", () => {
   it.effect("only a member admin or editor of the key's workspace revokes it; another workspace's key is not found", () => run(Effect.gen(function* () {
     const { key } = yield* createApiKey(input)
     assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.viewer })))._tag, "ApiKeyNotAllowed")
-    assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: "ws_other", actorId: people.admin })))._tag, "ApiKeyNotFound")
+    assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "ApiKeyNotFound")
     const revoked = yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })
     assert.isNotNull(revoked.revokedAt)
     assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })).version, revoked.version)

@@ -1,12 +1,12 @@
 // Guardrails (issue 9): each guardrail refuses by name and says why; the protected-name pattern language.
-import { compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange } from "@adgate/core"
+import { compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange, WorkspaceId } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
   accountId: "act_1", target: { type: "campaign", id: "c1", name: "Brand – Search" }, dailyBudget: { from: 100, to: 110 },
   accountDailyBudgetBefore: null, accountDailyBudgetAfter: 160, status: null, summary: "raise", personDecision: false, ...over
 })
-const none = noGuardrails("ws")
+const none = noGuardrails(WorkspaceId.make("ws"))
 const refusedBy = (result: ReturnType<typeof evaluateGuardrails>) => (result._tag === "Failure" ? result.failure.guardrail : null)
 
 describe("evaluateGuardrails", () => {

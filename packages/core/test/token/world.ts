@@ -12,7 +12,8 @@ import {
   type Client,
   type Role,
   type Scope,
-  type Surface
+  type Surface,
+  WorkspaceId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -36,7 +37,7 @@ export const World = GrantReaderMemory.pipe(
   Layer.provideMerge(DirectoryWithControl)
 )
 
-export const ws = "ws_1"
+export const ws = WorkspaceId.make("ws_1")
 export const people = { admin: "usr_admin", admin2: "usr_admin2", editor: "usr_editor", viewer: "usr_viewer" } as const
 export const secrets = { conf: "apcs_conf-secret", post: "apcs_post-secret" } as const
 

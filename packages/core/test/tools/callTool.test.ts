@@ -16,7 +16,8 @@ import {
   noGuardrails,
   ToolUsageLog,
   WriteRequestStore,
-  type ToolCallRequest
+  type ToolCallRequest,
+  WorkspaceId
 } from "@adgate/core"
 import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -282,7 +283,7 @@ describe("callTool: reads", () => {
   it.effect("asks the platforms for the accounts of the tool's family only, once per call", () => inPipeline(Effect.gen(function* () {
     const platforms = yield* Platforms
     const asked: Array<string | undefined> = []
-    const counting = { ...platforms, accounts: (workspaceId: string, family?: string) => {
+    const counting = { ...platforms, accounts: (workspaceId: WorkspaceId, family?: string) => {
       asked.push(family)
       return platforms.accounts(workspaceId, family)
     } }

@@ -1,7 +1,7 @@
 // Issue 9, "Tests that must exist": for random credentials (scopes, platforms, write modes, plans, roles) and every
 // tool, what listTools lists is exactly what callTool does not refuse for access (403) or a missing account (409).
 // Both go through toolAccess/toolAvailability; this checks they cannot drift apart.
-import { callTool, listTools, type Principal, type Scope, type Tool } from "@adgate/core"
+import { callTool, listTools, type Principal, type Scope, type Tool, WorkspaceId } from "@adgate/core"
 import { memoryTools } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -15,7 +15,7 @@ const accountOf: Record<string, Record<string, string>> = {
 }
 
 /** Arguments the tool's schema accepts, naming the workspace's account of the tool's family (or none). */
-const argumentsFor = (tool: Tool, workspaceId: string, rawMethod: string) => {
+const argumentsFor = (tool: Tool, workspaceId: WorkspaceId, rawMethod: string) => {
   const accountId = accountOf[workspaceId]?.[tool.family] ?? "act_none"
   if (tool.raw) return { method: rawMethod, path: "/campaigns" }
   if (tool.name.startsWith("shop__delete")) return { accountId, productId: "p1" }

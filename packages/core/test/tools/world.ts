@@ -4,7 +4,8 @@
 import {
   Directory,
   type Principal,
-  type Role
+  type Role,
+  WorkspaceId
 } from "@adgate/core"
 import {
   AuditLogMemory,
@@ -21,9 +22,9 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { ArgumentValidatorForMemoryTools } from "../support/argumentValidator.ts"
 
-export const ws = "ws_paid"
-export const wsFree = "ws_free"
-export const wsBare = "ws_bare"
+export const ws = WorkspaceId.make("ws_paid")
+export const wsFree = WorkspaceId.make("ws_free")
+export const wsBare = WorkspaceId.make("ws_bare")
 export const people = { admin: "usr_admin", editor: "usr_editor" } as const
 
 export const platformSeed: Partial<MemoryPlatformState> = memoryPlatformFixture(
