@@ -1,6 +1,6 @@
 // The Platforms port contract (test/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
 // platforms on PGlite and, when DATABASE_URL is set, PostgreSQL: the promise every "never applied twice" relies on.
-import { Platforms, type Tool, WorkspaceId } from "@adgate/core"
+import { Platforms, type Tool, WorkspaceId, UserId } from "@adgate/core"
 import { PlatformsMemory, PlatformsMemoryState } from "@adgate/core/testing"
 import { layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
@@ -44,7 +44,7 @@ const sandbox = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, 
     platformsContract(it, {
       setUp: Effect.gen(function* () {
         const ws = fresh()
-        yield* (yield* SandboxConnections).connect(ws, "gads", "usr_test")
+        yield* (yield* SandboxConnections).connect(ws, "gads", UserId.make("usr_test"))
         return ws
       }),
       setBudget: (ws, to, token) => Effect.gen(function* () {

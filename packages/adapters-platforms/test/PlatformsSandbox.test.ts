@@ -1,7 +1,7 @@
 // The sandbox platforms behind the Platforms port (docs/platforms.md): every tool of every family answers like its
 // platform, reads cover date ranges, writes persist (across a restart), deterministic failures answer the platform's
 // refusal, previews describe the change, and credentials are sealed at rest and checked like a real API (401).
-import { Platforms, type PlatformsShape, type Tool, kindOfCall, requiredArguments, routeCall, WorkspaceId } from "@adgate/core"
+import { Platforms, type PlatformsShape, type Tool, kindOfCall, requiredArguments, routeCall, WorkspaceId, UserId } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, Option, type Schema } from "effect"
@@ -31,7 +31,7 @@ const preview = (workspaceId: WorkspaceId, name: string, args: Schema.JsonObject
 })
 const connectAll = (workspaceId: WorkspaceId) => Effect.gen(function* () {
   const connections = yield* SandboxConnections
-  for (const p of sandboxPlatforms) yield* connections.connect(workspaceId, p.family.id, "usr_test")
+  for (const p of sandboxPlatforms) yield* connections.connect(workspaceId, p.family.id, UserId.make("usr_test"))
 })
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -113,10 +113,10 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       const platforms = yield* Platforms
       const ws = workspace()
       assert.deepStrictEqual(yield* platforms.accounts(ws), [])
-      yield* (yield* SandboxConnections).connect(ws, "gads", "usr_test")
+      yield* (yield* SandboxConnections).connect(ws, "gads", UserId.make("usr_test"))
       const accounts = yield* platforms.accounts(ws)
       assert.deepStrictEqual(accounts.map((a) => `${a.platform}:${a.id}`), ["gads:3842019576", "gads:5120946831"])
-      yield* (yield* SandboxConnections).connect(ws, "shopify", "usr_test")
+      yield* (yield* SandboxConnections).connect(ws, "shopify", UserId.make("usr_test"))
       assert.deepStrictEqual((yield* platforms.accounts(ws)).map((a) => a.platform), ["gads", "gads", "shopify"])
       // A tool call asks for its own family only (callTool): the other platforms are not read.
       assert.deepStrictEqual((yield* platforms.accounts(ws, "shopify")).map((a) => a.platform), ["shopify"])
@@ -402,7 +402,7 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       const ws = workspace()
       yield* connectAll(ws)
       const connections = yield* SandboxConnections
-      for (const family of ["gads", "meta", "ga4", "shopify"]) yield* connections.connect(ws, family, "usr_test", `sbx_${family}_wrong`)
+      for (const family of ["gads", "meta", "ga4", "shopify"]) yield* connections.connect(ws, family, UserId.make("usr_test"), `sbx_${family}_wrong`)
       const gadsAnswer = yield* call(ws, "gads__list_customers", {})
       assert.deepStrictEqual([gadsAnswer.providerStatus, body(gadsAnswer).error.status], [401, "UNAUTHENTICATED"])
       const metaAnswer = yield* call(ws, "meta__list_ad_accounts", {})

@@ -126,7 +126,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
     it.effect("a connection row with wrong-shaped JSON is StoreUnavailable, by id, by refresh hash and in lists", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const connections = yield* ConnectionStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const bad = aConnection({ workspaceId })
       const good = aConnection()
       yield* connections.insert(bad)

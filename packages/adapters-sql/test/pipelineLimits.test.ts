@@ -13,7 +13,8 @@ import {
   GuardrailStore,
   noGuardrails,
   type Principal,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -28,7 +29,7 @@ import type { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 
-const admin = "usr_limits_admin"
+const admin = UserId.make("usr_limits_admin")
 const workspaces = [WorkspaceId.make("ws_credits"), WorkspaceId.make("ws_reads"), WorkspaceId.make("ws_cap"), WorkspaceId.make("ws_approved")] as const
 
 const seed = Layer.effectDiscard(Effect.gen(function* () {

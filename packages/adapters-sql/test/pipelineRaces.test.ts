@@ -10,7 +10,8 @@ import {
   executeWriteRequest,
   WriteRequestStore,
   type Principal,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -25,7 +26,7 @@ import { SqlStores } from "../src/index.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
 
 const ws = WorkspaceId.make("ws_race")
-const admin = "usr_race_admin"
+const admin = UserId.make("usr_race_admin")
 const racers = 16
 
 const seed = Layer.effectDiscard(Effect.gen(function* () {

@@ -5,7 +5,8 @@
 // DATABASE_URL is set (PGlite serialises every statement).
 import {
   AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
-  maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore
+  maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore,
+  UserId
 } from "@adgate/core"
 import { type Connection, type IdempotentResponse, SecretHash } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
@@ -24,7 +25,7 @@ const race = <A, E, R>(effect: (i: number) => Effect.Effect<A, E, R>) =>
 const seedWorkspace = (credits: number) => Effect.gen(function* () {
   const directory = yield* Directory
   const workspace = aWorkspace({ credits })
-  const [admin, editor] = [unique("usr_"), unique("usr_")]
+  const [admin, editor] = [UserId.make(unique("usr_")), UserId.make(unique("usr_"))]
   yield* directory.createWorkspace(workspace)
   for (const [id, role] of [[admin, "admin"], [editor, "editor"]] as const) {
     yield* directory.createUser({ id, email: `${id}@race.example`, name: role, createdAt: 0 })
@@ -228,7 +229,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const now = 1_000
       const due = Array.from({ length: 20 }, (_, i) => aWriteRequest({ createdAt: -10_000, expiresAt: now - i }))
       const notYet = aWriteRequest({ createdAt: -10_000, expiresAt: now + 1 })
-      const decided = aWriteRequest({ createdAt: -10_000, expiresAt: now - 1, status: "rejected", decidedBy: unique("usr_"), decidedAt: 0 })
+      const decided = aWriteRequest({ createdAt: -10_000, expiresAt: now - 1, status: "rejected", decidedBy: UserId.make(unique("usr_")), decidedAt: 0 })
       yield* Effect.forEach([...due, notYet, decided], store.insert)
       const scope = unique("ws_/connection/")
       yield* (yield* IdempotencyStore).claim(scope, "old-key", "hash-a", -86_400_000, 86_400_000)

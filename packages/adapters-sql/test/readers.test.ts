@@ -171,12 +171,12 @@ describe("housekeeping's expiry of write requests (spec §States: Write request,
 describe("the admins' mail (spec §What the service does 9)", () => {
   const event: typeof ConnectionOpened.Type = {
     _tag: "ConnectionOpened", at: 0, connectionId: "con_1", workspaceId: WorkspaceId.make("ws_1"), clientId: "https://tool.example/client.json",
-    approverId: "usr_a", scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait"
+    approverId: UserId.make("usr_a"), scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait"
   }
   it("names the app (quoted when unverified), the approver, the permissions and the disconnect link", () => {
     const mail = composeConnectionMail(event, {
       app: { clientId: event.clientId, name: "Helper", recognised: false },
-      approver: { id: "usr_a", email: "ann@acme.example", name: "Ann", createdAt: 0 }, workspaceName: "Acme Ads"
+      approver: { id: UserId.make("usr_a"), email: "ann@acme.example", name: "Ann", createdAt: 0 }, workspaceName: "Acme Ads"
     }, "https://adgate.example")
     assert.strictEqual(mail.subject, `"Helper" (unverified app) was connected to Acme Ads`)
     assert.include(mail.text, "Ann <ann@acme.example>")

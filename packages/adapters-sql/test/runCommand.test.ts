@@ -11,7 +11,8 @@ import {
   transitionWriteRequest,
   WriteRequestNotFound,
   WriteRequestStore,
-  type Transactor
+  type Transactor,
+  UserId
 } from "@adgate/core"
 import {
   EventOutboxMemory,
@@ -53,7 +54,7 @@ const approve = (id: string, argumentsHash: string) => Effect.gen(function* () {
   return yield* runCommand({
     load: store.find(id),
     missing: () => new WriteRequestNotFound({ requestId: id }),
-    transition: (request, now) => transitionWriteRequest(request, { _tag: "Approve", deciderId: "usr_probe", argumentsHash }, now),
+    transition: (request, now) => transitionWriteRequest(request, { _tag: "Approve", deciderId: UserId.make("usr_probe"), argumentsHash }, now),
     save: store.save
   })
 })
@@ -101,7 +102,7 @@ const contract = (name: string, ports: Layer.Layer<Ports, unknown>, rollsBack: b
       const answer = yield* Effect.flip(runCommand({
         load: store.find(request.id),
         missing: () => new WriteRequestNotFound({ requestId: request.id }),
-        transition: (r, now) => transitionWriteRequest(r, { _tag: "Approve", deciderId: "usr_probe", argumentsHash: r.argumentsHash }, now),
+        transition: (r, now) => transitionWriteRequest(r, { _tag: "Approve", deciderId: UserId.make("usr_probe"), argumentsHash: r.argumentsHash }, now),
         save: store.save,
         then: () => Effect.fail("the write after the save failed" as const)
       }))

@@ -1,6 +1,6 @@
 // What the SQL tests that drive the core's token endpoint share (races.test.ts, atomicity.test.ts): the ports on the
 // SQL stores, a workspace with an admin, an issued code as the consent decision leaves it, and the grants' parameters.
-import { ClientStore, CodeStore, Directory, Issuer, Secrets, type AuthorizationCode, WorkspaceId } from "@adgate/core"
+import { ClientStore, CodeStore, Directory, Issuer, Secrets, type AuthorizationCode, WorkspaceId, UserId } from "@adgate/core"
 import { SecretsWebCrypto } from "@adgate/core/testing"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlStores } from "../src/index.ts"
@@ -14,8 +14,8 @@ export const TokenWorld = Layer.mergeAll(SqlStores, SecretsWebCrypto, Issuer.lay
 /** A paid workspace with an admin. */
 export const seedAdminWorkspace = Effect.gen(function* () {
   const directory = yield* Directory
-  const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
-  const userId = unique("usr_")
+  const workspaceId = WorkspaceId.make(unique("ws_"))
+  const userId = UserId.make(unique("usr_"))
   yield* directory.createWorkspace({ id: workspaceId, name: "Token Ads", plan: "paid", credits: 100, createdAt: 0 })
   yield* directory.createUser({ id: userId, email: `${userId}@token.example`, name: "Admin", createdAt: 0 })
   yield* directory.setRole(workspaceId, userId, Option.some("admin"))

@@ -3,7 +3,8 @@
 // runner's ports, and a clock the tests move forward by hand instead of sleeping.
 import {
   createApiKey, Directory, resolveBearer, type Principal, type Scope, type WriteMode,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Duration, Effect, Layer, Option, Redacted } from "effect"
@@ -51,7 +52,7 @@ export const demo = Effect.gen(function* () {
 })
 
 /** A new API key of `userId` and the Principal its bearer resolves to (the real check REST runs). */
-export const keyPrincipal = (workspaceId: WorkspaceId, userId: string, scopes: ReadonlyArray<Scope>, toolWrites: WriteMode) =>
+export const keyPrincipal = (workspaceId: WorkspaceId, userId: UserId, scopes: ReadonlyArray<Scope>, toolWrites: WriteMode) =>
   Effect.gen(function* () {
     const created = yield* createApiKey({ workspaceId, actorId: userId, name: `tasks ${toolWrites}`, scopes, toolWrites })
     return (yield* resolveBearer(created.secret, "rest")) satisfies Principal as Principal

@@ -4,7 +4,7 @@
 // twice at once executes once. Runs on the sandbox platforms; only when DATABASE_URL is set (PGlite serialises).
 import { Effect, Exit, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { decideAndExecute, findWriteRequest } from "@adgate/core"
+import { decideAndExecute, findWriteRequest, UserId } from "@adgate/core"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startTestServerSql, type TestServer } from "../support/testServer.ts"
 import { createKey, restClient } from "./restClient.ts"
@@ -68,7 +68,7 @@ describe.skipIf(Option.isNone(databaseUrl))("REST idempotency and approvals unde
     const before = await credits(key)
     const workspaceId = server.workspaces.paid.id
     const request = await server.run(findWriteRequest(workspaceId, queued.body.requestId).pipe(Effect.orDie))
-    const approve = (deciderId: string) =>
+    const approve = (deciderId: UserId) =>
       server.run(Effect.result(decideAndExecute({ id: request.id, workspaceId, deciderId, decision: "approve", argumentsHash: request.argumentsHash })))
     const [a, b] = await Promise.all([approve(server.users.admin.id), approve(server.users.editor.id)])
     const won = [a, b].filter((r) => r._tag === "Success")

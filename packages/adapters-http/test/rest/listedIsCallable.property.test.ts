@@ -12,7 +12,8 @@ import {
   type Role,
   type Scope,
   scopesRoleHolds,
-  Secrets
+  Secrets,
+  UserId
 } from "@adgate/core"
 import {
   type MemoryPlatformState,
@@ -59,7 +60,7 @@ const connectionToken = (w: World) =>
     const directory = yield* Directory
     const now = yield* Clock.currentTimeMillis
     const workspaceId = server.workspaces.paid.id
-    const approverId = yield* secrets.generate(Prefix.user)
+    const approverId = UserId.make(yield* secrets.generate(Prefix.user))
     yield* directory.createUser({ id: approverId, email: `${approverId}@paid.test`, name: "Approver", createdAt: now })
     yield* directory.setRole(workspaceId, approverId, w.role === null ? Option.none() : Option.some(w.role))
     yield* directory.setPlan(workspaceId, w.plan)

@@ -2,7 +2,7 @@
 // REST API of a test server: get a credential, then call /api/v1 with it.
 import * as oauth from "oauth4webapi"
 import { Effect } from "effect"
-import { createApiKey, type Scope, type WriteMode, WorkspaceId } from "@adgate/core"
+import { createApiKey, type Scope, type WriteMode, WorkspaceId, UserId } from "@adgate/core"
 import type { TestServer } from "../support/testServer.ts"
 import { connect, registerApp } from "../oauth/oauthClient.ts"
 
@@ -51,7 +51,7 @@ export const restClient = (server: WebServer, credential: string | null) => ({
 /** An API key of the paid workspace created by the admin (core createApiKey, as the CLI and the page do). */
 export const createKey = (
   server: WebServer,
-  options: { readonly scopes: ReadonlyArray<Scope>; readonly toolWrites?: WriteMode; readonly workspaceId?: WorkspaceId; readonly actorId?: string }
+  options: { readonly scopes: ReadonlyArray<Scope>; readonly toolWrites?: WriteMode; readonly workspaceId?: WorkspaceId; readonly actorId?: UserId }
 ) =>
   server.run(createApiKey({
     workspaceId: options.workspaceId ?? server.workspaces.paid.id,

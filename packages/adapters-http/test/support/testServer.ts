@@ -23,7 +23,8 @@ import {
   Secrets,
   type Role,
   type Workspace,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -46,7 +47,7 @@ import { TrustedProxies } from "../../src/clientAddress.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 
 export interface TestUser {
-  readonly id: string
+  readonly id: UserId
   readonly email: string
   readonly name: string
   readonly password: string
@@ -227,7 +228,7 @@ const startWith = async (
         })
       const makeUser = (person: { readonly email: string; readonly name: string; readonly password: string }) =>
         Effect.gen(function* () {
-          const id = yield* secrets.generate(Prefix.user)
+          const id = UserId.make(yield* secrets.generate(Prefix.user))
           yield* dir.createUser({ id, email: person.email, name: person.name, createdAt: 0 })
           yield* people.setPasswordHash(id, yield* hasher.hash(person.password))
           return { id, ...person }

@@ -23,7 +23,8 @@ import {
   RateLimits,
   Secrets,
   type Workspace,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import { SecretsWebCrypto } from "@adgate/core/testing"
 import { CredentialCipher, makeCredentialCipher, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
@@ -34,7 +35,7 @@ import { McpRoutes } from "../../src/index.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
-export interface Person { readonly id: string; readonly email: string; readonly password: string }
+export interface Person { readonly id: UserId; readonly email: string; readonly password: string }
 
 export interface McpTestServer {
   readonly origin: string
@@ -128,7 +129,7 @@ export const seedWorld = (server: McpTestServer): Promise<SeededWorld> =>
     const paid: Workspace = { id: WorkspaceId.make(yield* secrets.generate(Prefix.workspace)), name: "Acme Ads", plan: "paid", credits: 1000, createdAt: 0 }
     yield* dir.createWorkspace(paid)
     const person = (email: string, password: string, role: "admin" | "editor") => Effect.gen(function* () {
-      const id = yield* secrets.generate(Prefix.user)
+      const id = UserId.make(yield* secrets.generate(Prefix.user))
       yield* dir.createUser({ id, email, name: email, createdAt: 0 })
       yield* people.setPasswordHash(id, yield* hasher.hash(password))
       yield* dir.setRole(paid.id, id, Option.some(role))

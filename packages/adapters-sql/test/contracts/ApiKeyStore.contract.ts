@@ -35,7 +35,7 @@ export const apiKeyStoreContract = <E, R>(name: string, layer: Layer.Layer<ApiKe
 
     it.effect("keys are listed by their workspace only", () => Effect.gen(function* () {
       const store = yield* ApiKeyStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const mine = [anApiKey({ workspaceId }), anApiKey({ workspaceId, createdAt: t0 + 1 })]
       yield* Effect.forEach([...mine, anApiKey()], store.insert)
       assert.deepStrictEqual([...(yield* store.listByWorkspace(workspaceId))].sort((a, b) => a.createdAt - b.createdAt), mine)

@@ -11,7 +11,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       const store = yield* ClientStore
       const client = aClient({ kind: "metadata_document", name: null, documentHost: "cimd.example", cacheUntil: t0 + 5,
         redirectUris: ["https://a.example/cb", "com.example.app:/cb"], authMethod: "client_secret_basic",
-        secretHash: uniqueHash("sh"), recognised: true, lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))) })
+        secretHash: uniqueHash("sh"), recognised: true, lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: WorkspaceId.make(unique("ws_")) })
       yield* store.insert(client)
       assert.deepStrictEqual(yield* store.find(client.clientId), Option.some(client))
     }))
@@ -46,21 +46,21 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
 
     it.effect("clients are listed by their workspace only", () => Effect.gen(function* () {
       const store = yield* ClientStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const mine = [aClient({ kind: "workspace_app", workspaceId }), aClient({ kind: "workspace_app", workspaceId, createdAt: t0 + 1 })]
-      yield* Effect.forEach([...mine, aClient({ kind: "workspace_app", workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))) })], store.insert)
+      yield* Effect.forEach([...mine, aClient({ kind: "workspace_app", workspaceId: WorkspaceId.make(unique("ws_")) })], store.insert)
       const listed = yield* store.listByWorkspace(workspaceId)
       assert.deepStrictEqual([...listed].sort((a, b) => a.createdAt - b.createdAt), mine)
-      assert.deepStrictEqual(yield* store.listByWorkspace(WorkspaceId.make(unique(WorkspaceId.make("ws_")))), [])
+      assert.deepStrictEqual(yield* store.listByWorkspace(WorkspaceId.make(unique("ws_"))), [])
     }))
 
     it.effect("a workspace app is inserted only while its workspace has fewer active apps than the limit", () => Effect.gen(function* () {
       const store = yield* ClientStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       // A removed app, a dynamic client and another workspace's app do not count.
       yield* store.insert(aClient({ kind: "workspace_app", workspaceId, removedAt: t0 }))
       yield* store.insert(aClient({ kind: "dynamic", workspaceId }))
-      yield* store.insert(aClient({ kind: "workspace_app", workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))) }))
+      yield* store.insert(aClient({ kind: "workspace_app", workspaceId: WorkspaceId.make(unique("ws_")) }))
       const apps = [1, 2, 3].map(() => aClient({ kind: "workspace_app", workspaceId }))
       assert.deepStrictEqual(yield* Effect.forEach(apps, (app) => store.insertWorkspaceApp(app, 2)), [true, true, false])
       assert.deepStrictEqual(yield* store.find(apps[0]!.clientId), Option.some(apps[0]!))

@@ -81,7 +81,7 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
 
     it.effect("connections are listed by workspace and by client", () => Effect.gen(function* () {
       const store = yield* ConnectionStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const clientId = unique("apc_")
       const a = aConnection({ workspaceId, clientId })
       const b = aConnection({ workspaceId, createdAt: t0 + 1 })

@@ -62,7 +62,7 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
 
     it.effect("an unknown workspace has no balance: CreditsWorkspaceNotFound for balance, charge and grant", () => Effect.gen(function* () {
       const ledger = yield* CreditsLedger
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const errors = yield* Effect.all([ledger.balance(workspaceId), ledger.charge(movement(workspaceId, 1)), ledger.grant(movement(workspaceId, 1))].map(Effect.flip))
       assert.deepStrictEqual(errors.map((e) => e._tag), ["CreditsWorkspaceNotFound", "CreditsWorkspaceNotFound", "CreditsWorkspaceNotFound"])
       assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])

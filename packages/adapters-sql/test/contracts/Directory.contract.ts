@@ -1,5 +1,5 @@
 // The Directory contract (spec §What the service does 1): workspaces, people, roles, plans and credits.
-import { Directory, EmailTaken, WorkspaceId } from "@adgate/core"
+import { Directory, EmailTaken, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -16,8 +16,8 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       assert.deepStrictEqual(yield* directory.workspace(workspace.id), Option.some(workspace))
       assert.deepStrictEqual(yield* directory.user(user.id), Option.some(user))
       assert.deepStrictEqual(yield* directory.userByEmail(user.email.toLowerCase()), Option.some(user))
-      assert.isTrue(Option.isNone(yield* directory.workspace(WorkspaceId.make(unique(WorkspaceId.make("ws_"))))))
-      assert.isTrue(Option.isNone(yield* directory.user(unique("usr_"))))
+      assert.isTrue(Option.isNone(yield* directory.workspace(WorkspaceId.make(unique("ws_")))))
+      assert.isTrue(Option.isNone(yield* directory.user(UserId.make(unique("usr_")))))
       assert.isTrue(Option.isNone(yield* directory.userByEmail(`${unique("nobody")}@example.com`)))
     }))
 

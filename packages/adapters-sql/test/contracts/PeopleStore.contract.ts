@@ -1,5 +1,5 @@
 // The PeopleStore contract: password hashes per person and browser sessions by the hash of the cookie.
-import { PeopleStore, WorkspaceId } from "@adgate/core"
+import { PeopleStore, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -9,7 +9,7 @@ export const peopleStoreContract = <E, R>(name: string, layer: Layer.Layer<Peopl
   host.layer(layer)(`PeopleStore contract (${name})`, (it) => {
     it.effect("a password hash is set, read, and replaced", () => Effect.gen(function* () {
       const people = yield* PeopleStore
-      const userId = unique("usr_")
+      const userId = UserId.make(unique("usr_"))
       assert.isTrue(Option.isNone(yield* people.passwordHash(userId)))
       yield* people.setPasswordHash(userId, "$argon2id$v=19$first")
       yield* people.setPasswordHash(userId, "$argon2id$v=19$second")
@@ -21,7 +21,7 @@ export const peopleStoreContract = <E, R>(name: string, layer: Layer.Layer<Peopl
       const session = aSession()
       yield* people.insertSession(session)
       assert.deepStrictEqual(yield* people.findSession(session.hash), Option.some(session))
-      const switched = { ...session, workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))), revokedAt: t0 + 5 }
+      const switched = { ...session, workspaceId: WorkspaceId.make(unique("ws_")), revokedAt: t0 + 5 }
       yield* people.updateSession(switched)
       assert.deepStrictEqual(yield* people.findSession(session.hash), Option.some(switched))
       assert.isTrue(Option.isNone(yield* people.findSession(uniqueHash("ses-hash-"))))

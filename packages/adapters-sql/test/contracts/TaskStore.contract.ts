@@ -29,7 +29,7 @@ export const taskStoreContract = <E, R>(name: string, layer: Layer.Layer<TaskSto
 
     it.effect("a workspace's tasks list newest first, with limit, skip and status; other workspaces' are not listed", () => Effect.gen(function* () {
       const store = yield* TaskStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const tasks = [0, 1, 2, 3].map((i) => aTask({ workspaceId, createdAt: t0 + i, status: i % 2 === 0 ? "running" : "planning" }))
       // Two tasks made in the same millisecond: the one with the greater id (byte order) lists first.
       const [twinA, twinB] = [aTask({ workspaceId, id: "task_A-same-ms", createdAt: t0 + 9 }), aTask({ workspaceId, id: "task_a-same-ms", createdAt: t0 + 9 })]
@@ -40,7 +40,7 @@ export const taskStoreContract = <E, R>(name: string, layer: Layer.Layer<TaskSto
       assert.deepStrictEqual((yield* store.list(workspaceId, { limit: 50, skip: 0, status: "running" })).map((t) => t.id), [tasks[2]!.id, tasks[0]!.id])
       assert.deepStrictEqual(yield* store.list(workspaceId, { limit: 50, skip: 0, status: "failed" }), [])
       assert.deepStrictEqual(yield* store.list(workspaceId, { limit: 0, skip: 0, status: null }), [])
-      assert.deepStrictEqual(yield* store.list(WorkspaceId.make(unique(WorkspaceId.make("ws_"))), all), [])
+      assert.deepStrictEqual(yield* store.list(WorkspaceId.make(unique("ws_")), all), [])
     }))
 
     it.effect("a runner claims unfinished tasks with no lease or an ended one, oldest first, each with attempt + 1, the lease and version + 1; a leased task is claimed again only once its lease ends", () => Effect.gen(function* () {

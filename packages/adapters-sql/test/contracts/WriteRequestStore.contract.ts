@@ -1,6 +1,6 @@
 // The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
-import { WriteRequestStore, type WriteRequest, WorkspaceId } from "@adgate/core"
+import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -22,9 +22,9 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const store = yield* WriteRequestStore
       const request = aWriteRequest()
       yield* store.insert(request)
-      const approved = { ...request, version: 2, status: "approved" as const, decidedBy: unique("usr_"), decidedAt: t0 + 1, updatedAt: t0 + 1 }
+      const approved = { ...request, version: 2, status: "approved" as const, decidedBy: UserId.make(unique("usr_")), decidedAt: t0 + 1, updatedAt: t0 + 1 }
       yield* store.save(approved)
-      const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "rejected", decidedBy: unique("usr_"), decidedAt: t0 + 2 }))
+      const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "rejected", decidedBy: UserId.make(unique("usr_")), decidedAt: t0 + 2 }))
       assert.strictEqual(error._tag, "Conflict")
       assert.deepStrictEqual(yield* store.find(request.id), Option.some(approved))
     }))
@@ -33,7 +33,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const store = yield* WriteRequestStore
       const request = aWriteRequest()
       yield* store.insert(request)
-      const approved = { ...request, version: 2, status: "approved" as const, decidedBy: unique("usr_"), decidedAt: t0 + 1 }
+      const approved = { ...request, version: 2, status: "approved" as const, decidedBy: UserId.make(unique("usr_")), decidedAt: t0 + 1 }
       yield* store.save(approved)
       const failed = { ...approved, version: 3, status: "failed" as const, providerStatus: 422, result: { error: { code: 17, message: "budget too low", fields: ["budget"] } } }
       yield* store.save(failed)
@@ -50,21 +50,21 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
 
     it.effect("the pending queue lists the workspace's pending requests oldest first; decided ones and other workspaces are not in it", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const newer = aWriteRequest({ workspaceId, createdAt: t0 + 2 })
       const older = aWriteRequest({ workspaceId, createdAt: t0 + 1 })
-      const rejected = aWriteRequest({ workspaceId, status: "rejected", decidedBy: unique("usr_"), decidedAt: t0 })
+      const rejected = aWriteRequest({ workspaceId, status: "rejected", decidedBy: UserId.make(unique("usr_")), decidedAt: t0 })
       const elsewhere = aWriteRequest()
       yield* Effect.forEach([newer, older, rejected, elsewhere], store.insert)
       assert.deepStrictEqual((yield* store.listPending(workspaceId)).map((r) => r.id), [older.id, newer.id])
-      yield* store.save({ ...older, version: 2, status: "approved", decidedBy: unique("usr_"), decidedAt: t0 + 3 })
+      yield* store.save({ ...older, version: 2, status: "approved", decidedBy: UserId.make(unique("usr_")), decidedAt: t0 + 3 })
       assert.deepStrictEqual((yield* store.listPending(workspaceId)).map((r) => r.id), [newer.id])
-      assert.deepStrictEqual(yield* store.listPending(WorkspaceId.make(unique(WorkspaceId.make("ws_")))), [])
+      assert.deepStrictEqual(yield* store.listPending(WorkspaceId.make(unique("ws_"))), [])
     }))
 
     it.effect("listByRequester: one credential's requests, newest first, paged after a cursor; another credential's are not in it", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
-      const workspaceId = WorkspaceId.make(unique(WorkspaceId.make("ws_")))
+      const workspaceId = WorkspaceId.make(unique("ws_"))
       const connectionId = unique("con_")
       const mine = [1, 2, 3].map((n) => aWriteRequest({ workspaceId, connectionId, apiKeyId: null, createdAt: t0 + n }))
       const other = aWriteRequest({ workspaceId, connectionId: unique("con_"), apiKeyId: null, createdAt: t0 + 4 })
@@ -85,7 +85,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const due = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1 })
       const atDeadline = aWriteRequest({ createdAt: now - 7 * day, expiresAt: now })
       const notYet = aWriteRequest({ createdAt: now - 7 * day + 1, expiresAt: now + 1 })
-      const decided = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1, status: "approved", decidedBy: unique("usr_"), decidedAt: now - 2 })
+      const decided = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1, status: "approved", decidedBy: UserId.make(unique("usr_")), decidedAt: now - 2 })
       yield* Effect.forEach([due, atDeadline, notYet, decided], store.insert)
       const expired = yield* store.expireDue(now)
       assert.includeMembers([...expired], [due.id, atDeadline.id])
@@ -106,7 +106,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const request = aWriteRequest({ createdAt: now - 8 * day, expiresAt: now - 1 })
       yield* store.insert(request)
       yield* store.expireDue(now)
-      const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "approved", decidedBy: unique("usr_"), decidedAt: now }))
+      const error = yield* Effect.flip(store.save({ ...request, version: 2, status: "approved", decidedBy: UserId.make(unique("usr_")), decidedAt: now }))
       assert.strictEqual(error._tag, "Conflict")
       assert.deepStrictEqual(Option.map(yield* store.find(request.id), (r) => r.status), Option.some("expired" as const))
     }))
@@ -114,7 +114,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
     it.effect("listResumable: approved requests no live lease holds (never claimed and decided long enough ago, or lease ended); the lease round-trips", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
       const now = t0 + 10 * day
-      const approved = (over: Partial<WriteRequest>) => aWriteRequest({ status: "approved", decidedBy: unique("usr_"), ...over })
+      const approved = (over: Partial<WriteRequest>) => aWriteRequest({ status: "approved", decidedBy: UserId.make(unique("usr_")), ...over })
       const unclaimedOld = approved({ decidedAt: now - 120_000 })
       const unclaimedFresh = approved({ decidedAt: now - 1_000 })
       const leaseEnded = approved({ decidedAt: now - 500_000, attempt: 1, leaseUntil: now })

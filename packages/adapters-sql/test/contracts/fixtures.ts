@@ -7,6 +7,7 @@ import { SecretHash } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 import { WorkspaceId } from "@adgate/core"
+import { UserId } from "@adgate/core"
 
 /** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
@@ -47,8 +48,8 @@ export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
     state: "s1",
     surface: "mcp"
   },
-  userId: unique("usr_"),
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  userId: UserId.make(unique("usr_")),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   csrfHash: uniqueHash("h"),
   openedAt: t0,
   expiresAt: t0 + 600_000,
@@ -63,8 +64,8 @@ export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode 
   redirectUri: "https://app.example/cb",
   redirectUriSent: true,
   codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
-  userId: unique("usr_"),
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  userId: UserId.make(unique("usr_")),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   scopes: ["tools:read", "tools:write"],
   surface: "both",
   platforms: ["meta", "google"],
@@ -81,8 +82,8 @@ export const aConnection = (over: Partial<Connection> = {}): Connection => ({
   id: unique("con_"),
   version: 1,
   clientId: unique("apc_"),
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
-  approverId: unique("usr_"),
+  workspaceId: WorkspaceId.make(unique("ws_")),
+  approverId: UserId.make(unique("usr_")),
   scopes: ["tasks:read", "accounts:read"],
   surface: "mcp",
   platforms: "all",
@@ -105,7 +106,7 @@ export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => (
   connectionId: unique("con_"),
   generation: 1,
   clientId: unique("apc_"),
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   scopes: ["tools:read"],
   surface: "rest",
   issuedAt: t0,
@@ -118,9 +119,9 @@ export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
   id: unique("key_"),
   hash: uniqueHash("key-hash-"),
   version: 1,
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   name: "CI key",
-  createdBy: unique("usr_"),
+  createdBy: UserId.make(unique("usr_")),
   scopes: ["tools:read", "tools:raw"],
   toolWrites: "wait",
   createdAt: t0,
@@ -130,7 +131,7 @@ export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
 })
 
 export const aWorkspace = (over: Partial<Workspace> = {}): Workspace => ({
-  id: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  id: WorkspaceId.make(unique("ws_")),
   name: "Acme",
   plan: "free",
   credits: 100,
@@ -139,7 +140,7 @@ export const aWorkspace = (over: Partial<Workspace> = {}): Workspace => ({
 })
 
 export const aUser = (over: Partial<User> = {}): User => ({
-  id: unique("usr_"),
+  id: UserId.make(unique("usr_")),
   email: `${unique("p")}@example.com`,
   name: "Pat",
   createdAt: t0,
@@ -148,7 +149,7 @@ export const aUser = (over: Partial<User> = {}): User => ({
 
 export const anAuditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   id: unique("aud_"),
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   at: t0,
   actorId: null,
   action: "connection.approved",
@@ -170,7 +171,7 @@ export const aMail = (over: Partial<MailMessage> = {}): MailMessage => ({
 
 export const aSession = (over: Partial<Session> = {}): Session => ({
   hash: uniqueHash("ses-hash-"),
-  userId: unique("usr_"),
+  userId: UserId.make(unique("usr_")),
   workspaceId: null,
   createdAt: t0,
   expiresAt: t0 + 86_400_000,
@@ -181,10 +182,10 @@ export const aSession = (over: Partial<Session> = {}): Session => ({
 export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest => ({
   id: unique("rwq_"),
   version: 1,
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   connectionId: unique("con_"),
   apiKeyId: null,
-  requestedBy: unique("usr_"),
+  requestedBy: UserId.make(unique("usr_")),
   tool: "meta__pause_campaign",
   arguments: { accountId: "act_1", campaign: { id: "c-9", labels: ["q1", "brand"] }, dryRun: false, budget: 12.5 },
   argumentsHash: unique("args-hash-"),
@@ -205,8 +206,8 @@ export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest =>
 export const aTask = (over: Partial<Task> = {}): Task => ({
   id: unique("task_"),
   version: 1,
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
-  createdBy: unique("usr_"),
+  workspaceId: WorkspaceId.make(unique("ws_")),
+  createdBy: UserId.make(unique("usr_")),
   connectionId: null,
   apiKeyId: unique("key_"),
   scopes: null,
@@ -223,7 +224,7 @@ export const aTask = (over: Partial<Task> = {}): Task => ({
 
 export const aToolUsage = (over: Partial<ToolUsage> = {}): ToolUsage => ({
   id: unique("use_"),
-  workspaceId: WorkspaceId.make(unique(WorkspaceId.make("ws_"))),
+  workspaceId: WorkspaceId.make(unique("ws_")),
   connectionId: unique("con_"),
   apiKeyId: null,
   tool: "google__campaign_report",

@@ -3,6 +3,7 @@
 import { Schema } from "effect"
 import { EndReason } from "../connections/Connection.ts"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])
 export type WriteRequestStatus = typeof WriteRequestStatus.Type
@@ -28,7 +29,7 @@ export const WriteRequest = Schema.Struct({
   /** The API key that made the call, or null for a connection. */
   apiKeyId: Schema.NullOr(Schema.String),
   /** The person behind the credential: the connection's approver or the key's creator (mailed on queueing). */
-  requestedBy: Schema.String,
+  requestedBy: UserId,
   tool: Schema.String,
   arguments: Schema.JsonObject,
   /** hashToolCall(tool, arguments): what an approval approves. */
@@ -47,6 +48,7 @@ export const WriteRequest = Schema.Struct({
   attempt: Schema.Int,
   /** While an execution holds the request: the end of its lease (epoch ms). A stale lease may be claimed again. */
   leaseUntil: Schema.NullOr(Schema.Number),
+  /** The person who decided, or the requesting credential (connection or API key id) that withdrew it: not a UserId. */
   decidedBy: Schema.NullOr(Schema.String),
   decidedAt: Schema.NullOr(Schema.Number),
   createdAt: Schema.Number,

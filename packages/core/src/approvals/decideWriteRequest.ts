@@ -13,13 +13,14 @@ import { findEndedRequester } from "./findEndedRequester.ts"
 import { transitionWriteRequest, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import type { WriteRequest } from "./WriteRequest.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 interface DecisionBase {
   readonly id: string
   /** The workspace of the management page the person is on: a request of another workspace is not found. */
   readonly workspaceId: WorkspaceId
   /** The signed-in person (a session, never a bearer credential: checklist 177). */
-  readonly deciderId: string
+  readonly deciderId: UserId
 }
 export type WriteRequestDecision =
   /** `argumentsHash` is the fingerprint of the payload the person was shown. */

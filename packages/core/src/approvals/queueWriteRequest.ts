@@ -7,13 +7,13 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { hashToolCall } from "../tools/hashToolCall.ts"
 import { type WaitReason, type WriteRequest, writeRequestLifetimeMs } from "./WriteRequest.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface WriteRequestInput {
   readonly workspaceId: WorkspaceId
   readonly connectionId: string | null
   readonly apiKeyId: string | null
-  readonly requestedBy: string
+  readonly requestedBy: UserId
   readonly tool: string
   readonly arguments: Schema.JsonObject
   readonly reason: WaitReason

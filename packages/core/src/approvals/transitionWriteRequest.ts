@@ -23,7 +23,7 @@ export interface Approve {
   readonly requesterEnded?: RequesterEnding | null
 }
 /** An admin or editor declines. */
-export interface Reject { readonly _tag: "Reject"; readonly deciderId: string }
+export interface Reject { readonly _tag: "Reject"; readonly deciderId: UserId }
 /**
  * The app that asked withdraws its own still-pending request (MCP tasks/cancel): it ends `rejected` with
  * `decidedBy` the requesting credential (its connection or API key id, never a person's id), so a withdrawal is

@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 /** What GET /oauth/authorize accepted, after every parameter rule passed. */
 export const AuthorizationRequest = Schema.Struct({
@@ -35,7 +35,7 @@ export const ConsentPage = Schema.Struct({
   version: Schema.Int,
   request: AuthorizationRequest,
   /** The signed-in person and chosen workspace when the page opened; a switch restarts the flow. */
-  userId: Schema.String,
+  userId: UserId,
   workspaceId: WorkspaceId,
   /** SHA-256 of the page's CSRF token; the decision is accepted once. */
   csrfHash: SecretHash,

@@ -18,7 +18,7 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
 import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
-import type { Plan, Role, WorkspaceId } from "../workspaces/Workspace.ts"
+import type { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { SecretHash } from "../ports/Secrets.ts"
 
 const maxPlatformNameLength = 100
@@ -29,7 +29,7 @@ export interface DecideConsentInput {
   readonly pageId: string
   readonly csrfToken: string
   /** The signed-in person and chosen workspace at the moment of the post. */
-  readonly userId: string
+  readonly userId: UserId
   readonly workspaceId: WorkspaceId
   readonly answer: ConsentAnswer
 }

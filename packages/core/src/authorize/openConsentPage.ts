@@ -11,17 +11,17 @@ import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
-import type { Plan, Role, WorkspaceId } from "../workspaces/Workspace.ts"
+import type { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface OpenConsentPageInput {
   readonly request: AuthorizationRequest
   readonly client: Client
-  readonly userId: string
+  readonly userId: UserId
   readonly workspaceId: WorkspaceId
 }
 
 /** The person's role and the workspace's plan, or why the person may not connect an app to it. */
-export const connectingRole = Effect.fn("authorize.connectingRole")(function* (workspaceId: WorkspaceId, userId: string) {
+export const connectingRole = Effect.fn("authorize.connectingRole")(function* (workspaceId: WorkspaceId, userId: UserId) {
   const directory = yield* Directory
   const workspace = yield* directory.workspace(workspaceId)
   if (Option.isNone(workspace)) return yield* new NotAllowedToConnect({ reason: "unknown_workspace" })

@@ -5,7 +5,7 @@ import type { ConsentPage } from "./ConsentPage.ts"
 import { constantTimeEqual } from "../credentials/constantTimeEqual.ts"
 import { ConsentAlreadyDecided, ConsentPageExpired, ConsentRestartRequired, CsrfMismatch } from "./errors.ts"
 import type { SecretHash } from "../ports/Secrets.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 /** A consent page is valid 10 minutes from opening (spec §Limits). */
 export const consentPageLifetimeMs = 10 * 60 * 1000
@@ -15,7 +15,7 @@ export interface Decide {
   /** Allow access, or Cancel (also used when no permission was approved). */
   readonly answer: "Allow" | "Cancel"
   /** The signed-in person and the workspace chosen at the moment of the post. */
-  readonly userId: string
+  readonly userId: UserId
   readonly workspaceId: WorkspaceId
   /** SHA-256 of the posted CSRF token. */
   readonly csrfHash: SecretHash

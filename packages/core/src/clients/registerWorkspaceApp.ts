@@ -8,13 +8,13 @@ import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const maxAppsPerWorkspace = 20
 
 export interface RegisterWorkspaceAppInput {
   readonly workspaceId: WorkspaceId
-  readonly actorId: string
+  readonly actorId: UserId
   readonly name: string
   readonly redirectUris: ReadonlyArray<string>
   readonly type: "server" | "public"

@@ -12,16 +12,16 @@ import { Directory } from "../ports/Directory.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { NotAllowedToManage } from "../connections/errors.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface RemoveWorkspaceAppInput {
   readonly clientId: string
   readonly workspaceId: WorkspaceId
-  readonly actorId: string
+  readonly actorId: UserId
 }
 
 /** Ends every still-active connection made with the client; answers how many it ended. */
-const endActiveConnections = Effect.fnUntraced(function* (clientId: string, actorId: string) {
+const endActiveConnections = Effect.fnUntraced(function* (clientId: string, actorId: UserId) {
   const connections = yield* (yield* ConnectionStore).listByClient(clientId)
   let ended = 0
   for (const connection of connections) {

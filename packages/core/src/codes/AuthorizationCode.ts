@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const CodeStatus = Schema.Literals(["issued", "used"])
 export type CodeStatus = typeof CodeStatus.Type
@@ -15,7 +15,7 @@ export const AuthorizationCode = Schema.Struct({
   redirectUriSent: Schema.Boolean,
   codeChallenge: Schema.String,
   /** The grant the person approved; the connection is made from it at the exchange. */
-  userId: Schema.String,
+  userId: UserId,
   workspaceId: WorkspaceId,
   scopes: Schema.Array(Scope),
   surface: Surface,

@@ -5,18 +5,19 @@ import { Schema } from "effect"
 import { RequesterEndReason } from "../approvals/WriteRequest.ts"
 import { EndReason } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 const at = Schema.Number
 
 /** A write request was queued for a person (spec §Write request, §Events: the requester is told). */
 export const WriteQueued = Schema.TaggedStruct("WriteQueued", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, requestedBy: Schema.String, tool: Schema.String
+  at, requestId: Schema.String, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String
 })
 /** An admin or editor approved or rejected it; the deadline passed unanswered; the approved write ran. */
 export const WriteApproved = Schema.TaggedStruct("WriteApproved", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: Schema.String
+  at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: UserId
 })
+/** `deciderId`: the person who rejected it, or the requesting credential (connection or API key id) that withdrew it. */
 export const WriteRejected = Schema.TaggedStruct("WriteRejected", {
   at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: Schema.String
 })
@@ -40,7 +41,7 @@ export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
   at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String,
-  reason: EndReason, actorId: Schema.NullOr(Schema.String)
+  reason: EndReason, actorId: Schema.NullOr(UserId)
 })
 
 /** An API key was revoked (spec §Authentication 11): who revoked it. */
@@ -53,13 +54,13 @@ export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
  * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
  */
 export const ConnectionOpened = Schema.TaggedStruct("ConnectionOpened", {
-  at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String, approverId: Schema.String,
+  at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String, approverId: UserId,
   scopes: Schema.Array(Scope), surface: Surface, platforms: PlatformChoice, writeMode: WriteMode
 })
 
 /** The person chose Cancel, or approved no permission, on the consent page (spec §Events: declining). */
 export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
-  at, workspaceId: WorkspaceId, userId: Schema.String, clientId: Schema.String, scopesAsked: Schema.String,
+  at, workspaceId: WorkspaceId, userId: UserId, clientId: Schema.String, scopesAsked: Schema.String,
   surface: Surface, reason: Schema.Literals(["cancelled", "no_permission_approved"])
 })
 

@@ -2,7 +2,7 @@
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const ConnectionStatus = Schema.Literals(["active", "ended"])
 export type ConnectionStatus = typeof ConnectionStatus.Type
@@ -24,7 +24,7 @@ export const Connection = Schema.Struct({
   clientId: Schema.String,
   workspaceId: WorkspaceId,
   /** The person who selected Allow access. */
-  approverId: Schema.String,
+  approverId: UserId,
   scopes: Schema.Array(Scope),
   surface: Surface,
   platforms: PlatformChoice,

@@ -6,12 +6,12 @@ import { endConnection } from "./endConnection.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface DisconnectInput {
   readonly connectionId: string
   readonly workspaceId: WorkspaceId
-  readonly actorId: string
+  readonly actorId: UserId
 }
 
 export const disconnectConnection = Effect.fn("connections.disconnectConnection")(function* (input: DisconnectInput) {

@@ -8,9 +8,10 @@ import { ConnectionNotFound } from "./errors.ts"
 import { endTransition } from "./transitionConnection.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
+import type { UserId } from "../workspaces/Workspace.ts"
 
 export const endConnection = Effect.fn("connections.endConnection")(
-  function* (connectionId: string, reason: EndReason, actorId: string | null) {
+  function* (connectionId: string, reason: EndReason, actorId: UserId | null) {
     const store = yield* ConnectionStore
     return yield* runCommand({
       load: store.find(connectionId),

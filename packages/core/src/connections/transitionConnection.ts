@@ -1,6 +1,6 @@
 // The connection lifecycle as a pure transition, one branch per row of spec §States: Connection, with checklist
 // section F and decisions 78-81, 89, 90, 92. No I/O and no clock: `now` (epoch ms) and the role answer come in.
-import type { Role } from "../workspaces/Workspace.ts"
+import type { Role, UserId } from "../workspaces/Workspace.ts"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { parseScopes, roleStillSuffices } from "../scopes/grant.ts"
 import type { Connection, EndReason } from "./Connection.ts"
@@ -172,7 +172,7 @@ export interface EndOutcome {
 
 /** The End rows as the runner's Transition: the ended connection with one ConnectionEnded, or nothing changed. */
 export const endTransition = (
-  connection: Connection, reason: EndReason, actorId: string | null, now: number
+  connection: Connection, reason: EndReason, actorId: UserId | null, now: number
 ): Transition<Connection, EndOutcome, never> => {
   const decision = transitionConnection(connection, { _tag: "End", reason }, now)
   if (decision._tag !== "Ended") return unchanged({ connection, endedNow: false })
@@ -186,7 +186,7 @@ export interface Rotation {
   readonly issue: TokensToIssue
 }
 
-const endedEvent = (next: Connection, reason: EndReason, actorId: string | null, now: number): DomainEvent => ({
+const endedEvent = (next: Connection, reason: EndReason, actorId: UserId | null, now: number): DomainEvent => ({
   _tag: "ConnectionEnded", at: now, connectionId: next.id, workspaceId: next.workspaceId, clientId: next.clientId, reason, actorId
 })
 

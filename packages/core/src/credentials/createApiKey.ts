@@ -10,13 +10,13 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import { mintSecret } from "./issueTokenPair.ts"
 import { runCreation } from "../commands/runCommand.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const apiKeyNameMaxLength = 100
 
 export interface CreateApiKeyInput {
   readonly workspaceId: WorkspaceId
-  readonly actorId: string
+  readonly actorId: UserId
   readonly name: string
   readonly scopes: ReadonlyArray<Scope>
   readonly toolWrites: WriteMode

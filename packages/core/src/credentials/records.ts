@@ -4,6 +4,7 @@ import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role } from "../workspaces/Workspace.ts"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const AccessToken = Schema.Struct({
   hash: SecretHash,
@@ -27,7 +28,7 @@ export const ApiKey = Schema.Struct({
   version: Schema.Int,
   workspaceId: WorkspaceId,
   name: Schema.String,
-  createdBy: Schema.String,
+  createdBy: UserId,
   scopes: Schema.Array(Scope),
   /** The key's Tool writes setting. */
   toolWrites: WriteMode,
@@ -42,7 +43,7 @@ export const Principal = Schema.Struct({
   kind: Schema.Literals(["connection", "api_key"]),
   workspaceId: WorkspaceId,
   /** The approver of a connection, the creator of a key. */
-  userId: Schema.String,
+  userId: UserId,
   scopes: Schema.Array(Scope),
   surface: Surface,
   platforms: PlatformChoice,

@@ -10,12 +10,12 @@ import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface RevokeApiKeyInput {
   readonly keyId: string
   readonly workspaceId: WorkspaceId
-  readonly actorId: string
+  readonly actorId: UserId
 }
 
 /** Revoked at `now` by `actorId`, once: a revoked key stays as it was (and causes no second event). */

@@ -3,7 +3,7 @@
 // null is not set; a workspace without a record has no guardrails.
 import { Schema } from "effect"
 import { namePatternProblem } from "./namePattern.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export const Guardrails = Schema.Struct({
   workspaceId: WorkspaceId,
@@ -17,7 +17,7 @@ export const Guardrails = Schema.Struct({
   protectedNames: Schema.Array(Schema.String.check(Schema.makeFilter((pattern: string) => namePatternProblem(pattern) ?? undefined))),
   updatedAt: Schema.Number,
   /** The person who set them last (CLI or management page). */
-  updatedBy: Schema.NullOr(Schema.String)
+  updatedBy: Schema.NullOr(UserId)
 })
 export type Guardrails = typeof Guardrails.Type
 

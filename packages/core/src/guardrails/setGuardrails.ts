@@ -4,7 +4,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
 import { type Guardrails, noGuardrails } from "./Guardrails.ts"
 import { namePatternProblem } from "./namePattern.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 /** A setting out of range (a negative cap, an empty pattern): nothing is saved. */
 export class GuardrailsInvalid extends Schema.TaggedError<GuardrailsInvalid>()("GuardrailsInvalid", {
@@ -24,7 +24,7 @@ const invalidCap = (name: string, value: number | null | undefined, integer: boo
     ? null
     : `${name} must be a ${integer ? "whole " : ""}number of 0 or more`
 
-export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (workspaceId: WorkspaceId, actorId: string | null, changes: GuardrailChanges) {
+export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (workspaceId: WorkspaceId, actorId: UserId | null, changes: GuardrailChanges) {
   const problem = invalidCap("max budget change percent", changes.maxBudgetChangePercent, false) ??
     invalidCap("max changes per day", changes.maxChangesPerDay, true) ??
     invalidCap("max daily budget per account", changes.maxDailyBudgetPerAccount, false) ??

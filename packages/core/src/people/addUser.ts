@@ -1,7 +1,7 @@
 // Adds a person who signs in with a password (CLI, first start, later the management pages): a well-formed e-mail
 // address nobody else has, a password of at least 8 characters, kept only as the PasswordHasher's hash.
 import { Clock, Effect, Option } from "effect"
-import type { User } from "../workspaces/Workspace.ts"
+import { type User, UserId } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
@@ -26,7 +26,7 @@ export const addUser = Effect.fn("people.addUser")(function* (input: AddUserInpu
   if (input.password.length < passwordMinLength) return yield* new UserInvalid({ reason: "password_too_short", email })
   if (Option.isSome(yield* directory.userByEmail(email))) return yield* new EmailTaken({ email })
   const user: User = {
-    id: yield* (yield* Secrets).generate(Prefix.user),
+    id: UserId.make(yield* (yield* Secrets).generate(Prefix.user)),
     email,
     name: input.name?.trim() || email.slice(0, email.indexOf("@")),
     createdAt: yield* Clock.currentTimeMillis

@@ -1,12 +1,12 @@
 // People who sign in to the service's own pages: their password hash and their browser sessions.
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 /** A signed-in browser session; found by the SHA-256 of the cookie value. */
 export const Session = Schema.Struct({
   hash: SecretHash,
-  userId: Schema.String,
+  userId: UserId,
   /** The workspace the person is working in (switchable). */
   workspaceId: Schema.NullOr(WorkspaceId),
   createdAt: Schema.Number,

@@ -2,7 +2,7 @@
 // which the refresh grant turns into 503 temporarily_unavailable when the last confirmation is over 24 hours old.
 import { Context, Effect, Option, Schema } from "effect"
 import type { StoreUnavailable } from "./errors.ts"
-import type { Membership, Plan, Role, User, Workspace, WorkspaceId } from "../workspaces/Workspace.ts"
+import type { Membership, Plan, Role, User, Workspace, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { EmailTaken } from "../people/errors.ts"
 
 export class DirectoryUnavailable extends Schema.TaggedError<DirectoryUnavailable>()("DirectoryUnavailable", {
@@ -48,7 +48,7 @@ export interface DirectoryShape {
   readonly createWorkspace: (workspace: Workspace) => Effect.Effect<void, DirectoryUnavailable | StoreUnavailable>
   /** Adds (or, for a known id, updates) a person; fails EmailTaken when another person has the address. */
   readonly createUser: (user: User) => Effect.Effect<void, EmailTaken | DirectoryUnavailable | StoreUnavailable>
-  readonly setRole: (workspaceId: WorkspaceId, userId: string, role: Option.Option<Role>) => Fx<void>
+  readonly setRole: (workspaceId: WorkspaceId, userId: UserId, role: Option.Option<Role>) => Fx<void>
   readonly setPlan: (workspaceId: WorkspaceId, plan: Plan) => Fx<void>
   readonly setCredits: (workspaceId: WorkspaceId, credits: number) => Fx<void>
 }

@@ -4,10 +4,11 @@ import { Context, Effect, Option } from "effect"
 import type { Session } from "../people/records.ts"
 import type { StoreUnavailable } from "./errors.ts"
 import type { SecretHash } from "./Secrets.ts"
+import type { UserId } from "../workspaces/Workspace.ts"
 
 export interface PeopleStoreShape {
-  readonly setPasswordHash: (userId: string, passwordHash: string) => Effect.Effect<void, StoreUnavailable>
-  readonly passwordHash: (userId: string) => Effect.Effect<Option.Option<string>, StoreUnavailable>
+  readonly setPasswordHash: (userId: UserId, passwordHash: string) => Effect.Effect<void, StoreUnavailable>
+  readonly passwordHash: (userId: UserId) => Effect.Effect<Option.Option<string>, StoreUnavailable>
   readonly insertSession: (session: Session) => Effect.Effect<void, StoreUnavailable>
   readonly findSession: (hash: SecretHash) => Effect.Effect<Option.Option<Session>, StoreUnavailable>
   readonly updateSession: (session: Session) => Effect.Effect<void, StoreUnavailable>

@@ -2,7 +2,7 @@
 // workspace's credits under its approval rules. The statuses beyond `planning` are ours (docs/tasks.md, Statuses).
 import { Schema } from "effect"
 import { Scope } from "../scopes/Scope.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 /**
  * planning → running (the plan is made) → waiting_for_approval (a queued write waits for a person) → completed |
@@ -24,7 +24,7 @@ export const Task = Schema.Struct({
   version: Schema.Int,
   workspaceId: WorkspaceId,
   /** The person behind the credential that started it. */
-  createdBy: Schema.String,
+  createdBy: UserId,
   connectionId: Schema.NullOr(Schema.String),
   apiKeyId: Schema.NullOr(Schema.String),
   /**

@@ -10,11 +10,11 @@ import { TaskStore } from "../ports/TaskStore.ts"
 import type { Scope } from "../scopes/Scope.ts"
 import { TaskGoalInvalid } from "./errors.ts"
 import { maxGoalLength, type Task } from "./Task.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface TaskInput {
   readonly workspaceId: WorkspaceId
-  readonly createdBy: string
+  readonly createdBy: UserId
   readonly connectionId: string | null
   readonly apiKeyId: string | null
   readonly goal: string

@@ -21,8 +21,12 @@ export const Workspace = Schema.Struct({
 })
 export type Workspace = typeof Workspace.Type
 
+/** A person's id (`usr_…`), branded where it enters: a workspace's or a key's id cannot be passed for it. */
+export const UserId = Schema.String.pipe(Schema.brand("UserId"))
+export type UserId = typeof UserId.Type
+
 export const User = Schema.Struct({
-  id: Schema.String,
+  id: UserId,
   email: Schema.String,
   name: Schema.String,
   createdAt: Schema.Number
@@ -31,7 +35,7 @@ export type User = typeof User.Type
 
 export const Membership = Schema.Struct({
   workspaceId: WorkspaceId,
-  userId: Schema.String,
+  userId: UserId,
   role: Role
 })
 export type Membership = typeof Membership.Type

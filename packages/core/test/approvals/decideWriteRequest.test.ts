@@ -7,7 +7,8 @@ import { TestClock } from "effect/testing"
 import {
   decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, queueWriteRequest, recordWriteOutcome, WriteRequestStore,
   writeRequestLifetimeMs, type WriteRequestInput,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import { inWorld, people, ws } from "./world.ts"
 
@@ -15,7 +16,7 @@ const input: WriteRequestInput = {
   workspaceId: ws, connectionId: "con_1", apiKeyId: null, requestedBy: people.editor, tool: "meta__pause_campaign",
   arguments: { campaignId: "c1", reason: "overspend" }, reason: "approval"
 }
-const approveBy = (id: string, deciderId: string, argumentsHash: string) =>
+const approveBy = (id: string, deciderId: UserId, argumentsHash: string) =>
   decideWriteRequest({ id, workspaceId: ws, deciderId, decision: "approve", argumentsHash })
 
 describe("queueWriteRequest (spec §POST /tools/{name} 202)", () => {

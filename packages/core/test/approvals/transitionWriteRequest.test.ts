@@ -12,13 +12,13 @@ import {
 const transitionWriteRequest = (r: WriteRequest, e: WriteRequestEvent, now: number) => transition(r, e, now).outcome
 
 const request: WriteRequest = {
-  id: "rwq_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), connectionId: "con_1", apiKeyId: null, requestedBy: "usr_req",
+  id: "rwq_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), connectionId: "con_1", apiKeyId: null, requestedBy: UserId.make("usr_req"),
   tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, argumentsHash: "hash-of-c1", reason: "approval",
   status: "pending_approval", providerStatus: null, result: null, attempt: 0, leaseUntil: null, decidedBy: null, decidedAt: null, createdAt: 0,
   expiresAt: writeRequestLifetimeMs, updatedAt: 0
 }
-const approve = { _tag: "Approve", deciderId: "usr_editor", argumentsHash: "hash-of-c1" } as const
-const reject = { _tag: "Reject", deciderId: "usr_admin" } as const
+const approve = { _tag: "Approve", deciderId: UserId.make("usr_editor"), argumentsHash: "hash-of-c1" } as const
+const reject = { _tag: "Reject", deciderId: UserId.make("usr_admin") } as const
 const executed = { _tag: "Executed", providerStatus: 200, result: { id: "c1", status: "PAUSED" } } as const
 const failed = { _tag: "Failed", providerStatus: 422, result: { error: "campaign is archived" } } as const
 
@@ -58,11 +58,11 @@ describe("write request transitions (spec §States: Write request)", () => {
     const r = transitionWriteRequest(request, approve, 5)
     assert.isTrue(Result.isSuccess(r))
     if (Result.isFailure(r)) return
-    assert.deepStrictEqual([r.success.status, r.success.decidedBy, r.success.decidedAt, r.success.version], ["approved", "usr_editor", 5, 2])
+    assert.deepStrictEqual([r.success.status, r.success.decidedBy, r.success.decidedAt, r.success.version], ["approved", UserId.make("usr_editor"), 5, 2])
   })
   it("pending_approval, an admin or editor declines → rejected, by them, at now", () => {
     const r = transitionWriteRequest(request, reject, 5)
-    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.decidedBy, r.success.decidedAt] : null, ["rejected", "usr_admin", 5])
+    assert.deepStrictEqual(Result.isSuccess(r) ? [r.success.status, r.success.decidedBy, r.success.decidedAt] : null, ["rejected", UserId.make("usr_admin"), 5])
   })
   it("an approval of another payload is WriteRequestPayloadMismatch: an edited write needs its own approval (checklist 177)", () => {
     assert.strictEqual(tagOf(transitionWriteRequest(request, { ...approve, argumentsHash: "hash-of-c2" }, 5)), "WriteRequestPayloadMismatch")
@@ -115,7 +115,7 @@ describe("write request transitions: state and events beside the answer (spec §
     assert.deepStrictEqual(tagsOf(transition(at("approved"), executed, 9)), ["WriteExecuted"])
     assert.deepStrictEqual(tagsOf(transition(at("approved"), failed, 9)), ["WriteFailed"])
     const approved = transition(request, approve, 5)
-    assert.deepStrictEqual(approved.events[0], { _tag: "WriteApproved", at: 5, requestId: "rwq_1", workspaceId: WorkspaceId.make("ws_1"), deciderId: "usr_editor" })
+    assert.deepStrictEqual(approved.events[0], { _tag: "WriteApproved", at: 5, requestId: "rwq_1", workspaceId: WorkspaceId.make("ws_1"), deciderId: UserId.make("usr_editor") })
     assert.deepStrictEqual(Result.isSuccess(approved.outcome) ? approved.outcome.success : null, approved.next)
   })
 })
@@ -205,7 +205,7 @@ describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md,
     assert.isTrue(isWithdrawn(withdrawn.success))
     assert.deepStrictEqual(transition(request, { _tag: "Withdraw", requesterId: "con_1" }, 5).events.map((e) => e._tag), ["WriteRejected"])
     // A person's decline is not a withdrawal.
-    const declined = transitionWriteRequest(request, { _tag: "Reject", deciderId: "usr_admin" }, 5)
+    const declined = transitionWriteRequest(request, { _tag: "Reject", deciderId: UserId.make("usr_admin") }, 5)
     assert.isTrue(Result.isSuccess(declined) && !isWithdrawn(declined.success))
   })
 

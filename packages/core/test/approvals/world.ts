@@ -19,7 +19,7 @@ import {
 } from "@adgate/core/testing"
 
 export const ws = WorkspaceId.make("ws_ops")
-export const people = { admin: "usr_admin", editor: "usr_editor", viewer: "usr_viewer", outsider: "usr_outsider" } as const
+export const people = { admin: UserId.make("usr_admin"), editor: UserId.make("usr_editor"), viewer: UserId.make("usr_viewer"), outsider: UserId.make("usr_outsider") } as const
 
 /** The connection and the API key stores (memory), for worlds that lack them. */
 export const CredentialStores = Layer.merge(ConnectionStoreMemory, ApiKeyStoreMemory)
@@ -58,7 +58,7 @@ export const seedOperations = Effect.gen(function* () {
   const directory = yield* Directory
   yield* directory.createWorkspace({ id: ws, name: "Acme Ads", plan: "paid", credits: 100, createdAt: 0 })
   yield* directory.createWorkspace({ id: WorkspaceId.make("ws_other"), name: "Other", plan: "paid", credits: 100, createdAt: 0 })
-  const roles: ReadonlyArray<readonly [string, Role]> = [[people.admin, "admin"], [people.editor, "editor"], [people.viewer, "viewer"]]
+  const roles: ReadonlyArray<readonly [UserId, Role]> = [[people.admin, "admin"], [people.editor, "editor"], [people.viewer, "viewer"]]
   for (const [id, role] of roles) {
     yield* directory.createUser({ id, email: `${id}@acme.example`, name: id, createdAt: 0 })
     yield* directory.setRole(ws, id, Option.some(role))

@@ -1,11 +1,11 @@
 // Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection } from "@adgate/core"
+import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
-  id: "con_1", version: 1, clientId: "https://tool.example/client.json", workspaceId: ws, approverId: "usr_a",
+  id: "con_1", version: 1, clientId: "https://tool.example/client.json", workspaceId: ws, approverId: UserId.make("usr_a"),
   scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait", status: "active",
   endedReason: null, createdAt: 0, endedAt: null, expiresAt: 1, roleConfirmedAt: 0,
   refresh: { hash: SecretHash.make("h"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
@@ -20,17 +20,17 @@ describe("audit log and connection e-mail", () => {
     }), World))
   it("approving, declining and ending a connection are audit entries, at the event's time; other events are not (spec §Events)", () => {
     const opened = {
-      _tag: "ConnectionOpened", at: 5, connectionId: connection.id, workspaceId: ws, clientId: connection.clientId, approverId: "usr_a",
+      _tag: "ConnectionOpened", at: 5, connectionId: connection.id, workspaceId: ws, clientId: connection.clientId, approverId: UserId.make("usr_a"),
       scopes: connection.scopes, surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
     } as const
     assert.deepStrictEqual(auditOfEvent(opened), {
-      workspaceId: ws, at: 5, actorId: "usr_a", action: "connection.approved", clientId: connection.clientId, connectionId: "con_1",
+      workspaceId: ws, at: 5, actorId: UserId.make("usr_a"), action: "connection.approved", clientId: connection.clientId, connectionId: "con_1",
       detail: { scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait" }
     })
     assert.deepStrictEqual(auditOfEvent({
-      _tag: "ConsentDeclined", at: 6, workspaceId: ws, userId: "usr_b", clientId: "apc_pub", scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled"
+      _tag: "ConsentDeclined", at: 6, workspaceId: ws, userId: UserId.make("usr_b"), clientId: "apc_pub", scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled"
     }), {
-      workspaceId: ws, at: 6, actorId: "usr_b", action: "connection.declined", clientId: "apc_pub", connectionId: null,
+      workspaceId: ws, at: 6, actorId: UserId.make("usr_b"), action: "connection.declined", clientId: "apc_pub", connectionId: null,
       detail: { scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled" }
     })
     assert.deepStrictEqual(auditOfEvent({

@@ -15,7 +15,8 @@ import {
   type ConsentAnswer,
   type ConsentDecision,
   type Scope,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import { ConsentStoreMemory } from "@adgate/core/testing"
 import { ISSUER, seedWorkspace, worldLayer } from "../clients/TestWorld.ts"
@@ -45,7 +46,7 @@ const setup = Effect.gen(function* () {
   return client
 })
 /** Opens a page for `userId` in ws_1 and decides it with `answer`. */
-const openAndDecide = (client: Client, answer: ConsentAnswer, userId = "admin", scopes: ReadonlyArray<Scope> = all) =>
+const openAndDecide = (client: Client, answer: ConsentAnswer, userId = UserId.make("admin"), scopes: ReadonlyArray<Scope> = all) =>
   Effect.gen(function* () {
     const opened = yield* openConsentPage({ request: requestFor(client, scopes), client, userId, workspaceId: WorkspaceId.make("ws_1") })
     const decided = yield* decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId, workspaceId: WorkspaceId.make("ws_1"), answer })
@@ -62,7 +63,7 @@ describe("opening the consent page (spec §GET /oauth/authorize, §Resources: Sc
     Effect.gen(function* () {
       const client = yield* setup
       yield* TestClock.adjust("5 seconds")
-      const { page, csrfToken, options } = yield* openConsentPage({ request: requestFor(client), client, userId: "editor", workspaceId: WorkspaceId.make("ws_1") })
+      const { page, csrfToken, options } = yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("editor"), workspaceId: WorkspaceId.make("ws_1") })
       assert.match(page.id, /^cp_/)
       assert.match(csrfToken, /^csrf_/)
       assert.strictEqual(page.csrfHash, yield* (yield* Secrets).hash(csrfToken))
@@ -75,21 +76,21 @@ describe("opening the consent page (spec §GET /oauth/authorize, §Resources: Sc
   it.effect("not a member, or a role that cannot connect → NotAllowedToConnect", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const open = (userId: string, workspaceId = WorkspaceId.make("ws_1")) => Effect.flip(openConsentPage({ request: requestFor(client), client, userId, workspaceId }))
-      assert.deepStrictEqual(why(yield* open("stranger")), ["NotAllowedToConnect", "not_a_member"])
-      assert.deepStrictEqual(why(yield* open("viewer")), ["NotAllowedToConnect", "role_cannot_connect"])
-      assert.deepStrictEqual(why(yield* open("admin", WorkspaceId.make("ws_nope"))), ["NotAllowedToConnect", "unknown_workspace"])
+      const open = (userId: UserId, workspaceId = WorkspaceId.make("ws_1")) => Effect.flip(openConsentPage({ request: requestFor(client), client, userId, workspaceId }))
+      assert.deepStrictEqual(why(yield* open(UserId.make("stranger"))), ["NotAllowedToConnect", "not_a_member"])
+      assert.deepStrictEqual(why(yield* open(UserId.make("viewer"))), ["NotAllowedToConnect", "role_cannot_connect"])
+      assert.deepStrictEqual(why(yield* open(UserId.make("admin"), WorkspaceId.make("ws_nope"))), ["NotAllowedToConnect", "unknown_workspace"])
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("only members of the registering workspace may authorize its app (spec §Resources: OAuth client)", () =>
     Effect.gen(function* () {
       yield* setup
-      const { client } = yield* registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: "admin", name: "Own", redirectUris: ["https://own.example/cb"], type: "public" })
-      const error = yield* Effect.flip(openConsentPage({ request: requestFor(client), client, userId: "other", workspaceId: WorkspaceId.make("ws_2") }))
+      const { client } = yield* registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: UserId.make("admin"), name: "Own", redirectUris: ["https://own.example/cb"], type: "public" })
+      const error = yield* Effect.flip(openConsentPage({ request: requestFor(client), client, userId: UserId.make("other"), workspaceId: WorkspaceId.make("ws_2") }))
       assert.deepStrictEqual(why(error), ["NotAllowedToConnect", "app_of_another_workspace"])
       // The admin of both may authorize it only into its own workspace.
-      assert.strictEqual((yield* Effect.flip(openConsentPage({ request: requestFor(client), client, userId: "admin", workspaceId: WorkspaceId.make("ws_2") })))._tag, "NotAllowedToConnect")
-      yield* openConsentPage({ request: requestFor(client), client, userId: "admin", workspaceId: WorkspaceId.make("ws_1") })
+      assert.strictEqual((yield* Effect.flip(openConsentPage({ request: requestFor(client), client, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_2") })))._tag, "NotAllowedToConnect")
+      yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1") })
     }).pipe(Effect.provide(worldLayer())))
 })
 
@@ -107,7 +108,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       const code = yield* codeOf(redirect)
       assert.deepStrictEqual({ ...code, hash: "" }, {
         hash: "", version: 1, clientId: client.clientId, redirectUri: "https://app.example/cb?tenant=1", redirectUriSent: true, codeChallenge: C,
-        userId: "admin", workspaceId: WorkspaceId.make("ws_1"), scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["ads", "shop"],
+        userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1"), scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["ads", "shop"],
         writeMode: "apply", issuedAt: 60_000, expiresAt: 60_000 + 600_000, status: "issued", failedAttempts: 0, connectionId: null
       })
       assert.notInclude(code.hash, "apo_ac_")
@@ -133,7 +134,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       const entries = yield* audited(WorkspaceId.make("ws_1"))
       assert.strictEqual(entries.length, 1)
       assert.deepStrictEqual({ ...entries[0], id: "" }, {
-        id: "", workspaceId: WorkspaceId.make("ws_1"), at: 0, actorId: "admin", action: "connection.declined", clientId: client.clientId, connectionId: null,
+        id: "", workspaceId: WorkspaceId.make("ws_1"), at: 0, actorId: UserId.make("admin"), action: "connection.declined", clientId: client.clientId, connectionId: null,
         detail: { scopesAsked: all.join(" "), surface: "both", reason: "cancelled" }
       })
       assert.match(entries[0]?.id ?? "", /^aud_/)
@@ -152,29 +153,29 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
   it.effect("a decision is re-checked: only asked scopes, grantable by the current role and plan; apply only for an admin", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const refused = (answer: ConsentAnswer, userId: string, scopes: ReadonlyArray<Scope> = all) =>
+      const refused = (answer: ConsentAnswer, userId: UserId, scopes: ReadonlyArray<Scope> = all) =>
         Effect.map(Effect.flip(openAndDecide(client, answer, userId, scopes)), (e) => e._tag)
-      assert.strictEqual(yield* refused(allow({ scopes: ["tools:raw"] }), "admin", ["tasks:read"]), "InvalidConsentDecision")
-      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"] }), "editor"), "InvalidConsentDecision")
-      assert.strictEqual(yield* refused(allow({ scopes: ["tasks:write"], writeMode: "apply" }), "editor"), "InvalidConsentDecision")
-      assert.strictEqual(yield* refused(allow({ scopes: ["tools:write"], platforms: [""] }), "admin"), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:raw"] }), UserId.make("admin"), ["tasks:read"]), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"] }), UserId.make("editor")), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tasks:write"], writeMode: "apply" }), UserId.make("editor")), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:write"], platforms: [""] }), UserId.make("admin")), "InvalidConsentDecision")
       // Ticked platforms: at least one, each a family with a connected account in the workspace (ws_1: ads, shop).
-      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"], platforms: [] }), "admin"), "InvalidConsentDecision")
-      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"], platforms: ["ads", "meta"] }), "admin"), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"], platforms: [] }), UserId.make("admin")), "InvalidConsentDecision")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"], platforms: ["ads", "meta"] }), UserId.make("admin")), "InvalidConsentDecision")
       // On a free plan even an admin cannot grant platform tools.
       yield* (yield* Directory).setPlan(WorkspaceId.make("ws_1"), "free")
-      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"] }), "admin"), "InvalidConsentDecision")
-      const { redirect } = yield* openAndDecide(client, allow({ scopes: ["tasks:read", "accounts:read"] }), "editor")
+      assert.strictEqual(yield* refused(allow({ scopes: ["tools:read"] }), UserId.make("admin")), "InvalidConsentDecision")
+      const { redirect } = yield* openAndDecide(client, allow({ scopes: ["tasks:read", "accounts:read"] }), UserId.make("editor"))
       assert.deepStrictEqual((yield* codeOf(redirect)).scopes, ["tasks:read", "accounts:read"])
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("a refused decision leaves the page open; a role lost since opening → NotAllowedToConnect", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: "editor", workspaceId: WorkspaceId.make("ws_1") })
-      const post = (answer: ConsentAnswer) => decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: "editor", workspaceId: WorkspaceId.make("ws_1"), answer })
+      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("editor"), workspaceId: WorkspaceId.make("ws_1") })
+      const post = (answer: ConsentAnswer) => decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: UserId.make("editor"), workspaceId: WorkspaceId.make("ws_1"), answer })
       assert.strictEqual((yield* Effect.flip(post(allow({ scopes: ["tools:read"] }))))._tag, "InvalidConsentDecision")
-      yield* (yield* Directory).setRole(WorkspaceId.make("ws_1"), "editor", Option.some("viewer"))
+      yield* (yield* Directory).setRole(WorkspaceId.make("ws_1"), UserId.make("editor"), Option.some("viewer"))
       assert.deepStrictEqual(why(yield* Effect.flip(post(allow({ scopes: ["tasks:read"] })))), ["NotAllowedToConnect", "role_cannot_connect"])
       assert.strictEqual(Option.getOrThrow(yield* (yield* ConsentStore).find(opened.page.id)).status, "open")
       // Cancel needs no role: the person may always say no.
@@ -185,8 +186,8 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
   it.effect("a second post of a decided page → ConsentAlreadyDecided and no second code (checklist 161)", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: "admin", workspaceId: WorkspaceId.make("ws_1") })
-      const post = (answer: ConsentAnswer) => decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: "admin", workspaceId: WorkspaceId.make("ws_1"), answer })
+      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1") })
+      const post = (answer: ConsentAnswer) => decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1"), answer })
       yield* post(allow())
       assert.strictEqual((yield* Effect.flip(post(allow())))._tag, "ConsentAlreadyDecided")
       assert.strictEqual((yield* Effect.flip(post({ _tag: "Cancel" })))._tag, "ConsentAlreadyDecided")
@@ -195,8 +196,8 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
   it.effect("two concurrent posts of one page issue at most one code (compare-and-set)", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: "admin", workspaceId: WorkspaceId.make("ws_1") })
-      const post = decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: "admin", workspaceId: WorkspaceId.make("ws_1"), answer: allow() })
+      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1") })
+      const post = decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1"), answer: allow() })
       const results = yield* Effect.all(Array.from({ length: 5 }, () => Effect.result(post)), { concurrency: "unbounded" })
       const won = results.filter((r) => r._tag === "Success")
       assert.strictEqual(won.length, 1)
@@ -206,9 +207,9 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
   it.effect("10 minutes after opening → ConsentPageExpired, no code (spec §Limits)", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: "admin", workspaceId: WorkspaceId.make("ws_1") })
+      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1") })
       yield* TestClock.adjust("10 minutes")
-      const error = yield* Effect.flip(decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: "admin", workspaceId: WorkspaceId.make("ws_1"), answer: allow() }))
+      const error = yield* Effect.flip(decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1"), answer: allow() }))
       assert.strictEqual(error._tag, "ConsentPageExpired")
       assert.strictEqual(Option.getOrThrow(yield* (yield* ConsentStore).find(opened.page.id)).status, "open")
     }).pipe(Effect.provide(worldLayer())))
@@ -216,16 +217,16 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
   it.effect("a wrong CSRF token → CsrfMismatch; another person or workspace → ConsentRestartRequired; unknown page → ConsentPageNotFound", () =>
     Effect.gen(function* () {
       const client = yield* setup
-      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: "admin", workspaceId: WorkspaceId.make("ws_1") })
-      const post = (csrfToken: string, userId: string, workspaceId: WorkspaceId, pageId = opened.page.id) =>
+      const opened = yield* openConsentPage({ request: requestFor(client), client, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1") })
+      const post = (csrfToken: string, userId: UserId, workspaceId: WorkspaceId, pageId = opened.page.id) =>
         Effect.map(Effect.flip(decideConsent({ pageId, csrfToken, userId, workspaceId, answer: allow() })), (e) => e._tag)
-      assert.strictEqual(yield* post("csrf_forged", "admin", WorkspaceId.make("ws_1")), "CsrfMismatch")
-      assert.strictEqual(yield* post("", "admin", WorkspaceId.make("ws_1")), "CsrfMismatch")
-      assert.strictEqual(yield* post(opened.csrfToken, "editor", WorkspaceId.make("ws_1")), "ConsentRestartRequired")
-      assert.strictEqual(yield* post(opened.csrfToken, "admin", WorkspaceId.make("ws_2")), "ConsentRestartRequired")
-      assert.strictEqual(yield* post(opened.csrfToken, "admin", WorkspaceId.make("ws_1"), "cp_nope"), "ConsentPageNotFound")
+      assert.strictEqual(yield* post("csrf_forged", UserId.make("admin"), WorkspaceId.make("ws_1")), "CsrfMismatch")
+      assert.strictEqual(yield* post("", UserId.make("admin"), WorkspaceId.make("ws_1")), "CsrfMismatch")
+      assert.strictEqual(yield* post(opened.csrfToken, UserId.make("editor"), WorkspaceId.make("ws_1")), "ConsentRestartRequired")
+      assert.strictEqual(yield* post(opened.csrfToken, UserId.make("admin"), WorkspaceId.make("ws_2")), "ConsentRestartRequired")
+      assert.strictEqual(yield* post(opened.csrfToken, UserId.make("admin"), WorkspaceId.make("ws_1"), "cp_nope"), "ConsentPageNotFound")
       // None of these decided the page: the right post still works.
-      yield* decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: "admin", workspaceId: WorkspaceId.make("ws_1"), answer: allow() })
+      yield* decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1"), answer: allow() })
     }).pipe(Effect.provide(worldLayer())))
 })
 

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ClientStore, defaultScopes, registerClient, registerWorkspaceApp, validateAuthorizationRequest, type Client, WorkspaceId } from "@adgate/core"
+import { ClientStore, defaultScopes, registerClient, registerWorkspaceApp, validateAuthorizationRequest, type Client, WorkspaceId, UserId } from "@adgate/core"
 import { ISSUER, makeDocuments, seedWorkspace, worldLayer } from "../clients/TestWorld.ts"
 
 type Query = ReadonlyArray<readonly [string, string]>
@@ -24,7 +24,7 @@ const fixtures = Effect.gen(function* () {
   const pub = yield* register(["https://app.example/cb"])
   const two = yield* register(["https://app.example/one", "https://app.example/two"])
   const nat = yield* register(["http://127.0.0.1/cb", "http://[::1]/cb"])
-  const app = (yield* registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: "admin", name: "Own", redirectUris: ["https://own.example/cb"], type: "server" })).client
+  const app = (yield* registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: UserId.make("admin"), name: "Own", redirectUris: ["https://own.example/cb"], type: "server" })).client
   const registeredProduct = yield* register(["https://product.example/cb"])
   const product: Client = { ...registeredProduct, recognised: true, version: registeredProduct.version + 1 }
   yield* (yield* ClientStore).save(product)

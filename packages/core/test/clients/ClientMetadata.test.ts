@@ -3,7 +3,7 @@
 // echoes the supported grant and response types the client asked for (RFC 7591 §3.2.1).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result } from "effect"
-import { decodeClientMetadata, registerClient, registerWorkspaceApp, validateMetadataDocument, WorkspaceId } from "@adgate/core"
+import { decodeClientMetadata, registerClient, registerWorkspaceApp, validateMetadataDocument, WorkspaceId, UserId } from "@adgate/core"
 import { ISSUER, seedWorkspace, worldLayer } from "./TestWorld.ts"
 
 const DOC = "https://cimd.example/client.json"
@@ -15,7 +15,7 @@ const answers = (redirectUris: unknown) =>
   Effect.gen(function* () {
     const registered = yield* Effect.result(registerClient({ body: { redirect_uris: redirectUris }, remoteAddress: `198.51.100.${++address}`, serviceOrigin: ISSUER }))
     const document = validateMetadataDocument(DOC, { client_id: DOC, redirect_uris: redirectUris, token_endpoint_auth_method: "none" }, ISSUER)
-    const app = yield* Effect.result(registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: "admin", name: "App", redirectUris: redirectUris as ReadonlyArray<string>, type: "public" }))
+    const app = yield* Effect.result(registerWorkspaceApp({ workspaceId: WorkspaceId.make("ws_1"), actorId: UserId.make("admin"), name: "App", redirectUris: redirectUris as ReadonlyArray<string>, type: "public" }))
     const tag = (r: Result.Result<unknown, { readonly _tag: string }>) => (Result.isSuccess(r) ? "ok" : r.failure._tag)
     return [tag(registered), tag(document), tag(app)]
   })

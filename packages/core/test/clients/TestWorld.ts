@@ -9,7 +9,8 @@ import {
   type FetchedDocument,
   type Plan,
   type Role,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -59,7 +60,8 @@ export const seedWorkspace = (workspaceId: WorkspaceId, plan: Plan, members: Rea
   Effect.gen(function* () {
     const directory = yield* Directory
     yield* directory.createWorkspace({ id: workspaceId, name: workspaceId, plan, credits: 100, createdAt: 0 })
-    for (const [userId, role] of Object.entries(members)) {
+    for (const [id, role] of Object.entries(members)) {
+      const userId = UserId.make(id)
       yield* directory.createUser({ id: userId, email: `${userId}@people.example`, name: userId, createdAt: 0 })
       yield* directory.setRole(workspaceId, userId, Option.some(role))
     }

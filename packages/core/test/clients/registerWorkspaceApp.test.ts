@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ClientStore, maxAppsPerWorkspace, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput, WorkspaceId } from "@adgate/core"
+import { ClientStore, maxAppsPerWorkspace, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput, WorkspaceId, UserId } from "@adgate/core"
 import { seedWorkspace, worldLayer } from "./TestWorld.ts"
 
 const app = (overrides: Partial<RegisterWorkspaceAppInput> = {}): RegisterWorkspaceAppInput => ({
-  workspaceId: WorkspaceId.make("ws_1"), actorId: "admin", name: "Reporting bot", redirectUris: ["https://bot.example/cb"], type: "server", ...overrides
+  workspaceId: WorkspaceId.make("ws_1"), actorId: UserId.make("admin"), name: "Reporting bot", redirectUris: ["https://bot.example/cb"], type: "server", ...overrides
 })
 const seeded = seedWorkspace(WorkspaceId.make("ws_1"), "paid", { admin: "admin", editor: "editor", viewer: "viewer" })
 
@@ -24,7 +24,7 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
   it.effect("a Public app has no secret and authenticates with none (PKCE only)", () =>
     Effect.gen(function* () {
       yield* seeded
-      const { client, clientSecret } = yield* registerWorkspaceApp(app({ type: "public", actorId: "editor" }))
+      const { client, clientSecret } = yield* registerWorkspaceApp(app({ type: "public", actorId: UserId.make("editor") }))
       assert.isNull(clientSecret)
       assert.strictEqual(client.authMethod, "none")
       assert.isNull(client.secretHash)
@@ -33,7 +33,7 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
   it.effect("only a workspace admin or editor may register an app → NotAllowed", () =>
     Effect.gen(function* () {
       yield* seeded
-      for (const actorId of ["viewer", "stranger"])
+      for (const actorId of [UserId.make("viewer"), UserId.make("stranger")])
         assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ actorId }))))._tag, "NotAllowed", actorId)
     }).pipe(Effect.provide(worldLayer())))
 

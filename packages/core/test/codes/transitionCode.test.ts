@@ -2,11 +2,11 @@
 // transition; and the invariant "a code is exchanged at most once" as a property.
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type AuthorizationCode, codeLifetimeMs, type Exchange, maxFailedExchanges, SecretHash, transitionCode, WorkspaceId } from "@adgate/core"
+import { type AuthorizationCode, codeLifetimeMs, type Exchange, maxFailedExchanges, SecretHash, transitionCode, WorkspaceId, UserId } from "@adgate/core"
 
 const code: AuthorizationCode = {
   hash: SecretHash.make("h"), version: 1, clientId: "apc_pub", redirectUri: "https://app.example/cb", redirectUriSent: true,
-  codeChallenge: "challenge-of-V", userId: "usr_a", workspaceId: WorkspaceId.make("ws_1"), scopes: ["tasks:read"], surface: "mcp",
+  codeChallenge: "challenge-of-V", userId: UserId.make("usr_a"), workspaceId: WorkspaceId.make("ws_1"), scopes: ["tasks:read"], surface: "mcp",
   platforms: "all", writeMode: "wait", issuedAt: 0, expiresAt: codeLifetimeMs, status: "issued", failedAttempts: 0,
   connectionId: null
 }

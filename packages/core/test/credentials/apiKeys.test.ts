@@ -1,7 +1,7 @@
 // API keys (spec §Authentication 11, §Tokens and codes: ap_live_, shown once, stored as a hash).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets, WorkspaceId } from "@adgate/core"
+import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets, WorkspaceId, UserId } from "@adgate/core"
 import { people, seed, World, ws } from "../token/world.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
@@ -16,7 +16,7 @@ describe("createApiKey", () => {
   })))
   it.effect("the creator must be an admin or editor of the workspace", () => run(Effect.gen(function* () {
     assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, actorId: people.viewer })))._tag, "ApiKeyNotAllowed")
-    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, actorId: "usr_stranger" })))._tag, "ApiKeyNotAllowed")
+    assert.strictEqual((yield* Effect.flip(createApiKey({ ...input, actorId: UserId.make("usr_stranger") })))._tag, "ApiKeyNotAllowed")
     assert.strictEqual((yield* createApiKey({ ...input, actorId: people.editor })).key.createdBy, people.editor)
   })))
   it.effect("tools:* scopes need the creator to be an admin on a paid plan, like OAuth (§Authentication 11)", () => run(Effect.gen(function* () {

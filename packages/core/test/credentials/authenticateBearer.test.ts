@@ -4,7 +4,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import {
   authenticateBearer, bearerOf, createApiKey, defaultRateLimitPolicy, Directory, handleTokenRequest, RateLimits, requireScope,
-  type Role, type Scope
+  type Role, type Scope,
+  UserId
 } from "@adgate/core"
 import { codeGrant, DirectoryControl, insertCode, people, seed, World, ws } from "../token/world.ts"
 
@@ -17,14 +18,14 @@ const run = <A, E>(effect: Effect.Effect<A, E, any>, limit = 600) =>
       api_requests_per_key: { count: limit, windowMs: 60_000 }
     }
   }))) as Effect.Effect<A, E>
-const token = (options: { readonly userId?: string; readonly scopes?: ReadonlyArray<Scope>; readonly label?: string } = {}) =>
+const token = (options: { readonly userId?: UserId; readonly scopes?: ReadonlyArray<Scope>; readonly label?: string } = {}) =>
   Effect.gen(function* () {
     const code = yield* insertCode({ surface: "both", label: options.label ?? "both", ...options })
     return (yield* handleTokenRequest({ params: codeGrant(code), basic: null })).access_token
   })
-const key = (actorId: string, scopes: ReadonlyArray<Scope>) =>
+const key = (actorId: UserId, scopes: ReadonlyArray<Scope>) =>
   Effect.map(createApiKey({ workspaceId: ws, actorId, name: "script", scopes, toolWrites: "wait" }), (created) => created.secret)
-const setRole = (userId: string, role: Role | null) =>
+const setRole = (userId: UserId, role: Role | null) =>
   Effect.gen(function* () {
     yield* (yield* Directory).setRole(ws, userId, role === null ? Option.none() : Option.some(role))
   })

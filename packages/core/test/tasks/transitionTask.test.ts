@@ -23,7 +23,7 @@ import { inWorld, people, ws } from "../approvals/world.ts"
 import { audited } from "../support/audited.ts"
 
 const task: Task = {
-  id: "task_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), createdBy: "usr_a", connectionId: "con_1", apiKeyId: null,
+  id: "task_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: "con_1", apiKeyId: null,
   scopes: null, goal: "Pause overspending campaigns", status: "planning", plan: null, report: null, attempt: 1, leaseUntil: 60,
   createdAt: 0, updatedAt: 0
 }

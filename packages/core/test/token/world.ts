@@ -13,7 +13,8 @@ import {
   type Role,
   type Scope,
   type Surface,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -38,7 +39,7 @@ export const World = GrantReaderMemory.pipe(
 )
 
 export const ws = WorkspaceId.make("ws_1")
-export const people = { admin: "usr_admin", admin2: "usr_admin2", editor: "usr_editor", viewer: "usr_viewer" } as const
+export const people = { admin: UserId.make("usr_admin"), admin2: UserId.make("usr_admin2"), editor: UserId.make("usr_editor"), viewer: UserId.make("usr_viewer") } as const
 export const secrets = { conf: "apcs_conf-secret", post: "apcs_post-secret" } as const
 
 const client = (clientId: string, authMethod: Client["authMethod"], secretHash: SecretHash | null, over: Partial<Client> = {}): Client => ({
@@ -52,7 +53,7 @@ export const seed = Effect.gen(function* () {
   const directory = yield* Directory
   const hash = (yield* Secrets).hash
   yield* directory.createWorkspace({ id: ws, name: "Acme Ads", plan: "paid", credits: 100, createdAt: 0 })
-  const roles: ReadonlyArray<readonly [string, Role]> = [
+  const roles: ReadonlyArray<readonly [UserId, Role]> = [
     [people.admin, "admin"], [people.admin2, "admin"], [people.editor, "editor"], [people.viewer, "viewer"]
   ]
   for (const [id, role] of roles) {
@@ -72,7 +73,7 @@ export const verifierFor = (label: string) => `v${label}`.padEnd(43, "x").replac
 
 export interface CodeOptions {
   readonly clientId?: string
-  readonly userId?: string
+  readonly userId?: UserId
   readonly scopes?: ReadonlyArray<Scope>
   readonly surface?: Surface
   readonly redirectUriSent?: boolean

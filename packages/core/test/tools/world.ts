@@ -5,7 +5,8 @@ import {
   Directory,
   type Principal,
   type Role,
-  WorkspaceId
+  WorkspaceId,
+  UserId
 } from "@adgate/core"
 import {
   AuditLogMemory,
@@ -25,7 +26,7 @@ import { ArgumentValidatorForMemoryTools } from "../support/argumentValidator.ts
 export const ws = WorkspaceId.make("ws_paid")
 export const wsFree = WorkspaceId.make("ws_free")
 export const wsBare = WorkspaceId.make("ws_bare")
-export const people = { admin: "usr_admin", editor: "usr_editor" } as const
+export const people = { admin: UserId.make("usr_admin"), editor: UserId.make("usr_editor") } as const
 
 export const platformSeed: Partial<MemoryPlatformState> = memoryPlatformFixture(
   { ads: { workspaceId: ws, id: "act_1", name: "Acme Ads" }, shop: { workspaceId: ws, id: "shop_1", name: "Acme Shop" } },
@@ -43,7 +44,7 @@ export const seedPipeline = Effect.gen(function* () {
   yield* directory.createWorkspace({ id: ws, name: "Acme", plan: "paid", credits: 100, createdAt: 0 })
   yield* directory.createWorkspace({ id: wsFree, name: "Free", plan: "free", credits: 100, createdAt: 0 })
   yield* directory.createWorkspace({ id: wsBare, name: "Bare", plan: "paid", credits: 100, createdAt: 0 })
-  const roles: ReadonlyArray<readonly [string, Role]> = [[people.admin, "admin"], [people.editor, "editor"]]
+  const roles: ReadonlyArray<readonly [UserId, Role]> = [[people.admin, "admin"], [people.editor, "editor"]]
   for (const [id, role] of roles) {
     yield* directory.createUser({ id, email: `${id}@acme.example`, name: id, createdAt: 0 })
     for (const w of [ws, wsFree, wsBare]) yield* directory.setRole(w, id, Option.some(role))
