@@ -6,7 +6,8 @@
 import {
   AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
   maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore,
-  UserId
+  UserId,
+  ConnectionId
 } from "@adgate/core"
 import { type Connection, type IdempotentResponse, SecretHash } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
@@ -55,7 +56,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       const codes = yield* CodeStore
       const code = aCode()
       yield* codes.insert(code)
-      const results = yield* race((i) => codes.save({ ...code, version: 2, status: "used", connectionId: `con_${i}` }))
+      const results = yield* race((i) => codes.save({ ...code, version: 2, status: "used", connectionId: ConnectionId.make(`con_${i}`) }))
       const won = results.filter((r) => r._tag === "Success")
       assert.strictEqual(won.length, 1)
       assert.isTrue(results.every((r) => r._tag === "Success" || r.failure._tag === "Conflict"))

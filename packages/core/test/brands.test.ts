@@ -6,6 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import {
   type ApiKeyStoreShape,
+  ConnectionId,
   type Membership,
   PeopleStore,
   SecretHash,
@@ -19,6 +20,7 @@ import { CoreMemory, SecretsWebCrypto } from "@adgate/core/testing"
 const findByHash = (_hash: SecretHash) => Option.none<never>()
 const inWorkspace = (_workspaceId: WorkspaceId) => true
 const ofUser = (_userId: UserId) => true
+const ofConnection = (_connectionId: ConnectionId) => true
 
 describe("branded ids and hashes", () => {
   it("a raw string is refused where a SecretHash is expected, and a UserId where a WorkspaceId is expected", () => {
@@ -34,6 +36,10 @@ describe("branded ids and hashes", () => {
     inWorkspace("ws_1")
     // @ts-expect-error a WorkspaceId is not a UserId
     ofUser(workspaceId)
+    // @ts-expect-error a raw string is not a ConnectionId, nor is another kind of id
+    ofConnection("con_1")
+    // @ts-expect-error a UserId is not a ConnectionId
+    ofConnection(userId)
     // @ts-expect-error records refuse a swapped id too
     const swapped: Membership = { workspaceId: userId, userId: workspaceId, role: "admin" }
     // @ts-expect-error a store's lookup by hash refuses the raw key
@@ -42,7 +48,7 @@ describe("branded ids and hashes", () => {
     const hashOf: SecretsShape["hash"] = (value: string) => Effect.succeed(value)
 
     // The branded values themselves are accepted, and a brand is still a string to everything that reads one.
-    assert.isTrue(inWorkspace(workspaceId) && ofUser(userId))
+    assert.isTrue(inWorkspace(workspaceId) && ofUser(userId) && ofConnection(ConnectionId.make("con_1")))
     assert.strictEqual(`${workspaceId}/${userId}`, "ws_1/usr_a")
     assert.isDefined(swapped)
     assert.isFunction(lookUp)

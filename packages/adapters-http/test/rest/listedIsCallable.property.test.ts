@@ -13,7 +13,8 @@ import {
   type Scope,
   scopesRoleHolds,
   Secrets,
-  UserId
+  UserId,
+  ConnectionId
 } from "@adgate/core"
 import {
   type MemoryPlatformState,
@@ -64,7 +65,7 @@ const connectionToken = (w: World) =>
     yield* directory.createUser({ id: approverId, email: `${approverId}@paid.test`, name: "Approver", createdAt: now })
     yield* directory.setRole(workspaceId, approverId, w.role === null ? Option.none() : Option.some(w.role))
     yield* directory.setPlan(workspaceId, w.plan)
-    const connectionId = yield* secrets.generate(Prefix.connection)
+    const connectionId = ConnectionId.make(yield* secrets.generate(Prefix.connection))
     yield* (yield* ConnectionStore).insert({
       id: connectionId, version: 1, clientId: "apc_property", workspaceId, approverId, scopes: [...w.scopes], surface: "rest",
       platforms: w.platforms === "all" ? "all" : [...w.platforms], writeMode: w.writeMode, status: "active", endedReason: null,

@@ -1,5 +1,5 @@
 // The CodeStore contract (spec §States: Authorization code): codes by hash, single use through compare-and-set.
-import { CodeStore } from "@adgate/core"
+import { CodeStore, ConnectionId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -19,9 +19,9 @@ export const codeStoreContract = <E, R>(name: string, layer: Layer.Layer<CodeSto
       const store = yield* CodeStore
       const code = aCode()
       yield* store.insert(code)
-      const used = { ...code, version: 2, status: "used" as const, connectionId: unique("con_") }
+      const used = { ...code, version: 2, status: "used" as const, connectionId: ConnectionId.make(unique("con_")) }
       yield* store.save(used)
-      const error = yield* Effect.flip(store.save({ ...code, version: 2, status: "used", connectionId: unique("con_") }))
+      const error = yield* Effect.flip(store.save({ ...code, version: 2, status: "used", connectionId: ConnectionId.make(unique("con_")) }))
       assert.strictEqual(error._tag, "Conflict")
       assert.deepStrictEqual(yield* store.findByHash(code.hash), Option.some(used))
     }))

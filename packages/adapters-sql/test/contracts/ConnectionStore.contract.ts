@@ -1,6 +1,6 @@
 // The ConnectionStore contract (spec §States: Connection): compare-and-set saves and the refresh-token hash index
 // (every refresh hash ever issued finds its connection: live, spent or withdrawn).
-import { ConnectionStore, WorkspaceId } from "@adgate/core"
+import { ConnectionStore, WorkspaceId, ConnectionId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -14,7 +14,7 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
       yield* store.insert(connection)
       assert.deepStrictEqual(yield* store.find(connection.id), Option.some(connection))
       assert.deepStrictEqual(yield* store.findByRefreshHash(connection.refresh.hash), Option.some(connection))
-      assert.isTrue(Option.isNone(yield* store.find(unique("con_"))))
+      assert.isTrue(Option.isNone(yield* store.find(ConnectionId.make(unique("con_")))))
       assert.isTrue(Option.isNone(yield* store.findByRefreshHash(uniqueHash("rt-hash-"))))
     }))
 

@@ -1,6 +1,6 @@
 // The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
-import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId } from "@adgate/core"
+import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId, ConnectionId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -65,9 +65,9 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
     it.effect("listByRequester: one credential's requests, newest first, paged after a cursor; another credential's are not in it", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
       const workspaceId = WorkspaceId.make(unique("ws_"))
-      const connectionId = unique("con_")
+      const connectionId = ConnectionId.make(unique("con_"))
       const mine = [1, 2, 3].map((n) => aWriteRequest({ workspaceId, connectionId, apiKeyId: null, createdAt: t0 + n }))
-      const other = aWriteRequest({ workspaceId, connectionId: unique("con_"), apiKeyId: null, createdAt: t0 + 4 })
+      const other = aWriteRequest({ workspaceId, connectionId: ConnectionId.make(unique("con_")), apiKeyId: null, createdAt: t0 + 4 })
       const keyed = aWriteRequest({ workspaceId, connectionId: null, apiKeyId: unique("key_"), createdAt: t0 + 5 })
       yield* Effect.forEach([...mine, other, keyed], store.insert)
       const requester = { connectionId, apiKeyId: null }

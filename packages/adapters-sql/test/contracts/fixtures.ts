@@ -8,6 +8,7 @@ import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 import { WorkspaceId } from "@adgate/core"
 import { UserId } from "@adgate/core"
+import { ConnectionId } from "@adgate/core"
 
 /** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
@@ -79,7 +80,7 @@ export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode 
 })
 
 export const aConnection = (over: Partial<Connection> = {}): Connection => ({
-  id: unique("con_"),
+  id: ConnectionId.make(unique("con_")),
   version: 1,
   clientId: unique("apc_"),
   workspaceId: WorkspaceId.make(unique("ws_")),
@@ -103,7 +104,7 @@ export const aConnection = (over: Partial<Connection> = {}): Connection => ({
 
 export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => ({
   hash: uniqueHash("at-hash-"),
-  connectionId: unique("con_"),
+  connectionId: ConnectionId.make(unique("con_")),
   generation: 1,
   clientId: unique("apc_"),
   workspaceId: WorkspaceId.make(unique("ws_")),
@@ -154,7 +155,7 @@ export const anAuditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   actorId: null,
   action: "connection.approved",
   clientId: unique("apc_"),
-  connectionId: unique("con_"),
+  connectionId: ConnectionId.make(unique("con_")),
   detail: { scopes: ["tools:read"], surface: "mcp" },
   ...over
 })
@@ -183,7 +184,7 @@ export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest =>
   id: unique("rwq_"),
   version: 1,
   workspaceId: WorkspaceId.make(unique("ws_")),
-  connectionId: unique("con_"),
+  connectionId: ConnectionId.make(unique("con_")),
   apiKeyId: null,
   requestedBy: UserId.make(unique("usr_")),
   tool: "meta__pause_campaign",
@@ -225,7 +226,7 @@ export const aTask = (over: Partial<Task> = {}): Task => ({
 export const aToolUsage = (over: Partial<ToolUsage> = {}): ToolUsage => ({
   id: unique("use_"),
   workspaceId: WorkspaceId.make(unique("ws_")),
-  connectionId: unique("con_"),
+  connectionId: ConnectionId.make(unique("con_")),
   apiKeyId: null,
   tool: "google__campaign_report",
   kind: "read",

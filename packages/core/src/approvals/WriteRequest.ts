@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { EndReason } from "../connections/Connection.ts"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])
 export type WriteRequestStatus = typeof WriteRequestStatus.Type
@@ -25,7 +26,7 @@ export const WriteRequest = Schema.Struct({
   version: Schema.Int,
   workspaceId: WorkspaceId,
   /** The connection that made the call, or null for an API key. */
-  connectionId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(ConnectionId),
   /** The API key that made the call, or null for a connection. */
   apiKeyId: Schema.NullOr(Schema.String),
   /** The person behind the credential: the connection's approver or the key's creator (mailed on queueing). */

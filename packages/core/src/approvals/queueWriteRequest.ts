@@ -8,10 +8,11 @@ import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { hashToolCall } from "../tools/hashToolCall.ts"
 import { type WaitReason, type WriteRequest, writeRequestLifetimeMs } from "./WriteRequest.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { ConnectionId } from "../connections/Connection.ts"
 
 export interface WriteRequestInput {
   readonly workspaceId: WorkspaceId
-  readonly connectionId: string | null
+  readonly connectionId: ConnectionId | null
   readonly apiKeyId: string | null
   readonly requestedBy: UserId
   readonly tool: string

@@ -1,6 +1,7 @@
 // Audit log entries and outgoing e-mails (spec §Events): side effects, written through ports.
 import { Schema } from "effect"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
@@ -21,7 +22,7 @@ export const AuditEntry = Schema.Struct({
   actorId: Schema.NullOr(Schema.String),
   action: AuditAction,
   clientId: Schema.NullOr(Schema.String),
-  connectionId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(ConnectionId),
   /** Non-secret details: scopes, reason, surface. */
   detail: Schema.Record(Schema.String, Schema.Unknown)
 })

@@ -4,6 +4,7 @@ import type { AuditAction } from "./AuditEntry.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { ConnectionId } from "../connections/Connection.ts"
 
 export interface AuditInput {
   readonly workspaceId: WorkspaceId
@@ -11,7 +12,7 @@ export interface AuditInput {
   readonly actorId: string | null
   readonly action: AuditAction
   readonly clientId: string | null
-  readonly connectionId: string | null
+  readonly connectionId: ConnectionId | null
   /** Non-secret details only: scopes, reason, surface. */
   readonly detail: Readonly<Record<string, unknown>>
 }

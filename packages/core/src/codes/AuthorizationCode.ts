@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 export const CodeStatus = Schema.Literals(["issued", "used"])
 export type CodeStatus = typeof CodeStatus.Type
@@ -27,6 +28,6 @@ export const AuthorizationCode = Schema.Struct({
   /** Failed exchanges (wrong verifier, redirect_uri or client); the fifth kills the code (checklist decision 43). */
   failedAttempts: Schema.Int,
   /** Set by the first exchange: a second exchange ends this connection (RFC 6749 §4.1.2). */
-  connectionId: Schema.NullOr(Schema.String)
+  connectionId: Schema.NullOr(ConnectionId)
 })
 export type AuthorizationCode = typeof AuthorizationCode.Type

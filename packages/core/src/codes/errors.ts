@@ -1,5 +1,6 @@
 // Tagged errors of the authorization code exchange (spec §States: Authorization code, §OAuth errors; RFC 6749 §5.2).
 import { Schema } from "effect"
+import { ConnectionId } from "../connections/Connection.ts"
 
 /** No code with this value exists (or a token of another kind was sent as `code`). */
 export class CodeNotFound extends Schema.TaggedError<CodeNotFound>()("CodeNotFound", {}) {}
@@ -9,7 +10,7 @@ export class CodeExpired extends Schema.TaggedError<CodeExpired>()("CodeExpired"
 
 /** The code was already exchanged; the connection that exchange made is ended (RFC 6749 §4.1.2). */
 export class CodeReused extends Schema.TaggedError<CodeReused>()("CodeReused", {
-  connectionId: Schema.NullOr(Schema.String)
+  connectionId: Schema.NullOr(ConnectionId)
 }) {}
 
 /** Five failed exchanges killed the code (checklist decision 43). */

@@ -21,6 +21,7 @@ import { GrantReader } from "../ports/GrantReader.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 export const isWellFormedVerifier = (verifier: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)
@@ -52,7 +53,7 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
     const codeHash = yield* secrets.hash(attempt.code)
     // RFC 7636 §4.6: BASE64URL(SHA-256(ASCII(code_verifier))), the same digest the Secrets port stores secrets by.
     const verifierChallenge = yield* secrets.hash(attempt.codeVerifier)
-    const connectionId = yield* secrets.generate(Prefix.connection)
+    const connectionId = ConnectionId.make(yield* secrets.generate(Prefix.connection))
     const outcome = yield* runCommand({
       load: codes.findByHash(codeHash),
       missing: () => new CodeNotFound(),

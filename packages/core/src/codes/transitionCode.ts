@@ -7,6 +7,7 @@ import type { AuthorizationCode } from "./AuthorizationCode.ts"
 import {
   CodeExhausted, CodeExpired, CodeMismatch, CodeReused, type CodeRefusal, PkceMismatch, ResourceMismatch
 } from "./errors.ts"
+import type { ConnectionId } from "../connections/Connection.ts"
 
 /** Codes live 10 minutes (spec §Limits). */
 export const codeLifetimeMs = 10 * 60 * 1000
@@ -24,7 +25,7 @@ export interface Exchange {
   /** The surface named by `resource` at the token endpoint, null when omitted. */
   readonly surface: Surface | null
   /** The id the connection made by this exchange will have (recorded so that a second exchange can end it). */
-  readonly connectionId: string
+  readonly connectionId: ConnectionId
 }
 export type CodeEvent = Exchange
 

@@ -4,6 +4,7 @@
 import { Schema } from "effect"
 import { RequesterEndReason } from "../approvals/WriteRequest.ts"
 import { EndReason } from "../connections/Connection.ts"
+import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
@@ -40,7 +41,7 @@ export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
 
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
-  at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String,
+  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: Schema.String,
   reason: EndReason, actorId: Schema.NullOr(UserId)
 })
 
@@ -54,7 +55,7 @@ export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
  * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
  */
 export const ConnectionOpened = Schema.TaggedStruct("ConnectionOpened", {
-  at, connectionId: Schema.String, workspaceId: WorkspaceId, clientId: Schema.String, approverId: UserId,
+  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: Schema.String, approverId: UserId,
   scopes: Schema.Array(Scope), surface: Surface, platforms: PlatformChoice, writeMode: WriteMode
 })
 

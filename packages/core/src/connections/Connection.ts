@@ -18,8 +18,12 @@ export const EndReason = Schema.Literals([
 ])
 export type EndReason = typeof EndReason.Type
 
+/** A connection's id (`con_…`), branded where it enters: a client's or an API key's id cannot be passed for it. */
+export const ConnectionId = Schema.String.pipe(Schema.brand("ConnectionId"))
+export type ConnectionId = typeof ConnectionId.Type
+
 export const Connection = Schema.Struct({
-  id: Schema.String,
+  id: ConnectionId,
   version: Schema.Int,
   clientId: Schema.String,
   workspaceId: WorkspaceId,

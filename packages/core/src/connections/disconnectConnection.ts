@@ -7,9 +7,10 @@ import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { ConnectionId } from "./Connection.ts"
 
 export interface DisconnectInput {
-  readonly connectionId: string
+  readonly connectionId: ConnectionId
   readonly workspaceId: WorkspaceId
   readonly actorId: UserId
 }

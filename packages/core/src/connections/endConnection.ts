@@ -3,7 +3,7 @@
 // whose transition causes one ConnectionEnded, appended to the outbox with the save in one unit of work; the
 // "connection.ended" audit entry comes from that event (the audit reader), so it exists exactly when the ending does.
 import { Effect } from "effect"
-import type { EndReason } from "./Connection.ts"
+import type { EndReason, ConnectionId } from "./Connection.ts"
 import { ConnectionNotFound } from "./errors.ts"
 import { endTransition } from "./transitionConnection.ts"
 import { runCommand } from "../commands/runCommand.ts"
@@ -11,7 +11,7 @@ import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import type { UserId } from "../workspaces/Workspace.ts"
 
 export const endConnection = Effect.fn("connections.endConnection")(
-  function* (connectionId: string, reason: EndReason, actorId: UserId | null) {
+  function* (connectionId: ConnectionId, reason: EndReason, actorId: UserId | null) {
     const store = yield* ConnectionStore
     return yield* runCommand({
       load: store.find(connectionId),

@@ -2,7 +2,7 @@
 // audit log entry) and issues its first token pair (generation 1). The mail and the entry are the outbox readers'
 // work: this answers the ConnectionOpened event the exchange appends in its transaction.
 import { Clock, Effect } from "effect"
-import type { Connection } from "./Connection.ts"
+import type { Connection, ConnectionId } from "./Connection.ts"
 import { connectionLifetimeMs } from "./transitionConnection.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
@@ -13,7 +13,7 @@ import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export interface OpenConnectionInput {
   /** The code as saved by the exchange: status "used", carrying the connection id and the approved grant. */
-  readonly code: AuthorizationCode & { readonly connectionId: string }
+  readonly code: AuthorizationCode & { readonly connectionId: ConnectionId }
 }
 
 /**

@@ -5,10 +5,11 @@ import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role } from "../workspaces/Workspace.ts"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 export const AccessToken = Schema.Struct({
   hash: SecretHash,
-  connectionId: Schema.String,
+  connectionId: ConnectionId,
   /** The refresh generation it was issued with: withdrawing that pair ends it. */
   generation: Schema.Int,
   clientId: Schema.String,
@@ -48,7 +49,7 @@ export const Principal = Schema.Struct({
   surface: Surface,
   platforms: PlatformChoice,
   writeMode: WriteMode,
-  connectionId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(ConnectionId),
   apiKeyId: Schema.NullOr(Schema.String),
   clientId: Schema.NullOr(Schema.String),
   /**

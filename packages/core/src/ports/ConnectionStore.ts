@@ -1,7 +1,7 @@
 // The connection store: connections and the hashes of every refresh token issued to them. Every save is
 // compare-and-set on `version`: a store saves `next` only if the stored version is still `next.version - 1`, else Conflict.
 import { Context, Effect, Option } from "effect"
-import type { Connection } from "../connections/Connection.ts"
+import type { Connection, ConnectionId } from "../connections/Connection.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
 import type { SecretHash } from "./Secrets.ts"
@@ -13,7 +13,7 @@ type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
 export interface ConnectionStoreShape {
   /** Inserts the connection and indexes its refresh token hash. */
   readonly insert: (connection: Connection) => Fx<void>
-  readonly find: (id: string) => Fx<Option.Option<Connection>>
+  readonly find: (id: ConnectionId) => Fx<Option.Option<Connection>>
   /** Finds the connection any refresh token ever issued to it belongs to (live, spent or withdrawn). */
   readonly findByRefreshHash: (hash: SecretHash) => Fx<Option.Option<Connection>>
   /** Compare-and-set; also indexes `next.refresh.hash` when it is new. */

@@ -4,6 +4,7 @@ import { Context, Effect, Option } from "effect"
 import type { WriteRequest } from "../approvals/WriteRequest.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { ConnectionId } from "../connections/Connection.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 
@@ -18,7 +19,7 @@ export interface WriteRequestStoreShape {
    */
   readonly listByRequester: (
     workspaceId: WorkspaceId,
-    requester: { readonly connectionId: string | null; readonly apiKeyId: string | null },
+    requester: { readonly connectionId: ConnectionId | null; readonly apiKeyId: string | null },
     before: { readonly createdAt: number; readonly id: string } | null,
     limit: number
   ) => Fx<ReadonlyArray<WriteRequest>>

@@ -3,6 +3,7 @@
 import { Schema } from "effect"
 import { Scope } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 /**
  * planning → running (the plan is made) → waiting_for_approval (a queued write waits for a person) → completed |
@@ -25,7 +26,7 @@ export const Task = Schema.Struct({
   workspaceId: WorkspaceId,
   /** The person behind the credential that started it. */
   createdBy: UserId,
-  connectionId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(ConnectionId),
   apiKeyId: Schema.NullOr(Schema.String),
   /**
    * The scopes of the credential that started it (an access token may be narrower than its connection). The task's

@@ -11,11 +11,12 @@ import type { Scope } from "../scopes/Scope.ts"
 import { TaskGoalInvalid } from "./errors.ts"
 import { maxGoalLength, type Task } from "./Task.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { ConnectionId } from "../connections/Connection.ts"
 
 export interface TaskInput {
   readonly workspaceId: WorkspaceId
   readonly createdBy: UserId
-  readonly connectionId: string | null
+  readonly connectionId: ConnectionId | null
   readonly apiKeyId: string | null
   readonly goal: string
   /** The calling credential's scopes (Principal.scopes); absent or null: the connection's or key's own. */

@@ -2,6 +2,7 @@
 // last step "audit entry and credit charge"): who called which tool, of which kind, how it ended, what it cost.
 import { Schema } from "effect"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 /** Spec §Tool: a tool is of kind read or write. */
 export const ToolKind = Schema.Literals(["read", "write"])
@@ -20,7 +21,7 @@ export const ToolUsage = Schema.Struct({
   id: Schema.String,
   workspaceId: WorkspaceId,
   /** The calling connection, or null for an API key. */
-  connectionId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(ConnectionId),
   /** The calling API key, or null for a connection. */
   apiKeyId: Schema.NullOr(Schema.String),
   tool: Schema.String,

@@ -12,10 +12,11 @@ import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
 import type { Tool } from "./Tool.ts"
 import type { ToolKind, ToolOutcome } from "./ToolUsage.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { ConnectionId } from "../connections/Connection.ts"
 
 export interface ToolRun {
   readonly workspaceId: WorkspaceId
-  readonly connectionId: string | null
+  readonly connectionId: ConnectionId | null
   readonly apiKeyId: string | null
   /** The person acting: the connection's approver or key's creator; for an approved write, the approver. */
   readonly actorId: string

@@ -8,12 +8,13 @@ import {
   decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, queueWriteRequest, recordWriteOutcome, WriteRequestStore,
   writeRequestLifetimeMs, type WriteRequestInput,
   WorkspaceId,
-  UserId
+  UserId,
+  ConnectionId
 } from "@adgate/core"
 import { inWorld, people, ws } from "./world.ts"
 
 const input: WriteRequestInput = {
-  workspaceId: ws, connectionId: "con_1", apiKeyId: null, requestedBy: people.editor, tool: "meta__pause_campaign",
+  workspaceId: ws, connectionId: ConnectionId.make("con_1"), apiKeyId: null, requestedBy: people.editor, tool: "meta__pause_campaign",
   arguments: { campaignId: "c1", reason: "overspend" }, reason: "approval"
 }
 const approveBy = (id: string, deciderId: UserId, argumentsHash: string) =>

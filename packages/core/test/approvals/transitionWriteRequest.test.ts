@@ -12,7 +12,7 @@ import {
 const transitionWriteRequest = (r: WriteRequest, e: WriteRequestEvent, now: number) => transition(r, e, now).outcome
 
 const request: WriteRequest = {
-  id: "rwq_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), connectionId: "con_1", apiKeyId: null, requestedBy: UserId.make("usr_req"),
+  id: "rwq_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("con_1"), apiKeyId: null, requestedBy: UserId.make("usr_req"),
   tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, argumentsHash: "hash-of-c1", reason: "approval",
   status: "pending_approval", providerStatus: null, result: null, attempt: 0, leaseUntil: null, decidedBy: null, decidedAt: null, createdAt: 0,
   expiresAt: writeRequestLifetimeMs, updatedAt: 0
@@ -198,12 +198,12 @@ describe("write request lifecycle model (fast-check)", () => {
 
 describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md, Write requests)", () => {
   it("a pending request withdrawn by its connection ends rejected, decided by that connection, and counts as withdrawn", () => {
-    const withdrawn = transitionWriteRequest(request, { _tag: "Withdraw", requesterId: "con_1" }, 5)
+    const withdrawn = transitionWriteRequest(request, { _tag: "Withdraw", requesterId: ConnectionId.make("con_1") }, 5)
     assert.isTrue(Result.isSuccess(withdrawn))
     if (!Result.isSuccess(withdrawn)) return
-    assert.deepStrictEqual([withdrawn.success.status, withdrawn.success.decidedBy, withdrawn.success.decidedAt], ["rejected", "con_1", 5])
+    assert.deepStrictEqual([withdrawn.success.status, withdrawn.success.decidedBy, withdrawn.success.decidedAt], ["rejected", ConnectionId.make("con_1"), 5])
     assert.isTrue(isWithdrawn(withdrawn.success))
-    assert.deepStrictEqual(transition(request, { _tag: "Withdraw", requesterId: "con_1" }, 5).events.map((e) => e._tag), ["WriteRejected"])
+    assert.deepStrictEqual(transition(request, { _tag: "Withdraw", requesterId: ConnectionId.make("con_1") }, 5).events.map((e) => e._tag), ["WriteRejected"])
     // A person's decline is not a withdrawal.
     const declined = transitionWriteRequest(request, { _tag: "Reject", deciderId: UserId.make("usr_admin") }, 5)
     assert.isTrue(Result.isSuccess(declined) && !isWithdrawn(declined.success))
@@ -211,7 +211,7 @@ describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md,
 
   it("a request no longer pending cannot be withdrawn: WriteRequestNotPending", () => {
     for (const status of ["approved", "executed", "failed", "rejected", "expired"] as const)
-      assert.strictEqual(tagOf(transitionWriteRequest(at(status), { _tag: "Withdraw", requesterId: "con_1" }, 5)), "WriteRequestNotPending")
+      assert.strictEqual(tagOf(transitionWriteRequest(at(status), { _tag: "Withdraw", requesterId: ConnectionId.make("con_1") }, 5)), "WriteRequestNotPending")
   })
 })
 

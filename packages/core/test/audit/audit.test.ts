@@ -1,11 +1,11 @@
 // Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId } from "@adgate/core"
+import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId, ConnectionId } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
-  id: "con_1", version: 1, clientId: "https://tool.example/client.json", workspaceId: ws, approverId: UserId.make("usr_a"),
+  id: ConnectionId.make("con_1"), version: 1, clientId: "https://tool.example/client.json", workspaceId: ws, approverId: UserId.make("usr_a"),
   scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait", status: "active",
   endedReason: null, createdAt: 0, endedAt: null, expiresAt: 1, roleConfirmedAt: 0,
   refresh: { hash: SecretHash.make("h"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
@@ -14,7 +14,7 @@ describe("audit log and connection e-mail", () => {
   it.effect("recordAudit appends an entry with an aud_ id and the clock's time", () =>
     Effect.provide(Effect.gen(function* () {
       yield* seed
-      const entry = yield* recordAudit({ workspaceId: ws, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: "con_1", detail: { reason: "expired" } })
+      const entry = yield* recordAudit({ workspaceId: ws, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), detail: { reason: "expired" } })
       assert.match(entry.id, /^aud_/)
       assert.deepStrictEqual(yield* (yield* AuditLog).list(ws), [entry])
     }), World))
@@ -24,7 +24,7 @@ describe("audit log and connection e-mail", () => {
       scopes: connection.scopes, surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
     } as const
     assert.deepStrictEqual(auditOfEvent(opened), {
-      workspaceId: ws, at: 5, actorId: UserId.make("usr_a"), action: "connection.approved", clientId: connection.clientId, connectionId: "con_1",
+      workspaceId: ws, at: 5, actorId: UserId.make("usr_a"), action: "connection.approved", clientId: connection.clientId, connectionId: ConnectionId.make("con_1"),
       detail: { scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait" }
     })
     assert.deepStrictEqual(auditOfEvent({
@@ -34,8 +34,8 @@ describe("audit log and connection e-mail", () => {
       detail: { scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled" }
     })
     assert.deepStrictEqual(auditOfEvent({
-      _tag: "ConnectionEnded", at: 7, connectionId: "con_1", workspaceId: ws, clientId: "apc_pub", reason: "revoked", actorId: null
-    }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: "con_1", detail: { reason: "revoked" } })
+      _tag: "ConnectionEnded", at: 7, connectionId: ConnectionId.make("con_1"), workspaceId: ws, clientId: "apc_pub", reason: "revoked", actorId: null
+    }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), detail: { reason: "revoked" } })
     assert.isNull(auditOfEvent({ _tag: "WriteExpired", at: 8, requestId: "rwq_1", workspaceId: ws }))
   })
 })

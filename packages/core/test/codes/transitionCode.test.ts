@@ -2,7 +2,7 @@
 // transition; and the invariant "a code is exchanged at most once" as a property.
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type AuthorizationCode, codeLifetimeMs, type Exchange, maxFailedExchanges, SecretHash, transitionCode, WorkspaceId, UserId } from "@adgate/core"
+import { type AuthorizationCode, codeLifetimeMs, type Exchange, maxFailedExchanges, SecretHash, transitionCode, WorkspaceId, UserId, ConnectionId } from "@adgate/core"
 
 const code: AuthorizationCode = {
   hash: SecretHash.make("h"), version: 1, clientId: "apc_pub", redirectUri: "https://app.example/cb", redirectUriSent: true,
@@ -12,7 +12,7 @@ const code: AuthorizationCode = {
 }
 const good: Exchange = {
   _tag: "Exchange", clientId: "apc_pub", redirectUri: "https://app.example/cb", verifierChallenge: "challenge-of-V",
-  surface: null, connectionId: "con_1"
+  surface: null, connectionId: ConnectionId.make("con_1")
 }
 
 describe("authorization code transitions (spec §States: Authorization code)", () => {
@@ -21,7 +21,7 @@ describe("authorization code transitions (spec §States: Authorization code)", (
     assert.strictEqual(d._tag, "Exchanged")
     if (d._tag !== "Exchanged") return
     assert.strictEqual(d.next.status, "used")
-    assert.strictEqual(d.next.connectionId, "con_1")
+    assert.strictEqual(d.next.connectionId, ConnectionId.make("con_1"))
     assert.strictEqual(d.next.version, 2)
   })
   it("issued, 10 minutes pass → the exchange gives CodeExpired (invalid_grant); the 10-minute mark itself is expired", () => {
@@ -29,13 +29,13 @@ describe("authorization code transitions (spec §States: Authorization code)", (
     assert.strictEqual(d._tag === "Refused" && d.error._tag, "CodeExpired")
   })
   it("used, exchanged a second time → CodeReused naming the connection to end (RFC 6749 §4.1.2)", () => {
-    const used = { ...code, status: "used" as const, connectionId: "con_1" }
-    const d = transitionCode(used, { ...good, connectionId: "con_2" }, 1)
+    const used = { ...code, status: "used" as const, connectionId: ConnectionId.make("con_1") }
+    const d = transitionCode(used, { ...good, connectionId: ConnectionId.make("con_2") }, 1)
     assert.deepStrictEqual(d._tag === "Refused" ? [d.error._tag, d.next] : null, ["CodeReused", null])
-    if (d._tag === "Refused" && d.error._tag === "CodeReused") assert.strictEqual(d.error.connectionId, "con_1")
+    if (d._tag === "Refused" && d.error._tag === "CodeReused") assert.strictEqual(d.error.connectionId, ConnectionId.make("con_1"))
   })
   it("a replay of a used code with a wrong verifier or client is refused without ending anything (OAuth 2.1 §7.5.2, checklist 67)", () => {
-    const used = { ...code, status: "used" as const, connectionId: "con_1" }
+    const used = { ...code, status: "used" as const, connectionId: ConnectionId.make("con_1") }
     const wrongVerifier = transitionCode(used, { ...good, verifierChallenge: "other" }, 1)
     const wrongClient = transitionCode(used, { ...good, clientId: "apc_pub2" }, 1)
     assert.strictEqual(wrongVerifier._tag === "Refused" && wrongVerifier.error._tag, "PkceMismatch")
@@ -96,7 +96,7 @@ describe("authorization code transitions (spec §States: Authorization code)", (
       let exchanged = 0
       for (const [i, a] of attempts.entries()) {
         now += a.dt
-        const d = transitionCode(current, { _tag: "Exchange", ...a, connectionId: `con_${i}` }, now)
+        const d = transitionCode(current, { _tag: "Exchange", ...a, connectionId: ConnectionId.make(`con_${i}`) }, now)
         if (d._tag === "Exchanged") { exchanged++; current = d.next }
         else if (d.next !== null) current = d.next
         if (current.status === "used" && d._tag === "Refused" && d.next !== null) return false

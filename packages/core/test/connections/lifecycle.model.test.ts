@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { ConnectionStore, handleTokenRequest, revokeToken, Secrets, type Connection } from "@adgate/core"
+import { ConnectionStore, handleTokenRequest, revokeToken, Secrets, type Connection, ConnectionId } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, refreshGrant, seed, World } from "../token/world.ts"
 
 const second = 1000
@@ -26,7 +26,7 @@ interface Model {
 
 interface Real {
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
-  readonly connectionId: string
+  readonly connectionId: ConnectionId
 }
 
 /** The refresh's answer, or the core's refusal by tag (invalid_grant, invalid_scope, temporarily_unavailable on the wire). */

@@ -5,12 +5,13 @@ import {
   type Connection, connectionLifetimeMs, narrowScopes, narrowSurface, type Refresh, refreshIdleMs, refreshRetryWindowMs,
   roleGraceMs, SecretHash, transitionConnection, withdrawnMemoryMs, endTransition,
   WorkspaceId,
-  UserId
+  UserId,
+  ConnectionId
 } from "@adgate/core"
 import { Result } from "effect"
 
 const base: Connection = {
-  id: "con_1", version: 1, clientId: "apc_pub", workspaceId: WorkspaceId.make("ws_1"), approverId: UserId.make("usr_a"),
+  id: ConnectionId.make("con_1"), version: 1, clientId: "apc_pub", workspaceId: WorkspaceId.make("ws_1"), approverId: UserId.make("usr_a"),
   scopes: ["tasks:read", "tasks:write", "tools:read"], surface: "both", platforms: "all", writeMode: "wait",
   status: "active", endedReason: null, createdAt: 0, endedAt: null, expiresAt: connectionLifetimeMs, roleConfirmedAt: 0,
   refresh: { hash: SecretHash.make("rt1"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
@@ -120,7 +121,7 @@ describe("connection transitions (spec §States: Connection)", () => {
   it("End as the runner's Transition: the ended connection and one ConnectionEnded naming the reason and who ended it (spec §Events)", () => {
     const t = endTransition(base, "disconnected", UserId.make("usr_admin"), 5)
     assert.deepStrictEqual([t.next?.status, t.next?.endedReason, t.next?.version], ["ended", "disconnected", 2])
-    assert.deepStrictEqual(t.events, [{ _tag: "ConnectionEnded", at: 5, connectionId: "con_1", workspaceId: WorkspaceId.make("ws_1"), clientId: "apc_pub", reason: "disconnected", actorId: UserId.make("usr_admin") }])
+    assert.deepStrictEqual(t.events, [{ _tag: "ConnectionEnded", at: 5, connectionId: ConnectionId.make("con_1"), workspaceId: WorkspaceId.make("ws_1"), clientId: "apc_pub", reason: "disconnected", actorId: UserId.make("usr_admin") }])
     assert.deepStrictEqual(Result.isSuccess(t.outcome) ? t.outcome.success : null, { connection: t.next, endedNow: true })
   })
   it("End of an ended connection as the runner's Transition: nothing to save, no event, not ended now", () => {

@@ -7,11 +7,12 @@ import { TestClock } from "effect/testing"
 import {
   canonicalJson, hashToolCall, idempotencyKeyLifetimeMs, idempotencyScopeOf, parseIdempotencyKey, runIdempotent,
   StoreUnavailable, type IdempotentResponse,
-  WorkspaceId
+  WorkspaceId,
+  ConnectionId
 } from "@adgate/core"
 import { inWorld } from "../approvals/world.ts"
 
-const alice = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: "con_alice", apiKeyId: null })
+const alice = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("con_alice"), apiKeyId: null })
 const bob = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: "key_bob" })
 const ok: IdempotentResponse = { status: 200, body: { ok: true, result: { paused: ["c1"] } } }
 
@@ -109,8 +110,8 @@ describe("idempotency keys per principal (checklist 176)", () => {
   })))
 
   it("scopes name the workspace and the connection or key, so equal ids of different kinds differ", () => {
-    assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: "x", apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: "x" }))
-    assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: "x", apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_2"), connectionId: "x", apiKeyId: null }))
+    assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("x"), apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: "x" }))
+    assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("x"), apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_2"), connectionId: ConnectionId.make("x"), apiKeyId: null }))
   })
 })
 

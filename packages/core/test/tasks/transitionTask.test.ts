@@ -23,7 +23,7 @@ import { inWorld, people, ws } from "../approvals/world.ts"
 import { audited } from "../support/audited.ts"
 
 const task: Task = {
-  id: "task_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: "con_1", apiKeyId: null,
+  id: "task_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: ConnectionId.make("con_1"), apiKeyId: null,
   scopes: null, goal: "Pause overspending campaigns", status: "planning", plan: null, report: null, attempt: 1, leaseUntil: 60,
   createdAt: 0, updatedAt: 0
 }
@@ -124,7 +124,7 @@ describe("startTask and advanceTask (spec §POST /tasks, §GET /tasks)", () => {
   })))
 
   it.effect("advanceTask moves a stored task and saves it; a refused move and an unknown task change nothing", () => inWorld(Effect.gen(function* () {
-    const started = yield* startTask({ workspaceId: ws, createdBy: people.editor, connectionId: "con_1", apiKeyId: null, goal: "grow sales" })
+    const started = yield* startTask({ workspaceId: ws, createdBy: people.editor, connectionId: ConnectionId.make("con_1"), apiKeyId: null, goal: "grow sales" })
     const running = yield* advanceTask(started.id, planned)
     assert.deepStrictEqual([running.status, running.version], ["running", 2])
     assert.strictEqual((yield* Effect.flip(advanceTask(started.id, planned)))._tag, "TaskTransitionRefused")

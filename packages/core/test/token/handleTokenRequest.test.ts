@@ -6,7 +6,8 @@ import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AccessTokenStore, EventOutbox, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer,
-  resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials
+  resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials,
+  ConnectionId
 } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, people, refreshGrant, secrets, seed, World, ws } from "./world.ts"
 import { audited } from "../support/audited.ts"
@@ -43,7 +44,7 @@ describe("POST /oauth/token, grant authorization_code (RFC 6749 §4.1.3)", () =>
     const forMail = yield* (yield* EventOutbox).claim("mail", 10)
     const principal = yield* resolveBearer(tokens.access_token, "mcp")
     assert.deepStrictEqual(forMail.map((e) => e.event), [{
-      _tag: "ConnectionOpened", at: 0, connectionId: principal.connectionId ?? "", workspaceId: ws, clientId: "apc_pub",
+      _tag: "ConnectionOpened", at: 0, connectionId: principal.connectionId ?? ConnectionId.make(""), workspaceId: ws, clientId: "apc_pub",
       approverId: people.admin, scopes: ["tasks:read", "tasks:write", "tools:read"], surface: "mcp", platforms: "all", writeMode: "wait"
     }])
     assert.deepStrictEqual(yield* (yield* Mailer).pending(10), [], "core queues no mail itself")

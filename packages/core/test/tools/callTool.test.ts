@@ -17,7 +17,8 @@ import {
   ToolUsageLog,
   WriteRequestStore,
   type ToolCallRequest,
-  WorkspaceId
+  WorkspaceId,
+  ConnectionId
 } from "@adgate/core"
 import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -46,7 +47,7 @@ describe("callTool: status rows", () => {
     assert.deepStrictEqual(answer.notices, [])
     assert.strictEqual(yield* balance, 99)
     const [usage] = yield* (yield* ToolUsageLog).list(ws, 10)
-    assert.deepInclude(usage, { tool: "ads__list_campaigns", kind: "read", outcome: "succeeded", credits: 1, connectionId: "con_1" })
+    assert.deepInclude(usage, { tool: "ads__list_campaigns", kind: "read", outcome: "succeeded", credits: 1, connectionId: ConnectionId.make("con_1") })
   })))
 
   it.effect("deletes, activations, code for a website and platform-marked changes always wait for a person: a raw write the platform cannot read waits in apply mode", () => inPipeline(Effect.gen(function* () {

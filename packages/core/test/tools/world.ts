@@ -6,7 +6,8 @@ import {
   type Principal,
   type Role,
   WorkspaceId,
-  UserId
+  UserId,
+  ConnectionId
 } from "@adgate/core"
 import {
   AuditLogMemory,
@@ -59,5 +60,5 @@ export const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>, seed?: Partia
 export const principal = (over: Partial<Principal> = {}): Principal => ({
   kind: "connection", workspaceId: ws, userId: people.admin,
   scopes: ["tools:read", "tools:write", "tools:raw", "accounts:read"], surface: "rest", platforms: "all",
-  writeMode: "apply", connectionId: "con_1", apiKeyId: null, clientId: "apc_1", ...over
+  writeMode: "apply", connectionId: ConnectionId.make("con_1"), apiKeyId: null, clientId: "apc_1", ...over
 })
