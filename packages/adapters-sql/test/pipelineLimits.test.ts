@@ -14,7 +14,8 @@ import {
   noGuardrails,
   type Principal,
   WorkspaceId,
-  UserId
+  UserId,
+  ApiKeyId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -56,7 +57,7 @@ const World = (database: Layer.Layer<SqlClient.SqlClient, unknown>) => seed.pipe
 
 const principal = (workspaceId: WorkspaceId, writeMode: "apply" | "wait" = "apply"): Principal => ({
   kind: "api_key", workspaceId, userId: admin, scopes: ["tools:read", "tools:write"], surface: "both", platforms: "all",
-  writeMode, connectionId: null, apiKeyId: `key_${workspaceId}`, clientId: null
+  writeMode, connectionId: null, apiKeyId: ApiKeyId.make(`key_${workspaceId}`), clientId: null
 })
 const budgetWrite = (ws: WorkspaceId, i: number) => callTool({
   principal: principal(ws), name: "ads__update_campaign_budget",

@@ -11,7 +11,8 @@ import {
   WriteRequestStore,
   type Principal,
   WorkspaceId,
-  UserId
+  UserId,
+  ApiKeyId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -56,7 +57,7 @@ const World = (url: string) => seed.pipe(Layer.provideMerge(Layer.mergeAll(
 
 const principal = (writeMode: "wait" | "apply"): Principal => ({
   kind: "api_key", workspaceId: ws, userId: admin, scopes: ["tools:read", "tools:write"], surface: "both", platforms: "all",
-  writeMode, connectionId: null, apiKeyId: `key_${writeMode}`, clientId: null
+  writeMode, connectionId: null, apiKeyId: ApiKeyId.make(`key_${writeMode}`), clientId: null
 })
 /** Calls that ran on the platform (replays by idempotency token excluded). */
 const executions = Effect.map(Effect.flatMap(PlatformsMemoryState, Ref.get), (s) => s.executions.length)

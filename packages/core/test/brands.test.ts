@@ -5,6 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Schema } from "effect"
 import {
+  ApiKeyId,
   type ApiKeyStoreShape,
   ConnectionId,
   type Membership,
@@ -40,6 +41,8 @@ describe("branded ids and hashes", () => {
     ofConnection("con_1")
     // @ts-expect-error a UserId is not a ConnectionId
     ofConnection(userId)
+    // @ts-expect-error a ConnectionId is not an ApiKeyId (a Principal names one or the other)
+    const key: ApiKeyId = ConnectionId.make("con_1")
     // @ts-expect-error records refuse a swapped id too
     const swapped: Membership = { workspaceId: userId, userId: workspaceId, role: "admin" }
     // @ts-expect-error a store's lookup by hash refuses the raw key
@@ -51,6 +54,7 @@ describe("branded ids and hashes", () => {
     assert.isTrue(inWorkspace(workspaceId) && ofUser(userId) && ofConnection(ConnectionId.make("con_1")))
     assert.strictEqual(`${workspaceId}/${userId}`, "ws_1/usr_a")
     assert.isDefined(swapped)
+    assert.strictEqual(key, "con_1")
     assert.isFunction(lookUp)
     assert.isFunction(hashOf)
   })

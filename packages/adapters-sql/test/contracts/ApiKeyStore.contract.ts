@@ -1,5 +1,5 @@
 // The ApiKeyStore contract (spec §Authentication: API keys): keys by id and hash, compare-and-set saves.
-import { ApiKeyStore, WorkspaceId } from "@adgate/core"
+import { ApiKeyStore, WorkspaceId, ApiKeyId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -13,7 +13,7 @@ export const apiKeyStoreContract = <E, R>(name: string, layer: Layer.Layer<ApiKe
       yield* store.insert(key)
       assert.deepStrictEqual(yield* store.find(key.id), Option.some(key))
       assert.deepStrictEqual(yield* store.findByHash(key.hash), Option.some(key))
-      assert.isTrue(Option.isNone(yield* store.find(unique("key_"))))
+      assert.isTrue(Option.isNone(yield* store.find(ApiKeyId.make(unique("key_")))))
       assert.isTrue(Option.isNone(yield* store.findByHash(uniqueHash("key-hash-"))))
     }))
 

@@ -1,5 +1,5 @@
 // The ToolUsageLog contract: every tool call recorded per workspace and listed newest first.
-import { ToolUsageLog, WorkspaceId } from "@adgate/core"
+import { ToolUsageLog, WorkspaceId, ApiKeyId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import type { Layer } from "effect"
@@ -11,7 +11,7 @@ export const toolUsageLogContract = <E, R>(name: string, layer: Layer.Layer<Tool
       const log = yield* ToolUsageLog
       const workspaceId = WorkspaceId.make(unique("ws_"))
       const read = aToolUsage({ workspaceId, at: t0 + 1 })
-      const queued = aToolUsage({ workspaceId, at: t0 + 2, kind: "write", outcome: "queued", credits: 0, connectionId: null, apiKeyId: unique("key_") })
+      const queued = aToolUsage({ workspaceId, at: t0 + 2, kind: "write", outcome: "queued", credits: 0, connectionId: null, apiKeyId: ApiKeyId.make(unique("key_")) })
       const failed = aToolUsage({ workspaceId, at: t0 + 2, kind: "write", outcome: "failed", credits: 2.5 })
       const refused = aToolUsage({ workspaceId, at: t0, outcome: "refused", credits: 0 })
       yield* Effect.forEach([read, queued, failed, refused, aToolUsage()], log.record)

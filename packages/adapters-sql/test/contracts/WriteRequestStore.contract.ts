@@ -1,6 +1,6 @@
 // The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
-import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId, ConnectionId } from "@adgate/core"
+import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId, ConnectionId, ApiKeyId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -12,7 +12,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
   host.layer(layer)(`WriteRequestStore contract (${name})`, (it) => {
     it.effect("a request is found by id exactly as inserted, its arguments JSON intact; an unknown id is none", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore
-      const request = aWriteRequest({ connectionId: null, apiKeyId: unique("key_"), reason: "person_decision" })
+      const request = aWriteRequest({ connectionId: null, apiKeyId: ApiKeyId.make(unique("key_")), reason: "person_decision" })
       yield* store.insert(request)
       assert.deepStrictEqual(yield* store.find(request.id), Option.some(request))
       assert.isTrue(Option.isNone(yield* store.find(unique("rwq_"))))
@@ -68,7 +68,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const connectionId = ConnectionId.make(unique("con_"))
       const mine = [1, 2, 3].map((n) => aWriteRequest({ workspaceId, connectionId, apiKeyId: null, createdAt: t0 + n }))
       const other = aWriteRequest({ workspaceId, connectionId: ConnectionId.make(unique("con_")), apiKeyId: null, createdAt: t0 + 4 })
-      const keyed = aWriteRequest({ workspaceId, connectionId: null, apiKeyId: unique("key_"), createdAt: t0 + 5 })
+      const keyed = aWriteRequest({ workspaceId, connectionId: null, apiKeyId: ApiKeyId.make(unique("key_")), createdAt: t0 + 5 })
       yield* Effect.forEach([...mine, other, keyed], store.insert)
       const requester = { connectionId, apiKeyId: null }
       assert.deepStrictEqual((yield* store.listByRequester(workspaceId, requester, null, 10)).map((r) => r.id), [mine[2]!.id, mine[1]!.id, mine[0]!.id])

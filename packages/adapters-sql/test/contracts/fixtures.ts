@@ -9,6 +9,7 @@ import { randomBytes } from "node:crypto"
 import { WorkspaceId } from "@adgate/core"
 import { UserId } from "@adgate/core"
 import { ConnectionId } from "@adgate/core"
+import { ApiKeyId } from "@adgate/core"
 
 /** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
@@ -117,7 +118,7 @@ export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => (
 })
 
 export const anApiKey = (over: Partial<ApiKey> = {}): ApiKey => ({
-  id: unique("key_"),
+  id: ApiKeyId.make(unique("key_")),
   hash: uniqueHash("key-hash-"),
   version: 1,
   workspaceId: WorkspaceId.make(unique("ws_")),
@@ -210,7 +211,7 @@ export const aTask = (over: Partial<Task> = {}): Task => ({
   workspaceId: WorkspaceId.make(unique("ws_")),
   createdBy: UserId.make(unique("usr_")),
   connectionId: null,
-  apiKeyId: unique("key_"),
+  apiKeyId: ApiKeyId.make(unique("key_")),
   scopes: null,
   goal: "Pause every campaign that spent over budget last week",
   status: "planning",

@@ -5,6 +5,7 @@ import { EndReason } from "../connections/Connection.ts"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ApiKeyId } from "../credentials/records.ts"
 
 export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])
 export type WriteRequestStatus = typeof WriteRequestStatus.Type
@@ -28,7 +29,7 @@ export const WriteRequest = Schema.Struct({
   /** The connection that made the call, or null for an API key. */
   connectionId: Schema.NullOr(ConnectionId),
   /** The API key that made the call, or null for a connection. */
-  apiKeyId: Schema.NullOr(Schema.String),
+  apiKeyId: Schema.NullOr(ApiKeyId),
   /** The person behind the credential: the connection's approver or the key's creator (mailed on queueing). */
   requestedBy: UserId,
   tool: Schema.String,

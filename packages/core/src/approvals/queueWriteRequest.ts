@@ -9,11 +9,12 @@ import { hashToolCall } from "../tools/hashToolCall.ts"
 import { type WaitReason, type WriteRequest, writeRequestLifetimeMs } from "./WriteRequest.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ApiKeyId } from "../credentials/records.ts"
 
 export interface WriteRequestInput {
   readonly workspaceId: WorkspaceId
   readonly connectionId: ConnectionId | null
-  readonly apiKeyId: string | null
+  readonly apiKeyId: ApiKeyId | null
   readonly requestedBy: UserId
   readonly tool: string
   readonly arguments: Schema.JsonObject

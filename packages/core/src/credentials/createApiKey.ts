@@ -1,7 +1,7 @@
 // API keys created on the management page (spec §Authentication 11, §Tokens and codes: `ap_live_`, Tool writes
 // setting). The secret is returned once; only its SHA-256 is stored. tools:* follow the OAuth rule (admin, paid plan).
 import { Clock, Effect, Option } from "effect"
-import type { ApiKey } from "./records.ts"
+import { type ApiKey, ApiKeyId } from "./records.ts"
 import { ApiKeyInvalid, ApiKeyNotAllowed, ApiKeyScopeNotGrantable } from "./errors.ts"
 import { canConnect, whyNotGrantable } from "../scopes/grant.ts"
 import type { Scope, WriteMode } from "../scopes/Scope.ts"
@@ -41,7 +41,7 @@ export const createApiKey = Effect.fn("credentials.createApiKey")(function* (inp
   const secrets = yield* Secrets
   const secret = yield* mintSecret(Prefix.apiKey)
   const key: ApiKey = {
-    id: yield* secrets.generate(Prefix.apiKeyId),
+    id: ApiKeyId.make(yield* secrets.generate(Prefix.apiKeyId)),
     hash: secret.hash,
     version: 1,
     workspaceId: input.workspaceId,

@@ -23,8 +23,12 @@ export const AccessToken = Schema.Struct({
 })
 export type AccessToken = typeof AccessToken.Type
 
+/** An API key's id (`key_…`; not its secret), branded where it enters: a connection's id cannot be passed for it. */
+export const ApiKeyId = Schema.String.pipe(Schema.brand("ApiKeyId"))
+export type ApiKeyId = typeof ApiKeyId.Type
+
 export const ApiKey = Schema.Struct({
-  id: Schema.String,
+  id: ApiKeyId,
   hash: SecretHash,
   version: Schema.Int,
   workspaceId: WorkspaceId,

@@ -3,7 +3,7 @@
 // what withdraws the key's pending write requests (the outbox's withdrawals reader). /oauth/revoke never revokes API keys
 // (checklist decision 97).
 import { Effect, Option } from "effect"
-import type { ApiKey } from "./records.ts"
+import type { ApiKey, ApiKeyId } from "./records.ts"
 import { ApiKeyNotAllowed, ApiKeyNotFound } from "./errors.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { moved, type Transition, unchanged } from "../commands/Transition.ts"
@@ -13,7 +13,7 @@ import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface RevokeApiKeyInput {
-  readonly keyId: string
+  readonly keyId: ApiKeyId
   readonly workspaceId: WorkspaceId
   readonly actorId: UserId
 }

@@ -5,6 +5,7 @@ import type { WriteRequest } from "../approvals/WriteRequest.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ApiKeyId } from "../credentials/records.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 
@@ -19,7 +20,7 @@ export interface WriteRequestStoreShape {
    */
   readonly listByRequester: (
     workspaceId: WorkspaceId,
-    requester: { readonly connectionId: ConnectionId | null; readonly apiKeyId: string | null },
+    requester: { readonly connectionId: ConnectionId | null; readonly apiKeyId: ApiKeyId | null },
     before: { readonly createdAt: number; readonly id: string } | null,
     limit: number
   ) => Fx<ReadonlyArray<WriteRequest>>

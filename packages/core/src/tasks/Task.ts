@@ -4,6 +4,7 @@ import { Schema } from "effect"
 import { Scope } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ApiKeyId } from "../credentials/records.ts"
 
 /**
  * planning → running (the plan is made) → waiting_for_approval (a queued write waits for a person) → completed |
@@ -27,7 +28,7 @@ export const Task = Schema.Struct({
   /** The person behind the credential that started it. */
   createdBy: UserId,
   connectionId: Schema.NullOr(ConnectionId),
-  apiKeyId: Schema.NullOr(Schema.String),
+  apiKeyId: Schema.NullOr(ApiKeyId),
   /**
    * The scopes of the credential that started it (an access token may be narrower than its connection). The task's
    * tool calls run with these, intersected with the connection's or key's scopes when it runs; null: those alone.

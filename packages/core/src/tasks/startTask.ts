@@ -5,6 +5,7 @@
 import { Clock, Effect } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
 import type { Principal } from "../credentials/records.ts"
+import type { Principal, ApiKeyId } from "../credentials/records.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import type { Scope } from "../scopes/Scope.ts"
@@ -17,7 +18,7 @@ export interface TaskInput {
   readonly workspaceId: WorkspaceId
   readonly createdBy: UserId
   readonly connectionId: ConnectionId | null
-  readonly apiKeyId: string | null
+  readonly apiKeyId: ApiKeyId | null
   readonly goal: string
   /** The calling credential's scopes (Principal.scopes); absent or null: the connection's or key's own. */
   readonly scopes?: ReadonlyArray<Scope> | null

@@ -3,6 +3,7 @@
 import { Schema } from "effect"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ApiKeyId } from "../credentials/records.ts"
 
 /** Spec §Tool: a tool is of kind read or write. */
 export const ToolKind = Schema.Literals(["read", "write"])
@@ -23,7 +24,7 @@ export const ToolUsage = Schema.Struct({
   /** The calling connection, or null for an API key. */
   connectionId: Schema.NullOr(ConnectionId),
   /** The calling API key, or null for a connection. */
-  apiKeyId: Schema.NullOr(Schema.String),
+  apiKeyId: Schema.NullOr(ApiKeyId),
   tool: Schema.String,
   kind: ToolKind,
   outcome: ToolOutcome,

@@ -13,11 +13,12 @@ import type { Tool } from "./Tool.ts"
 import type { ToolKind, ToolOutcome } from "./ToolUsage.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ApiKeyId } from "../credentials/records.ts"
 
 export interface ToolRun {
   readonly workspaceId: WorkspaceId
   readonly connectionId: ConnectionId | null
-  readonly apiKeyId: string | null
+  readonly apiKeyId: ApiKeyId | null
   /** The person acting: the connection's approver or key's creator; for an approved write, the approver. */
   readonly actorId: string
   readonly clientId: string | null

@@ -8,12 +8,13 @@ import {
   canonicalJson, hashToolCall, idempotencyKeyLifetimeMs, idempotencyScopeOf, parseIdempotencyKey, runIdempotent,
   StoreUnavailable, type IdempotentResponse,
   WorkspaceId,
-  ConnectionId
+  ConnectionId,
+  ApiKeyId
 } from "@adgate/core"
 import { inWorld } from "../approvals/world.ts"
 
 const alice = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("con_alice"), apiKeyId: null })
-const bob = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: "key_bob" })
+const bob = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: ApiKeyId.make("key_bob") })
 const ok: IdempotentResponse = { status: 200, body: { ok: true, result: { paused: ["c1"] } } }
 
 /** An execute that counts its runs and answers `response`. */
@@ -110,7 +111,7 @@ describe("idempotency keys per principal (checklist 176)", () => {
   })))
 
   it("scopes name the workspace and the connection or key, so equal ids of different kinds differ", () => {
-    assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("x"), apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: "x" }))
+    assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("x"), apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: ApiKeyId.make("x") }))
     assert.notStrictEqual(idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("x"), apiKeyId: null }), idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_2"), connectionId: ConnectionId.make("x"), apiKeyId: null }))
   })
 })

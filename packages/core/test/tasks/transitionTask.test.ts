@@ -113,12 +113,12 @@ describe("task transitions (spec §States: Task)", () => {
 describe("startTask and advanceTask (spec §POST /tasks, §GET /tasks)", () => {
   it.effect("a task starts in planning with a task_ id; the goal must be 1 to 4000 characters", () => inWorld(Effect.gen(function* () {
     yield* TestClock.adjust(3000)
-    const started = yield* startTask({ workspaceId: ws, createdBy: people.editor, connectionId: null, apiKeyId: "key_1", goal: "g".repeat(maxGoalLength) })
+    const started = yield* startTask({ workspaceId: ws, createdBy: people.editor, connectionId: null, apiKeyId: ApiKeyId.make("key_1"), goal: "g".repeat(maxGoalLength) })
     assert.match(started.id, /^task_[A-Za-z0-9_-]{43}$/)
     assert.deepStrictEqual([started.status, started.createdAt, started.plan, started.report], ["planning", 3000, null, null])
     assert.deepStrictEqual(yield* (yield* TaskStore).find(started.id), Option.some(started))
     for (const goal of ["", "g".repeat(maxGoalLength + 1)]) {
-      const error = yield* Effect.flip(startTask({ workspaceId: ws, createdBy: people.editor, connectionId: null, apiKeyId: "key_1", goal }))
+      const error = yield* Effect.flip(startTask({ workspaceId: ws, createdBy: people.editor, connectionId: null, apiKeyId: ApiKeyId.make("key_1"), goal }))
       assert.deepStrictEqual([error._tag, error._tag === "TaskGoalInvalid" && error.length], ["TaskGoalInvalid", goal.length])
     }
   })))

@@ -18,7 +18,8 @@ import {
   WriteRequestStore,
   type ToolCallRequest,
   WorkspaceId,
-  ConnectionId
+  ConnectionId,
+  ApiKeyId
 } from "@adgate/core"
 import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -114,7 +115,7 @@ describe("callTool: status rows", () => {
   })))
 
   it.effect("403: platform tools act for a workspace admin; a key whose creator is now an editor is refused", () => inPipeline(Effect.gen(function* () {
-    const key = principal({ kind: "api_key", userId: people.editor, connectionId: null, apiKeyId: "key_1", clientId: null })
+    const key = principal({ kind: "api_key", userId: people.editor, connectionId: null, apiKeyId: ApiKeyId.make("key_1"), clientId: null })
     const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: key })))
     assert.deepInclude(error, { _tag: "ToolRoleNotAllowed", userId: people.editor })
   })))

@@ -1,7 +1,7 @@
 // Issue 9, "Tests that must exist": for random credentials (scopes, platforms, write modes, plans, roles) and every
 // tool, what listTools lists is exactly what callTool does not refuse for access (403) or a missing account (409).
 // Both go through toolAccess/toolAvailability; this checks they cannot drift apart.
-import { callTool, listTools, type Principal, type Scope, type Tool, WorkspaceId, UserId, ConnectionId } from "@adgate/core"
+import { callTool, listTools, type Principal, type Scope, type Tool, WorkspaceId, UserId, ConnectionId, ApiKeyId } from "@adgate/core"
 import { memoryTools } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
@@ -32,7 +32,7 @@ const arbitraryPrincipal: fc.Arbitrary<Principal> = fc.record({
   workspaceId: fc.constantFrom(ws, wsFree, wsBare),
   userId: fc.constantFrom(people.admin, people.editor, UserId.make("usr_stranger")),
   kind: fc.constantFrom("connection" as const, "api_key" as const)
-}).map((p) => principal({ ...p, connectionId: p.kind === "connection" ? ConnectionId.make("con_p") : null, apiKeyId: p.kind === "api_key" ? "key_p" : null }))
+}).map((p) => principal({ ...p, connectionId: p.kind === "connection" ? ConnectionId.make("con_p") : null, apiKeyId: p.kind === "api_key" ? ApiKeyId.make("key_p") : null }))
 
 describe("GET /tools ⇔ POST /tools/{name}", () => {
   it("listed exactly when a call is not refused with 403 (access) or 409 (no connected account)", async () => {
