@@ -206,7 +206,7 @@ const requestsCommand = (verb: string, rest: ReadonlyArray<string>, flags: Reado
     if (requestId === undefined || deciderEmail === undefined)
       return yield* new UsageInvalid({ message: `requests ${verb} <workspace> <request-id> <decider-email>` })
     const decider = yield* findUser(deciderEmail)
-    const request = yield* findWriteRequest(workspace.id, requestId)
+    const request = yield* findWriteRequest(workspace.id, WriteRequestId.make(requestId))
     const decided = yield* decideAndExecute(verb === "approve"
       ? { id: request.id, workspaceId: workspace.id, deciderId: decider.id, decision: "approve", argumentsHash: request.argumentsHash }
       : { id: request.id, workspaceId: workspace.id, deciderId: decider.id, decision: "reject" })

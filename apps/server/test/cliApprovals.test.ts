@@ -7,6 +7,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { callTool, createApiKey, findUser, findWorkspace, Platforms, type Principal, revokeApiKey } from "@adgate/core"
 import { callTool, findUser, findWorkspace, Platforms, type Principal, ApiKeyId } from "@adgate/core"
+import { callTool, findUser, findWorkspace, Platforms, type Principal, ApiKeyId, WriteRequestId } from "@adgate/core"
 import { appPorts } from "../src/appPorts.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
 import { runCli } from "./support/serverProcess.ts"
@@ -62,7 +63,7 @@ describe("the CLI's write approvals and guardrails", () => {
       assert.include(refused.stderr, `request ${third} can no longer be approved: the API key ${keyId} that asked for this change was revoked`)
       const empty = await runCli(dataDir, ["requests", "list", "Demo"])
       assert.include(empty.stdout, "no writes waiting in Demo")
-      const unknown = await runCli(dataDir, ["requests", "approve", "Demo", "rwq_nope", "admin@example.com"])
+      const unknown = await runCli(dataDir, ["requests", "approve", "Demo", WriteRequestId.make("rwq_nope"), "admin@example.com"])
       assert.strictEqual(unknown.code, 1)
       assert.include(unknown.stderr, "no write request rwq_nope")
     } finally {

@@ -4,7 +4,8 @@
 import { Effect, Option, Schema } from "effect"
 import {
   ArgumentValidator, callTool, describeTool, Issuer, listTools, Platforms, type Principal, type Scope,
-  startTask, TaskStatus, TaskStore, ToolArgumentsInvalid, type ToolCallRefusal, WriteRequestStore
+  startTask, TaskStatus, TaskStore, ToolArgumentsInvalid, type ToolCallRefusal, WriteRequestStore,
+  WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
@@ -113,7 +114,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     readOnly: true,
     anyOf: tools,
     run: (principal, args) => refused(Effect.gen(function* () {
-      const id = str(args, "requestId") ?? ""
+      const id = WriteRequestId.make(str(args, "requestId") ?? "")
       const found = yield* (yield* WriteRequestStore).find(id)
       if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("write request", id)
       const r = found.value

@@ -5,7 +5,8 @@
 // tool error, SEP-2663); withdrawn by the app → cancelled.
 import { Effect, Option } from "effect"
 import {
-  isWithdrawn, type Principal, requesterOf, withdrawWriteRequest, type WriteRequest, WriteRequestStore
+  isWithdrawn, type Principal, requesterOf, withdrawWriteRequest, type WriteRequest, WriteRequestStore,
+  WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import { requestStatusUrl } from "./toolResults.ts"
@@ -93,13 +94,13 @@ export const taskResultOf = (request: WriteRequest, origin: string): CallToolRes
 /** A request this credential made, or none: another app's request is not found (one app never sees another's). */
 export const findOwnRequest = (principal: Principal, taskId: string) =>
   Effect.gen(function* () {
-    const found = yield* (yield* WriteRequestStore).find(taskId)
+    const found = yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId))
     const requester = principal.connectionId ?? principal.apiKeyId
     return Option.filter(found, (r) => r.workspaceId === principal.workspaceId && requesterOf(r) === requester)
   })
 
 export const withdrawOwnRequest = (principal: Principal, taskId: string) =>
-  withdrawWriteRequest({ id: taskId, workspaceId: principal.workspaceId, requesterId: principal.connectionId ?? principal.apiKeyId ?? "" })
+  withdrawWriteRequest({ id: WriteRequestId.make(taskId), workspaceId: principal.workspaceId, requesterId: principal.connectionId ?? principal.apiKeyId ?? "" })
 
 export const listOwnRequests = (principal: Principal, cursor: string | undefined, limit: number) =>
   Effect.gen(function* () {

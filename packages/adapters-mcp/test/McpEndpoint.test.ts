@@ -3,7 +3,7 @@
 // protocol revisions with JSON answers, tools by scope with schemas and annotations, pages, calls through the pipeline.
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
-import { createApiKey, Platforms, type Scope, type WriteMode } from "@adgate/core"
+import { createApiKey, Platforms, type Scope, type WriteMode, WriteRequestId } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
@@ -188,7 +188,7 @@ describe("tools/call through the core pipeline", () => {
     const client = await connect(await apiKey(["tools:read", "tools:write"], "wait"), "legacy")
     const result = await client.callTool({ name: "gads__pause_campaign", arguments: { accountId: "3842019576", campaignId: "20481003" } })
     expect(result.isError ?? false).toBe(false)
-    const queued = result.structuredContent as { requestId: string; statusUrl: string; status: string; message: string }
+    const queued = result.structuredContent as { requestId: WriteRequestId; statusUrl: string; status: string; message: string }
     expect(queued.requestId).toMatch(/^rwq_/)
     expect(queued.status).toBe("pending_approval")
     expect(queued.statusUrl).toBe(`${server.origin}/api/v1/requests/${queued.requestId}`)

@@ -5,7 +5,7 @@
 // failed when declined, cancelled (withdrawn) by the app while it still waits.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Option } from "effect"
-import { createApiKey, decideAndExecute, WriteRequestStore } from "@adgate/core"
+import { createApiKey, decideAndExecute, WriteRequestStore, WriteRequestId } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client"
 import { databaseUrl, freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
@@ -116,7 +116,7 @@ describe("a queued write followed as an MCP task (2025-11-25)", () => {
       await session.cancelTask(taskId)
       const { outcome } = await execution.settle()
       expect(outcome.status).toBe("cancelled")
-      const stored = await second.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(taskId) }))
+      const stored = await second.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId)) }))
       expect(Option.getOrThrow(stored)).toMatchObject({ status: "rejected" })
       const listed = await session.listTasks()
       expect(listed.tasks.map((t) => t.taskId)).toContain(taskId)
@@ -191,7 +191,7 @@ describe("a queued write followed with the 2026-07-28 Tasks extension (io.modelc
       const taskId = withdrawn.handle!.taskId
       await session.cancelTask(taskId)
       expect((await withdrawn.settle()).outcome.status).toBe("cancelled")
-      const stored = await second.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(taskId) }))
+      const stored = await second.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId)) }))
       expect(Option.getOrThrow(stored)).toMatchObject({ status: "rejected" })
     } finally {
       await session.close()

@@ -4,7 +4,7 @@
 // gads__update_campaign_budget, which waits for a person. Raw JSON-RPC over HTTP, as a host's transport sends it.
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
-import { createApiKey, decideAndExecute, WriteRequestStore } from "@adgate/core"
+import { createApiKey, decideAndExecute, WriteRequestStore, WriteRequestId } from "@adgate/core"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
@@ -62,9 +62,9 @@ const queueWrite = async (dailyBudget: number, withTasks = true) =>
   send("tools/call", { name: "gads__update_campaign_budget", arguments: { accountId: "3842019576", campaignId: "20481002", dailyBudget } }, { withTasks })
 
 const approve = (taskId: string) => server.run(Effect.gen(function* () {
-  const request = (yield* (yield* WriteRequestStore).find(taskId)).pipe((o) => o._tag === "Some" ? o.value : undefined)
+  const request = (yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId))).pipe((o) => o._tag === "Some" ? o.value : undefined)
   if (request === undefined) throw new Error(`no request ${taskId}`)
-  return yield* decideAndExecute({ id: taskId, workspaceId: world.paid.id, deciderId: world.editor.id, decision: "approve", argumentsHash: request.argumentsHash })
+  return yield* decideAndExecute({ id: WriteRequestId.make(taskId), workspaceId: world.paid.id, deciderId: world.editor.id, decision: "approve", argumentsHash: request.argumentsHash })
 }))
 
 describe("a queued write as a 2026-07-28 task: wire fields", () => {
@@ -107,7 +107,7 @@ describe("a queued write as a 2026-07-28 task: wire fields", () => {
 })
 
 describe("a queued write as a 2026-07-28 task: how it ends (SEP-2663 §error semantics, §cancellation)", () => {
-  const decline = (taskId: string) => server.run(decideAndExecute({ id: taskId, workspaceId: world.paid.id, deciderId: world.editor.id, decision: "reject" }))
+  const decline = (taskId: string) => server.run(decideAndExecute({ id: WriteRequestId.make(taskId), workspaceId: world.paid.id, deciderId: world.editor.id, decision: "reject" }))
 
   it("declined by a person: completed with the tool error inlined (isError, request_rejected), not failed, no error member", async () => {
     const taskId = (await queueWrite(470)).result!["taskId"] as string
@@ -125,7 +125,7 @@ describe("a queued write as a 2026-07-28 task: how it ends (SEP-2663 §error sem
     const declined = (await queueWrite(490)).result!["taskId"] as string
     await decline(declined)
     expect((await send("tasks/cancel", { taskId: declined })).result).toEqual({ resultType: "complete" })
-    const stored = await server.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(declined) }))
+    const stored = await server.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(WriteRequestId.make(declined)) }))
     expect(stored).toMatchObject({ _tag: "Some", value: { status: "rejected" } })
     expect((await send("tasks/get", { taskId: declined })).result).toMatchObject({ status: "completed", result: { isError: true, structuredContent: { error: "request_rejected" } } })
   })
@@ -144,23 +144,23 @@ describe("a queued write as a 2026-07-28 task: capability negotiation", () => {
   })
 
   it("tasks/result and tasks/list are not part of the extension (-32601); an unknown task id is -32602", async () => {
-    expect((await send("tasks/result", { taskId: "rwq_unknown" })).error?.code).toBe(-32601)
+    expect((await send("tasks/result", { taskId: WriteRequestId.make("rwq_unknown") })).error?.code).toBe(-32601)
     expect((await send("tasks/list", {})).error?.code).toBe(-32601)
-    expect((await send("tasks/get", { taskId: "rwq_unknown" })).error?.code).toBe(-32602)
+    expect((await send("tasks/get", { taskId: WriteRequestId.make("rwq_unknown") })).error?.code).toBe(-32602)
   })
 })
 
 describe("a queued write as a 2026-07-28 task: routing headers (SEP-2243, SEP-2663 §Streamable HTTP)", () => {
   it("Mcp-Name that is not the task id, or missing, on tasks/get and tasks/cancel: -32020 HTTP 400, and the request stays pending", async () => {
     const taskId = (await queueWrite(450)).result!["taskId"] as string
-    for (const headers of [{ "mcp-name": "rwq_someone_else" }, { "mcp-name": "" }]) {
+    for (const headers of [{ "mcp-name": WriteRequestId.make("rwq_someone_else") }, { "mcp-name": "" }]) {
       for (const method of ["tasks/get", "tasks/cancel"]) {
         const answer = await send(method, { taskId }, { headers })
         expect(answer.status).toBe(400)
         expect(answer.error?.code).toBe(-32020)
       }
     }
-    const stored = await server.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(taskId) }))
+    const stored = await server.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId)) }))
     expect(stored).toMatchObject({ _tag: "Some", value: { status: "pending_approval" } })
     expect((await send("tasks/get", { taskId }, { headers: { "mcp-name": `  ${taskId}  ` } })).result).toMatchObject({ taskId, status: "working" })
   })

@@ -23,7 +23,7 @@ const row = tableRow(WriteRequest, { table: "write_requests", key: "id", jsonb: 
  */
 export const expireDueWriteRequests = (
   now: number, readers: ReadonlyArray<string> = []
-): Effect.Effect<ReadonlyArray<string>, SqlError.SqlError, SqlClient.SqlClient> =>
+): Effect.Effect<ReadonlyArray<WriteRequestId>, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
     const expire = sql`WITH due AS (
         SELECT id FROM write_requests WHERE status = 'pending_approval' AND expires_at <= ${now}
@@ -43,7 +43,7 @@ export const expireDueWriteRequests = (
           ORDER BY e.id, r.reader
         )
         SELECT id FROM expired`
-    return Effect.map(statement, (rows) => rows.map((r) => r.id))
+    return Effect.map(statement, (rows) => rows.map((r) => WriteRequestId.make(r.id)))
   })
 
 export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(function* () {

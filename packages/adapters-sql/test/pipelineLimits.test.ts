@@ -15,7 +15,8 @@ import {
   type Principal,
   WorkspaceId,
   UserId,
-  ApiKeyId
+  ApiKeyId,
+  type WriteRequestId
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -112,7 +113,7 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
 
     it.effect("approved writes executed in parallel with a balance for k: exactly k run, the others fail insufficient_credits (checklist 178)", () => Effect.gen(function* () {
       const ws = WorkspaceId.make("ws_approved")
-      const ids: Array<string> = []
+      const ids: Array<WriteRequestId> = []
       for (let i = 0; i < 6; i++) {
         const queued = yield* callTool({
           principal: principal(ws, "wait"), name: "ads__update_campaign_budget",

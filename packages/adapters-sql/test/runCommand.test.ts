@@ -12,7 +12,8 @@ import {
   WriteRequestNotFound,
   WriteRequestStore,
   type Transactor,
-  UserId
+  UserId,
+  WriteRequestId
 } from "@adgate/core"
 import {
   EventOutboxMemory,
@@ -49,7 +50,7 @@ const overdueRequest = Effect.gen(function* () {
   return request
 })
 
-const approve = (id: string, argumentsHash: string) => Effect.gen(function* () {
+const approve = (id: WriteRequestId, argumentsHash: string) => Effect.gen(function* () {
   const store = yield* WriteRequestStore
   return yield* runCommand({
     load: store.find(id),
@@ -90,7 +91,7 @@ const contract = (name: string, ports: Layer.Layer<Ports, unknown>, rollsBack: b
     }))
 
     it.effect("a missing key answers the command's own refusal and writes nothing", () => Effect.gen(function* () {
-      const answer = yield* Effect.flip(approve("rwq_missing", "x"))
+      const answer = yield* Effect.flip(approve(WriteRequestId.make("rwq_missing"), "x"))
       assert.strictEqual(answer._tag, "WriteRequestNotFound")
     }))
 

@@ -14,7 +14,9 @@ import {
   Secrets,
   type SecretsShape,
   UserId,
-  WorkspaceId
+  WorkspaceId,
+  WriteRequestId,
+  type WriteRequestStoreShape
 } from "@adgate/core"
 import { CoreMemory, SecretsWebCrypto } from "@adgate/core/testing"
 
@@ -43,6 +45,8 @@ describe("branded ids and hashes", () => {
     ofConnection(userId)
     // @ts-expect-error a ConnectionId is not an ApiKeyId (a Principal names one or the other)
     const key: ApiKeyId = ConnectionId.make("con_1")
+    // @ts-expect-error an MCP task id as it arrives (a raw string) is not a WriteRequestId until the edge brands it
+    const pending = (store: WriteRequestStoreShape, taskId: string) => store.find(taskId)
     // @ts-expect-error records refuse a swapped id too
     const swapped: Membership = { workspaceId: userId, userId: workspaceId, role: "admin" }
     // @ts-expect-error a store's lookup by hash refuses the raw key
@@ -56,6 +60,8 @@ describe("branded ids and hashes", () => {
     assert.isDefined(swapped)
     assert.strictEqual(key, "con_1")
     assert.isFunction(lookUp)
+    assert.isFunction(pending)
+    assert.strictEqual(WriteRequestId.make("rwq_1"), "rwq_1")
     assert.isFunction(hashOf)
   })
 

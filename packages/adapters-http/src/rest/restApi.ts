@@ -6,7 +6,8 @@ import {
   type Account as PlatformAccount, Directory, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
   TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools,
   listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
-  toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest
+  toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest,
+  WriteRequestId
 } from "@adgate/core"
 import { BodyNotObject, restErrorAnswer, type RestRefusal, type RestRefusalTag } from "./errors.ts"
 import {
@@ -305,7 +306,7 @@ const requestRoute = route({
   pathParams: [{ name: "id", description: "The requestId (rwq_…)" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The write request", schema: RequestBody }],
   refusals: ["InsufficientScope", "WriteRequestNotFound"],
-  handle: ({ principal, params }) => Effect.map(findWriteRequest(principal.workspaceId, params["id"] ?? ""), (request) =>
+  handle: ({ principal, params }) => Effect.map(findWriteRequest(principal.workspaceId, WriteRequestId.make(params["id"] ?? "")), (request) =>
     ok({ result: requestView(request) }))
 })
 

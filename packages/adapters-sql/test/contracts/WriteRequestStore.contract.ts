@@ -1,6 +1,6 @@
 // The WriteRequestStore contract (spec §Write request, §States: Write request): requests by id, decided once through
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
-import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId, ConnectionId, ApiKeyId } from "@adgate/core"
+import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId, ConnectionId, ApiKeyId, WriteRequestId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -15,7 +15,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const request = aWriteRequest({ connectionId: null, apiKeyId: ApiKeyId.make(unique("key_")), reason: "person_decision" })
       yield* store.insert(request)
       assert.deepStrictEqual(yield* store.find(request.id), Option.some(request))
-      assert.isTrue(Option.isNone(yield* store.find(unique("rwq_"))))
+      assert.isTrue(Option.isNone(yield* store.find(WriteRequestId.make(unique("rwq_")))))
     }))
 
     it.effect("a second decision from the same loaded version is a Conflict and the first stands", () => Effect.gen(function* () {

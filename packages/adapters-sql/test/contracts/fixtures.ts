@@ -10,6 +10,7 @@ import { WorkspaceId } from "@adgate/core"
 import { UserId } from "@adgate/core"
 import { ConnectionId } from "@adgate/core"
 import { ApiKeyId } from "@adgate/core"
+import { WriteRequestId } from "@adgate/core"
 
 /** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
@@ -182,7 +183,7 @@ export const aSession = (over: Partial<Session> = {}): Session => ({
 })
 
 export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest => ({
-  id: unique("rwq_"),
+  id: WriteRequestId.make(unique("rwq_")),
   version: 1,
   workspaceId: WorkspaceId.make(unique("ws_")),
   connectionId: ConnectionId.make(unique("con_")),

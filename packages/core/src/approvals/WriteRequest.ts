@@ -21,9 +21,13 @@ export type WaitReason = typeof WaitReason.Type
 /** An unanswered request expires 7 days after it was queued (docs/decisions.md, Write requests). */
 export const writeRequestLifetimeMs = 7 * 24 * 60 * 60 * 1000
 
+/** A write request's id (`rwq_…`), branded where it enters: a task's or a connection's id cannot be passed for it. */
+export const WriteRequestId = Schema.String.pipe(Schema.brand("WriteRequestId"))
+export type WriteRequestId = typeof WriteRequestId.Type
+
 export const WriteRequest = Schema.Struct({
   /** `rwq_…` (Prefix.writeRequest). */
-  id: Schema.String,
+  id: WriteRequestId,
   version: Schema.Int,
   workspaceId: WorkspaceId,
   /** The connection that made the call, or null for an API key. */

@@ -14,9 +14,10 @@ import { transitionWriteRequest, type WriteRequestEvent } from "./transitionWrit
 import type { WriteRequest } from "./WriteRequest.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { WriteRequestId } from "./WriteRequest.ts"
 
 interface DecisionBase {
-  readonly id: string
+  readonly id: WriteRequestId
   /** The workspace of the management page the person is on: a request of another workspace is not found. */
   readonly workspaceId: WorkspaceId
   /** The signed-in person (a session, never a bearer credential: checklist 177). */

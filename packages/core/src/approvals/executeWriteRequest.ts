@@ -23,8 +23,10 @@ import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs } from "./WriteRequest.ts"
+import { transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
+import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs, WriteRequestId } from "./WriteRequest.ts"
 
-const load = (id: string) =>
+const load = (id: WriteRequestId) =>
   Effect.flatMap(WriteRequestStore, (store) => store.find(id)).pipe(
     Effect.flatMap(Option.match({
       onNone: () => Effect.fail(new WriteRequestNotFound({ requestId: id })),
@@ -34,7 +36,7 @@ const load = (id: string) =>
 
 /** One move on the runner; `then` writes in the same unit of work as the save and the events. */
 const move = <B = WriteRequest, E2 = never, R = never>(
-  id: string,
+  id: WriteRequestId,
   event: WriteRequestEvent,
   then?: (done: WriteRequest) => Effect.Effect<B, E2, R>
 ) =>
@@ -53,7 +55,7 @@ const failWith = (id: string, result: Schema.JsonObject) => move(id, { _tag: "Fa
 const failWithout = (id: string, error: string, message: string, more: Schema.JsonObject = {}) =>
   failWith(id, { error, message, ...more })
 
-export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: string) {
+export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: WriteRequestId) {
   const before = yield* load(id)
   if (before.attempt >= maxWriteExecutionAttempts && before.status === "approved" &&
     (before.leaseUntil === null || before.leaseUntil <= (yield* Clock.currentTimeMillis))) {

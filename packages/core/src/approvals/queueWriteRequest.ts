@@ -6,7 +6,7 @@ import { runCreation } from "../commands/runCommand.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { hashToolCall } from "../tools/hashToolCall.ts"
-import { type WaitReason, type WriteRequest, writeRequestLifetimeMs } from "./WriteRequest.ts"
+import { type WaitReason, type WriteRequest, writeRequestLifetimeMs, WriteRequestId } from "./WriteRequest.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
@@ -25,7 +25,7 @@ export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(functi
   const now = yield* Clock.currentTimeMillis
   const request: WriteRequest = {
     ...input,
-    id: yield* (yield* Secrets).generate(Prefix.writeRequest),
+    id: WriteRequestId.make(yield* (yield* Secrets).generate(Prefix.writeRequest)),
     version: 1,
     argumentsHash: yield* hashToolCall(input.tool, input.arguments),
     status: "pending_approval",

@@ -6,8 +6,9 @@ import { runCommand } from "../commands/runCommand.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { transitionWriteRequest, type Executed, type Failed } from "./transitionWriteRequest.ts"
+import type { WriteRequestId } from "./WriteRequest.ts"
 
-export const recordWriteOutcome = Effect.fn("approvals.recordWriteOutcome")(function* (id: string, outcome: Executed | Failed) {
+export const recordWriteOutcome = Effect.fn("approvals.recordWriteOutcome")(function* (id: WriteRequestId, outcome: Executed | Failed) {
   const store = yield* WriteRequestStore
   return yield* runCommand({
     load: store.find(id),

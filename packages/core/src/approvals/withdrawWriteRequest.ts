@@ -7,9 +7,10 @@ import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { requesterOf, transitionWriteRequest } from "./transitionWriteRequest.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WriteRequestId } from "./WriteRequest.ts"
 
 export interface WriteRequestWithdrawal {
-  readonly id: string
+  readonly id: WriteRequestId
   readonly workspaceId: WorkspaceId
   /** The calling credential: its connection id, else its API key id. */
   readonly requesterId: string

@@ -4,8 +4,9 @@ import { Effect, Option } from "effect"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WriteRequestId } from "./WriteRequest.ts"
 
-export const findWriteRequest = Effect.fn("approvals.findWriteRequest")(function* (workspaceId: WorkspaceId, requestId: string) {
+export const findWriteRequest = Effect.fn("approvals.findWriteRequest")(function* (workspaceId: WorkspaceId, requestId: WriteRequestId) {
   const found = yield* (yield* WriteRequestStore).find(requestId)
   if (Option.isNone(found) || found.value.workspaceId !== workspaceId) return yield* new WriteRequestNotFound({ requestId })
   return found.value

@@ -7,29 +7,30 @@ import { EndReason } from "../connections/Connection.ts"
 import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { WriteRequestId } from "../approvals/WriteRequest.ts"
 
 const at = Schema.Number
 
 /** A write request was queued for a person (spec §Write request, §Events: the requester is told). */
 export const WriteQueued = Schema.TaggedStruct("WriteQueued", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String
 })
 /** An admin or editor approved or rejected it; the deadline passed unanswered; the approved write ran. */
 export const WriteApproved = Schema.TaggedStruct("WriteApproved", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: UserId
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, deciderId: UserId
 })
 /** `deciderId`: the person who rejected it, or the requesting credential (connection or API key id) that withdrew it. */
 export const WriteRejected = Schema.TaggedStruct("WriteRejected", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, deciderId: Schema.String
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, deciderId: Schema.String
 })
 export const WriteExpired = Schema.TaggedStruct("WriteExpired", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId
 })
 export const WriteExecuted = Schema.TaggedStruct("WriteExecuted", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, providerStatus: Schema.Number
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, providerStatus: Schema.Number
 })
 export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
-  at, requestId: Schema.String, workspaceId: WorkspaceId, providerStatus: Schema.NullOr(Schema.Number)
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, providerStatus: Schema.NullOr(Schema.Number)
 })
 /**
  * A pending request was withdrawn because the credential that asked ended (its connection ended, its API key was

@@ -3,14 +3,14 @@
 // outbox in the queueing transaction; the words are the composition's (apps/server/src/mail/changeWaitsMail.ts names
 // who can decide and where). The default, for embedding and tests, is a plain mail with the same facts.
 import { Context, Effect } from "effect"
-import type { WaitReason } from "../approvals/WriteRequest.ts"
+import type { WaitReason, WriteRequestId } from "../approvals/WriteRequest.ts"
 import type { DirectoryUnavailable } from "./Directory.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** A write was queued for a person: the facts a mail about it needs. */
 export interface ChangeWaiting {
   readonly workspaceId: WorkspaceId
-  readonly requestId: string
+  readonly requestId: WriteRequestId
   readonly tool: string
   readonly toolTitle: string
   /** ProposedChange.summary: one line saying what would change. */

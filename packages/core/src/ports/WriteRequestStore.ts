@@ -1,7 +1,7 @@
 // Storage of write requests (spec §Write request): compare-and-set on `version` like every lifecycle store, the
 // pending queue of a workspace (management page, Write approvals), and expiry of unanswered requests in one step.
 import { Context, Effect, Option } from "effect"
-import type { WriteRequest } from "../approvals/WriteRequest.ts"
+import type { WriteRequest, WriteRequestId } from "../approvals/WriteRequest.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
@@ -11,7 +11,7 @@ type Fx<A> = Effect.Effect<A, StoreUnavailable>
 
 export interface WriteRequestStoreShape {
   readonly insert: (request: WriteRequest) => Fx<void>
-  readonly find: (id: string) => Fx<Option.Option<WriteRequest>>
+  readonly find: (id: WriteRequestId) => Fx<Option.Option<WriteRequest>>
   /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
   readonly save: (next: WriteRequest) => Effect.Effect<void, Conflict | StoreUnavailable>
   /**
@@ -30,7 +30,7 @@ export interface WriteRequestStoreShape {
    * Moves every pending request whose deadline is reached (isDueToExpire) to expired, version + 1, updatedAt = now,
    * each at most once even with many processes at it; answers the ids this call expired.
    */
-  readonly expireDue: (now: number) => Fx<ReadonlyArray<string>>
+  readonly expireDue: (now: number) => Fx<ReadonlyArray<WriteRequestId>>
   /**
    * Approved requests no live execution holds, oldest decision first, at most `limit`: never claimed and decided at
    * or before `decidedBefore` (the approving process should have claimed it by then), or with a lease ended by `now`.

@@ -1,7 +1,7 @@
 // The shapes of a task's plan and report (spec §Task: "A task read returns status, plan and report"; their
 // structure is ours: docs/tasks.md). Both are stored as JSON on the task and answered as they are by GET /tasks/{id}.
 import { Schema } from "effect"
-import { WriteRequestStatus } from "../approvals/WriteRequest.ts"
+import { WriteRequestStatus, WriteRequestId } from "../approvals/WriteRequest.ts"
 
 /** What the planner understood the goal to ask for. */
 export const TaskIntent = Schema.Literals(["report", "pause_above_threshold", "raise_budget_of_best", "products_without_sales"])
@@ -120,7 +120,7 @@ export const ReportChange = Schema.Struct({
   why: Schema.String,
   status: ChangeStatus,
   /** The write request when it was queued; null when it ran at once or was refused. */
-  requestId: Schema.NullOr(Schema.String),
+  requestId: Schema.NullOr(WriteRequestId),
   /** GET /api/v1/requests/{id} of that request. */
   statusUrl: Schema.NullOr(Schema.String),
   providerStatus: Schema.NullOr(Schema.Int),

@@ -2,7 +2,7 @@
 // for tests and embedding. They pass the same contract suite as the SQL stores (packages/adapters-sql/test/contracts).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import { isDueToExpire } from "../approvals/transitionWriteRequest.ts"
-import type { WriteRequest } from "../approvals/WriteRequest.ts"
+import type { WriteRequest, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { type CreditEntry, type CreditMovement, isValidCreditAmount } from "../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../idempotency/IdempotencyRecord.ts"
@@ -43,7 +43,7 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
           .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))),
     // One Ref.modify: every due request moves once, as the SQL UPDATE … WHERE status = 'pending_approval' does.
     expireDue: (now) =>
-      Ref.modify(table.ref, (m): readonly [ReadonlyArray<string>, ReadonlyMap<string, WriteRequest>] => {
+      Ref.modify(table.ref, (m): readonly [ReadonlyArray<WriteRequestId>, ReadonlyMap<string, WriteRequest>] => {
         const due = [...m.values()].filter((r) => isDueToExpire(r, now))
         if (due.length === 0) return [[], m]
         const next = new Map(m)

@@ -4,7 +4,7 @@
 // It answers Ran or Queued, or fails with one tagged refusal per status row; the adapters only translate.
 import { Clock, Effect, Option, Schema } from "effect"
 import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
-import { WaitReason, type WriteRequest, WriteRequestStatus } from "../approvals/WriteRequest.ts"
+import { WaitReason, type WriteRequest, WriteRequestStatus, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { recordAudit } from "../audit/recordAudit.ts"
 import type { Principal } from "../credentials/records.ts"
 import { isChargedAnswer } from "../credits/creditRules.ts"
@@ -54,7 +54,7 @@ export const ToolCallOutcome = Schema.Union([
   Schema.Struct({
     _tag: Schema.Literal("Ran"), result: Schema.Json, providerStatus: Schema.Int, notices: Schema.Array(Schema.String)
   }),
-  Schema.Struct({ _tag: Schema.Literal("Queued"), requestId: Schema.String, status: WriteRequestStatus, reason: WaitReason }),
+  Schema.Struct({ _tag: Schema.Literal("Queued"), requestId: WriteRequestId, status: WriteRequestStatus, reason: WaitReason }),
   Schema.Struct({ _tag: Schema.Literal("Refused"), providerStatus: Schema.Int, body: Schema.Json })
 ])
 export type ToolCallOutcome = typeof ToolCallOutcome.Type
@@ -62,7 +62,7 @@ export type ToolCallOutcome = typeof ToolCallOutcome.Type
 /** The answer of a call: what the adapters render as 200 or 202. `replayed` when an Idempotency-Key answered it. */
 export type ToolCallAnswer =
   | { readonly _tag: "Ran"; readonly result: Schema.Json; readonly providerStatus: number; readonly notices: ReadonlyArray<string>; readonly replayed: boolean }
-  | { readonly _tag: "Queued"; readonly requestId: string; readonly status: WriteRequestStatus; readonly reason: WaitReason; readonly replayed: boolean }
+  | { readonly _tag: "Queued"; readonly requestId: WriteRequestId; readonly status: WriteRequestStatus; readonly reason: WaitReason; readonly replayed: boolean }
 
 /** The status an outcome is stored with (IdempotentResponse.status): the REST status it was first answered with. */
 const storedStatus = { Ran: 200, Queued: 202, Refused: 422 } as const satisfies Record<ToolCallOutcome["_tag"], number>

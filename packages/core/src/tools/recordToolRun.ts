@@ -14,6 +14,7 @@ import type { ToolKind, ToolOutcome } from "./ToolUsage.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
+import type { WriteRequestId } from "../approvals/WriteRequest.ts"
 
 export interface ToolRun {
   readonly workspaceId: WorkspaceId
@@ -28,7 +29,7 @@ export interface ToolRun {
   /** What the write changed (its preview), for the audit entry; null for reads. */
   readonly change: ProposedChange | null
   /** The write request it executes, when it was queued first. */
-  readonly requestId: string | null
+  readonly requestId: WriteRequestId | null
   /**
    * The credits reserved before the call (null: it cost nothing). Kept for an accepted answer, refunded for any
    * other. Absent: charged here, after the call (the older rule, docs/decisions.md).

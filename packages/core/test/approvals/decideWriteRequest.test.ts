@@ -9,7 +9,8 @@ import {
   writeRequestLifetimeMs, type WriteRequestInput,
   WorkspaceId,
   UserId,
-  ConnectionId
+  ConnectionId,
+  WriteRequestId
 } from "@adgate/core"
 import { inWorld, people, ws } from "./world.ts"
 
@@ -17,7 +18,7 @@ const input: WriteRequestInput = {
   workspaceId: ws, connectionId: ConnectionId.make("con_1"), apiKeyId: null, requestedBy: people.editor, tool: "meta__pause_campaign",
   arguments: { campaignId: "c1", reason: "overspend" }, reason: "approval"
 }
-const approveBy = (id: string, deciderId: UserId, argumentsHash: string) =>
+const approveBy = (id: WriteRequestId, deciderId: UserId, argumentsHash: string) =>
   decideWriteRequest({ id, workspaceId: ws, deciderId, decision: "approve", argumentsHash })
 
 describe("queueWriteRequest (spec §POST /tools/{name} 202)", () => {
@@ -56,7 +57,7 @@ describe("decideWriteRequest (checklist 177)", () => {
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.outsider, request.argumentsHash)))._tag, "WriteRequestDecisionNotAllowed")
     const elsewhere = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: WorkspaceId.make("ws_other"), deciderId: people.outsider, decision: "reject" }))
     assert.strictEqual(elsewhere._tag, "WriteRequestNotFound")
-    assert.strictEqual((yield* Effect.flip(approveBy("rwq_unknown", people.admin, "h")))._tag, "WriteRequestNotFound")
+    assert.strictEqual((yield* Effect.flip(approveBy(WriteRequestId.make("rwq_unknown"), people.admin, "h")))._tag, "WriteRequestNotFound")
     assert.strictEqual(Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id)).status, "pending_approval")
   })))
 
@@ -129,6 +130,6 @@ describe("recordWriteOutcome (spec §Write request: providerStatus once it ran)"
   it.effect("a pending or unknown request cannot have an outcome", () => inWorld(Effect.gen(function* () {
     const request = yield* queueWriteRequest(input)
     assert.strictEqual((yield* Effect.flip(recordWriteOutcome(request.id, { _tag: "Failed", providerStatus: 422, result: "no" })))._tag, "WriteRequestNotApproved")
-    assert.strictEqual((yield* Effect.flip(recordWriteOutcome("rwq_unknown", { _tag: "Failed", providerStatus: 422, result: "no" })))._tag, "WriteRequestNotFound")
+    assert.strictEqual((yield* Effect.flip(recordWriteOutcome(WriteRequestId.make("rwq_unknown"), { _tag: "Failed", providerStatus: 422, result: "no" })))._tag, "WriteRequestNotFound")
   })))
 })

@@ -15,7 +15,8 @@ import {
   resumeApprovedWrites,
   transitionWriteRequest,
   WriteRequestStore,
-  type WriteRequest
+  type WriteRequest,
+  WriteRequestId
 } from "@adgate/core"
 import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
@@ -30,7 +31,7 @@ const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>) => inPipelineWorld(w
 const platformState = Effect.flatMap(PlatformsMemoryState, Ref.get)
 const executions = Effect.map(platformState, (s) => s.executions.length)
 const budgetOf = (id: string) => Effect.map(platformState, (s) => s.campaigns.find((c) => c.id === id)?.dailyBudget)
-const find = (id: string) => Effect.flatMap(WriteRequestStore, (s) => s.find(id)).pipe(Effect.map(Option.getOrThrow))
+const find = (id: WriteRequestId) => Effect.flatMap(WriteRequestStore, (s) => s.find(id)).pipe(Effect.map(Option.getOrThrow))
 
 /** Queues a budget change under "wait for approval" and approves it as the editor. */
 const queuedAndApproved = Effect.gen(function* () {

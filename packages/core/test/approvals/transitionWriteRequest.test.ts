@@ -12,7 +12,7 @@ import {
 const transitionWriteRequest = (r: WriteRequest, e: WriteRequestEvent, now: number) => transition(r, e, now).outcome
 
 const request: WriteRequest = {
-  id: "rwq_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("con_1"), apiKeyId: null, requestedBy: UserId.make("usr_req"),
+  id: WriteRequestId.make("rwq_1"), version: 1, workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("con_1"), apiKeyId: null, requestedBy: UserId.make("usr_req"),
   tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, argumentsHash: "hash-of-c1", reason: "approval",
   status: "pending_approval", providerStatus: null, result: null, attempt: 0, leaseUntil: null, decidedBy: null, decidedAt: null, createdAt: 0,
   expiresAt: writeRequestLifetimeMs, updatedAt: 0
@@ -99,7 +99,7 @@ describe("write request transitions: state and events beside the answer (spec §
     const t = transition(request, approve, writeRequestLifetimeMs)
     assert.strictEqual(Result.isFailure(t.outcome) ? t.outcome.failure._tag : null, "WriteRequestExpired")
     assert.deepStrictEqual([t.next?.status, t.next?.version, t.next?.decidedBy], ["expired", 2, null])
-    assert.deepStrictEqual(t.events, [{ _tag: "WriteExpired", at: writeRequestLifetimeMs, requestId: "rwq_1", workspaceId: WorkspaceId.make("ws_1") }])
+    assert.deepStrictEqual(t.events, [{ _tag: "WriteExpired", at: writeRequestLifetimeMs, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") }])
   })
   it("every other refusal changes nothing and causes nothing", () => {
     for (const t of [transition(at("approved"), approve, 5), transition(request, { ...approve, argumentsHash: "x" }, 5), transition(request, executed, 5)]) {
@@ -115,7 +115,7 @@ describe("write request transitions: state and events beside the answer (spec §
     assert.deepStrictEqual(tagsOf(transition(at("approved"), executed, 9)), ["WriteExecuted"])
     assert.deepStrictEqual(tagsOf(transition(at("approved"), failed, 9)), ["WriteFailed"])
     const approved = transition(request, approve, 5)
-    assert.deepStrictEqual(approved.events[0], { _tag: "WriteApproved", at: 5, requestId: "rwq_1", workspaceId: WorkspaceId.make("ws_1"), deciderId: UserId.make("usr_editor") })
+    assert.deepStrictEqual(approved.events[0], { _tag: "WriteApproved", at: 5, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1"), deciderId: UserId.make("usr_editor") })
     assert.deepStrictEqual(Result.isSuccess(approved.outcome) ? approved.outcome.success : null, approved.next)
   })
 })

@@ -1,7 +1,7 @@
 // Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId, ConnectionId } from "@adgate/core"
+import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId, ConnectionId, WriteRequestId } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
@@ -36,6 +36,6 @@ describe("audit log and connection e-mail", () => {
     assert.deepStrictEqual(auditOfEvent({
       _tag: "ConnectionEnded", at: 7, connectionId: ConnectionId.make("con_1"), workspaceId: ws, clientId: "apc_pub", reason: "revoked", actorId: null
     }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), detail: { reason: "revoked" } })
-    assert.isNull(auditOfEvent({ _tag: "WriteExpired", at: 8, requestId: "rwq_1", workspaceId: ws }))
+    assert.isNull(auditOfEvent({ _tag: "WriteExpired", at: 8, requestId: WriteRequestId.make("rwq_1"), workspaceId: ws }))
   })
 })

@@ -80,7 +80,7 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
   const withEvent = (saved: Ref.Ref<number>) => runCommand({
     load: Effect.succeed(counter),
     missing: () => "missing" as const,
-    transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const, [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: WorkspaceId.make("ws_1") }]),
+    transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const, [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") }]),
     save: () => Ref.update(saved, (n) => n + 1)
   })
 
@@ -107,7 +107,7 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     transition: () => refused("reused" as const),
     save: () => Effect.void,
     onRefused: () => afterRefusal === "nothing" ? null
-      : Effect.as(Ref.update(written, (n) => n + 1), [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: WorkspaceId.make("ws_1") } as const])
+      : Effect.as(Ref.update(written, (n) => n + 1), [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const])
   })
 
   it.effect("a refusal whose onRefused has nothing to do opens no unit of work", () => Effect.gen(function* () {

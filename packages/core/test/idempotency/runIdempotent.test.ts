@@ -9,7 +9,8 @@ import {
   StoreUnavailable, type IdempotentResponse,
   WorkspaceId,
   ConnectionId,
-  ApiKeyId
+  ApiKeyId,
+  WriteRequestId
 } from "@adgate/core"
 import { inWorld } from "../approvals/world.ts"
 
@@ -32,7 +33,7 @@ describe("runIdempotent (checklist 175)", () => {
   })))
 
   it.effect("a 202 or 422 answer is an answer too: it is stored and replayed", () => inWorld(Effect.gen(function* () {
-    const queued: IdempotentResponse = { status: 202, body: { ok: true, queued: true, requestId: "rwq_1" } }
+    const queued: IdempotentResponse = { status: 202, body: { ok: true, queued: true, requestId: WriteRequestId.make("rwq_1") } }
     const { runs, execute } = yield* counted(queued)
     yield* runIdempotent(alice, "key-202", "hash-a", execute)
     assert.deepStrictEqual(yield* runIdempotent(alice, "key-202", "hash-a", execute), { _tag: "Replayed", response: queued })
