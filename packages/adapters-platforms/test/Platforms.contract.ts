@@ -1,10 +1,9 @@
 // The Platforms port's promise about `idempotencyToken` (core/ports/Platforms.ts), run against every implementation:
 // the same token twice answers the first answer again and changes nothing; a call without a token, or with another
 // token, runs. Each implementation names one budget write and how to read the budget back.
-import type { PlatformAnswer, Platforms } from "@adgate/core"
+import { type PlatformAnswer, type Platforms, WorkspaceId } from "@adgate/core"
 import { assert, type Vitest } from "@effect/vitest"
 import { Effect } from "effect"
-import { WorkspaceId } from "@adgate/core"
 
 export interface BudgetWrite<R> {
   /** A fresh workspace with the platform connected and one campaign (or ad set) whose budget the write sets. */

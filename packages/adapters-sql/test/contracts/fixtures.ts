@@ -3,14 +3,9 @@ import type {
   AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
   ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
-import { SecretHash } from "@adgate/core"
+import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
-import { WorkspaceId } from "@adgate/core"
-import { UserId } from "@adgate/core"
-import { ConnectionId } from "@adgate/core"
-import { ApiKeyId } from "@adgate/core"
-import { WriteRequestId } from "@adgate/core"
 
 /** What a contract needs from its caller: somewhere to register a described group of tests over a layer. */
 export type ContractHost<R> = Pick<Vitest.MethodsNonLive<R>, "layer">
