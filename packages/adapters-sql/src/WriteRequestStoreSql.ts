@@ -3,8 +3,7 @@
 // Schema is the row (tableRow).
 import { WriteRequest, WriteRequestStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
-import type { SqlError } from "effect/sql"
+import { SqlClient, type SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"

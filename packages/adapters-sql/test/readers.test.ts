@@ -3,7 +3,12 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, Directory, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened
+  advanceTask, Directory, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
+  ApiKeyId,
+  WorkspaceId,
+  ConnectionId,
+  UserId,
+  WriteRequestId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
@@ -85,7 +90,7 @@ describe.runIf(Option.isSome(databaseUrl))("outbox readers on PostgreSQL", () =>
 /** A task started by a key, planned, waiting, then cancelled: four moves, four task events, four audit entries. */
 const taskAudited = Effect.gen(function* () {
   const { workspaceId, userId } = yield* seedAdminWorkspace
-  const started = yield* startTask({ workspaceId, createdBy: userId, connectionId: null, apiKeyId: "key_1", goal: "weekly report" })
+  const started = yield* startTask({ workspaceId, createdBy: userId, connectionId: null, apiKeyId: ApiKeyId.make("key_1"), goal: "weekly report" })
   yield* advanceTask(started.id, { _tag: "Planned", plan: { intent: "report" } })
   yield* advanceTask(started.id, { _tag: "AwaitApproval", report: { outcome: "waiting_for_approval" } })
   // A refused move adds no event.
@@ -94,10 +99,10 @@ const taskAudited = Effect.gen(function* () {
   yield* drainReaders
   const entries = yield* audited(workspaceId)
   assert.deepStrictEqual(entries.map((e) => [e.action, e.actorId, e.connectionId, e.detail]), [
-    ["task.started", userId, null, { taskId: started.id, apiKeyId: "key_1" }],
-    ["task.planned", null, null, { taskId: started.id, apiKeyId: "key_1" }],
-    ["task.waiting_for_approval", null, null, { taskId: started.id, apiKeyId: "key_1" }],
-    ["task.cancelled", null, null, { taskId: started.id, apiKeyId: "key_1" }]
+    ["task.started", userId, null, { taskId: started.id, apiKeyId: ApiKeyId.make("key_1") }],
+    ["task.planned", null, null, { taskId: started.id, apiKeyId: ApiKeyId.make("key_1") }],
+    ["task.waiting_for_approval", null, null, { taskId: started.id, apiKeyId: ApiKeyId.make("key_1") }],
+    ["task.cancelled", null, null, { taskId: started.id, apiKeyId: ApiKeyId.make("key_1") }]
   ])
   // Handled once: a second drain finds nothing; the mail reader keeps no mail for them.
   assert.strictEqual(yield* drainReader(auditReader), 0)
@@ -107,15 +112,15 @@ const taskAudited = Effect.gen(function* () {
 /** Twelve events appended one by one (positions past 9, and past 19 with two readers) reach each reader in that order. */
 const claimedInOrder = Effect.gen(function* () {
   const outbox = yield* EventOutbox
-  const ids = Array.from({ length: 12 }, (_, i) => `rwq_${String(i).padStart(2, "0")}`)
-  for (const requestId of ids) yield* outbox.append([{ _tag: "WriteExpired", at: 0, requestId, workspaceId: "ws_order" }])
+  const ids = Array.from({ length: 12 }, (_, i) => WriteRequestId.make(`rwq_${String(i).padStart(2, "0")}`))
+  for (const requestId of ids) yield* outbox.append([{ _tag: "WriteExpired", at: 0, requestId, workspaceId: WorkspaceId.make("ws_order") }])
   for (const reader of outboxReaders) {
     const seen: Array<string> = []
     const positions: Array<number> = []
     yield* drainOutbox(reader, (entries) => Effect.sync(() => {
       for (const e of entries) {
         positions.push(Number(e.position))
-        if (e.event._tag === "WriteExpired" && e.event.workspaceId === "ws_order") seen.push(e.event.requestId)
+        if (e.event._tag === "WriteExpired" && e.event.workspaceId === WorkspaceId.make("ws_order")) seen.push(e.event.requestId)
       }
     }))
     assert.deepStrictEqual(seen, ids, reader)

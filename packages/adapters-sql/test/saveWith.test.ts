@@ -2,24 +2,27 @@
 // followingWrites.ts; issue 11): the rows and events are written exactly when the compare-and-set matches, and a
 // failure of any part leaves nothing, the save included. PGlite, and PostgreSQL when DATABASE_URL is set.
 import {
-  AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites
+  AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites,
+  ConnectionId,
+  UserId,
+  WorkspaceId
 } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
-import { aCode, aConnection, anAccessToken, unique } from "./contracts/fixtures.ts"
+import { aCode, aConnection, anAccessToken, unique, uniqueHash } from "./contracts/fixtures.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 
 const readers = ["probe-a", "probe-b"]
 
-const opened = (connectionId: string, workspaceId: string): DomainEvent => ({
-  _tag: "ConnectionOpened", at: 1_000, connectionId, workspaceId, clientId: "apc_probe", approverId: "usr_probe",
+const opened = (connectionId: ConnectionId, workspaceId: WorkspaceId): DomainEvent => ({
+  _tag: "ConnectionOpened", at: 1_000, connectionId, workspaceId, clientId: "apc_probe", approverId: UserId.make("usr_probe"),
   scopes: ["tools:read"], surface: "mcp", platforms: "all", writeMode: "wait"
 })
 
 /** The outbox rows naming `connectionId`, as "reader:type", in position order. */
-const outboxOf = (connectionId: string) => Effect.gen(function* () {
+const outboxOf = (connectionId: ConnectionId) => Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ reader: string; type: string }>`SELECT reader, type FROM event_outbox
     WHERE event->>'connectionId' = ${connectionId} ORDER BY position`.pipe(Effect.orDie)
@@ -28,10 +31,10 @@ const outboxOf = (connectionId: string) => Effect.gen(function* () {
 
 /** An issued code and what its exchange writes with it. */
 const exchangeRows = Effect.gen(function* () {
-  const code = aCode({ hash: unique("code-hash-"), version: 1, status: "issued" })
+  const code = aCode({ hash: uniqueHash("code-hash-"), version: 1, status: "issued" })
   yield* (yield* CodeStore).insert(code)
-  const connection = aConnection({ id: unique("con_"), refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: 1_000 } })
-  const token = anAccessToken({ hash: unique("at-hash-"), connectionId: connection.id })
+  const connection = aConnection({ id: ConnectionId.make(unique("con_")), refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: 1_000 } })
+  const token = anAccessToken({ hash: uniqueHash("at-hash-"), connectionId: connection.id })
   const follows: FollowingWrites = {
     connections: [connection], accessTokens: [token], outbox: { events: [opened(connection.id, connection.workspaceId)], readers }
   }
@@ -70,7 +73,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
     it.effect("CodeStore.saveWith whose access token cannot be inserted (its hash taken): 503, the code unspent, no connection", () =>
       Effect.gen(function* () {
         const { code, spent, connection, token, follows } = yield* exchangeRows
-        yield* (yield* AccessTokenStore).insert({ ...token, connectionId: "con_other" })
+        yield* (yield* AccessTokenStore).insert({ ...token, connectionId: ConnectionId.make("con_other") })
         const failed = yield* Effect.flip((yield* CodeStore).saveWith!(spent, follows))
         assert.strictEqual(failed._tag, "StoreUnavailable")
         assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
@@ -92,17 +95,17 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
     it.effect("ConnectionStore.saveWith: the rotation and its access token; on a stale version neither", () =>
       Effect.gen(function* () {
         const connections = yield* ConnectionStore
-        const connection = aConnection({ id: unique("con_"), refresh: { hash: unique("rt-hash-"), generation: 1, issuedAt: 1_000 } })
+        const connection = aConnection({ id: ConnectionId.make(unique("con_")), refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: 1_000 } })
         yield* connections.insert(connection)
         const rotated = {
-          ...connection, version: 2, refresh: { hash: unique("rt-hash-"), generation: 2, issuedAt: 2_000 },
+          ...connection, version: 2, refresh: { hash: uniqueHash("rt-hash-"), generation: 2, issuedAt: 2_000 },
           spent: { hash: connection.refresh.hash, generation: 1, spentAt: 2_000 }
         }
-        const token = anAccessToken({ hash: unique("at-hash-"), connectionId: connection.id, generation: 2 })
-        const stale = anAccessToken({ hash: unique("at-hash-"), connectionId: connection.id, generation: 2 })
+        const token = anAccessToken({ hash: uniqueHash("at-hash-"), connectionId: connection.id, generation: 2 })
+        const stale = anAccessToken({ hash: uniqueHash("at-hash-"), connectionId: connection.id, generation: 2 })
         const none = { events: [], readers }
         yield* connections.saveWith!(rotated, { connections: [], accessTokens: [token], outbox: none })
-        const lost = yield* Effect.flip(connections.saveWith!({ ...rotated, refresh: { ...rotated.refresh, hash: unique("rt-hash-") } },
+        const lost = yield* Effect.flip(connections.saveWith!({ ...rotated, refresh: { ...rotated.refresh, hash: uniqueHash("rt-hash-") } },
           { connections: [], accessTokens: [stale], outbox: none }))
         assert.strictEqual(lost._tag, "Conflict")
         assert.deepStrictEqual(yield* connections.findByRefreshHash(rotated.refresh.hash), Option.some(rotated))

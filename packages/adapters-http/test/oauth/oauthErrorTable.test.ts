@@ -5,7 +5,8 @@
 import {
   ClientAuthenticationFailed, CodeExhausted, CodeExpired, CodeMismatch, CodeNotFound, CodeReused, Conflict, InvalidRequest,
   PkceMismatch, RefreshTokenInvalid, ResourceMismatch, RoleUnconfirmed, ScopeNotGranted, StoreUnavailable, SurfaceNotGranted,
-  UnknownResource, UnsupportedGrantType, VerifierMalformed
+  UnknownResource, UnsupportedGrantType, VerifierMalformed,
+  ConnectionId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { oauthAnswer, type OAuthEndpointFailure } from "../../src/oauth/errors.ts"
@@ -20,7 +21,7 @@ const rows: ReadonlyArray<readonly [OAuthEndpointFailure, string, number, boolea
   [new ClientAuthenticationFailed({ reason: "malformed_basic", usedBasic: true }), "invalid_client", 401, true],
   [new CodeNotFound(), "invalid_grant", 400, false],
   [new CodeExpired(), "invalid_grant", 400, false],
-  [new CodeReused({ connectionId: "con_1" }), "invalid_grant", 400, false],
+  [new CodeReused({ connectionId: ConnectionId.make("con_1") }), "invalid_grant", 400, false],
   [new CodeExhausted(), "invalid_grant", 400, false],
   [new CodeMismatch({ field: "client_id" }), "invalid_grant", 400, false],
   [new CodeMismatch({ field: "redirect_uri" }), "invalid_grant", 400, false],

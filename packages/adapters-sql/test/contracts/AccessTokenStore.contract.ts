@@ -1,8 +1,7 @@
 // The AccessTokenStore contract (spec §Tokens and codes, RFC 7009 §2.2): tokens by hash, revoked once.
 import { AccessTokenStore } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { anAccessToken, type ContractHost, t0, uniqueHash } from "./fixtures.ts"
 
 export const accessTokenStoreContract = <E, R>(name: string, layer: Layer.Layer<AccessTokenStore, E, R>, host: ContractHost<R>) =>

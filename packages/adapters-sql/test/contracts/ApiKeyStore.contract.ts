@@ -1,8 +1,7 @@
 // The ApiKeyStore contract (spec §Authentication: API keys): keys by id and hash, compare-and-set saves.
 import { ApiKeyStore, WorkspaceId, ApiKeyId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { anApiKey, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const apiKeyStoreContract = <E, R>(name: string, layer: Layer.Layer<ApiKeyStore, E, R>, host: ContractHost<R>) =>

@@ -1,8 +1,7 @@
 // The AuditLog contract (spec §Events): entries per workspace, in the order they were appended.
 import { AuditLog, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
-import type { Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import { anAuditEntry, type ContractHost, unique } from "./fixtures.ts"
 
 export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog, E, R>, host: ContractHost<R>) =>

@@ -1,8 +1,7 @@
 // The ClientStore contract (spec §Resources: OAuth client): every store, memory or SQL, must pass it.
 import { ClientStore, WorkspaceId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aClient, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<ClientStore, E, R>, host: ContractHost<R>) =>

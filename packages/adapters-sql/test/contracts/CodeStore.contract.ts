@@ -1,8 +1,7 @@
 // The CodeStore contract (spec §States: Authorization code): codes by hash, single use through compare-and-set.
 import { CodeStore, ConnectionId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aCode, type ContractHost, unique, uniqueHash } from "./fixtures.ts"
 
 export const codeStoreContract = <E, R>(name: string, layer: Layer.Layer<CodeStore, E, R>, host: ContractHost<R>) =>

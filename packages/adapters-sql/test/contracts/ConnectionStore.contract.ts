@@ -2,8 +2,7 @@
 // (every refresh hash ever issued finds its connection: live, spent or withdrawn).
 import { ConnectionStore, WorkspaceId, ConnectionId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aConnection, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<ConnectionStore, E, R>, host: ContractHost<R>) =>

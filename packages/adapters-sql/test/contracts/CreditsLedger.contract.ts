@@ -1,10 +1,8 @@
 // The CreditsLedger contract (spec §Limits: Credits, §REST 402; checklist 178): the balance is the workspace's
 // credits as the Directory shows them; charges never go below zero; every move is an entry with its balance after.
-import { CreditsLedger, Directory, WorkspaceId } from "@adgate/core"
-import type { CreditMovement } from "@adgate/core"
+import { CreditsLedger, Directory, WorkspaceId, type CreditMovement } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
 
 const movement = (workspaceId: WorkspaceId, amount: number, over: Partial<CreditMovement> = {}): CreditMovement => ({

@@ -1,8 +1,7 @@
 // The Directory contract (spec §What the service does 1): workspaces, people, roles, plans and credits.
 import { Directory, EmailTaken, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aUser, aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
 
 export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directory, E, R>, host: ContractHost<R>) =>
@@ -59,7 +58,7 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       yield* directory.setPlan(workspace.id, "paid")
       yield* directory.setRole(workspace.id, pat.id, Option.some("admin"))
       assert.deepStrictEqual(yield* directory.standing(workspace.id, pat.id), Option.some({ plan: "paid" as const, role: "admin" as const }))
-      assert.isTrue(Option.isNone(yield* directory.standing(unique("ws_"), pat.id)))
+      assert.isTrue(Option.isNone(yield* directory.standing(WorkspaceId.make(unique("ws_")), pat.id)))
     }))
 
     it.effect("plan and credits are set on the workspace", () => Effect.gen(function* () {

@@ -2,8 +2,7 @@
 // store and Directory reads answer; the SQL reader makes each one statement.
 import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type Role } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aClient, aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique, uniqueHash } from "./fixtures.ts"
 
 type Ports = GrantReader | ConnectionStore | CodeStore | ClientStore | Directory

@@ -2,8 +2,7 @@
 // whole by the next save; a workspace never set has none.
 import { GuardrailStore, noGuardrails, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { type ContractHost, t0, unique } from "./fixtures.ts"
 
 export const guardrailStoreContract = <E, R>(name: string, layer: Layer.Layer<GuardrailStore, E, R>, host: ContractHost<R>) =>

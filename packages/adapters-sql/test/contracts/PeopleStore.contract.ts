@@ -1,8 +1,7 @@
 // The PeopleStore contract: password hashes per person and browser sessions by the hash of the cookie.
 import { PeopleStore, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aSession, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
 
 export const peopleStoreContract = <E, R>(name: string, layer: Layer.Layer<PeopleStore, E, R>, host: ContractHost<R>) =>

@@ -2,8 +2,7 @@
 // tasks newest first with limit, skip and status.
 import { TaskStore, WorkspaceId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aTask, type ContractHost, t0, unique } from "./fixtures.ts"
 
 export const taskStoreContract = <E, R>(name: string, layer: Layer.Layer<TaskStore, E, R>, host: ContractHost<R>) =>

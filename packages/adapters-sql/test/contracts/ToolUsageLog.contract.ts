@@ -1,8 +1,7 @@
 // The ToolUsageLog contract: every tool call recorded per workspace and listed newest first.
 import { ToolUsageLog, WorkspaceId, ApiKeyId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
-import type { Layer } from "effect"
+import { Effect, type Layer } from "effect"
 import { aToolUsage, type ContractHost, t0, unique } from "./fixtures.ts"
 
 export const toolUsageLogContract = <E, R>(name: string, layer: Layer.Layer<ToolUsageLog, E, R>, host: ContractHost<R>) =>

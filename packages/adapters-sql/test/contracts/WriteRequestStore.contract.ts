@@ -2,8 +2,7 @@
 // compare-and-set, the pending queue, and expiry of exactly the pending requests whose deadline is reached.
 import { WriteRequestStore, type WriteRequest, WorkspaceId, UserId, ConnectionId, ApiKeyId, WriteRequestId } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import type { Layer } from "effect"
+import { Effect, Option, type Layer } from "effect"
 import { aWriteRequest, type ContractHost, t0, unique } from "./fixtures.ts"
 
 const day = 86_400_000

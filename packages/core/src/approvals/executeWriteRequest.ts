@@ -5,8 +5,7 @@
 // credits (reserved now), calls the platform with the request id as idempotency token, then records executed or failed with
 // the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
 // on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
-import { Clock, Effect, Option } from "effect"
-import type { Schema } from "effect"
+import { Clock, Effect, Option, type Schema } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
 import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"

@@ -1,7 +1,6 @@
 // Queues a tool write for a person (spec §POST /tools/{name} 202, §Write request): a new `rwq_` request, pending,
 // bound to the fingerprint of the exact call, due to expire after writeRequestLifetimeMs.
-import { Clock, Effect } from "effect"
-import type { Schema } from "effect"
+import { Clock, Effect, type Schema } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"

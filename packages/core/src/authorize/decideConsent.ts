@@ -14,12 +14,11 @@ import { type ConsentRefusal, transitionConsentPage } from "./transitionConsentP
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import { codeLifetimeMs } from "../codes/transitionCode.ts"
 import { Issuer } from "../ports/Issuer.ts"
-import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { Prefix, Secrets, type SecretHash } from "../ports/Secrets.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
 import { canGrant, formatScopes, isToolScope, makesChanges, parseScopes } from "../scopes/grant.ts"
 import type { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
-import type { SecretHash } from "../ports/Secrets.ts"
 
 const maxPlatformNameLength = 100
 

@@ -7,7 +7,7 @@ import { Effect } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Client } from "../clients/Client.ts"
 import type { AuthorizationCode } from "./AuthorizationCode.ts"
-import type { Connection } from "../connections/Connection.ts"
+import { type Connection, ConnectionId } from "../connections/Connection.ts"
 import type { AccessToken } from "../credentials/records.ts"
 import type { OutboxAppend } from "../ports/EventOutbox.ts"
 import { CodeNotFound, VerifierMalformed } from "./errors.ts"
@@ -21,7 +21,6 @@ import { GrantReader } from "../ports/GrantReader.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
-import { ConnectionId } from "../connections/Connection.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
 export const isWellFormedVerifier = (verifier: string): boolean => /^[A-Za-z0-9\-._~]{43,128}$/.test(verifier)

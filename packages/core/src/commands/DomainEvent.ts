@@ -8,6 +8,7 @@ import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { WriteRequestId } from "../approvals/WriteRequest.ts"
+import { ApiKeyId } from "../credentials/records.ts"
 
 const at = Schema.Number
 
@@ -71,8 +72,8 @@ export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
  * it (a connection or an API key), so that the audit trail of a connection shows its tasks.
  */
 const taskFacts = {
-  at, taskId: Schema.String, workspaceId: Schema.String, createdBy: Schema.String,
-  connectionId: Schema.NullOr(Schema.String), apiKeyId: Schema.NullOr(Schema.String)
+  at, taskId: Schema.String, workspaceId: WorkspaceId, createdBy: UserId,
+  connectionId: Schema.NullOr(ConnectionId), apiKeyId: Schema.NullOr(ApiKeyId)
 }
 /** A task was started from a goal (POST /tasks, MCP): status planning. */
 export const TaskStarted = Schema.TaggedStruct("TaskStarted", taskFacts)

@@ -2,10 +2,9 @@
 // `apo_at_` lives 1 hour, bound to its surface (RFC 8707); the refresh token `apo_rt_`. Only hashes are stored.
 import { Clock, Effect } from "effect"
 import type { Scope, Surface } from "../scopes/Scope.ts"
-import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { Prefix, Secrets, type SecretHash } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import type { AccessToken } from "./records.ts"
-import type { SecretHash } from "../ports/Secrets.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 

@@ -2,9 +2,7 @@
 import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
-import { Plan, Role } from "../workspaces/Workspace.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
-import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
 
 export const AccessToken = Schema.Struct({
@@ -54,7 +52,7 @@ export const Principal = Schema.Struct({
   platforms: PlatformChoice,
   writeMode: WriteMode,
   connectionId: Schema.NullOr(ConnectionId),
-  apiKeyId: Schema.NullOr(Schema.String),
+  apiKeyId: Schema.NullOr(ApiKeyId),
   clientId: Schema.NullOr(Schema.String),
   /**
    * The workspace's plan and the person's role as the bearer check read them for this request (authenticateBearer):

@@ -23,7 +23,7 @@ export interface ConnectionStoreShape {
    * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
    */
   readonly saveWith?: (next: Connection, follows: FollowingWrites) => Cas
-  readonly listByWorkspace: (workspaceId: string) => Fx<ReadonlyArray<Connection>>
+  readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Connection>>
   readonly listByClient: (clientId: string) => Fx<ReadonlyArray<Connection>>
   /** Up to `limit` active connections whose 365 days ended at or before `now`, oldest first (housekeeping). */
   readonly listExpiredActive: (now: number, limit: number) => Fx<ReadonlyArray<Connection>>

@@ -28,13 +28,13 @@ export interface DirectoryShape {
   readonly user: (id: string) => Fx<Option.Option<User>>
   readonly userByEmail: (email: string) => Fx<Option.Option<User>>
   /** The person's role in the workspace, none when not a member. */
-  readonly role: (workspaceId: string, userId: string) => Fx<Option.Option<Role>>
+  readonly role: (workspaceId: WorkspaceId, userId: UserId) => Fx<Option.Option<Role>>
   /**
    * The workspace's plan and the person's role in it, in one read (the bearer check of every REST and MCP request):
    * none when there is no such workspace, `role` null when the person is not a member.
    */
-  readonly standing: (workspaceId: string, userId: string) => Fx<Option.Option<{ readonly plan: Plan; readonly role: Role | null }>>
-  readonly workspacesOf: (userId: string) => Fx<ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>>
+  readonly standing: (workspaceId: WorkspaceId, userId: UserId) => Fx<Option.Option<{ readonly plan: Plan; readonly role: Role | null }>>
+  readonly workspacesOf: (userId: UserId) => Fx<ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>>
   readonly members: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Membership & { readonly user: User }>>
   // Administration (CLI, seeding, management pages).
   /** Every workspace, oldest first. */

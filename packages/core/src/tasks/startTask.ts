@@ -4,7 +4,6 @@
 // TaskStarted event in one unit of work.
 import { Clock, Effect } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
-import type { Principal } from "../credentials/records.ts"
 import type { Principal, ApiKeyId } from "../credentials/records.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { TaskStore } from "../ports/TaskStore.ts"

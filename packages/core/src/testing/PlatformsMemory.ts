@@ -1,8 +1,7 @@
 // A small in-memory Platforms for core tests: two families (an ads platform `ads` and a store `shop`), a handful of
 // tools, state in a Ref, previews computed from that state, platform-style errors, and the idempotency token honoured.
 // The sandbox platforms of packages/adapters-platforms are the real reference adapter; this one only serves tests.
-import { Context, Effect, Layer, Ref } from "effect"
-import type { Schema } from "effect"
+import { Context, Effect, Layer, Ref, type Schema } from "effect"
 import type { PlatformFamily, Tool } from "../tools/Tool.ts"
 import { type Account, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
@@ -189,7 +188,7 @@ export const emptyPlatformsMemoryState: MemoryPlatformState = {
 
 /** The Platforms port over a state the test seeds and reads through PlatformsMemoryState. */
 /** A workspace's connected account of the in-memory catalog, in memoryPlatformFixture. */
-export interface MemoryFixtureAccount { readonly workspaceId: string; readonly id: string; readonly name: string }
+export interface MemoryFixtureAccount { readonly workspaceId: WorkspaceId; readonly id: string; readonly name: string }
 
 /**
  * The one fixture of the in-memory platforms that the core's and the adapters' tests share: the main workspace's

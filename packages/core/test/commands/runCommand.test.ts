@@ -9,7 +9,9 @@ import {
   runCommand,
   StoreUnavailable,
   Transactor,
-  type OutboxAppend
+  type OutboxAppend,
+  WorkspaceId,
+  WriteRequestId
 } from "@adgate/core"
 import {
   EventOutboxMemory,
@@ -135,7 +137,7 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     save: () => Ref.update(calls, (all) => [...all, "save"]),
     plan: (answer) => Effect.succeed({
       answer: `${answer}+row`, rows: "row",
-      events: [{ _tag: "WriteExpired", at: 0, requestId: "rwq_1", workspaceId: "ws_1" } as const]
+      events: [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const]
     }),
     write: (rows: string) => Ref.update(calls, (all) => [...all, `write ${rows}`]),
     saveWith: !withSaveWith ? undefined : (next: Counter, rows: string | null, outbox: OutboxAppend) =>

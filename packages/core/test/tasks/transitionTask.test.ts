@@ -16,7 +16,12 @@ import {
   transitionTask,
   type Task,
   type TaskEvent,
-  type TaskStatus
+  type TaskStatus,
+  ApiKeyId,
+  ConnectionId,
+  UserId,
+  WorkspaceId,
+  WriteRequestId
 } from "@adgate/core"
 import { AuditLogMemory } from "@adgate/core/testing"
 import { inWorld, people, ws } from "../approvals/world.ts"
@@ -37,12 +42,12 @@ const moveOf = (from: TaskStatus, event: TaskEvent) => {
   const t = transitionTask(at(from), event, 7)
   return { task: Result.isSuccess(t.outcome) ? t.outcome.success : null, next: t.next, events: t.events.map((e) => e._tag) }
 }
-const facts = { at: 7, taskId: "task_1", workspaceId: "ws_1", createdBy: "usr_a", connectionId: "con_1", apiKeyId: null }
+const facts = { at: 7, taskId: "task_1", workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: ConnectionId.make("con_1"), apiKeyId: null }
 const planned = { _tag: "Planned", plan: { steps: [{ tool: "meta__campaign_report" }, { tool: "meta__pause_campaign" }] } } as const
 const complete = { _tag: "Complete", report: { paused: 2 } } as const
 const fail = { _tag: "Fail", report: { reason: "out of credits" } } as const
-const awaitApproval = { _tag: "AwaitApproval", report: { waiting: ["rwq_1"] } } as const
-const stillWaiting = { _tag: "StillWaiting", report: { waiting: ["rwq_1"], checked: 1 } } as const
+const awaitApproval = { _tag: "AwaitApproval", report: { waiting: [WriteRequestId.make("rwq_1")] } } as const
+const stillWaiting = { _tag: "StillWaiting", report: { waiting: [WriteRequestId.make("rwq_1")], checked: 1 } } as const
 
 describe("task transitions (spec §States: Task)", () => {
   it("planning, the plan is made → running, with the plan; TaskPlanned", () => {
@@ -136,7 +141,7 @@ describe("startTask and advanceTask (spec §POST /tasks, §GET /tasks)", () => {
 
   it.effect("every move is a command on the runner: its task event reaches the outbox, and the audit reader makes it the task's audit entries", () => inWorld(Effect.provide(Effect.gen(function* () {
     yield* TestClock.adjust(1000)
-    const started = yield* startTask({ workspaceId: ws, createdBy: people.editor, connectionId: "con_1", apiKeyId: null, goal: "grow sales" })
+    const started = yield* startTask({ workspaceId: ws, createdBy: people.editor, connectionId: ConnectionId.make("con_1"), apiKeyId: null, goal: "grow sales" })
     yield* TestClock.adjust(1000)
     yield* advanceTask(started.id, planned)
     yield* TestClock.adjust(1000)
@@ -147,16 +152,16 @@ describe("startTask and advanceTask (spec §POST /tasks, §GET /tasks)", () => {
     yield* advanceTask(started.id, fail)
     // A refused move adds nothing.
     yield* Effect.flip(advanceTask(started.id, { _tag: "Cancel" }))
-    const other = yield* startTask({ workspaceId: ws, createdBy: people.admin, connectionId: null, apiKeyId: "key_1", goal: "report" })
+    const other = yield* startTask({ workspaceId: ws, createdBy: people.admin, connectionId: null, apiKeyId: ApiKeyId.make("key_1"), goal: "report" })
     yield* advanceTask(other.id, { _tag: "Cancel" })
     const entries = (yield* audited(ws)).map((e) => [e.action, e.at, e.actorId, e.connectionId, e.detail])
     assert.deepStrictEqual(entries, [
-      ["task.started", 1000, people.editor, "con_1", { taskId: started.id, apiKeyId: null }],
-      ["task.planned", 2000, null, "con_1", { taskId: started.id, apiKeyId: null }],
-      ["task.waiting_for_approval", 3000, null, "con_1", { taskId: started.id, apiKeyId: null }],
-      ["task.failed", 5000, null, "con_1", { taskId: started.id, apiKeyId: null, reasons: [] }],
-      ["task.started", 5000, people.admin, null, { taskId: other.id, apiKeyId: "key_1" }],
-      ["task.cancelled", 5000, null, null, { taskId: other.id, apiKeyId: "key_1" }]
+      ["task.started", 1000, people.editor, ConnectionId.make("con_1"), { taskId: started.id, apiKeyId: null }],
+      ["task.planned", 2000, null, ConnectionId.make("con_1"), { taskId: started.id, apiKeyId: null }],
+      ["task.waiting_for_approval", 3000, null, ConnectionId.make("con_1"), { taskId: started.id, apiKeyId: null }],
+      ["task.failed", 5000, null, ConnectionId.make("con_1"), { taskId: started.id, apiKeyId: null, reasons: [] }],
+      ["task.started", 5000, people.admin, null, { taskId: other.id, apiKeyId: ApiKeyId.make("key_1") }],
+      ["task.cancelled", 5000, null, null, { taskId: other.id, apiKeyId: ApiKeyId.make("key_1") }]
     ])
   }), AuditLogMemory)))
 })
