@@ -6,7 +6,8 @@ import { Cause, ConfigProvider, Effect, Exit, Layer, Logger, Option, Schema } fr
 import {
   addUser, addWorkspace, createApiKey, decideAndExecute, defaultScopes, Directory, findUser, findWorkspace, findWriteRequest,
   generatePassword, type GuardrailChanges, type Guardrails, listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage,
-  requesterEndingOf, Role, Scope, setCreditBalance, setGuardrails, setMemberRole, setWorkspacePlan, showGuardrails, WriteMode, type WriteRequest
+  requesterEndingOf, Role, Scope, setCreditBalance, setGuardrails, setMemberRole, setWorkspacePlan, showGuardrails, WriteMode, type WriteRequest,
+  WriteRequestId
 } from "@adgate/core"
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"

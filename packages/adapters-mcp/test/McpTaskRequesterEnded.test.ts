@@ -3,7 +3,7 @@
 // its credential was ended), with an error result; nothing reached the platform.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect, Option } from "effect"
-import { createApiKey, revokeApiKey, WriteRequestStore } from "@adgate/core"
+import { createApiKey, revokeApiKey, WriteRequestStore, WriteRequestId } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { createTaskSessionFromClient } from "@modelcontextprotocol/ext-tasks/client"
@@ -43,7 +43,7 @@ describe("the MCP task of a write whose API key was revoked while it waited", ()
       await session.close()
       await client.close()
     }
-    const find = () => server.run(Effect.gen(function* () { return Option.getOrThrow(yield* (yield* WriteRequestStore).find(taskId)) }))
+    const find = () => server.run(Effect.gen(function* () { return Option.getOrThrow(yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId))) }))
     expect(taskStatusOf(await find())).toBe("working")
 
     await server.run(revokeApiKey({ keyId: created.key.id, workspaceId: world.paid.id, actorId: world.admin.id }))

@@ -1,7 +1,7 @@
 // WriteRequestStore on SQL (spec §Write request, §States: Write request): compare-and-set saves, the pending queue,
 // and expiry of unanswered requests as one statement that any number of processes may run at once. The WriteRequest
 // Schema is the row (tableRow).
-import { WriteRequest, WriteRequestStore } from "@adgate/core"
+import { WriteRequest, WriteRequestStore, WriteRequestId } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"

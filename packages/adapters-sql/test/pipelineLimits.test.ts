@@ -16,7 +16,8 @@ import {
   WorkspaceId,
   UserId,
   ApiKeyId,
-  type WriteRequestId
+  type WriteRequestId,
+  SecretHash
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -42,7 +43,7 @@ const seed = Layer.effectDiscard(Effect.gen(function* () {
     yield* directory.setRole(ws, admin, Option.some("admin"))
     // The key the calls are made with exists and is live: an approval and an execution check it.
     yield* (yield* ApiKeyStore).insert({
-      id: `key_${ws}`, hash: `key-hash-${ws}`, version: 1, workspaceId: ws, name: ws, createdBy: admin,
+      id: ApiKeyId.make(`key_${ws}`), hash: SecretHash.make(`key-hash-${ws}`), version: 1, workspaceId: ws, name: ws, createdBy: admin,
       scopes: ["tools:read", "tools:write"], toolWrites: "wait", createdAt: 0, lastUsedAt: null, revokedAt: null
     })
   }

@@ -12,7 +12,8 @@ import {
   type Principal,
   WorkspaceId,
   UserId,
-  ApiKeyId
+  ApiKeyId,
+  SecretHash
 } from "@adgate/core"
 import {
   PlatformsMemory,
@@ -38,7 +39,7 @@ const seed = Layer.effectDiscard(Effect.gen(function* () {
   // The keys the calls are made with exist and are live: an approval and an execution check it.
   for (const writeMode of ["wait", "apply"] as const) {
     yield* (yield* ApiKeyStore).insert({
-      id: `key_${writeMode}`, hash: `key-hash-${writeMode}`, version: 1, workspaceId: ws, name: writeMode, createdBy: admin,
+      id: ApiKeyId.make(`key_${writeMode}`), hash: SecretHash.make(`key-hash-${writeMode}`), version: 1, workspaceId: ws, name: writeMode, createdBy: admin,
       scopes: ["tools:read", "tools:write"], toolWrites: writeMode, createdAt: 0, lastUsedAt: null, revokedAt: null
     })
   }

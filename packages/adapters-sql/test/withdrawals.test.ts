@@ -4,7 +4,11 @@
 // request a person approved meanwhile is left to the execution check. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
   ApiKeyStore, AuditLog, ConnectionStore, decideWriteRequest, endConnection, queueWriteRequest, revokeApiKey, WriteRequestStore,
-  type WriteRequestInput
+  type WriteRequestInput,
+  ApiKeyId,
+  ConnectionId,
+  SecretHash,
+  WriteRequestId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option, Redacted } from "effect"
@@ -23,12 +27,12 @@ const seedRequests = Effect.gen(function* () {
   const { workspaceId, userId } = yield* seedAdminWorkspace
   const connection = aConnection({ workspaceId, approverId: userId })
   yield* (yield* ConnectionStore).insert(connection)
-  const keyId = unique("key_")
+  const keyId = ApiKeyId.make(unique("key_"))
   yield* (yield* ApiKeyStore).insert({
-    id: keyId, hash: unique("key-hash-"), version: 1, workspaceId, name: "script", createdBy: userId,
+    id: keyId, hash: SecretHash.make(unique("key-hash-")), version: 1, workspaceId, name: "script", createdBy: userId,
     scopes: ["tools:read", "tools:write"], toolWrites: "wait", createdAt: 0, lastUsedAt: null, revokedAt: null
   })
-  const input = (campaignId: string, by: { connectionId: string | null; apiKeyId: string | null }): WriteRequestInput => ({
+  const input = (campaignId: string, by: { connectionId: ConnectionId | null; apiKeyId: ApiKeyId | null }): WriteRequestInput => ({
     workspaceId, ...by, requestedBy: userId, tool: "meta__pause_campaign", arguments: { campaignId }, reason: "approval"
   })
   const ofConnection = { connectionId: connection.id, apiKeyId: null }
@@ -40,7 +44,7 @@ const seedRequests = Effect.gen(function* () {
   return { workspaceId, userId, connectionId: connection.id, keyId, connectionRequests, keyRequests, approved }
 })
 
-const statusOf = (id: string) => Effect.map(Effect.flatMap(WriteRequestStore, (s) => s.find(id)), (r) => Option.getOrThrow(r))
+const statusOf = (id: WriteRequestId) => Effect.map(Effect.flatMap(WriteRequestStore, (s) => s.find(id)), (r) => Option.getOrThrow(r))
 
 const exactlyOnceAcrossProcesses = (a: Layer.Layer<World>, b: Layer.Layer<World>) => Effect.gen(function* () {
   const seeded = yield* Effect.provide(seedRequests, a)

@@ -14,7 +14,10 @@ import {
   findWriteRequest,
   RequesterEnded,
   revokeApiKey,
-  WriteRequestStore
+  WriteRequestStore,
+  ApiKeyId,
+  ConnectionId,
+  WriteRequestId
 } from "@adgate/core"
 import {
   PlatformsMemoryState,
@@ -111,8 +114,8 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
     }
 
     const workspaceId = () => server.workspaces.paid.id
-    const requestOf = (id: string) => server.run(findWriteRequest(workspaceId(), id).pipe(Effect.orDie))
-    const approve = (id: string, argumentsHash: string) =>
+    const requestOf = (id: string) => server.run(findWriteRequest(workspaceId(), WriteRequestId.make(id)).pipe(Effect.orDie))
+    const approve = (id: WriteRequestId, argumentsHash: string) =>
       server.run(Effect.result(decideAndExecute({ id, workspaceId: workspaceId(), deciderId: server.users.editor.id, decision: "approve", argumentsHash })))
     const pendingIds = async () =>
       (await server.run(Effect.flatMap(WriteRequestStore, (s) => s.listPending(workspaceId())).pipe(Effect.orDie))).map((r) => r.id)
@@ -181,7 +184,7 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       const key = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "wait" })
       const write = await queuePause(key)
       const request = await requestOf(write.requestId)
-      await server.run(revokeApiKey({ keyId: request.apiKeyId ?? "", workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
+      await server.run(revokeApiKey({ keyId: request.apiKeyId ?? ApiKeyId.make(""), workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
       expect((await restClient(server, key).get(`/requests/${write.requestId}`)).status).toBe(401)
       await server.run(drainReaders)
       const seen = await restClient(server, reader).get(`/requests/${write.requestId}`)
@@ -201,7 +204,7 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       await server.run(decideWriteRequest({
         id: request.id, workspaceId: workspaceId(), deciderId: server.users.editor.id, decision: "approve", argumentsHash: request.argumentsHash
       }).pipe(Effect.orDie))
-      await server.run(revokeApiKey({ keyId: request.apiKeyId ?? "", workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
+      await server.run(revokeApiKey({ keyId: request.apiKeyId ?? ApiKeyId.make(""), workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
       await server.run(drainReaders)
       expect((await requestOf(write.requestId)).status).toBe("approved")
       const ran = await server.run(executeWriteRequest(request.id).pipe(Effect.orDie))
@@ -215,11 +218,11 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
 
 describe("the REST answer to approving a write whose requester ended", () => {
   it("is 409 requester_ended naming the credential and why, never echoing a secret", () => {
-    const answer = restErrorAnswer(new RequesterEnded({ requestId: "rwq_1", credentialId: "con_1", reason: "disconnected" }))
+    const answer = restErrorAnswer(new RequesterEnded({ requestId: WriteRequestId.make("rwq_1"), credentialId: ConnectionId.make("con_1"), reason: "disconnected" }))
     expect(answer.status).toBe(409)
-    expect(answer.body).toMatchObject({ ok: false, error: "requester_ended", credential: "con_1", reason: "disconnected" })
+    expect(answer.body).toMatchObject({ ok: false, error: "requester_ended", credential: ConnectionId.make("con_1"), reason: "disconnected" })
     expect(answer.body.message).toContain("connection")
-    const revoked = restErrorAnswer(new RequesterEnded({ requestId: "rwq_1", credentialId: "key_1", reason: "key_revoked" }))
+    const revoked = restErrorAnswer(new RequesterEnded({ requestId: WriteRequestId.make("rwq_1"), credentialId: ApiKeyId.make("key_1"), reason: "key_revoked" }))
     expect(revoked.body.message).toContain("API key")
   })
 })

@@ -1,10 +1,8 @@
 // The write request: a tool write queued for a person (spec §Resources: Write request, §States: Write request;
 // checklist 177). Its approval is bound to `argumentsHash`, the fingerprint of the exact tool call.
 import { Schema } from "effect"
-import { EndReason } from "../connections/Connection.ts"
-import { WorkspaceId } from "../workspaces/Workspace.ts"
+import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
-import { ConnectionId } from "../connections/Connection.ts"
 import { ApiKeyId } from "../credentials/records.ts"
 
 export const WriteRequestStatus = Schema.Literals(["pending_approval", "approved", "executed", "failed", "rejected", "expired"])

@@ -11,10 +11,8 @@ import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestDecisionNotAllowed, WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { transitionWriteRequest, type WriteRequestEvent } from "./transitionWriteRequest.ts"
-import type { WriteRequest } from "./WriteRequest.ts"
-import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { WriteRequest, WriteRequestId } from "./WriteRequest.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
-import type { WriteRequestId } from "./WriteRequest.ts"
 
 interface DecisionBase {
   readonly id: WriteRequestId

@@ -1,7 +1,6 @@
 // Tagged errors of the write request lifecycle (spec §States: Write request; §REST status codes; checklist 177).
 import { Schema } from "effect"
-import { RequesterEndReason, WriteRequestStatus } from "./WriteRequest.ts"
-import { WriteRequestStatus, WriteRequestId } from "./WriteRequest.ts"
+import { RequesterEndReason, WriteRequestStatus, WriteRequestId } from "./WriteRequest.ts"
 
 /** No such request in this workspace (REST 404). */
 export class WriteRequestNotFound extends Schema.TaggedError<WriteRequestNotFound>()("WriteRequestNotFound", {
@@ -52,7 +51,7 @@ export class WriteRequestExecutionHeld extends Schema.TaggedError<WriteRequestEx
  * so nothing it proposed applies afterwards (docs/decisions.md, Write requests).
  */
 export class RequesterEnded extends Schema.TaggedError<RequesterEnded>()("RequesterEnded", {
-  requestId: Schema.String,
+  requestId: WriteRequestId,
   credentialId: Schema.String,
   reason: RequesterEndReason
 }) {}

@@ -21,8 +21,6 @@ import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
-import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs } from "./WriteRequest.ts"
-import { transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs, WriteRequestId } from "./WriteRequest.ts"
 
 const load = (id: WriteRequestId) =>
@@ -48,10 +46,10 @@ const move = <B = WriteRequest, E2 = never, R = never>(
   }))
 
 /** Ends a claimed request without a platform answer, `result` saying why. */
-const failWith = (id: string, result: Schema.JsonObject) => move(id, { _tag: "Failed", providerStatus: null, result })
+const failWith = (id: WriteRequestId, result: Schema.JsonObject) => move(id, { _tag: "Failed", providerStatus: null, result })
 
 /** Guardrail, credits, tool gone, attempts exhausted, access. */
-const failWithout = (id: string, error: string, message: string, more: Schema.JsonObject = {}) =>
+const failWithout = (id: WriteRequestId, error: string, message: string, more: Schema.JsonObject = {}) =>
   failWith(id, { error, message, ...more })
 
 export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: WriteRequestId) {

@@ -10,6 +10,7 @@ import {
   type WriteRequestRefusal
 } from "./errors.ts"
 import { RequesterEndReason, type RequesterEnding, type WriteRequest } from "./WriteRequest.ts"
+import type { UserId } from "../workspaces/Workspace.ts"
 
 /**
  * An admin or editor approves the exact payload they were shown (its hashToolCall). `requesterEnded` is what the
@@ -18,7 +19,7 @@ import { RequesterEndReason, type RequesterEnding, type WriteRequest } from "./W
  */
 export interface Approve {
   readonly _tag: "Approve"
-  readonly deciderId: string
+  readonly deciderId: UserId
   readonly argumentsHash: string
   readonly requesterEnded?: RequesterEnding | null
 }

@@ -11,9 +11,10 @@ import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { requesterOf, transitionWriteRequest } from "./transitionWriteRequest.ts"
 import type { RequesterEnding } from "./WriteRequest.ts"
+import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Withdraws the workspace's pending requests made by the ended credential; answers how many this call withdrew. */
-export const withdrawRequestsOf = Effect.fn("approvals.withdrawRequestsOf")(function* (workspaceId: string, ending: RequesterEnding) {
+export const withdrawRequestsOf = Effect.fn("approvals.withdrawRequestsOf")(function* (workspaceId: WorkspaceId, ending: RequesterEnding) {
   const store = yield* WriteRequestStore
   // The workspace's queue is what people decide from, so it stays short; the credential's own are picked from it.
   const pending = (yield* store.listPending(workspaceId)).filter((r) => requesterOf(r) === ending.credentialId)
@@ -32,7 +33,7 @@ export const withdrawRequestsOf = Effect.fn("approvals.withdrawRequestsOf")(func
 })
 
 /** The ending an event reports, if it is one: a connection ended, an API key revoked. */
-const endingOf = (event: DomainEvent): { readonly workspaceId: string; readonly ending: RequesterEnding } | null => {
+const endingOf = (event: DomainEvent): { readonly workspaceId: WorkspaceId; readonly ending: RequesterEnding } | null => {
   switch (event._tag) {
     case "ConnectionEnded": return { workspaceId: event.workspaceId, ending: { credentialId: event.connectionId, reason: event.reason } }
     case "ApiKeyRevoked": return { workspaceId: event.workspaceId, ending: { credentialId: event.keyId, reason: "key_revoked" } }

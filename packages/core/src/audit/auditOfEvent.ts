@@ -8,6 +8,7 @@ import type { DomainEvent } from "../commands/DomainEvent.ts"
 import type { OutboxEntry } from "../ports/EventOutbox.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { ConnectionId } from "../connections/Connection.ts"
 
 const taskActions = {
   TaskStarted: "task.started",
@@ -42,7 +43,7 @@ export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null 
       // The service withdrew it (nobody decided); the credential and why it ended are the facts.
       return {
         workspaceId: event.workspaceId, at: event.at, actorId: null, action: "write_request.withdrawn", clientId: null,
-        connectionId: event.credentialId.startsWith(Prefix.connection) ? event.credentialId : null,
+        connectionId: event.credentialId.startsWith(Prefix.connection) ? ConnectionId.make(event.credentialId) : null,
         detail: { requestId: event.requestId, credential: event.credentialId, reason: event.reason }
       }
     case "TaskStarted":

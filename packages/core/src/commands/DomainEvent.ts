@@ -2,12 +2,10 @@
 // are written to the event outbox in the command's own transaction (commands/runCommand.ts) and read by the
 // adapters' readers (audit log, mail, later MCP task notifications and the pages' views). Never a secret.
 import { Schema } from "effect"
-import { RequesterEndReason } from "../approvals/WriteRequest.ts"
-import { EndReason } from "../connections/Connection.ts"
+import { RequesterEndReason, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
-import { WriteRequestId } from "../approvals/WriteRequest.ts"
 import { ApiKeyId } from "../credentials/records.ts"
 
 const at = Schema.Number
@@ -38,7 +36,7 @@ export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
  * revoked): it ends rejected, decided by nobody (docs/decisions.md, Write requests).
  */
 export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
-  at, requestId: Schema.String, workspaceId: Schema.String, credentialId: Schema.String, reason: RequesterEndReason
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, credentialId: Schema.String, reason: RequesterEndReason
 })
 
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
@@ -49,7 +47,7 @@ export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
 
 /** An API key was revoked (spec §Authentication 11): who revoked it. */
 export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
-  at, keyId: Schema.String, workspaceId: Schema.String, actorId: Schema.NullOr(Schema.String)
+  at, keyId: Schema.String, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId)
 })
 
 /**

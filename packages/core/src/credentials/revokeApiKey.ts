@@ -19,7 +19,7 @@ export interface RevokeApiKeyInput {
 }
 
 /** Revoked at `now` by `actorId`, once: a revoked key stays as it was (and causes no second event). */
-export const revokeTransition = (key: ApiKey, now: number, actorId: string | null = null): Transition<ApiKey, ApiKey, never> => {
+export const revokeTransition = (key: ApiKey, now: number, actorId: UserId | null = null): Transition<ApiKey, ApiKey, never> => {
   if (key.revokedAt !== null) return unchanged(key)
   const next = { ...key, revokedAt: now, version: key.version + 1 }
   return moved(next, next, [{ _tag: "ApiKeyRevoked", at: now, keyId: key.id, workspaceId: key.workspaceId, actorId }])

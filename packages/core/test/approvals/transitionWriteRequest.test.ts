@@ -5,7 +5,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import {
-  isFinalWriteRequestStatus, isWithdrawn, requesterEndingOf, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent
+  isFinalWriteRequestStatus, isWithdrawn, requesterEndingOf, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent,
+  ConnectionId,
+  UserId,
+  WorkspaceId,
+  WriteRequestId
 } from "@adgate/core"
 
 /** The answer or the refusal of a transition (its next state and events are checked where they matter). */
@@ -123,11 +127,11 @@ describe("write request transitions: state and events beside the answer (spec §
 describe("write request lifecycle model (fast-check)", () => {
   const event: fc.Arbitrary<WriteRequestEvent> = fc.oneof(
     fc.record({
-      _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom("usr_a", "usr_b"), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2"),
-      requesterEnded: fc.constantFrom(null, { credentialId: "con_1", reason: "disconnected" as const })
+      _tag: fc.constant("Approve" as const), deciderId: fc.constantFrom(UserId.make("usr_a"), UserId.make("usr_b")), argumentsHash: fc.constantFrom("hash-of-c1", "hash-of-c2"),
+      requesterEnded: fc.constantFrom(null, { credentialId: ConnectionId.make("con_1"), reason: "disconnected" as const })
     }),
-    fc.constant({ _tag: "WithdrawForEndedRequester" as const, ending: { credentialId: "con_1", reason: "revoked" as const } }),
-    fc.record({ _tag: fc.constant("Reject" as const), deciderId: fc.constantFrom("usr_a", "usr_b") }),
+    fc.constant({ _tag: "WithdrawForEndedRequester" as const, ending: { credentialId: ConnectionId.make("con_1"), reason: "revoked" as const } }),
+    fc.record({ _tag: fc.constant("Reject" as const), deciderId: fc.constantFrom(UserId.make("usr_a"), UserId.make("usr_b")) }),
     fc.constant({ _tag: "Expire" as const }),
     fc.constant(executed),
     fc.constant(failed)
@@ -216,7 +220,7 @@ describe("withdrawal by the app that asked (MCP tasks/cancel; docs/decisions.md,
 })
 
 describe("a request whose requesting credential ended (docs/decisions.md, Write requests)", () => {
-  const ending = { credentialId: "con_1", reason: "disconnected" } as const
+  const ending = { credentialId: ConnectionId.make("con_1"), reason: "disconnected" } as const
   const withdraw = { _tag: "WithdrawForEndedRequester", ending } as const
 
   it("a pending request is withdrawn: rejected, decided by nobody, its result naming the ended credential; not the app's own withdrawal", () => {
@@ -225,12 +229,12 @@ describe("a request whose requesting credential ended (docs/decisions.md, Write 
     if (!Result.isSuccess(decided.outcome)) return
     const withdrawn = decided.outcome.success
     assert.deepStrictEqual([withdrawn.status, withdrawn.decidedBy, withdrawn.decidedAt, withdrawn.version], ["rejected", null, 5, 2])
-    assert.deepInclude(withdrawn.result as object, { error: "requester_ended", credential: "con_1", reason: "disconnected" })
-    assert.include(String((withdrawn.result as { message: string }).message), "con_1")
+    assert.deepInclude(withdrawn.result as object, { error: "requester_ended", credential: ConnectionId.make("con_1"), reason: "disconnected" })
+    assert.include(String((withdrawn.result as { message: string }).message), ConnectionId.make("con_1"))
     assert.deepStrictEqual(requesterEndingOf(withdrawn), ending)
     assert.isFalse(isWithdrawn(withdrawn), "the app did not withdraw it: its credential was ended")
     assert.deepStrictEqual(decided.events, [
-      { _tag: "WriteRequesterEnded", at: 5, requestId: "rwq_1", workspaceId: "ws_1", credentialId: "con_1", reason: "disconnected" }
+      { _tag: "WriteRequesterEnded", at: 5, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1"), credentialId: ConnectionId.make("con_1"), reason: "disconnected" }
     ])
   })
 
@@ -243,10 +247,10 @@ describe("a request whose requesting credential ended (docs/decisions.md, Write 
   })
 
   it("an approval of a request whose credential ended is refused RequesterEnded, and the refusal withdraws it", () => {
-    const refused = transition(request, { ...approve, requesterEnded: { credentialId: "con_1", reason: "revoked" } }, 5)
+    const refused = transition(request, { ...approve, requesterEnded: { credentialId: ConnectionId.make("con_1"), reason: "revoked" } }, 5)
     assert.strictEqual(tagOf(refused.outcome), "RequesterEnded")
     assert.deepStrictEqual([refused.next?.status, refused.next?.decidedBy], ["rejected", null])
-    assert.deepStrictEqual(refused.next === null ? null : requesterEndingOf(refused.next), { credentialId: "con_1", reason: "revoked" })
+    assert.deepStrictEqual(refused.next === null ? null : requesterEndingOf(refused.next), { credentialId: ConnectionId.make("con_1"), reason: "revoked" })
     assert.deepStrictEqual(refused.events.map((e) => e._tag), ["WriteRequesterEnded"])
     // A live requester (null) approves as before; a person's decline needs no such check.
     assert.strictEqual(tagOf(transitionWriteRequest(request, { ...approve, requesterEnded: null }, 5)), "approved")

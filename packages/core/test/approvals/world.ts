@@ -8,7 +8,12 @@ import {
   type Connection,
   ConnectionStore,
   Directory,
-  type Role
+  type Role,
+  ConnectionId,
+  UserId,
+  WorkspaceId,
+  ApiKeyId,
+  SecretHash
 } from "@adgate/core"
 import {
   ApiKeyStoreMemory,
@@ -29,21 +34,21 @@ export const OperationsWorld = Layer.mergeAll(OperationsMemory, SecretsWebCrypto
 const year = 365 * 24 * 60 * 60 * 1000
 
 /** An active connection `id` of `workspaceId`, approved by `approverId` at 0, due to end after 365 days. */
-export const aConnection = (id: string, workspaceId: string, approverId: string, over: Partial<Connection> = {}): Connection => ({
+export const aConnection = (id: ConnectionId, workspaceId: WorkspaceId, approverId: UserId, over: Partial<Connection> = {}): Connection => ({
   id, version: 1, clientId: "apc_1", workspaceId, approverId, scopes: ["tools:read", "tools:write"], surface: "both",
   platforms: "all", writeMode: "wait", status: "active", endedReason: null, createdAt: 0, endedAt: null, expiresAt: year,
-  roleConfirmedAt: 0, refresh: { hash: `rt-${id}`, generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0,
+  roleConfirmedAt: 0, refresh: { hash: SecretHash.make(`rt-${id}`), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0,
   ...over
 })
 
 /** Inserts the live connection `id` (default con_1) of `workspaceId`. */
-export const seedConnection = (workspaceId: string, approverId: string, id = "con_1") =>
+export const seedConnection = (workspaceId: WorkspaceId, approverId: UserId, id = ConnectionId.make("con_1")) =>
   Effect.flatMap(ConnectionStore, (store) => store.insert(aConnection(id, workspaceId, approverId)))
 
 /** Inserts an unrevoked API key `id` of `workspaceId` created by `createdBy`. */
-export const seedApiKey = (workspaceId: string, createdBy: string, id: string) =>
+export const seedApiKey = (workspaceId: WorkspaceId, createdBy: UserId, id: ApiKeyId) =>
   Effect.flatMap(ApiKeyStore, (store) => store.insert({
-    id, hash: `key-hash-${id}`, version: 1, workspaceId, name: "test key", createdBy, scopes: ["tools:read", "tools:write"],
+    id, hash: SecretHash.make(`key-hash-${id}`), version: 1, workspaceId, name: "test key", createdBy, scopes: ["tools:read", "tools:write"],
     toolWrites: "wait", createdAt: 0, lastUsedAt: null, revokedAt: null
   }))
 
@@ -51,7 +56,7 @@ export const seedApiKey = (workspaceId: string, createdBy: string, id: string) =
  * Runs `effect` with fresh credential stores holding the live connection con_1 of `workspaceId` (for a world that
  * has none, e.g. the tool pipeline's).
  */
-export const withLiveConnection = <A, E, R>(workspaceId: string, approverId: string, effect: Effect.Effect<A, E, R>) =>
+export const withLiveConnection = <A, E, R>(workspaceId: WorkspaceId, approverId: UserId, effect: Effect.Effect<A, E, R>) =>
   Effect.provide(Effect.andThen(seedConnection(workspaceId, approverId), effect), CredentialStores)
 
 export const seedOperations = Effect.gen(function* () {
@@ -64,7 +69,7 @@ export const seedOperations = Effect.gen(function* () {
     yield* directory.setRole(ws, id, Option.some(role))
   }
   yield* directory.createUser({ id: people.outsider, email: "o@other.example", name: "o", createdAt: 0 })
-  yield* directory.setRole("ws_other", people.outsider, Option.some("admin"))
+  yield* directory.setRole(WorkspaceId.make("ws_other"), people.outsider, Option.some("admin"))
   yield* seedConnection(ws, people.editor)
 })
 
