@@ -46,6 +46,9 @@ const program = Effect.gen(function* () {
   // Said once everything is released (listener closed, requests in flight finished, database closed): an operator
   // reading the log knows the stop was orderly. A failed start is reported on stderr instead (teardown).
   return yield* Layer.launch(serverLayer(config)).pipe(
+    // Spans off unless asked for: no tracer is configured, and a recorded span costs a native span object, its clock
+    // reads and its attributes on every traced call and SQL statement (issue 11, bench/README.md).
+    Effect.withTracerEnabled(config.tracing),
     Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
   )
 }).pipe(Effect.provide(LogfmtLogger))
