@@ -28,7 +28,8 @@ export interface AppConfig {
   readonly trustedProxies: ReadonlyArray<string>
   /**
    * Whether Effect records spans (`ADGATE_TRACING`, default off). adgate configures no tracer or exporter, so a span is
-   * seen by nobody; off, every `Effect.fn`, SQL statement and `withSpan` gets a no-op span instead (bench/README.md).
+   * seen by nobody; off, every `Effect.fn`, SQL statement and `withSpan` gets a no-op span instead, and errors capture
+   * no stack (`Error.stackTraceLimit = 0`: Effect.fn captures one per call otherwise; bench/README.md).
    */
   readonly tracing: boolean
 }
