@@ -47,6 +47,27 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       assert.isTrue(Option.isNone(yield* reader.refreshGrounds(unique("rt-hash-"))))
     }))
 
+    it.effect("client and refresh grounds together: each as its own read answers it, either absent on its own", () => Effect.gen(function* () {
+      const { workspace, people } = yield* aTeam
+      const connections = yield* ConnectionStore
+      const clients = yield* ClientStore
+      const reader = yield* GrantReader
+      const client = aClient()
+      yield* clients.insert(client)
+      const connection = aConnection({ workspaceId: workspace.id, approverId: people.admin.id, clientId: client.clientId })
+      yield* connections.insert(connection)
+      const grounds = Option.some({ connection, role: { _tag: "Confirmed" as const, role: "admin" as const } })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(client.clientId, connection.refresh.hash), { client: Option.some(client), grounds })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(unique("apc_"), connection.refresh.hash), { client: Option.none(), grounds })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(client.clientId, unique("rt-hash-")), { client: Option.some(client), grounds: Option.none() })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(unique("apc_"), unique("rt-hash-")), { client: Option.none(), grounds: Option.none() })
+      // A removed client is answered as stored: deciding it is unusable is the caller's (ClientStore.find does the same).
+      const removed = { ...client, version: 2, removedAt: t0 + 5 }
+      yield* clients.save(removed)
+      assert.deepStrictEqual((yield* reader.clientAndRefreshGrounds(client.clientId, connection.refresh.hash)).client, Option.some(removed))
+      assert.deepStrictEqual(yield* clients.find(client.clientId), Option.some(removed))
+    }))
+
     it.effect("exchange re-check: the code's version now and whether its client is usable, in one read", () => Effect.gen(function* () {
       const codes = yield* CodeStore
       const clients = yield* ClientStore

@@ -2,6 +2,7 @@
 // cost no more round trips than they must). Read models over ConnectionStore, CodeStore and Directory: the writes
 // stay with those stores.
 import { Context, Effect, Option } from "effect"
+import type { Client } from "../clients/Client.ts"
 import type { Connection } from "../connections/Connection.ts"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
 import type { StoreUnavailable } from "./errors.ts"
@@ -21,9 +22,20 @@ export interface ExchangeRecheck {
   readonly clientUsable: boolean
 }
 
+/** A refresh's reads together: the client it names (as ClientStore.find answers) and the refresh grounds. */
+export interface ClientAndRefreshGrounds {
+  readonly client: Option.Option<Client>
+  readonly grounds: Option.Option<RefreshGrounds>
+}
+
 export interface GrantReaderShape {
   /** The connection any refresh token ever issued to it belongs to (live, spent or withdrawn), with the role. */
   readonly refreshGrounds: (refreshHash: string) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
+  /**
+   * The client by id and the refresh grounds by hash, read together (one statement on SQL): a refresh then costs
+   * this read and its write (issue 11). The client is returned as stored, removed or not; the caller decides.
+   */
+  readonly clientAndRefreshGrounds: (clientId: string, refreshHash: string) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
   /** The code's version and the client's usability, read together after an exchange committed. */
   readonly recheckExchange: (codeHash: string, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }

@@ -11,17 +11,23 @@ export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* 
   const codes = yield* CodeStore
   const clients = yield* ClientStore
   const directory = yield* Directory
+  const refreshGrounds = (refreshHash: string) =>
+    Effect.gen(function* () {
+      const found = yield* connections.findByRefreshHash(refreshHash)
+      if (Option.isNone(found)) return Option.none()
+      const connection = found.value
+      const role = yield* directory.role(connection.workspaceId, connection.approverId).pipe(
+        Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
+        Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
+      )
+      return Option.some({ connection, role })
+    })
   return GrantReader.of({
-    refreshGrounds: (refreshHash) =>
+    refreshGrounds,
+    clientAndRefreshGrounds: (clientId, refreshHash) =>
       Effect.gen(function* () {
-        const found = yield* connections.findByRefreshHash(refreshHash)
-        if (Option.isNone(found)) return Option.none()
-        const connection = found.value
-        const role = yield* directory.role(connection.workspaceId, connection.approverId).pipe(
-          Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
-          Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
-        )
-        return Option.some({ connection, role })
+        const client = yield* clients.find(clientId)
+        return { client, grounds: yield* refreshGrounds(refreshHash) }
       }),
     recheckExchange: (codeHash, clientId) =>
       Effect.gen(function* () {
