@@ -1,7 +1,7 @@
 // GrantReader on SQL (issue 11): the reads of a refresh and of a code exchange's re-check, each one statement. A
 // refresh: the connection by any refresh hash with its approver's membership. The re-check: the code's version and
 // whether its client is still usable.
-import { Client, Connection, GrantReader, Role } from "@adgate/core"
+import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRow } from "./decodeRow.ts"
@@ -30,6 +30,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const decodeRole = decodeRow(RefreshRole, connectionSource)
   const decodeRecheck = decodeRow(Recheck, recheckSource)
   const decodeClient = decodeRow(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" })
+  const decodeCode = decodeRow(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
   const groundsOf = (row: Record<string, unknown>) =>
     Effect.gen(function* () {
       const connection = yield* decodeConnection(row)
@@ -53,6 +54,19 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
           const client = row[clientPrefix + "client_id"] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
           const grounds = row["id"] === null || row["id"] === undefined ? Option.none() : Option.some(yield* groundsOf(row))
           return { client, grounds }
+        }))
+      ),
+    clientAndCode: (clientId, codeHash) =>
+      sql`SELECT ${clientSelect}, g.*
+        FROM (SELECT 1) AS one
+        LEFT JOIN clients cl ON cl.client_id = ${clientId}
+        LEFT JOIN (SELECT * FROM authorization_codes WHERE hash = ${codeHash}) AS g ON true`.pipe(
+        unavailable("GrantReader.clientAndCode"),
+        Effect.flatMap(([row]) => Effect.gen(function* () {
+          if (row === undefined) return { client: Option.none(), code: Option.none() }
+          const client = row[clientPrefix + "client_id"] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const code = row["hash"] === null || row["hash"] === undefined ? Option.none() : Option.some(yield* decodeCode(row))
+          return { client, code }
         }))
       ),
     refreshGrounds: (refreshHash) =>

@@ -68,6 +68,21 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       assert.deepStrictEqual(yield* clients.find(client.clientId), Option.some(removed))
     }))
 
+    it.effect("client and code together: each as its own find answers it, either absent on its own", () => Effect.gen(function* () {
+      const codes = yield* CodeStore
+      const clients = yield* ClientStore
+      const reader = yield* GrantReader
+      const client = aClient()
+      const code = aCode({ clientId: client.clientId })
+      yield* clients.insert(client)
+      yield* codes.insert(code)
+      assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, code.hash), { client: Option.some(client), code: Option.some(code) })
+      assert.deepStrictEqual(yield* reader.clientAndCode(unique("apc_"), code.hash), { client: Option.none(), code: Option.some(code) })
+      assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, unique("code-hash-")), { client: Option.some(client), code: Option.none() })
+      assert.deepStrictEqual(yield* reader.clientAndCode(unique("apc_"), unique("code-hash-")), { client: Option.none(), code: Option.none() })
+      assert.deepStrictEqual((yield* reader.clientAndCode(client.clientId, code.hash)).code, yield* codes.findByHash(code.hash))
+    }))
+
     it.effect("exchange re-check: the code's version now and whether its client is usable, in one read", () => Effect.gen(function* () {
       const codes = yield* CodeStore
       const clients = yield* ClientStore

@@ -3,6 +3,7 @@
 // stay with those stores.
 import { Context, Effect, Option } from "effect"
 import type { Client } from "../clients/Client.ts"
+import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Connection } from "../connections/Connection.ts"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
 import type { StoreUnavailable } from "./errors.ts"
@@ -28,6 +29,12 @@ export interface ClientAndRefreshGrounds {
   readonly grounds: Option.Option<RefreshGrounds>
 }
 
+/** An exchange's reads together: the client it names and the code by hash (as the stores' finds answer them). */
+export interface ClientAndCode {
+  readonly client: Option.Option<Client>
+  readonly code: Option.Option<AuthorizationCode>
+}
+
 export interface GrantReaderShape {
   /** The connection any refresh token ever issued to it belongs to (live, spent or withdrawn), with the role. */
   readonly refreshGrounds: (refreshHash: string) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
@@ -36,6 +43,8 @@ export interface GrantReaderShape {
    * this read and its write (issue 11). The client is returned as stored, removed or not; the caller decides.
    */
   readonly clientAndRefreshGrounds: (clientId: string, refreshHash: string) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
+  /** The client by id and the authorization code by hash, read together (one statement on SQL), as stored. */
+  readonly clientAndCode: (clientId: string, codeHash: string) => Effect.Effect<ClientAndCode, StoreUnavailable>
   /** The code's version and the client's usability, read together after an exchange committed. */
   readonly recheckExchange: (codeHash: string, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }

@@ -66,6 +66,14 @@ const prereadRefresh = (clientId: string, refreshToken: string) =>
     return { client: { clientId, found: read.client }, grant: { presentedHash, grounds: read.grounds } }
   })
 
+/** The client and the authorization code a code exchange names, read together. */
+const prereadExchange = (clientId: string, code: string) =>
+  Effect.gen(function* () {
+    const codeHash = yield* (yield* Secrets).hash(code)
+    const read = yield* (yield* GrantReader).clientAndCode(clientId, codeHash)
+    return { client: { clientId, found: read.client }, grant: { codeHash, code: read.code } }
+  })
+
 const toResponse = (tokens: TokenPair): TokenResponse => ({
   access_token: tokens.accessToken,
   token_type: "Bearer",
@@ -84,17 +92,21 @@ const grant = Effect.fnUntraced(function* (request: TokenRequest) {
   // A refresh reads its client and its grant in one read (GrantReader: one statement on SQL), so that it costs that
   // read and its write (issue 11); the checks and their order are authenticateClient's and refreshConnection's.
   const claimed = claimedClientId(params, request.basic)
-  const presentedToken = grantType === "refresh_token" ? params.get("refresh_token") : null
-  const preread = claimed !== null && claimed !== "" && presentedToken !== null && presentedToken !== ""
-    ? yield* prereadRefresh(claimed, presentedToken)
-    : undefined
-  const client: Client = yield* authenticateClient(params, request.basic, preread?.client)
+  // An exchange reads its client and its code together the same way.
+  const presented = params.get(grantType === "refresh_token" ? "refresh_token" : "code")
+  const canPreread = claimed !== null && claimed !== "" && presented !== null && presented !== ""
+  const preread = canPreread && grantType === "refresh_token" ? yield* prereadRefresh(claimed, presented) : undefined
+  const prereadCode = canPreread && grantType === "authorization_code" ? yield* prereadExchange(claimed, presented) : undefined
+  const client: Client = yield* authenticateClient(params, request.basic, preread?.client ?? prereadCode?.client)
   const surface: Surface | null = yield* resourceParam(params.get("resource"))
   if (grantType === "authorization_code") {
     const code = yield* required(params, "code")
     // Spec §OAuth errors: "PKCE missing" is invalid_request; a malformed verifier too (RFC 7636 §4.1).
     const codeVerifier = yield* required(params, "code_verifier")
-    const { tokens } = yield* exchangeCode({ code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface })
+    const { tokens } = yield* exchangeCode({
+      code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface,
+      ...(prereadCode === undefined ? {} : { preread: prereadCode.grant })
+    })
     yield* noteTokenIssued(client)
     return toResponse(tokens)
   }

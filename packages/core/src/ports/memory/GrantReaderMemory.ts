@@ -29,6 +29,11 @@ export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* 
         const client = yield* clients.find(clientId)
         return { client, grounds: yield* refreshGrounds(refreshHash) }
       }),
+    clientAndCode: (clientId, codeHash) =>
+      Effect.gen(function* () {
+        const client = yield* clients.find(clientId)
+        return { client, code: yield* codes.findByHash(codeHash) }
+      }),
     recheckExchange: (codeHash, clientId) =>
       Effect.gen(function* () {
         const code = yield* codes.findByHash(codeHash)
