@@ -19,9 +19,20 @@ export type BasicCredentials = { readonly clientId: string; readonly clientSecre
 export const acceptsMethod = (client: Client, method: "client_secret_basic" | "client_secret_post"): boolean =>
   client.authMethod === method || (client.kind === "workspace_app" && client.authMethod !== "none")
 
-/** The client id a request names (Basic first, else the body), before any check; null when it names none. */
-export const claimedClientId = (params: TokenParams, basic: BasicCredentials): string | null =>
-  basic === "malformed" ? null : basic?.clientId ?? params.get("client_id")
+/**
+ * The client id authenticateClient will look up: null when the request fails one of the checks made before the look-up
+ * (undecodable Basic, secrets in both places, two client ids, none), so that a caller reading the client early
+ * (with its grant) never reads for a request those checks refuse, and a refusal's answer does not depend on the store.
+ */
+export const claimedClientId = (params: TokenParams, basic: BasicCredentials): string | null => {
+  if (basic === "malformed") return null
+  const bodyId = params.get("client_id")
+  const basicSecret = basic === null || basic.clientSecret === "" ? null : basic.clientSecret
+  if (basicSecret !== null && params.get("client_secret") !== null) return null
+  if (basic !== null && bodyId !== null && bodyId !== basic.clientId) return null
+  const clientId = basic?.clientId ?? bodyId
+  return clientId === null || clientId === "" ? null : clientId
+}
 
 /**
  * `preread`: the client the caller already read by `claimedClientId` together with its grant (GrantReader, one
