@@ -1,6 +1,6 @@
 // The server's configuration, read from the environment (README §Configuration):
 // PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key, the
-// rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md) and TRUSTED_PROXIES.
+// rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md), TRUSTED_PROXIES and ADGATE_TRACING.
 import { Config, Effect, Option, Redacted } from "effect"
 import { resolve } from "node:path"
 import { defaultLimits, limitNames, type Limit, type LimitName, type RateLimitPolicy } from "@adgate/core"
@@ -26,6 +26,12 @@ export interface AppConfig {
   readonly rateLimits: RateLimitPolicy
   /** Addresses and CIDR ranges of the reverse proxies whose X-Forwarded-For is believed; empty trusts nobody. */
   readonly trustedProxies: ReadonlyArray<string>
+  /**
+   * Whether Effect records spans (`ADGATE_TRACING`, default off). adgate configures no tracer or exporter, so a span is
+   * seen by nobody; off, every `Effect.fn`, SQL statement and `withSpan` gets a no-op span instead, and errors capture
+   * no stack (`Error.stackTraceLimit = 0`: Effect.fn captures one per call otherwise; bench/README.md).
+   */
+  readonly tracing: boolean
 }
 
 /** The environment variable of a limiter: `registrations_per_address` → `ADGATE_LIMIT_REGISTRATIONS_PER_ADDRESS`. */
@@ -111,6 +117,7 @@ export const loadAppConfig = Effect.gen(function* () {
     adminPassword: yield* optionalSecret("ADGATE_ADMIN_PASSWORD"),
     credentialsKey: yield* optionalSecret("ADGATE_CREDENTIALS_KEY"),
     rateLimits: yield* readRateLimits,
-    trustedProxies: yield* readTrustedProxies
+    trustedProxies: yield* readTrustedProxies,
+    tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on"
   } satisfies AppConfig
 })

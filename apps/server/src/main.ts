@@ -45,7 +45,14 @@ const program = Effect.gen(function* () {
     yield* Effect.logWarning(`ADGATE_CREDENTIALS_KEY is not set: using the key file in ${config.dataDir}; every process sharing this database needs the same key`)
   // Said once everything is released (listener closed, requests in flight finished, database closed): an operator
   // reading the log knows the stop was orderly. A failed start is reported on stderr instead (teardown).
+  // Tracing off also means no call-site stacks: every traced `Effect.fn` call and every SDK error otherwise captures
+  // one (measured: ~14 % of an MCP tools/call's server CPU, bench/README.md), and no log line of adgate prints a
+  // stack (failures are logged by tag, a failed start as one line). ADGATE_TRACING=on keeps V8's default of 10 frames.
+  if (!config.tracing) Error.stackTraceLimit = 0
   return yield* Layer.launch(serverLayer(config)).pipe(
+    // Spans off unless asked for: no tracer is configured, and a recorded span costs a native span object, its clock
+    // reads and its attributes on every traced call and SQL statement (issue 11, bench/README.md).
+    Effect.withTracerEnabled(config.tracing),
     Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
   )
 }).pipe(Effect.provide(LogfmtLogger))

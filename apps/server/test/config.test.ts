@@ -59,3 +59,14 @@ describe("rate limits from the environment", () => {
       assert.deepStrictEqual(config.trustedProxies, ["10.0.0.0/8", "192.0.2.7", "fd00::/8"])
     }))
 })
+
+describe("tracing from the environment", () => {
+  it.effect("spans are off by default, on with ADGATE_TRACING=on, and another value stops the start", () =>
+    Effect.gen(function* () {
+      assert.isFalse((yield* loadAppConfig.pipe(withEnv({}))).tracing)
+      assert.isFalse((yield* loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "off" }))).tracing)
+      assert.isTrue((yield* loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "on" }))).tracing)
+      const bad = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "yes" })))
+      assert.strictEqual(bad._tag, "ConfigError")
+    }))
+})

@@ -22,7 +22,8 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
         const body = request.method === "POST" ? yield* request.text : ""
         const headers = new Headers()
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
-        const web = new Request(`${origin}${mcpPath}`, { method: request.method, headers })
+        // One web Request per call, carrying the body the handler forwards to the SDK (it is not built a second time).
+        const web = new Request(`${origin}${mcpPath}`, { method: request.method, headers, ...(request.method === "POST" ? { body } : {}) })
         const response = yield* Effect.promise(() => handler(web, body))
         return HttpServerResponse.fromWeb(response)
       }))

@@ -209,9 +209,11 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
       const needed = await run(scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null)))
       if (needed !== null) return insufficientScope(origin, principal, needed)
     }
-    const web = new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
+    // The router hands over a Request that still carries the body; one without it (or already read) is rebuilt.
+    const web = request.body !== null && !request.bodyUsed ? request : new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
     const authInfo = authInfoOf(principal)
-    const legacy = await isLegacyRequest(web.clone(), body)
+    // With the parsed body given, the SDK's classification reads no body: no clone of the request is needed.
+    const legacy = await isLegacyRequest(web, body)
     const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
     if (!legacy && passesModernLadder(web, body)) {
       // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write

@@ -1,13 +1,25 @@
 // GrantReader on SQL (issue 11): the reads of a refresh and of a code exchange's re-check, each one statement. A
 // refresh: the connection by any refresh hash with its approver's membership. The re-check: the code's version and
 // whether its client is still usable.
-import { Connection, GrantReader, Role } from "@adgate/core"
+import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRow } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const RefreshRole = Schema.Struct({ approverRole: Schema.NullOr(Role) })
+/** The clients columns, prefixed in the combined read so they cannot collide with the connection's. */
+const clientColumns = ["client_id", "version", "kind", "name", "redirect_uris", "auth_method", "secret_hash", "workspace_id",
+  "recognised", "created_at", "last_token_at", "removed_at", "document_host", "cache_until"] as const
+const clientPrefix = "cl_"
+
+/** The client's columns of a combined row, unprefixed (as `SELECT * FROM clients` answers them). */
+const clientRowOf = (row: Record<string, unknown>): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const column of clientColumns) out[column] = row[clientPrefix + column]
+  return out
+}
+
 const Recheck = Schema.Struct({ codeVersion: Schema.NullOr(Schema.Number), clientUsable: Schema.Boolean })
 
 export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () {
@@ -17,7 +29,46 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const decodeConnection = decodeRow(Connection, connectionSource)
   const decodeRole = decodeRow(RefreshRole, connectionSource)
   const decodeRecheck = decodeRow(Recheck, recheckSource)
+  const decodeClient = decodeRow(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" })
+  const decodeCode = decodeRow(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
+  const groundsOf = (row: Record<string, unknown>) =>
+    Effect.gen(function* () {
+      const connection = yield* decodeConnection(row)
+      const { approverRole } = yield* decodeRole(row)
+      return { connection, role: { _tag: "Confirmed" as const, role: approverRole } }
+    })
+  const clientSelect = sql.literal(clientColumns.map((c) => `cl.${c} AS ${clientPrefix}${c}`).join(", "))
   return GrantReader.of({
+    // One row always (the client and the grant are each left-joined to it): absent parts come back as NULLs.
+    clientAndRefreshGrounds: (clientId, refreshHash) =>
+      sql`SELECT ${clientSelect}, g.*
+        FROM (SELECT 1) AS one
+        LEFT JOIN clients cl ON cl.client_id = ${clientId}
+        LEFT JOIN (SELECT c.*, m.role AS approver_role
+          FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
+          LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
+          WHERE r.hash = ${refreshHash}) AS g ON true`.pipe(
+        unavailable("GrantReader.clientAndRefreshGrounds"),
+        Effect.flatMap(([row]) => Effect.gen(function* () {
+          if (row === undefined) return { client: Option.none(), grounds: Option.none() }
+          const client = row[clientPrefix + "client_id"] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const grounds = row["id"] === null || row["id"] === undefined ? Option.none() : Option.some(yield* groundsOf(row))
+          return { client, grounds }
+        }))
+      ),
+    clientAndCode: (clientId, codeHash) =>
+      sql`SELECT ${clientSelect}, g.*
+        FROM (SELECT 1) AS one
+        LEFT JOIN clients cl ON cl.client_id = ${clientId}
+        LEFT JOIN (SELECT * FROM authorization_codes WHERE hash = ${codeHash}) AS g ON true`.pipe(
+        unavailable("GrantReader.clientAndCode"),
+        Effect.flatMap(([row]) => Effect.gen(function* () {
+          if (row === undefined) return { client: Option.none(), code: Option.none() }
+          const client = row[clientPrefix + "client_id"] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const code = row["hash"] === null || row["hash"] === undefined ? Option.none() : Option.some(yield* decodeCode(row))
+          return { client, code }
+        }))
+      ),
     refreshGrounds: (refreshHash) =>
       sql`SELECT c.*, m.role AS approver_role
         FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id

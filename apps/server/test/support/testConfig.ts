@@ -16,5 +16,6 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   adminPassword: Option.none(),
   credentialsKey: Option.none(),
   rateLimits: defaultRateLimitPolicy,
-  trustedProxies: []
+  trustedProxies: [],
+  tracing: false
 })

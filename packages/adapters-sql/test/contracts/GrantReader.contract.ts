@@ -46,6 +46,42 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       assert.isTrue(Option.isNone(yield* reader.refreshGrounds(uniqueHash("rt-hash-"))))
     }))
 
+    it.effect("client and refresh grounds together: each as its own read answers it, either absent on its own", () => Effect.gen(function* () {
+      const { workspace, people } = yield* aTeam
+      const connections = yield* ConnectionStore
+      const clients = yield* ClientStore
+      const reader = yield* GrantReader
+      const client = aClient()
+      yield* clients.insert(client)
+      const connection = aConnection({ workspaceId: workspace.id, approverId: people.admin.id, clientId: client.clientId })
+      yield* connections.insert(connection)
+      const grounds = Option.some({ connection, role: { _tag: "Confirmed" as const, role: "admin" as const } })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(client.clientId, connection.refresh.hash), { client: Option.some(client), grounds })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(unique("apc_"), connection.refresh.hash), { client: Option.none(), grounds })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(client.clientId, uniqueHash("rt-hash-")), { client: Option.some(client), grounds: Option.none() })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(unique("apc_"), uniqueHash("rt-hash-")), { client: Option.none(), grounds: Option.none() })
+      // A removed client is answered as stored: deciding it is unusable is the caller's (ClientStore.find does the same).
+      const removed = { ...client, version: 2, removedAt: t0 + 5 }
+      yield* clients.save(removed)
+      assert.deepStrictEqual((yield* reader.clientAndRefreshGrounds(client.clientId, connection.refresh.hash)).client, Option.some(removed))
+      assert.deepStrictEqual(yield* clients.find(client.clientId), Option.some(removed))
+    }))
+
+    it.effect("client and code together: each as its own find answers it, either absent on its own", () => Effect.gen(function* () {
+      const codes = yield* CodeStore
+      const clients = yield* ClientStore
+      const reader = yield* GrantReader
+      const client = aClient()
+      const code = aCode({ clientId: client.clientId })
+      yield* clients.insert(client)
+      yield* codes.insert(code)
+      assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, code.hash), { client: Option.some(client), code: Option.some(code) })
+      assert.deepStrictEqual(yield* reader.clientAndCode(unique("apc_"), code.hash), { client: Option.none(), code: Option.some(code) })
+      assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, uniqueHash("code-hash-")), { client: Option.some(client), code: Option.none() })
+      assert.deepStrictEqual(yield* reader.clientAndCode(unique("apc_"), uniqueHash("code-hash-")), { client: Option.none(), code: Option.none() })
+      assert.deepStrictEqual((yield* reader.clientAndCode(client.clientId, code.hash)).code, yield* codes.findByHash(code.hash))
+    }))
+
     it.effect("exchange re-check: the code's version now and whether its client is usable, in one read", () => Effect.gen(function* () {
       const codes = yield* CodeStore
       const clients = yield* ClientStore

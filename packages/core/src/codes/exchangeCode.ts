@@ -3,7 +3,7 @@
 // tokens and append its ConnectionOpened (the audit entry and the admins' mail come from it through the outbox
 // readers), all in one write (one statement on SQL: CodeStore.saveWith): a failure anywhere leaves the code unspent
 // for a retry (docs/decisions.md §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Client } from "../clients/Client.ts"
 import type { AuthorizationCode } from "./AuthorizationCode.ts"
@@ -16,7 +16,7 @@ import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { planConnection } from "../connections/openConnection.ts"
-import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { Prefix, type SecretHash, Secrets } from "../ports/Secrets.ts"
 import { GrantReader } from "../ports/GrantReader.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
@@ -39,6 +39,8 @@ export interface ExchangeAttempt {
   readonly codeVerifier: string
   /** The surface named by `resource`, null when omitted. */
   readonly surface: Surface | null
+  /** The code already read by this code's hash with the client (GrantReader.clientAndCode). */
+  readonly preread?: { readonly codeHash: SecretHash; readonly code: Option.Option<AuthorizationCode> }
 }
 
 export const exchangeCode = Effect.fn("codes.exchangeCode")(
@@ -49,12 +51,20 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
     const connections = yield* ConnectionStore
     const accessTokens = yield* AccessTokenStore
     const saveWith = codes.saveWith
-    const codeHash = yield* secrets.hash(attempt.code)
+    const codeHash = attempt.preread?.codeHash ?? (yield* secrets.hash(attempt.code))
     // RFC 7636 §4.6: BASE64URL(SHA-256(ASCII(code_verifier))), the same digest the Secrets port stores secrets by.
     const verifierChallenge = yield* secrets.hash(attempt.codeVerifier)
     const connectionId = ConnectionId.make(yield* secrets.generate(Prefix.connection))
+    // The first attempt decides on the code read with the client (when the token endpoint did); only a retry after a
+    // lost race reads it again.
+    let preread: Option.Option<AuthorizationCode> | undefined = attempt.preread?.code
+    const load = Effect.suspend(() => {
+      const first = preread
+      preread = undefined
+      return first !== undefined ? Effect.succeed(first) : codes.findByHash(codeHash)
+    })
     const outcome = yield* runCommand({
-      load: codes.findByHash(codeHash),
+      load,
       missing: () => new CodeNotFound(),
       transition: (code, now) => exchangeTransition(code, {
         _tag: "Exchange", clientId: attempt.client.clientId, redirectUri: attempt.redirectUri, verifierChallenge,

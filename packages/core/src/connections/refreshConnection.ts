@@ -11,8 +11,8 @@ import { RefreshTokenInvalid } from "./errors.ts"
 import { type RoleAnswer, refreshTransition } from "./transitionConnection.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
-import { GrantReader } from "../ports/GrantReader.ts"
-import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { GrantReader, type RefreshGrounds } from "../ports/GrantReader.ts"
+import { Prefix, type SecretHash, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
@@ -24,6 +24,8 @@ export interface RefreshAttempt {
   readonly scope: string | null
   /** The surface named by `resource`, null when omitted. */
   readonly surface: Surface | null
+  /** The grounds already read by this token's hash with the client (GrantReader.clientAndRefreshGrounds). */
+  readonly preread?: { readonly presentedHash: SecretHash; readonly grounds: Option.Option<RefreshGrounds> }
 }
 
 export const refreshConnection = Effect.fn("connections.refreshConnection")(function* (attempt: RefreshAttempt) {
@@ -32,10 +34,11 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
   const grants = yield* GrantReader
   const accessTokens = yield* AccessTokenStore
   const saveWith = store.saveWith
-  const presentedHash = yield* secrets.hash(attempt.refreshToken)
+  const presentedHash = attempt.preread?.presentedHash ?? (yield* secrets.hash(attempt.refreshToken))
   const refresh = yield* mintSecret(Prefix.refreshToken)
-  // One read (GrantReader: one statement on SQL): the connection with its approver's role now.
-  const grounds = yield* grants.refreshGrounds(presentedHash)
+  // One read (GrantReader: one statement on SQL): the connection with its approver's role now; none when the token
+  // endpoint read it already together with the client.
+  const grounds = attempt.preread !== undefined ? attempt.preread.grounds : yield* grants.refreshGrounds(presentedHash)
   if (Option.isNone(grounds)) return yield* new RefreshTokenInvalid({ reason: "not_found" })
   // "Cannot be confirmed now" is an answer too: the transition applies the 24-hour grace (spec §Limits). Asked before
   // the command (workspace and approver never change), so that a failing Directory read cannot abort its transaction.

@@ -2,6 +2,8 @@
 // cost no more round trips than they must). Read models over ConnectionStore, CodeStore and Directory: the writes
 // stay with those stores.
 import { Context, Effect, Option } from "effect"
+import type { Client } from "../clients/Client.ts"
+import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Connection } from "../connections/Connection.ts"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
 import type { StoreUnavailable } from "./errors.ts"
@@ -22,9 +24,28 @@ export interface ExchangeRecheck {
   readonly clientUsable: boolean
 }
 
+/** A refresh's reads together: the client it names (as ClientStore.find answers) and the refresh grounds. */
+export interface ClientAndRefreshGrounds {
+  readonly client: Option.Option<Client>
+  readonly grounds: Option.Option<RefreshGrounds>
+}
+
+/** An exchange's reads together: the client it names and the code by hash (as the stores' finds answer them). */
+export interface ClientAndCode {
+  readonly client: Option.Option<Client>
+  readonly code: Option.Option<AuthorizationCode>
+}
+
 export interface GrantReaderShape {
   /** The connection any refresh token ever issued to it belongs to (live, spent or withdrawn), with the role. */
   readonly refreshGrounds: (refreshHash: SecretHash) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
+  /**
+   * The client by id and the refresh grounds by hash, read together (one statement on SQL): a refresh then costs
+   * this read and its write (issue 11). The client is returned as stored, removed or not; the caller decides.
+   */
+  readonly clientAndRefreshGrounds: (clientId: string, refreshHash: SecretHash) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
+  /** The client by id and the authorization code by hash, read together (one statement on SQL), as stored. */
+  readonly clientAndCode: (clientId: string, codeHash: SecretHash) => Effect.Effect<ClientAndCode, StoreUnavailable>
   /** The code's version and the client's usability, read together after an exchange committed. */
   readonly recheckExchange: (codeHash: SecretHash, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }

@@ -7,23 +7,35 @@ import { GrantReader } from "../ports/GrantReader.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
 import { CodeStore } from "../ports/CodeStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
+import type { SecretHash } from "../ports/Secrets.ts"
 
 export const GrantReaderMemory = Layer.effect(GrantReader, Effect.gen(function* () {
   const connections = yield* ConnectionStore
   const codes = yield* CodeStore
   const clients = yield* ClientStore
   const directory = yield* Directory
+  const refreshGrounds = (refreshHash: SecretHash) =>
+    Effect.gen(function* () {
+      const found = yield* connections.findByRefreshHash(refreshHash)
+      if (Option.isNone(found)) return Option.none()
+      const connection = found.value
+      const role = yield* directory.role(connection.workspaceId, connection.approverId).pipe(
+        Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
+        Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
+      )
+      return Option.some({ connection, role })
+    })
   return GrantReader.of({
-    refreshGrounds: (refreshHash) =>
+    refreshGrounds,
+    clientAndRefreshGrounds: (clientId, refreshHash) =>
       Effect.gen(function* () {
-        const found = yield* connections.findByRefreshHash(refreshHash)
-        if (Option.isNone(found)) return Option.none()
-        const connection = found.value
-        const role = yield* directory.role(connection.workspaceId, connection.approverId).pipe(
-          Effect.map((r): RoleAnswer => ({ _tag: "Confirmed", role: Option.getOrNull(r) })),
-          Effect.catchTag("DirectoryUnavailable", () => Effect.succeed<RoleAnswer>({ _tag: "Unconfirmed" }))
-        )
-        return Option.some({ connection, role })
+        const client = yield* clients.find(clientId)
+        return { client, grounds: yield* refreshGrounds(refreshHash) }
+      }),
+    clientAndCode: (clientId, codeHash) =>
+      Effect.gen(function* () {
+        const client = yield* clients.find(clientId)
+        return { client, code: yield* codes.findByHash(codeHash) }
       }),
     recheckExchange: (codeHash, clientId) =>
       Effect.gen(function* () {

@@ -19,7 +19,30 @@ export type BasicCredentials = { readonly clientId: string; readonly clientSecre
 export const acceptsMethod = (client: Client, method: "client_secret_basic" | "client_secret_post"): boolean =>
   client.authMethod === method || (client.kind === "workspace_app" && client.authMethod !== "none")
 
-export const authenticateClient = Effect.fn("token.authenticateClient")(function* (params: TokenParams, basic: BasicCredentials) {
+/**
+ * The client id authenticateClient will look up: null when the request fails one of the checks made before the look-up
+ * (undecodable Basic, secrets in both places, two client ids, none), so that a caller reading the client early
+ * (with its grant) never reads for a request those checks refuse, and a refusal's answer does not depend on the store.
+ */
+export const claimedClientId = (params: TokenParams, basic: BasicCredentials): string | null => {
+  if (basic === "malformed") return null
+  const bodyId = params.get("client_id")
+  const basicSecret = basic === null || basic.clientSecret === "" ? null : basic.clientSecret
+  if (basicSecret !== null && params.get("client_secret") !== null) return null
+  if (basic !== null && bodyId !== null && bodyId !== basic.clientId) return null
+  const clientId = basic?.clientId ?? bodyId
+  return clientId === null || clientId === "" ? null : clientId
+}
+
+/**
+ * `preread`: the client the caller already read by `claimedClientId` together with its grant (GrantReader, one
+ * statement), as ClientStore.find answered it; without it the client is read here.
+ */
+export const authenticateClient = Effect.fn("token.authenticateClient")(function* (
+  params: TokenParams,
+  basic: BasicCredentials,
+  preread?: { readonly clientId: string; readonly found: Option.Option<Client> }
+) {
   const usedBasic = basic !== null
   const fail = (reason: ClientAuthenticationFailed["reason"]) => new ClientAuthenticationFailed({ reason, usedBasic })
   if (basic === "malformed") return yield* fail("malformed_basic")
@@ -37,7 +60,9 @@ export const authenticateClient = Effect.fn("token.authenticateClient")(function
   const clientId = basic?.clientId ?? bodyId
   if (clientId === null || clientId === "") return yield* new InvalidRequest({ description: "client_id is required" })
   // Store only: the token endpoint never fetches a metadata document (spec §Authentication 4).
-  const found = yield* findClientForToken(clientId)
+  const found = preread !== undefined && preread.clientId === clientId
+    ? Option.filter(preread.found, (c) => c.removedAt === null)
+    : yield* findClientForToken(clientId)
   if (Option.isNone(found)) return yield* fail("unknown_client")
   const client = found.value
   const secret = basicSecret ?? bodySecret

@@ -4,7 +4,7 @@
 import { Clock, Effect } from "effect"
 import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
 import { type RawParams, readParams, required } from "./TokenParams.ts"
-import { authenticateClient, type BasicCredentials } from "./authenticateClient.ts"
+import { authenticateClient, type BasicCredentials, claimedClientId } from "./authenticateClient.ts"
 import { surfaceOfResource } from "./surfaceOfResource.ts"
 import type { Client } from "../clients/Client.ts"
 import { exchangeCode } from "../codes/exchangeCode.ts"
@@ -14,6 +14,8 @@ import { formatScopes } from "../scopes/grant.ts"
 import type { Surface } from "../scopes/Scope.ts"
 import { Issuer } from "../ports/Issuer.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
+import { GrantReader } from "../ports/GrantReader.ts"
+import { Secrets } from "../ports/Secrets.ts"
 
 /** Spec §Token response; answered with Cache-Control: no-store (RFC 6749 §5.1). */
 export interface TokenResponse {
@@ -56,6 +58,22 @@ const noteTokenIssued = (client: Client) =>
     Effect.catch((error) => Effect.logWarning("lastTokenAt not updated").pipe(Effect.annotateLogs({ clientId: client.clientId, error: error._tag })))
   )
 
+/** The client and the refresh grounds a refresh_token request names, read together. */
+const prereadRefresh = (clientId: string, refreshToken: string) =>
+  Effect.gen(function* () {
+    const presentedHash = yield* (yield* Secrets).hash(refreshToken)
+    const read = yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, presentedHash)
+    return { client: { clientId, found: read.client }, grant: { presentedHash, grounds: read.grounds } }
+  })
+
+/** The client and the authorization code a code exchange names, read together. */
+const prereadExchange = (clientId: string, code: string) =>
+  Effect.gen(function* () {
+    const codeHash = yield* (yield* Secrets).hash(code)
+    const read = yield* (yield* GrantReader).clientAndCode(clientId, codeHash)
+    return { client: { clientId, found: read.client }, grant: { codeHash, code: read.code } }
+  })
+
 const toResponse = (tokens: TokenPair): TokenResponse => ({
   access_token: tokens.accessToken,
   token_type: "Bearer",
@@ -71,18 +89,32 @@ const grant = Effect.fnUntraced(function* (request: TokenRequest) {
   const grantType = params.get("grant_type")
   if (grantType === null) return yield* new InvalidRequest({ description: "grant_type is required" })
   if (grantType !== "authorization_code" && grantType !== "refresh_token") return yield* new UnsupportedGrantType()
-  const client: Client = yield* authenticateClient(params, request.basic)
+  // A refresh reads its client and its grant in one read (GrantReader: one statement on SQL), so that it costs that
+  // read and its write (issue 11); the checks and their order are authenticateClient's and refreshConnection's.
+  const claimed = claimedClientId(params, request.basic)
+  // An exchange reads its client and its code together the same way.
+  const presented = params.get(grantType === "refresh_token" ? "refresh_token" : "code")
+  const canPreread = claimed !== null && claimed !== "" && presented !== null && presented !== ""
+  const preread = canPreread && grantType === "refresh_token" ? yield* prereadRefresh(claimed, presented) : undefined
+  const prereadCode = canPreread && grantType === "authorization_code" ? yield* prereadExchange(claimed, presented) : undefined
+  const client: Client = yield* authenticateClient(params, request.basic, preread?.client ?? prereadCode?.client)
   const surface: Surface | null = yield* resourceParam(params.get("resource"))
   if (grantType === "authorization_code") {
     const code = yield* required(params, "code")
     // Spec §OAuth errors: "PKCE missing" is invalid_request; a malformed verifier too (RFC 7636 §4.1).
     const codeVerifier = yield* required(params, "code_verifier")
-    const { tokens } = yield* exchangeCode({ code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface })
+    const { tokens } = yield* exchangeCode({
+      code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface,
+      ...(prereadCode === undefined ? {} : { preread: prereadCode.grant })
+    })
     yield* noteTokenIssued(client)
     return toResponse(tokens)
   }
   const refreshToken = yield* required(params, "refresh_token")
-  const { tokens } = yield* refreshConnection({ refreshToken, clientId: client.clientId, scope: params.get("scope"), surface })
+  const { tokens } = yield* refreshConnection({
+    refreshToken, clientId: client.clientId, scope: params.get("scope"), surface,
+    ...(preread === undefined ? {} : { preread: preread.grant })
+  })
   yield* noteTokenIssued(client)
   return toResponse(tokens)
 })

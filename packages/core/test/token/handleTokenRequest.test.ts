@@ -9,6 +9,7 @@ import {
   resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials,
   ConnectionId
 } from "@adgate/core"
+import { GrantReaderMemory } from "@adgate/core/testing"
 import { codeGrant, DirectoryControl, form, insertCode, people, refreshGrant, secrets, seed, World, ws } from "./world.ts"
 import { audited } from "../support/audited.ts"
 
@@ -343,6 +344,8 @@ describe("§OAuth errors: temporarily_unavailable (503) and server_error (503)",
       const error = yield* refused(codeGrant({ value: "apo_ac_x", verifier: "v".repeat(43) }))
       assert.strictEqual(error._tag, "StoreUnavailable")
       assert.strictEqual((yield* (yield* AccessTokenStore).findByHash(SecretHash.make("x"))).pipe(Option.isNone), true)
-    }).pipe(Effect.provide(Layer.merge(World, CodesDown)))
+      // The exchange's first read of its code goes through the GrantReader (with the client): a fresh one over the
+      // failing storage (World's own is memoised over the healthy one).
+    }).pipe(Effect.provide(Layer.mergeAll(World, CodesDown, Layer.fresh(GrantReaderMemory).pipe(Layer.provide(CodesDown), Layer.provide(World)))))
   })
 })
