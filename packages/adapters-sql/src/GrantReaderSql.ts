@@ -5,6 +5,7 @@ import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgat
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRow } from "./decodeRow.ts"
+import { sqlNames } from "./sqlNames.ts"
 import { unavailable } from "./unavailable.ts"
 
 const RefreshRole = Schema.Struct({ approverRole: Schema.NullOr(Role) })
@@ -13,10 +14,15 @@ const clientColumns = ["client_id", "version", "kind", "name", "redirect_uris", 
   "recognised", "created_at", "last_token_at", "removed_at", "document_host", "cache_until"] as const
 const clientPrefix = "cl_"
 
-/** The client's columns of a combined row, unprefixed (as `SELECT * FROM clients` answers them). */
+/** Each client column's field name, and the field its prefixed alias comes back as (the client's result transform). */
+const clientFields = clientColumns.map((column) =>
+  [sqlNames.transformResultNames(column), sqlNames.transformResultNames(clientPrefix + column)] as const)
+const prefixedClientId = sqlNames.transformResultNames(clientPrefix + "client_id")
+
+/** The client's fields of a combined row, unprefixed (as `SELECT * FROM clients` answers them). */
 const clientRowOf = (row: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
-  for (const column of clientColumns) out[column] = row[clientPrefix + column]
+  for (const [field, prefixed] of clientFields) out[field] = row[prefixed]
   return out
 }
 
@@ -51,7 +57,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         unavailable("GrantReader.clientAndRefreshGrounds"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), grounds: Option.none() }
-          const client = row[clientPrefix + "client_id"] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const client = row[prefixedClientId] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
           const grounds = row["id"] === null || row["id"] === undefined ? Option.none() : Option.some(yield* groundsOf(row))
           return { client, grounds }
         }))
@@ -64,7 +70,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         unavailable("GrantReader.clientAndCode"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), code: Option.none() }
-          const client = row[clientPrefix + "client_id"] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const client = row[prefixedClientId] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
           const code = row["hash"] === null || row["hash"] === undefined ? Option.none() : Option.some(yield* decodeCode(row))
           return { client, code }
         }))
