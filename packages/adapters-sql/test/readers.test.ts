@@ -3,7 +3,7 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, Directory, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
+  advanceTask, Directory, setGuardrails, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
   ApiKeyId,
   WorkspaceId,
   ConnectionId,
@@ -152,6 +152,33 @@ describe.runIf(Option.isSome(databaseUrl))("a task's audit entries on PostgreSQL
     Effect.gen(function* () {
       const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
       yield* taskAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
+        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+})
+
+/** Guardrails set twice (issue 8): two guardrails.changed entries naming who set them, with the caps before and after. */
+const guardrailsAudited = Effect.gen(function* () {
+  const { workspaceId, userId } = yield* seedAdminWorkspace
+  yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
+  yield* setGuardrails(workspaceId, null, { maxDailyBudgetPerAccount: 500 })
+  const caps = (maxDailyBudgetPerAccount: number | null) =>
+    ({ maxBudgetChangePercent: null, maxChangesPerDay: null, maxDailyBudgetPerAccount, protectedNames: [] })
+  assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => [e.action, e.actorId, e.detail]), [
+    ["guardrails.changed", userId, { before: caps(null), after: caps(100) }],
+    ["guardrails.changed", null, { before: caps(100), after: caps(500) }]
+  ])
+})
+
+describe("guardrails' audit entries on PGlite (issue 8)", () => {
+  it.effect("each setting of the guardrails reaches the audit log with who set them", () =>
+    guardrailsAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+})
+
+describe.runIf(Option.isSome(databaseUrl))("guardrails' audit entries on PostgreSQL (issue 8)", () => {
+  it.effect("each setting of the guardrails reaches the audit log with who set them", () =>
+    Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      yield* guardrailsAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
         SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })

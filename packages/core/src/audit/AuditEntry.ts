@@ -10,7 +10,11 @@ export const AuditAction = Schema.Literals([
   // A pending write withdrawn because the connection or API key that asked ended (the withdrawals reader).
   "write_request.withdrawn",
   // Every move of a task (docs/tasks.md, Statuses), from its events by the audit reader.
-  "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled"
+  "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled",
+  // A workspace's settings set by a person or the CLI (issue 8), from their events by the audit reader.
+  "guardrails.changed", "member.role_changed", "workspace.plan_changed", "credits.set",
+  // A workspace's own OAuth app registered (issue 8).
+  "app.registered"
 ])
 export type AuditAction = typeof AuditAction.Type
 

@@ -1,7 +1,9 @@
 // Which domain events are audit log entries (spec §Events: "Audit log entries are written for approving, declining
-// and ending a connection"; ours: every move of a task, docs/tasks.md, and a pending write withdrawn because its
-// requester ended), with their non-secret facts. The adapters' audit reader (adapters-sql/src/readers) writes them
-// from the outbox; core services never write these entries themselves.
+// and ending a connection"; ours: every move of a task, docs/tasks.md, a pending write withdrawn because its
+// requester ended, and issue 8's settings: guardrails, a member's role, the plan, the credits; a workspace app
+// registered), with their non-secret
+// facts. The adapters' audit reader (adapters-sql/src/readers) writes them from the outbox; core services never write
+// these entries themselves.
 import { Effect } from "effect"
 import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
@@ -60,6 +62,32 @@ export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null 
         detail: event._tag === "TaskFailed"
           ? { taskId: event.taskId, apiKeyId: event.apiKeyId, reasons: event.reasons }
           : { taskId: event.taskId, apiKeyId: event.apiKeyId }
+      }
+    case "GuardrailsChanged":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "guardrails.changed",
+        clientId: null, connectionId: null, detail: { before: event.before, after: event.after }
+      }
+    case "MemberRoleChanged":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "member.role_changed",
+        clientId: null, connectionId: null, detail: { userId: event.userId, before: event.before, after: event.after }
+      }
+    case "WorkspacePlanChanged":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "workspace.plan_changed",
+        clientId: null, connectionId: null, detail: { before: event.before, after: event.after }
+      }
+    case "CreditsSet":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "credits.set",
+        clientId: null, connectionId: null, detail: { before: event.before, after: event.after, reason: event.reason }
+      }
+    case "WorkspaceAppRegistered":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "app.registered",
+        clientId: event.clientId, connectionId: null,
+        detail: { name: event.name, redirectUris: event.redirectUris, authMethod: event.authMethod }
       }
     default:
       return null

@@ -7,6 +7,7 @@ import { consentOptions } from "./consentOptions.ts"
 import { NotAllowedToConnect } from "./errors.ts"
 import { consentPageLifetimeMs } from "./transitionConsentPage.ts"
 import type { Client } from "../clients/Client.ts"
+import { runCreation } from "../commands/runCommand.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -52,7 +53,8 @@ export const openConsentPage = Effect.fn("authorize.openConsentPage")(function* 
     expiresAt: now + consentPageLifetimeMs,
     status: "open"
   }
-  yield* consents.insert(page)
+  // A creation without an event (opening a page is no audit entry): the insert alone, no extra round trip.
+  yield* runCreation(consents.insert(page), page, [])
   return { page, csrfToken, options: yield* consentOptionsWithPlatforms(input.request, role, plan, input.client, input.workspaceId) }
 })
 

@@ -7,6 +7,7 @@ import { InvalidClientMetadata, InvalidRedirectUri, RegistrationRateLimited } fr
 import { hitLimit } from "../limits/RateLimits.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
+import { runCreation } from "../commands/runCommand.ts"
 
 export interface RegisterClientInput {
   readonly body: unknown
@@ -45,7 +46,9 @@ export const registerClient = Effect.fn("clients.registerClient")(function* (inp
   const { client, clientSecret } = yield* newRegisteredClient({
     kind: "dynamic", name, redirectUris, authMethod, workspaceId: null, now
   })
-  yield* (yield* ClientStore).insert(client)
+  // A creation without an event: a dynamic registration belongs to no workspace, so no audit log is its home
+  // (docs/decisions.md, Client registration events); the insert alone, as before.
+  yield* runCreation((yield* ClientStore).insert(client), client, [])
   const clientId = client.clientId
 
   const response: Record<string, unknown> = {

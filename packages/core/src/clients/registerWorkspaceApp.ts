@@ -4,6 +4,7 @@ import { Clock, Effect, Option, Result } from "effect"
 import { cleanName, decodeRedirectUris, maxClientNameLength } from "./ClientMetadata.ts"
 import { InvalidClientMetadata, InvalidRedirectUri, NotAllowed, TooManyApps } from "./errors.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
+import { runCreation } from "../commands/runCommand.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Issuer } from "../ports/Issuer.ts"
@@ -45,7 +46,12 @@ export const registerWorkspaceApp = Effect.fn("clients.registerWorkspaceApp")(fu
     workspaceId: input.workspaceId,
     now
   })
-  // Counted and inserted atomically by the store: registrations racing for the twentieth place cannot make 21.
-  if (!(yield* clients.insertWorkspaceApp(client, maxAppsPerWorkspace))) return yield* new TooManyApps({ limit: maxAppsPerWorkspace })
-  return { client, clientSecret }
+  // Counted and inserted atomically by the store: registrations racing for the twentieth place cannot make 21. A full
+  // workspace fails the unit before its event is appended, so a refused app leaves no entry.
+  const insert = Effect.flatMap(clients.insertWorkspaceApp(client, maxAppsPerWorkspace),
+    (inserted) => inserted ? Effect.void : Effect.fail(new TooManyApps({ limit: maxAppsPerWorkspace })))
+  return yield* runCreation(insert, { client, clientSecret }, [{
+    _tag: "WorkspaceAppRegistered", at: now, clientId: client.clientId, workspaceId: input.workspaceId, actorId: input.actorId,
+    name, redirectUris: client.redirectUris, authMethod: client.authMethod
+  }])
 })

@@ -9,7 +9,8 @@ import { MetadataDocumentFetcher } from "../ports/MetadataDocumentFetcher.ts"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { Prefix } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
-import { retryOnConflict } from "../commands/conflictRetry.ts"
+import { runCommand } from "../commands/runCommand.ts"
+import { moved } from "../commands/Transition.ts"
 
 /** How long after its cache lifetime ended a document may still be served while its host's fetch budget is spent. */
 export const staleServingMs = 24 * 60 * 60 * 1000
@@ -58,36 +59,37 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   if (Result.isFailure(document)) return yield* unknown(document.failure.reason)
   const cacheUntil = now + clampCacheLifetime(fetched.maxAgeSeconds)
 
-  // Compare-and-set: a concurrent refresh of the same document wins or loses whole; the loser reloads and retries.
-  return yield* Effect.gen(function* () {
-    const current = yield* clients.find(clientId)
-    const fresh = {
-      name: document.success.name,
-      redirectUris: document.success.redirectUris,
-      authMethod: "none" as const,
-      secretHash: null,
-      documentHost: url.success.host,
-      cacheUntil
-    }
-    if (Option.isNone(current)) {
-      const client: Client = {
-        clientId, version: 1, kind: "metadata_document", workspaceId: null, recognised: false,
-        createdAt: now, lastTokenAt: null, removedAt: null, ...fresh
-      }
-      yield* clients.insert(client)
-      return client
-    }
+  // A command on the runner, whose state is the cached row or none: the first sight inserts it, a refresh saves it by
+  // compare-and-set; a concurrent refresh of the same document wins or loses whole, and the loser decides again on a
+  // fresh load. No event: the cache is bookkeeping, not a change anyone audits; so the write alone, as before.
+  const fresh = {
+    name: document.success.name,
+    redirectUris: document.success.redirectUris,
+    authMethod: "none" as const,
+    secretHash: null,
+    documentHost: url.success.host,
+    cacheUntil
+  }
+  const refreshed = (current: Option.Option<Client>): Client => Option.match(current, {
+    onNone: () => ({
+      clientId, version: 1, kind: "metadata_document", workspaceId: null, recognised: false,
+      createdAt: now, lastTokenAt: null, removedAt: null, ...fresh
+    }),
     // A removed row is a forgotten document: seeing it again starts it afresh, keeping nothing but the row.
-    const next: Client = {
-      ...current.value,
-      ...fresh,
-      version: current.value.version + 1,
-      kind: "metadata_document",
-      removedAt: null
-    }
-    yield* clients.save(next)
-    return next
-  }).pipe(retryOnConflict, Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
+    onSome: (c) => ({ ...c, ...fresh, version: c.version + 1, kind: "metadata_document", removedAt: null })
+  })
+  return yield* runCommand({
+    load: Effect.map(clients.find(clientId), Option.some),
+    missing: () => unknown("no such client"),
+    transition: (current: Option.Option<Client>) => {
+      const next = refreshed(current)
+      return moved(Option.some(next), next)
+    },
+    save: (next) => Option.match(next, {
+      onNone: () => Effect.void,
+      onSome: (c) => c.version === 1 ? clients.insert(c) : clients.save(c)
+    })
+  }).pipe(Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
 })
 
 /** The client for the token and revocation endpoints: the store only, never a fetch (spec §Authentication 4). */

@@ -5,7 +5,7 @@ import { Schema } from "effect"
 import { RequesterEndReason, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
-import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ApiKeyId } from "../credentials/records.ts"
 
 const at = Schema.Number
@@ -86,9 +86,51 @@ export const TaskFailed = Schema.TaggedStruct("TaskFailed", { ...taskFacts, reas
 /** The task was cancelled: status cancelled. */
 export const TaskCancelled = Schema.TaggedStruct("TaskCancelled", taskFacts)
 
+/** A workspace's caps and protected names, as a guardrails event tells them (guardrails/Guardrails.ts). */
+const GuardrailSettings = Schema.Struct({
+  maxBudgetChangePercent: Schema.NullOr(Schema.Number), maxChangesPerDay: Schema.NullOr(Schema.Number),
+  maxDailyBudgetPerAccount: Schema.NullOr(Schema.Number), protectedNames: Schema.Array(Schema.String)
+})
+/**
+ * A workspace's guardrails were set (issue 9, issue 8: admins see who loosened a spend cap): who set them (null for
+ * the CLI), and the settings before and after.
+ */
+export const GuardrailsChanged = Schema.TaggedStruct("GuardrailsChanged", {
+  at, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId), before: GuardrailSettings, after: GuardrailSettings
+})
+
+/**
+ * A person's role in a workspace was set (CLI, later the management page; issue 8): before and after, null for not
+ * a member; who set it (null for the CLI).
+ */
+export const MemberRoleChanged = Schema.TaggedStruct("MemberRoleChanged", {
+  at, workspaceId: WorkspaceId, userId: UserId, before: Schema.NullOr(Role), after: Schema.NullOr(Role),
+  actorId: Schema.NullOr(UserId)
+})
+/** A workspace was moved to a plan (issue 8): before and after; who moved it (null for the CLI). */
+export const WorkspacePlanChanged = Schema.TaggedStruct("WorkspacePlanChanged", {
+  at, workspaceId: WorkspaceId, before: Plan, after: Plan, actorId: Schema.NullOr(UserId)
+})
+/** A workspace's balance was set by an administrator (issue 8): before and after, the ledger's reason; who set it. */
+export const CreditsSet = Schema.TaggedStruct("CreditsSet", {
+  at, workspaceId: WorkspaceId, before: Schema.Number, after: Schema.Number, reason: Schema.String,
+  actorId: Schema.NullOr(UserId)
+})
+
+/**
+ * A workspace registered its own OAuth app (spec §Resources: OAuth client; issue 8): who registered it, its name,
+ * redirect URIs and how it authenticates. Dynamic registrations cause no event: they belong to no workspace, so no
+ * audit log is theirs (docs/decisions.md, Client registration events).
+ */
+export const WorkspaceAppRegistered = Schema.TaggedStruct("WorkspaceAppRegistered", {
+  at, clientId: Schema.String, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String,
+  redirectUris: Schema.Array(Schema.String), authMethod: Schema.String
+})
+
 export const DomainEvent = Schema.Union([
   WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ConnectionOpened,
   ConnectionEnded, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
-  TaskCancelled
+  TaskCancelled, GuardrailsChanged, MemberRoleChanged, WorkspacePlanChanged, CreditsSet,
+  WorkspaceAppRegistered
 ])
 export type DomainEvent = typeof DomainEvent.Type

@@ -115,9 +115,18 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
  */
 export const runCreation = <A, E, R>(
   insert: Effect.Effect<void, E, R>, answer: A, events: ReadonlyArray<DomainEvent>
+): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> => runWrite(insert, answer, events)
+
+/**
+ * A command that writes a record the last save of which wins (settings with no version to compare: a workspace's
+ * guardrails, a member's role, a plan): the decision is the caller's, made before; the write and its events in one
+ * unit of work; without events (or with no reader to keep them), the write alone: no transaction, no extra round trip.
+ */
+export const runWrite = <A, E, R>(
+  write: Effect.Effect<void, E, R>, answer: A, events: ReadonlyArray<DomainEvent>
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
-    if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(insert, answer)
-    return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(insert, outbox.append(events)), answer))
+    if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(write, answer)
+    return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(write, outbox.append(events)), answer))
   })

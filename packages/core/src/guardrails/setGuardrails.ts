@@ -1,6 +1,7 @@
 // Showing and setting a workspace's guardrails (issue 9 "Settable with the CLI now"; docs/decisions.md, Guardrails):
 // the CLI and, later, the management page call these; the GuardrailStore keeps one record per workspace.
 import { Clock, Effect, Option, Schema } from "effect"
+import { runWrite } from "../commands/runCommand.ts"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
 import { type Guardrails, noGuardrails } from "./Guardrails.ts"
 import { namePatternProblem } from "./namePattern.ts"
@@ -38,6 +39,13 @@ export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (wo
     updatedAt: yield* Clock.currentTimeMillis,
     updatedBy: actorId
   }
-  yield* (yield* GuardrailStore).save(next)
-  return next
+  // Settings, not a lifecycle: the last save wins; the save and its event (the audit entry) in one unit of work.
+  return yield* runWrite((yield* GuardrailStore).save(next), next, [{
+    _tag: "GuardrailsChanged", at: next.updatedAt, workspaceId, actorId, before: settingsOf(current), after: settingsOf(next)
+  }])
+})
+
+const settingsOf = (g: Guardrails) => ({
+  maxBudgetChangePercent: g.maxBudgetChangePercent, maxChangesPerDay: g.maxChangesPerDay,
+  maxDailyBudgetPerAccount: g.maxDailyBudgetPerAccount, protectedNames: g.protectedNames
 })

@@ -1,6 +1,7 @@
 // Adds a person who signs in with a password (CLI, first start, later the management pages): a well-formed e-mail
 // address nobody else has, a password of at least 8 characters, kept only as the PasswordHasher's hash.
 import { Clock, Effect, Option } from "effect"
+import { runCreation } from "../commands/runCommand.ts"
 import { type User, UserId } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
@@ -31,8 +32,11 @@ export const addUser = Effect.fn("people.addUser")(function* (input: AddUserInpu
     name: input.name?.trim() || email.slice(0, email.indexOf("@")),
     createdAt: yield* Clock.currentTimeMillis
   }
-  // A concurrent add of the same address is refused by createUser itself (EmailTaken).
-  yield* directory.createUser(user)
-  yield* (yield* PeopleStore).setPasswordHash(user.id, yield* (yield* PasswordHasher).hash(input.password))
-  return user
+  const hasher = yield* PasswordHasher
+  const people = yield* PeopleStore
+  // A creation without an event: a person belongs to no workspace, so no audit log is theirs (their memberships'
+  // roles are, member.role_changed). A concurrent add of the same address is refused by createUser (EmailTaken).
+  const create = Effect.andThen(directory.createUser(user),
+    Effect.flatMap(hasher.hash(input.password), (hash) => people.setPasswordHash(user.id, hash)))
+  return yield* runCreation(create, user, [])
 })

@@ -1,6 +1,7 @@
 // A browser session for a person who proved who they are (docs/decisions.md, People): 12 hours, found by the
 // SHA-256 of its secret (the cookie value), working in the person's first workspace until they switch.
 import { Clock, Effect } from "effect"
+import { runCreation } from "../commands/runCommand.ts"
 import type { User } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
@@ -29,6 +30,6 @@ export const startSession = Effect.fn("people.startSession")(function* (user: Us
     expiresAt: now + sessionLifetimeMs,
     revokedAt: null
   }
-  yield* (yield* PeopleStore).insertSession(session)
-  return { session, secret } satisfies SignedIn
+  // A creation without an event (a session belongs to a person, not to a workspace's audit log): the INSERT alone.
+  return yield* runCreation((yield* PeopleStore).insertSession(session), { session, secret } satisfies SignedIn, [])
 })

@@ -1,13 +1,23 @@
-// Makes a person a member of a workspace with a role, changes the role, or ends the membership ("none").
-import { Effect, Option } from "effect"
+// Makes a person a member of a workspace with a role, changes the role, or ends the membership ("none"): a command
+// with a MemberRoleChanged event (issue 8), the Directory's write and the event in one unit of work.
+import { Clock, Effect, Option } from "effect"
+import { runWrite } from "../commands/runCommand.ts"
 import { Directory } from "../ports/Directory.ts"
 import { findUser } from "../people/findUser.ts"
 import { findWorkspace } from "./findWorkspace.ts"
-import type { Role } from "./Workspace.ts"
+import type { Role, UserId } from "./Workspace.ts"
 
-export const setMemberRole = Effect.fn("workspaces.setMemberRole")(function* (workspaceRef: string, email: string, role: Role | "none") {
+/** `actorId`: the person who set it, null for the CLI. */
+export const setMemberRole = Effect.fn("workspaces.setMemberRole")(function* (
+  workspaceRef: string, email: string, role: Role | "none", actorId: UserId | null = null
+) {
   const workspace = yield* findWorkspace(workspaceRef)
   const user = yield* findUser(email)
-  yield* (yield* Directory).setRole(workspace.id, user.id, role === "none" ? Option.none() : Option.some(role))
-  return { workspace, user }
+  const directory = yield* Directory
+  // The Directory keeps no version of a membership: the last setting wins, and `before` is what it replaced.
+  const before = Option.getOrNull(yield* directory.role(workspace.id, user.id))
+  const after = role === "none" ? null : role
+  return yield* runWrite(directory.setRole(workspace.id, user.id, Option.fromNullishOr(after)), { workspace, user }, [{
+    _tag: "MemberRoleChanged", at: yield* Clock.currentTimeMillis, workspaceId: workspace.id, userId: user.id, before, after, actorId
+  }])
 })

@@ -6,6 +6,7 @@ import {
   ConsentStore,
   Directory,
   decideConsent,
+  EventOutbox,
   openConsentPage,
   registerClient,
   registerWorkspaceApp,
@@ -71,6 +72,9 @@ describe("opening the consent page (spec §GET /oauth/authorize, §Resources: Sc
       assert.deepStrictEqual(Option.getOrThrow(yield* (yield* ConsentStore).find(page.id)), page)
       assert.notInclude(JSON.stringify(page), csrfToken)
       assert.deepStrictEqual(options.scopes.filter((s) => !s.grantable).map((s) => s.scope), ["tools:read", "tools:write", "tools:raw"])
+      // A creation without an event (issue 8): neither the registration nor the page leaves anything in the outbox.
+      const outbox = yield* EventOutbox
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("not a member, or a role that cannot connect → NotAllowedToConnect", () =>

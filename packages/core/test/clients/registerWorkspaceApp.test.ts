@@ -1,7 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { ClientStore, maxAppsPerWorkspace, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput, WorkspaceId, UserId } from "@adgate/core"
-import { seedWorkspace, worldLayer } from "./TestWorld.ts"
+import {
+  ClientStore, EventOutbox, maxAppsPerWorkspace, registerClient, registerWorkspaceApp, Secrets, type RegisterWorkspaceAppInput, WorkspaceId, UserId
+} from "@adgate/core"
+import { audited } from "../support/audited.ts"
+import { ISSUER, seedWorkspace, worldLayer } from "./TestWorld.ts"
 
 const app = (overrides: Partial<RegisterWorkspaceAppInput> = {}): RegisterWorkspaceAppInput => ({
   workspaceId: WorkspaceId.make("ws_1"), actorId: UserId.make("admin"), name: "Reporting bot", redirectUris: ["https://bot.example/cb"], type: "server", ...overrides
@@ -67,5 +70,25 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
       const clients = yield* ClientStore
       yield* clients.save({ ...first.client, version: first.client.version + 1, removedAt: 1 })
       yield* registerWorkspaceApp(app())
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("registering is a creation with an event: the workspace's audit log says who registered which app (issue 8)", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      const { client } = yield* registerWorkspaceApp(app({ actorId: UserId.make("editor"), type: "public" }))
+      assert.deepStrictEqual((yield* audited(WorkspaceId.make("ws_1"))).map((e) => [e.action, e.actorId, e.clientId, e.connectionId, e.detail]), [
+        ["app.registered", "editor", client.clientId, null, { name: "Reporting bot", redirectUris: ["https://bot.example/cb"], authMethod: "none" }]
+      ])
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("an app refused by the 20-app limit, and a dynamic registration (no workspace), cause no event (docs/decisions.md)", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      for (let i = 0; i < maxAppsPerWorkspace; i++) yield* registerWorkspaceApp(app())
+      const outbox = yield* EventOutbox
+      for (const reader of outbox.readers) yield* outbox.markDone(reader, (yield* outbox.claim(reader, 100)).map((e) => e.position))
+      assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app())))._tag, "TooManyApps")
+      yield* registerClient({ body: { redirect_uris: ["https://app.example/cb"] }, remoteAddress: "198.51.100.7", serviceOrigin: ISSUER })
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
     }).pipe(Effect.provide(worldLayer())))
 })

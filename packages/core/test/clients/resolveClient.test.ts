@@ -4,6 +4,7 @@ import { TestClock } from "effect/testing"
 import {
   ClientStore,
   defaultLimits,
+  EventOutbox,
   findClientForToken,
   registerClient,
   resolveClientForAuthorization
@@ -43,6 +44,9 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
       })
       assert.deepStrictEqual(Option.getOrNull(yield* (yield* ClientStore).find(URL)), client)
       assert.deepStrictEqual(documents.fetched, [URL])
+      // The cache write is a command without an event (issue 8): nothing in the outbox.
+      const outbox = yield* EventOutbox
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
     }).pipe(Effect.provide(worldLayer(documents))))
 
   it.effect("the cached record is used until cacheUntil; then the document is fetched again and upserted (checklist 122)", () => {

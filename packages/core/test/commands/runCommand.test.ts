@@ -7,6 +7,7 @@ import {
   refused,
   moved,
   runCommand,
+  runWrite,
   StoreUnavailable,
   Transactor,
   type OutboxAppend,
@@ -164,5 +165,21 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
     assert.deepStrictEqual([answer, yield* Ref.get(calls), yield* Ref.get(units), claimed.map((e) => e.event._tag)],
       ["ok+row", ["save", "write row"], 1, ["WriteExpired"]])
+  }))
+
+  it.effect("runWrite: a write without events is the write alone; with events a reader keeps, one unit with one append", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const written = yield* Ref.make(0)
+    const write = Ref.update(written, (n) => n + 1)
+    const event = { _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const
+    const { answers, claimed } = yield* Effect.gen(function* () {
+      const quiet = yield* runWrite(write, "quiet" as const, [])
+      const loud = yield* runWrite(write, "loud" as const, [event])
+      return { answers: [quiet, loud], claimed: yield* (yield* EventOutbox).claim("audit", 10) }
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([answers, yield* Ref.get(units), yield* Ref.get(written), claimed.map((e) => e.event)], [["quiet", "loud"], 1, 2, [event]])
+    // Events no reader keeps: the write alone, no unit opened.
+    yield* runWrite(write, "unkept" as const, [event]).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([]))))
+    assert.deepStrictEqual([yield* Ref.get(written), yield* Ref.get(units)], [3, 1])
   }))
 })

@@ -4,7 +4,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  addUser, addWorkspace, Directory, NotAMember, PeopleStore, resolveSession, signIn, SignInRefused, defaultLimits,
+  addUser, addWorkspace, Directory, EventOutbox, NotAMember, PeopleStore, resolveSession, signIn, SignInRefused, defaultLimits,
   SecretHash, SignInThrottled, signOut, switchWorkspace
 } from "@adgate/core"
 import { peopleWorld } from "./world.ts"
@@ -174,5 +174,17 @@ describe("sessions", () => {
       assert.strictEqual(Option.getOrThrow(yield* resolveSession(secret)).workspaceId, second.id)
       yield* directory.setRole(second.id, pat.id, Option.none())
       assert.strictEqual(Option.getOrThrow(yield* resolveSession(secret)).workspaceId, first.id)
+    }).pipe(Effect.provide(peopleWorld)))
+
+  it.effect("adding a person, signing in, switching and signing out are commands without events: the outbox stays empty (issue 8)", () =>
+    Effect.gen(function* () {
+      const pat = yield* aPerson("pat@x.test")
+      const work = yield* addWorkspace({ name: "Work", plan: "paid" })
+      yield* (yield* Directory).setRole(work.id, pat.id, Option.some("editor"))
+      const { session, secret } = yield* signIn({ email: "pat@x.test", password, address: "10.0.0.1" })
+      yield* switchWorkspace(session, work.id)
+      yield* signOut(secret)
+      const outbox = yield* EventOutbox
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
     }).pipe(Effect.provide(peopleWorld)))
 })

@@ -4,8 +4,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import {
   addUser, addWorkspace, CreditsLedger, Directory, EmailTaken, findUser, findWorkspace, InvalidCreditAmount, setCreditBalance,
-  setMemberRole, setWorkspacePlan, UserInvalid, UserNotFound, WorkspaceInvalid, WorkspaceNameAmbiguous, WorkspaceNotFound
+  setMemberRole, setWorkspacePlan, UserId, UserInvalid, UserNotFound, WorkspaceInvalid, WorkspaceNameAmbiguous, WorkspaceNotFound
 } from "@adgate/core"
+import { audited } from "../support/audited.ts"
 import { peopleWorld } from "../people/world.ts"
 
 describe("adding people", () => {
@@ -73,5 +74,29 @@ describe("members, plans and credits", () => {
       assert.deepStrictEqual(entries.map((e) => [e.kind, e.amount, e.balanceAfter]), [["charge", 50, 250], ["grant", 200, 300]])
       assert.deepStrictEqual(yield* Effect.flip(setCreditBalance("Acme", -5, "x")), new InvalidCreditAmount({ amount: -5 }))
       assert.deepStrictEqual(yield* Effect.flip(setCreditBalance("Acme", Number.NaN, "x")), new InvalidCreditAmount({ amount: Number.NaN }))
+    }).pipe(Effect.provide(peopleWorld)))
+
+  it.effect("setting a role, the plan and the balance are commands with events: the audit log says who set what, from what to what (issue 8)", () =>
+    Effect.gen(function* () {
+      const acme = yield* addWorkspace({ name: "Acme", plan: "free", credits: 100 })
+      const dana = yield* addUser({ email: "dana@example.com", password: "long-enough" })
+      yield* setMemberRole("Acme", "dana@example.com", "viewer")
+      yield* setMemberRole("Acme", "dana@example.com", "admin", UserId.make("usr_boss"))
+      yield* setMemberRole("Acme", "dana@example.com", "none")
+      yield* setWorkspacePlan("Acme", "paid", UserId.make("usr_boss"))
+      yield* setCreditBalance("Acme", 300, "set by an administrator (CLI)")
+      yield* setCreditBalance("Acme", 250, "set by an administrator (CLI)", UserId.make("usr_boss"))
+      // A refused setting changes nothing and is no entry.
+      yield* Effect.flip(setCreditBalance("Acme", -5, "x"))
+      yield* Effect.flip(setMemberRole("Acme", "nobody@example.com", "admin"))
+      const entries = yield* audited(acme.id)
+      assert.deepStrictEqual(entries.map((e) => [e.action, e.actorId, e.clientId, e.connectionId, e.detail]), [
+        ["member.role_changed", null, null, null, { userId: dana.id, before: null, after: "viewer" }],
+        ["member.role_changed", "usr_boss", null, null, { userId: dana.id, before: "viewer", after: "admin" }],
+        ["member.role_changed", null, null, null, { userId: dana.id, before: "admin", after: null }],
+        ["workspace.plan_changed", "usr_boss", null, null, { before: "free", after: "paid" }],
+        ["credits.set", null, null, null, { before: 100, after: 300, reason: "set by an administrator (CLI)" }],
+        ["credits.set", "usr_boss", null, null, { before: 300, after: 250, reason: "set by an administrator (CLI)" }]
+      ])
     }).pipe(Effect.provide(peopleWorld)))
 })
