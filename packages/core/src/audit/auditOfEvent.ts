@@ -21,6 +21,15 @@ const taskActions = {
   TaskCancelled: "task.cancelled"
 } as const satisfies Record<string, AuditAction>
 
+/** A workspace setting changed by a person (or the CLI, actor null): no app or connection is involved. */
+const settingChanged = (
+  event: { readonly workspaceId: AuditEntry["workspaceId"]; readonly at: number; readonly actorId: AuditEntry["actorId"] },
+  action: AuditAction,
+  detail: AuditEntry["detail"]
+): Omit<AuditEntry, "id"> => ({
+  workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action, clientId: null, connectionId: null, detail
+})
+
 /** The entry an event is, without its id; null for an event the audit log does not keep. */
 export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null => {
   switch (event._tag) {
@@ -64,25 +73,13 @@ export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null 
           : { taskId: event.taskId, apiKeyId: event.apiKeyId }
       }
     case "GuardrailsChanged":
-      return {
-        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "guardrails.changed",
-        clientId: null, connectionId: null, detail: { before: event.before, after: event.after }
-      }
+      return settingChanged(event, "guardrails.changed", { before: event.before, after: event.after })
     case "MemberRoleChanged":
-      return {
-        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "member.role_changed",
-        clientId: null, connectionId: null, detail: { userId: event.userId, before: event.before, after: event.after }
-      }
+      return settingChanged(event, "member.role_changed", { userId: event.userId, before: event.before, after: event.after })
     case "WorkspacePlanChanged":
-      return {
-        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "workspace.plan_changed",
-        clientId: null, connectionId: null, detail: { before: event.before, after: event.after }
-      }
+      return settingChanged(event, "workspace.plan_changed", { before: event.before, after: event.after })
     case "CreditsSet":
-      return {
-        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "credits.set",
-        clientId: null, connectionId: null, detail: { before: event.before, after: event.after, reason: event.reason }
-      }
+      return settingChanged(event, "credits.set", { before: event.before, after: event.after, reason: event.reason })
     case "WorkspaceAppRegistered":
       return {
         workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "app.registered",
