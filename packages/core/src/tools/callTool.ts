@@ -64,9 +64,6 @@ export type ToolCallAnswer =
   | { readonly _tag: "Ran"; readonly result: Schema.Json; readonly providerStatus: number; readonly notices: ReadonlyArray<string>; readonly replayed: boolean }
   | { readonly _tag: "Queued"; readonly requestId: WriteRequestId; readonly status: WriteRequestStatus; readonly reason: WaitReason; readonly replayed: boolean }
 
-/** The status an outcome is stored with (IdempotentResponse.status): the REST status it was first answered with. */
-const storedStatus = { Ran: 200, Queued: 202, Refused: 422 } as const satisfies Record<ToolCallOutcome["_tag"], number>
-
 const decodeOutcome = Schema.decodeUnknownEffect(ToolCallOutcome)
 const encodeOutcome = Schema.encodeUnknownSync(ToolCallOutcome)
 
@@ -250,7 +247,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const run = yield* runIdempotent(
     idempotencyScope, key, requestHash,
     (applied) => Effect.map(decideAndRun(request, tool, kind, token, applied), (outcome): IdempotentResponse =>
-      ({ status: storedStatus[outcome._tag], body: encodeOutcome(outcome) as Schema.Json }))
+      ({ body: encodeOutcome(outcome) as Schema.Json }))
   )
   const outcome = yield* decodeOutcome(run.response.body).pipe(
     Effect.mapError(() => new StoreUnavailable({ operation: "IdempotencyStore.claim", message: "stored answer does not decode" }))
