@@ -29,8 +29,8 @@ const object = (properties: Record<string, Schema.Json>, required: ReadonlyArray
 })
 
 /** A store, the directory or the platform did not answer: the same refusal codes as a tool call. */
-const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal | { readonly _tag: string }, R>) =>
-  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error as ToolCallRefusal)))) as Effect.Effect<A | CallToolResult, never, R>
+const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal, R>): Effect.Effect<A | CallToolResult, never, R> =>
+  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error))))
 
 const notFound = (what: string, id: string): CallToolResult => {
   const body = { error: "not_found", message: `No ${what} ${id} in this workspace.` }
