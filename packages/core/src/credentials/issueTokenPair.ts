@@ -3,7 +3,6 @@
 import { Clock, Effect } from "effect"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { Prefix, Secrets, type SecretHash } from "../ports/Secrets.ts"
-import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import type { AccessToken } from "./records.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
@@ -69,11 +68,4 @@ export const planTokenPair = Effect.fnUntraced(function* (input: IssueTokenPairI
     surface: input.surface
   }
   return { record, tokens }
-})
-
-/** Stores the access token (hash only) and answers the pair to hand to the client. */
-export const issueTokenPair = Effect.fn("credentials.issueTokenPair")(function* (input: IssueTokenPairInput) {
-  const { record, tokens } = yield* planTokenPair(input)
-  yield* (yield* AccessTokenStore).insert(record)
-  return tokens
 })
