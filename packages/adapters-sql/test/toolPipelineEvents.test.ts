@@ -2,13 +2,15 @@
 // WriteQueued reaches the audit log (`write_request.queued`) and the connecting person's mail through the audit and
 // mail readers exactly once, even with two processes draining at once; an applied write's ToolWriteApplied reaches
 // the audit log (`tool.write_applied`) once; a unit of work that fails after the event was appended leaves none.
-// PGlite always, PostgreSQL when DATABASE_URL is set (two pools, FOR UPDATE SKIP LOCKED).
+// The memory ports, PGlite, and PostgreSQL when DATABASE_URL is set (two pools, FOR UPDATE SKIP LOCKED).
 import {
-  ApiKeyId, ApiKeyStore, AuditLog, callTool, decideWriteRequest, Directory, executeWriteRequest, Mailer,
+  ApiKeyId, ApiKeyStore, AuditLog, callTool, decideWriteRequest, Directory, executeWriteRequest, Issuer, Mailer,
   Platforms, type Principal, queueWriteRequest, recordToolRun, SecretHash, Transactor, UserId, WorkspaceId,
   WriteRequestStore, type WriteRequestId
 } from "@adgate/core"
-import { PlatformsMemory, ToolSearchMemory } from "@adgate/core/testing"
+import {
+  CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto, ToolSearchMemory
+} from "@adgate/core/testing"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, Layer, Option, Redacted, Ref } from "effect"
@@ -16,21 +18,26 @@ import type { SqlClient } from "effect/sql"
 import { drainReader, drainReaders, auditReader, mailReader, outboxReaders, SqlDatabase } from "../src/index.ts"
 import { audited } from "./audited.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
-import { TokenWorld } from "./tokenWorld.ts"
+import { origin, TokenWorld } from "./tokenWorld.ts"
 
 const ws = WorkspaceId.make("ws_events")
 const admin = UserId.make("usr_events_admin")
 const adminEmail = "admin@events.example"
 const keyOf = (writeMode: "wait" | "apply") => ApiKeyId.make(`key_events_${writeMode}`)
 
-const pipelinePorts = Layer.mergeAll(TokenWorld, ToolSearchMemory, ArgumentValidatorAjv, PlatformsMemory({
+const platforms = () => Layer.mergeAll(ToolSearchMemory, ArgumentValidatorAjv, PlatformsMemory({
   accounts: [{ workspaceId: ws, platform: "ads", id: "act_1", name: "Events Ads", status: "ENABLED" }],
   campaigns: [
     { id: "c1", accountId: "act_1", name: "One", dailyBudget: 100, status: "ENABLED" },
     { id: "c2", accountId: "act_1", name: "Two", dailyBudget: 100, status: "ENABLED" }
   ]
 }))
-type World = Layer.Success<typeof pipelinePorts> | SqlClient.SqlClient
+const pipelinePorts = Layer.mergeAll(TokenWorld, platforms())
+type World = Layer.Success<typeof pipelinePorts>
+/** The same ports in memory (its Transactor cannot roll back, so the rollback case is SQL's alone). */
+const memoryWorld = () => GrantReaderMemory.pipe(
+  Layer.provideMerge(Layer.mergeAll(CoreMemory, OperationsMemory, SecretsWebCrypto, Issuer.layer(origin), platforms())),
+  Layer.provideMerge(DirectoryMemory))
 
 /** A paid workspace, its admin, and a live API key per write mode (an approval and an execution check the key). */
 const seed = Effect.gen(function* () {
@@ -155,6 +162,18 @@ const withoutPreview = (world: Layer.Layer<World>) => Effect.gen(function* () {
 
 const fresh = (build: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
   Effect.map(Layer.build(pipelinePorts.pipe(Layer.provideMerge(build()))), (context) => Layer.succeedContext(context))
+
+describe("the tool pipeline's events on the memory ports (issue 8)", () => {
+  it.effect("a queued write reaches the audit log and the requester's mail exactly once (three drains at once)", () =>
+    Effect.gen(function* () {
+      const world = Layer.succeedContext(yield* Layer.build(memoryWorld()))
+      yield* queuedExactlyOnce(world, world)
+    }).pipe(Effect.scoped))
+  it.effect("an applied write, approved or run at once, is one tool.write_applied entry", () =>
+    Effect.gen(function* () { yield* appliedOnce(Layer.succeedContext(yield* Layer.build(memoryWorld()))) }).pipe(Effect.scoped))
+  it.effect("a write queued without a preview is audited and mails nobody", () =>
+    Effect.gen(function* () { yield* withoutPreview(Layer.succeedContext(yield* Layer.build(memoryWorld()))) }).pipe(Effect.scoped))
+})
 
 describe("the tool pipeline's events on PGlite (issue 8)", () => {
   it.effect("a queued write reaches the audit log and the requester's mail exactly once (one client, three drains at once)", () =>
