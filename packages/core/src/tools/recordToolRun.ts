@@ -92,7 +92,7 @@ export const recordToolRunWrites = Effect.fn("tools.recordToolRunWrites")(functi
       providerStatus: run.answer.providerStatus, requestId: run.requestId, summary: run.change?.summary ?? null
     }]
     : []
-  return { notices: notices as ReadonlyArray<string>, events: events as ReadonlyArray<DomainEvent> }
+  return { notices, events }
 })
 
 /**
