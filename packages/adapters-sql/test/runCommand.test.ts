@@ -42,7 +42,7 @@ const memoryPorts = Layer.mergeAll(EventOutboxMemory(readers), TransactorMemory,
 const eventsOf = (reader: string, ids: ReadonlyArray<string>) => Effect.gen(function* () {
   const seen: Array<string> = []
   while ((yield* drainOutbox(reader, (entries) => Effect.sync(() => {
-    for (const { event } of entries) if ("requestId" in event && ids.includes(event.requestId)) seen.push(`${event._tag}:${event.requestId}`)
+    for (const { event } of entries) if ("requestId" in event && event.requestId !== null && ids.includes(event.requestId)) seen.push(`${event._tag}:${event.requestId}`)
   }))) > 0) { /* drained batch by batch */ }
   return seen
 })
@@ -178,13 +178,15 @@ describe("what the runner sends (issue 8: no round trip of its own)", () => {
 const drainFromTwoProcesses = (processA: Layer.Layer<Ports>, processB: Layer.Layer<Ports>, count: number) => Effect.gen(function* () {
   const queued = yield* Effect.forEach(Array.from({ length: count }, () => aWriteRequest()), (request) =>
     runCreation(Effect.flatMap(WriteRequestStore, (s) => s.insert(request)), request.id, [{
-      _tag: "WriteQueued", at: 0, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool
+      _tag: "WriteQueued", at: 0, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool,
+      toolTitle: request.tool, clientId: null, connectionId: request.connectionId, apiKeyId: request.apiKeyId,
+      reason: request.reason, summary: null, expiresAt: request.expiresAt
     }])).pipe(Effect.provide(processA))
   const handled = yield* Ref.make<ReadonlyArray<string>>([])
   const drainer = (reader: string) => Effect.gen(function* () {
     // Small batches, so that the two processes interleave their claims.
     while ((yield* drainOutbox(reader, (entries) => Ref.update(handled, (all) => [
-      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && queued.includes(event.requestId) ? [`${reader}:${event.requestId}`] : []))
+      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && event.requestId !== null && queued.includes(event.requestId) ? [`${reader}:${event.requestId}`] : []))
     ]), 3)) > 0) { /* until caught up */ }
   })
   yield* Effect.all(readers.flatMap((reader) => [

@@ -2,7 +2,7 @@
 // are written to the event outbox in the command's own transaction (commands/runCommand.ts) and read by the
 // adapters' readers (audit log, mail, later MCP task notifications and the pages' views). Never a secret.
 import { Schema } from "effect"
-import { RequesterEndReason, WriteRequestId } from "../approvals/WriteRequest.ts"
+import { RequesterEndReason, WaitReason, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
@@ -10,9 +10,15 @@ import { ApiKeyId } from "../credentials/records.ts"
 
 const at = Schema.Number
 
-/** A write request was queued for a person (spec §Write request, §Events: the requester is told). */
+/**
+ * A write request was queued for a person (spec §Write request, §Events: the requester is told, the audit log keeps
+ * `write_request.queued`): who asked through which app and credential, the tool (its name and title), why it waits,
+ * what it would change (the preview's summary, null when queued without one: then nobody is mailed) and when it expires.
+ */
 export const WriteQueued = Schema.TaggedStruct("WriteQueued", {
-  at, requestId: WriteRequestId, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String,
+  toolTitle: Schema.String, clientId: Schema.NullOr(Schema.String), connectionId: Schema.NullOr(ConnectionId),
+  apiKeyId: Schema.NullOr(ApiKeyId), reason: WaitReason, summary: Schema.NullOr(Schema.String), expiresAt: Schema.Number
 })
 /** An admin or editor approved or rejected it; the deadline passed unanswered; the approved write ran. */
 export const WriteApproved = Schema.TaggedStruct("WriteApproved", {
@@ -37,6 +43,17 @@ export const WriteFailed = Schema.TaggedStruct("WriteFailed", {
  */
 export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
   at, requestId: WriteRequestId, workspaceId: WorkspaceId, credentialId: Schema.String, reason: RequesterEndReason
+})
+
+/**
+ * A tool write changed a platform (spec §Events; architecture §One tool pipeline: "audit entry and credit charge"):
+ * the platform accepted it, run at once or as an approved request (`requestId`). `actorId`: the connection's approver
+ * or the key's creator; for an approved write, its approver. `summary`: the preview's, null when there was none.
+ */
+export const ToolWriteApplied = Schema.TaggedStruct("ToolWriteApplied", {
+  at, workspaceId: WorkspaceId, actorId: Schema.String, clientId: Schema.NullOr(Schema.String),
+  connectionId: Schema.NullOr(ConnectionId), apiKeyId: Schema.NullOr(ApiKeyId), tool: Schema.String,
+  providerStatus: Schema.Number, requestId: Schema.NullOr(WriteRequestId), summary: Schema.NullOr(Schema.String)
 })
 
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
@@ -128,7 +145,8 @@ export const WorkspaceAppRegistered = Schema.TaggedStruct("WorkspaceAppRegistere
 })
 
 export const DomainEvent = Schema.Union([
-  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ConnectionOpened,
+  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ToolWriteApplied,
+  ConnectionOpened,
   ConnectionEnded, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
   TaskCancelled, GuardrailsChanged, MemberRoleChanged, WorkspacePlanChanged, CreditsSet,
   WorkspaceAppRegistered

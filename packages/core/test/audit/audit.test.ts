@@ -1,7 +1,10 @@
-// Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
+// Audit entries (spec §Events, §What the service does 8): the audit reader's work (recordAuditOfEvents), and which events
+// are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId, ConnectionId, WriteRequestId } from "@adgate/core"
+import {
+  ApiKeyId, AuditLog, auditOfEvent, recordAuditOfEvents, SecretHash, type Connection, UserId, ConnectionId, WriteRequestId
+} from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
@@ -11,13 +14,40 @@ const connection: Connection = {
   refresh: { hash: SecretHash.make("h"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
 }
 describe("audit log and connection e-mail", () => {
-  it.effect("recordAudit appends an entry with an aud_ id and the clock's time", () =>
+  it.effect("the audit reader appends one entry per audited event, with an aud_ id, at the event's time", () =>
     Effect.provide(Effect.gen(function* () {
       yield* seed
-      const entry = yield* recordAudit({ workspaceId: ws, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), detail: { reason: "expired" } })
-      assert.match(entry.id, /^aud_/)
-      assert.deepStrictEqual(yield* (yield* AuditLog).list(ws), [entry])
+      yield* recordAuditOfEvents([
+        { position: 1, event: { _tag: "ConnectionEnded", at: 7, connectionId: ConnectionId.make("con_1"), workspaceId: ws, clientId: "apc_pub", reason: "expired", actorId: null } },
+        { position: 2, event: { _tag: "WriteExpired", at: 8, requestId: WriteRequestId.make("rwq_1"), workspaceId: ws } }
+      ])
+      const entries = yield* (yield* AuditLog).list(ws)
+      assert.strictEqual(entries.length, 1)
+      assert.match(entries[0]!.id, /^aud_/)
+      assert.deepStrictEqual({ ...entries[0]!, id: "" }, {
+        id: "", workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: "apc_pub",
+        connectionId: ConnectionId.make("con_1"), detail: { reason: "expired" }
+      })
     }), World))
+  it("a queued write and a write applied to a platform are entries with the pipeline's facts (spec §Events)", () => {
+    const requestId = WriteRequestId.make("rwq_1")
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "WriteQueued", at: 3, requestId, workspaceId: ws, requestedBy: UserId.make("usr_a"), tool: "pause_campaign",
+      toolTitle: "Pause a campaign", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), apiKeyId: null,
+      reason: "approval", summary: "Pause campaign c1", expiresAt: 10
+    }), {
+      workspaceId: ws, at: 3, actorId: UserId.make("usr_a"), action: "write_request.queued", clientId: "apc_pub",
+      connectionId: ConnectionId.make("con_1"),
+      detail: { tool: "pause_campaign", requestId, reason: "approval", summary: "Pause campaign c1", apiKeyId: null }
+    })
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "ToolWriteApplied", at: 4, workspaceId: ws, actorId: "usr_b", clientId: null, connectionId: null,
+      apiKeyId: ApiKeyId.make("key_1"), tool: "pause_campaign", providerStatus: 200, requestId, summary: null
+    }), {
+      workspaceId: ws, at: 4, actorId: "usr_b", action: "tool.write_applied", clientId: null, connectionId: null,
+      detail: { tool: "pause_campaign", providerStatus: 200, requestId, summary: null, apiKeyId: ApiKeyId.make("key_1") }
+    })
+  })
   it("approving, declining and ending a connection are audit entries, at the event's time; other events are not (spec §Events)", () => {
     const opened = {
       _tag: "ConnectionOpened", at: 5, connectionId: connection.id, workspaceId: ws, clientId: connection.clientId, approverId: UserId.make("usr_a"),
