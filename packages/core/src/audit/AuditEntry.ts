@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ClientId } from "../clients/Client.ts"
 
 export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
@@ -25,7 +26,7 @@ export const AuditEntry = Schema.Struct({
   /** The person who acted, or null for the service itself (reuse detection, expiry). */
   actorId: Schema.NullOr(Schema.String),
   action: AuditAction,
-  clientId: Schema.NullOr(Schema.String),
+  clientId: Schema.NullOr(ClientId),
   connectionId: Schema.NullOr(ConnectionId),
   /** Non-secret details: scopes, reason, surface. */
   detail: Schema.Record(Schema.String, Schema.Unknown)

@@ -5,13 +5,14 @@ import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 export interface AuditInput {
   readonly workspaceId: WorkspaceId
   /** The person who acted, null for the service itself (reuse detection, expiry, an app revoking). */
   readonly actorId: string | null
   readonly action: AuditAction
-  readonly clientId: string | null
+  readonly clientId: ClientId | null
   readonly connectionId: ConnectionId | null
   /** Non-secret details only: scopes, reason, surface. */
   readonly detail: Readonly<Record<string, unknown>>

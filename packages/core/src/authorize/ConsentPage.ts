@@ -3,10 +3,11 @@ import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { ClientId } from "../clients/Client.ts"
 
 /** What GET /oauth/authorize accepted, after every parameter rule passed. */
 export const AuthorizationRequest = Schema.Struct({
-  clientId: Schema.String,
+  clientId: ClientId,
   /** The redirect URI the answer goes to (the one sent, or the single registered one). */
   redirectUri: Schema.String,
   /** Whether redirect_uri was sent to authorize: then the token request must repeat it (RFC 6749 §4.1.3). */

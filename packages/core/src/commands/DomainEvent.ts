@@ -7,6 +7,7 @@ import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ApiKeyId } from "../credentials/records.ts"
+import { ClientId } from "../clients/Client.ts"
 
 const at = Schema.Number
 
@@ -41,7 +42,7 @@ export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
 
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
-  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: Schema.String,
+  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: ClientId,
   reason: EndReason, actorId: Schema.NullOr(UserId)
 })
 
@@ -55,13 +56,13 @@ export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
  * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
  */
 export const ConnectionOpened = Schema.TaggedStruct("ConnectionOpened", {
-  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: Schema.String, approverId: UserId,
+  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: ClientId, approverId: UserId,
   scopes: Schema.Array(Scope), surface: Surface, platforms: PlatformChoice, writeMode: WriteMode
 })
 
 /** The person chose Cancel, or approved no permission, on the consent page (spec §Events: declining). */
 export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
-  at, workspaceId: WorkspaceId, userId: UserId, clientId: Schema.String, scopesAsked: Schema.String,
+  at, workspaceId: WorkspaceId, userId: UserId, clientId: ClientId, scopesAsked: Schema.String,
   surface: Surface, reason: Schema.Literals(["cancelled", "no_permission_approved"])
 })
 
@@ -123,7 +124,7 @@ export const CreditsSet = Schema.TaggedStruct("CreditsSet", {
  * audit log is theirs (docs/decisions.md, Client registration events).
  */
 export const WorkspaceAppRegistered = Schema.TaggedStruct("WorkspaceAppRegistered", {
-  at, clientId: Schema.String, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String,
+  at, clientId: ClientId, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String,
   redirectUris: Schema.Array(Schema.String), authMethod: Schema.String
 })
 

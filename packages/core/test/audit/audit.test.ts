@@ -1,11 +1,11 @@
 // Audit entries (spec §Events, §What the service does 8): recordAudit, and which events are entries (auditOfEvent).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId, ConnectionId, WriteRequestId } from "@adgate/core"
+import { AuditLog, auditOfEvent, recordAudit, SecretHash, type Connection, UserId, ConnectionId, WriteRequestId, ClientId } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
 const connection: Connection = {
-  id: ConnectionId.make("con_1"), version: 1, clientId: "https://tool.example/client.json", workspaceId: ws, approverId: UserId.make("usr_a"),
+  id: ConnectionId.make("con_1"), version: 1, clientId: ClientId.make("https://tool.example/client.json"), workspaceId: ws, approverId: UserId.make("usr_a"),
   scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait", status: "active",
   endedReason: null, createdAt: 0, endedAt: null, expiresAt: 1, roleConfirmedAt: 0,
   refresh: { hash: SecretHash.make("h"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
@@ -14,7 +14,7 @@ describe("audit log and connection e-mail", () => {
   it.effect("recordAudit appends an entry with an aud_ id and the clock's time", () =>
     Effect.provide(Effect.gen(function* () {
       yield* seed
-      const entry = yield* recordAudit({ workspaceId: ws, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), detail: { reason: "expired" } })
+      const entry = yield* recordAudit({ workspaceId: ws, actorId: null, action: "connection.ended", clientId: ClientId.make("apc_pub"), connectionId: ConnectionId.make("con_1"), detail: { reason: "expired" } })
       assert.match(entry.id, /^aud_/)
       assert.deepStrictEqual(yield* (yield* AuditLog).list(ws), [entry])
     }), World))
@@ -28,14 +28,14 @@ describe("audit log and connection e-mail", () => {
       detail: { scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait" }
     })
     assert.deepStrictEqual(auditOfEvent({
-      _tag: "ConsentDeclined", at: 6, workspaceId: ws, userId: UserId.make("usr_b"), clientId: "apc_pub", scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled"
+      _tag: "ConsentDeclined", at: 6, workspaceId: ws, userId: UserId.make("usr_b"), clientId: ClientId.make("apc_pub"), scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled"
     }), {
-      workspaceId: ws, at: 6, actorId: UserId.make("usr_b"), action: "connection.declined", clientId: "apc_pub", connectionId: null,
+      workspaceId: ws, at: 6, actorId: UserId.make("usr_b"), action: "connection.declined", clientId: ClientId.make("apc_pub"), connectionId: null,
       detail: { scopesAsked: "tasks:read", surface: "mcp", reason: "cancelled" }
     })
     assert.deepStrictEqual(auditOfEvent({
-      _tag: "ConnectionEnded", at: 7, connectionId: ConnectionId.make("con_1"), workspaceId: ws, clientId: "apc_pub", reason: "revoked", actorId: null
-    }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: "apc_pub", connectionId: ConnectionId.make("con_1"), detail: { reason: "revoked" } })
+      _tag: "ConnectionEnded", at: 7, connectionId: ConnectionId.make("con_1"), workspaceId: ws, clientId: ClientId.make("apc_pub"), reason: "revoked", actorId: null
+    }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: ClientId.make("apc_pub"), connectionId: ConnectionId.make("con_1"), detail: { reason: "revoked" } })
     assert.isNull(auditOfEvent({ _tag: "WriteExpired", at: 8, requestId: WriteRequestId.make("rwq_1"), workspaceId: ws }))
   })
 })
