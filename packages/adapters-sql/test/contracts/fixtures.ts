@@ -3,7 +3,7 @@ import type {
   AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
   ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
-import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId } from "@adgate/core"
+import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId, TaskId } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 
@@ -202,7 +202,7 @@ export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest =>
 })
 
 export const aTask = (over: Partial<Task> = {}): Task => ({
-  id: unique("task_"),
+  id: TaskId.make(unique("task_")),
   version: 1,
   workspaceId: WorkspaceId.make(unique("ws_")),
   createdBy: UserId.make(unique("usr_")),

@@ -8,6 +8,7 @@ import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ApiKeyId } from "../credentials/records.ts"
 import { ClientId } from "../clients/Client.ts"
+import { TaskId } from "../tasks/Task.ts"
 
 const at = Schema.Number
 
@@ -71,7 +72,7 @@ export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
  * it (a connection or an API key), so that the audit trail of a connection shows its tasks.
  */
 const taskFacts = {
-  at, taskId: Schema.String, workspaceId: WorkspaceId, createdBy: UserId,
+  at, taskId: TaskId, workspaceId: WorkspaceId, createdBy: UserId,
   connectionId: Schema.NullOr(ConnectionId), apiKeyId: Schema.NullOr(ApiKeyId)
 }
 /** A task was started from a goal (POST /tasks, MCP): status planning. */
