@@ -3,7 +3,7 @@ import type {
   AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
   ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
-import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId, TaskId } from "@adgate/core"
+import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId, TaskId, ConsentPageId } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 
@@ -35,7 +35,7 @@ export const aClient = (over: Partial<Client> = {}): Client => ({
 })
 
 export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
-  id: unique("cp_"),
+  id: ConsentPageId.make(unique("cp_")),
   version: 1,
   request: {
     clientId: ClientId.make(unique("apc_")),

@@ -31,8 +31,12 @@ export type ConsentDecision = typeof ConsentDecision.Type
 export const ConsentPageStatus = Schema.Literals(["open", "approved", "declined"])
 export type ConsentPageStatus = typeof ConsentPageStatus.Type
 
+/** A consent page's id (`cp_…`), branded where it enters: generated when the page opens, read from its form. */
+export const ConsentPageId = Schema.String.pipe(Schema.brand("ConsentPageId"))
+export type ConsentPageId = typeof ConsentPageId.Type
+
 export const ConsentPage = Schema.Struct({
-  id: Schema.String,
+  id: ConsentPageId,
   version: Schema.Int,
   request: AuthorizationRequest,
   /** The signed-in person and chosen workspace when the page opened; a switch restarts the flow. */
