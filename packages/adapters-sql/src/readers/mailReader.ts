@@ -1,7 +1,7 @@
 // The mail reader (spec §Events: "E-mails go to workspace admins when an app is connected"): events → the mail
 // outbox (MailSender sends it). It reads the admins, the approver and the app when it handles the event, so a
 // Directory outage fails the pass and the event waits for the next one: the mail is late, never lost nor doubled.
-import { ClientStore, Directory, Issuer, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry } from "@adgate/core"
+import { ClientStore, Directory, Issuer, MailId, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
 import { composeConnectionMail } from "./connectionOpenedMail.ts"
 import type { OutboxReader } from "./OutboxReader.ts"
@@ -24,7 +24,7 @@ const mailAdmins = Effect.fnUntraced(function* (event: typeof ConnectionOpened.T
   const secrets = yield* Secrets
   const now = yield* Clock.currentTimeMillis
   for (const admin of members.filter((m) => m.role === "admin"))
-    yield* mailer.enqueue({ id: yield* secrets.generate(Prefix.mail), to: admin.user.email, subject, text, createdAt: now, sentAt: null })
+    yield* mailer.enqueue({ id: MailId.make(yield* secrets.generate(Prefix.mail)), to: admin.user.email, subject, text, createdAt: now, sentAt: null })
 })
 
 export const mailReader = {

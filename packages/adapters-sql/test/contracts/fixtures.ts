@@ -3,7 +3,7 @@ import type {
   AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
   ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
-import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId, TaskId, ConsentPageId } from "@adgate/core"
+import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId, TaskId, ConsentPageId, MailId } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 
@@ -158,7 +158,7 @@ export const anAuditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
 })
 
 export const aMail = (over: Partial<MailMessage> = {}): MailMessage => ({
-  id: unique("mail_"),
+  id: MailId.make(unique("mail_")),
   to: "pat@example.com",
   subject: "A new app was connected",
   text: "Hello",

@@ -33,8 +33,12 @@ export const AuditEntry = Schema.Struct({
 })
 export type AuditEntry = typeof AuditEntry.Type
 
+/** A queued mail's id (`mail_…`), branded where it is made (the mail's enqueuer) and decoded from the outbox. */
+export const MailId = Schema.String.pipe(Schema.brand("MailId"))
+export type MailId = typeof MailId.Type
+
 export const MailMessage = Schema.Struct({
-  id: Schema.String,
+  id: MailId,
   to: Schema.String,
   subject: Schema.String,
   text: Schema.String,

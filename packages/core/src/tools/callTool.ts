@@ -6,6 +6,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
 import { WaitReason, type WriteRequest, WriteRequestStatus, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { recordAudit } from "../audit/recordAudit.ts"
+import { MailId } from "../audit/AuditEntry.ts"
 import type { Principal } from "../credentials/records.ts"
 import { isChargedAnswer } from "../credits/creditRules.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
@@ -103,7 +104,7 @@ const mailRequester = Effect.fn("tools.mailRequester")(function* (request: Write
     recipient: { email: user.value.email, name: user.value.name }
   })
   yield* (yield* Mailer).enqueue({
-    id: yield* (yield* Secrets).generate(Prefix.mail),
+    id: MailId.make(yield* (yield* Secrets).generate(Prefix.mail)),
     to: user.value.email,
     ...mail,
     createdAt: yield* Clock.currentTimeMillis,
