@@ -49,7 +49,7 @@ export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
 
 /** An API key was revoked (spec §Authentication 11): who revoked it. */
 export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
-  at, keyId: Schema.String, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId)
+  at, keyId: ApiKeyId, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId)
 })
 
 /**
