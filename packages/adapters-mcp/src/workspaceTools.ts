@@ -5,7 +5,7 @@ import { Effect, Option, Schema } from "effect"
 import {
   ArgumentValidator, callTool, describeTool, Issuer, listTools, Platforms, type Principal, type Scope,
   startTask, TaskStatus, TaskStore, ToolArgumentsInvalid, type ToolCallRefusal, WriteRequestStore,
-  WriteRequestId
+  TaskId, WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
@@ -163,7 +163,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     readOnly: true,
     anyOf: ["tasks:read"],
     run: (principal, args) => refused(Effect.gen(function* () {
-      const id = str(args, "taskId") ?? ""
+      const id = TaskId.make(str(args, "taskId") ?? "")
       const found = yield* (yield* TaskStore).find(id)
       if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("task", id)
       const t = found.value

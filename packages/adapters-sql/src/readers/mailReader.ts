@@ -3,7 +3,7 @@
 // the app) when it handles the event, so a Directory outage fails the pass and the event waits for the next one: the
 // mail is late, never lost nor doubled.
 import {
-  ChangeWaitingMail, ClientStore, Directory, Issuer, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry,
+  ChangeWaitingMail, ClientStore, Directory, Issuer, MailId, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry,
   type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
@@ -28,7 +28,7 @@ const mailAdmins = Effect.fnUntraced(function* (event: typeof ConnectionOpened.T
   const secrets = yield* Secrets
   const now = yield* Clock.currentTimeMillis
   for (const admin of members.filter((m) => m.role === "admin"))
-    yield* mailer.enqueue({ id: yield* secrets.generate(Prefix.mail), to: admin.user.email, subject, text, createdAt: now, sentAt: null })
+    yield* mailer.enqueue({ id: MailId.make(yield* secrets.generate(Prefix.mail)), to: admin.user.email, subject, text, createdAt: now, sentAt: null })
 })
 
 /**
@@ -46,7 +46,7 @@ const mailRequester = Effect.fnUntraced(function* (event: typeof WriteQueued.Typ
     recipient: { email: user.value.email, name: user.value.name }
   })
   yield* (yield* Mailer).enqueue({
-    id: yield* (yield* Secrets).generate(Prefix.mail), to: user.value.email, subject, text,
+    id: MailId.make(yield* (yield* Secrets).generate(Prefix.mail)), to: user.value.email, subject, text,
     createdAt: yield* Clock.currentTimeMillis, sentAt: null
   })
 })

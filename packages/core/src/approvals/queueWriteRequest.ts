@@ -10,6 +10,7 @@ import { type WaitReason, type WriteRequest, writeRequestLifetimeMs, WriteReques
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 export interface WriteRequestInput {
   readonly workspaceId: WorkspaceId
@@ -27,7 +28,7 @@ export interface WriteRequestInput {
  */
 export interface QueuedCall {
   /** The app that asked (the connection's client); null for an API key. */
-  readonly clientId: string | null
+  readonly clientId: ClientId | null
   readonly toolTitle: string
   /** The preview's one line saying what would change; null when it was queued without a preview (no mail then). */
   readonly summary: string | null

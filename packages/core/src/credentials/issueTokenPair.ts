@@ -6,6 +6,7 @@ import { Prefix, Secrets, type SecretHash } from "../ports/Secrets.ts"
 import type { AccessToken } from "./records.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 /** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */
 export const accessTokenLifetimeSeconds = 3600
@@ -34,7 +35,7 @@ export interface TokenPair {
 
 export interface IssueTokenPairInput {
   readonly connectionId: ConnectionId
-  readonly clientId: string
+  readonly clientId: ClientId
   readonly workspaceId: WorkspaceId
   /** The refresh generation: withdrawing that pair ends this access token (decision 89). */
   readonly generation: number

@@ -6,7 +6,7 @@ import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.
 import { type RawParams, readParams, required } from "./TokenParams.ts"
 import { authenticateClient, type BasicCredentials, claimedClientId } from "./authenticateClient.ts"
 import { surfaceOfResource } from "./surfaceOfResource.ts"
-import type { Client } from "../clients/Client.ts"
+import type { Client, ClientId } from "../clients/Client.ts"
 import { runWrite } from "../commands/runCommand.ts"
 import { exchangeCode } from "../codes/exchangeCode.ts"
 import { refreshConnection } from "../connections/refreshConnection.ts"
@@ -64,7 +64,7 @@ const noteTokenIssued = (client: Client) =>
   )
 
 /** The client and the refresh grounds a refresh_token request names, read together. */
-const prereadRefresh = (clientId: string, refreshToken: string) =>
+const prereadRefresh = (clientId: ClientId, refreshToken: string) =>
   Effect.gen(function* () {
     const presentedHash = yield* (yield* Secrets).hash(refreshToken)
     const read = yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, presentedHash)
@@ -72,7 +72,7 @@ const prereadRefresh = (clientId: string, refreshToken: string) =>
   })
 
 /** The client and the authorization code a code exchange names, read together. */
-const prereadExchange = (clientId: string, code: string) =>
+const prereadExchange = (clientId: ClientId, code: string) =>
   Effect.gen(function* () {
     const codeHash = yield* (yield* Secrets).hash(code)
     const read = yield* (yield* GrantReader).clientAndCode(clientId, codeHash)

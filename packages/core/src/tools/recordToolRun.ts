@@ -17,6 +17,7 @@ import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
 import type { WriteRequestId } from "../approvals/WriteRequest.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 export interface ToolRun {
   readonly workspaceId: WorkspaceId
@@ -24,7 +25,7 @@ export interface ToolRun {
   readonly apiKeyId: ApiKeyId | null
   /** The person acting: the connection's approver or key's creator; for an approved write, the approver. */
   readonly actorId: string
-  readonly clientId: string | null
+  readonly clientId: ClientId | null
   readonly tool: Tool
   readonly kind: ToolKind
   readonly answer: PlatformAnswer

@@ -1,7 +1,7 @@
 // The tool pipeline, one named test per REST status row it decides (spec §REST status codes; architecture §One tool
 // pipeline), on memory ports and the in-memory platforms.
 import {
-  AuditLog,
+  AuditLog, ClientId,
   callTool,
   CreditsLedger,
   Directory,
@@ -84,12 +84,12 @@ describe("callTool: status rows", () => {
     if (event._tag !== "WriteQueued") return
     assert.deepInclude(event, {
       requestId: answer.requestId, workspaceId: ws, requestedBy: people.admin, tool: "ads__update_campaign_budget",
-      clientId: "apc_1", connectionId: ConnectionId.make("con_1"), apiKeyId: null, reason: "approval", expiresAt: event.at + writeRequestLifetimeMs
+      clientId: ClientId.make("apc_1"), connectionId: ConnectionId.make("con_1"), apiKeyId: null, reason: "approval", expiresAt: event.at + writeRequestLifetimeMs
     })
     assert.include(event.summary ?? "", "Brand – Search")
     const audit = yield* audited(ws)
     assert.deepStrictEqual(audit.map(({ id: _, ...entry }) => entry), [{
-      workspaceId: ws, at: event.at, actorId: people.admin, action: "write_request.queued", clientId: "apc_1",
+      workspaceId: ws, at: event.at, actorId: people.admin, action: "write_request.queued", clientId: ClientId.make("apc_1"),
       connectionId: ConnectionId.make("con_1"),
       detail: { tool: "ads__update_campaign_budget", requestId: answer.requestId, reason: "approval", summary: event.summary, apiKeyId: null }
     }])
