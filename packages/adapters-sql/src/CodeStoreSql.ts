@@ -17,7 +17,7 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
   const decode = decodeFirstRow(AuthorizationCode, { operation: "CodeStore.findByHash", table: "authorization_codes", key: "hash" })
   // The compare-and-set update of an encoded row: every column but the key, on the version the save was loaded at.
   const update = (c: AuthorizationCode, encoded: { readonly [field: string]: unknown }) =>
-    sql`UPDATE authorization_codes SET ${sql.update(encoded, ["hash"])}
+    sql`UPDATE authorization_codes SET ${row.assignments(encoded, ["hash"])}
       WHERE hash = ${c.hash} AND version = ${c.version - 1}`
   // Of 32 racing exchanges that loaded one version, exactly one row matches: the code is spent once.
   const save = (c: AuthorizationCode, operation: string) =>

@@ -24,7 +24,7 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
     connectionRow.encode(c, operation).pipe(
       Effect.flatMap((row) =>
         sql`WITH updated AS (
-            UPDATE connections SET ${sql.update(row, ["id"])}
+            UPDATE connections SET ${connectionRow.assignments(row, ["id"])}
             WHERE id = ${c.id} AND version = ${c.version - 1}
             RETURNING id
           ), indexed AS (

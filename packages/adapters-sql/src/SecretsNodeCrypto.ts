@@ -3,7 +3,7 @@
 // Crypto job per call (9 % of the server's CPU on a refresh, bench/README.md), and equal in every output.
 import { SecretHash, Secrets } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { createHash, randomBytes } from "node:crypto"
+import { hash, randomBytes } from "node:crypto"
 
 // 32-byte values cut from one CSPRNG draw of 4 KiB: one call into OpenSSL per 128 secrets instead of one per secret
 // (a token request mints two or three; each call was ~14 µs of the server's CPU, bench/README.md). Each value is
@@ -25,5 +25,6 @@ const random32 = (): string => {
 
 export const SecretsNodeCrypto = Layer.succeed(Secrets, Secrets.of({
   generate: (prefix) => Effect.sync(() => prefix + random32()),
-  hash: (value) => Effect.sync(() => SecretHash.make(createHash("sha256").update(value, "utf8").digest("base64url")))
+  // crypto.hash: the one-shot digest (Node ≥ 21.7), no Hash object per call: ~0.5 µs against createHash's 1–1.6 µs.
+  hash: (value) => Effect.sync(() => SecretHash.make(hash("sha256", value, "base64url")))
 }))

@@ -31,7 +31,7 @@ export const followingCtes = (
     if (Exit.isFailure(row)) return Exit.failCause(row.cause)
     const inserted = sql(`connection_${i}`)
     ctes.push(sql`${inserted} AS (
-        INSERT INTO connections ${connectionRow.insertSelect(sql, row.value)}
+        INSERT INTO connections ${connectionRow.insertSelect(row.value)}
         FROM ${from}
         RETURNING id
       )`)
@@ -43,7 +43,7 @@ export const followingCtes = (
     const row = accessTokenRow.encodeExit(t, operation)
     if (Exit.isFailure(row)) return Exit.failCause(row.cause)
     ctes.push(sql`${sql(`access_token_${i}`)} AS (
-        INSERT INTO access_tokens ${accessTokenRow.insertSelect(sql, row.value)}
+        INSERT INTO access_tokens ${accessTokenRow.insertSelect(row.value)}
         FROM ${from}
       )`)
   }

@@ -3,7 +3,8 @@
 // columns are written as JSON text (SQL NULL for null), which PostgreSQL and PGlite both read as the column's type.
 import { StoreUnavailable } from "@adgate/core"
 import { Cause, Effect, Exit, Schema } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
+import { Statement } from "effect/sql"
+import { sqlNames } from "./sqlNames.ts"
 
 type Fields = { readonly [field: string]: unknown }
 
@@ -17,8 +18,22 @@ export interface TableRow<T extends Fields> {
    * whether it is written (a CTE returning a row): `sql.insert` can only write VALUES. jsonb fields are cast, as a
    * SELECT list's parameters are not typed by the target columns.
    */
-  readonly insertSelect: (sql: SqlClient.SqlClient, row: Fields) => Statement.Fragment
+  readonly insertSelect: (row: Fields) => Statement.Fragment
+  /**
+   * `"column" = $n, …` of an encoded row, every field but `omit`: what `sql.update(row, omit)` writes after `SET`,
+   * for the compare-and-set saves of the token path.
+   */
+  readonly assignments: (row: Fields, omit: ReadonlyArray<string>) => Statement.Fragment
 }
+
+// The token path's statements (a refresh's and an exchange's one write) are built on every request: with a helper
+// or a fragment per column, the statement compiler escapes every column name again (two regex replacements each) and
+// walks a fragment per value, ~25 µs for a refresh's write (bench/README.md, round 4). The quoted column names are
+// made once per field here, as the client's compiler makes them (sqlNames, then its `"` escape), and the statement
+// gets one literal per column and one parameter per value: the same SQL text and parameters.
+const quoteIdentifier = Statement.defaultEscape("\"")
+const comma = Statement.literal(", ")
+const jsonbCast = Statement.literal("::jsonb")
 
 /**
  * The rows of `table` for records of `schema` (its Encoded side is the row: rename a column with
@@ -31,6 +46,24 @@ export const tableRow = <T extends Fields, E extends Fields>(
   // Compiled once per table, and synchronous (an Exit, no fiber of its own), as decodeRow's decoders are.
   const encode = Schema.encodeExit(schema)
   const jsonb = new Set<string>(options.jsonb ?? [])
+  const columns = new Map<string, string>()
+  const column = (field: string): string => {
+    let quoted = columns.get(field)
+    if (quoted === undefined) {
+      quoted = quoteIdentifier(sqlNames.transformQueryNames(field))
+      columns.set(field, quoted)
+    }
+    return quoted
+  }
+  const assignmentOf = new Map<string, readonly [first: Statement.Literal, next: Statement.Literal]>()
+  const assignment = (field: string) => {
+    let literals = assignmentOf.get(field)
+    if (literals === undefined) {
+      literals = [Statement.literal(`${column(field)} = `), Statement.literal(`, ${column(field)} = `)]
+      assignmentOf.set(field, literals)
+    }
+    return literals
+  }
   const encodeExit = (record: T, operation: string): Exit.Exit<Fields, StoreUnavailable> => {
     const encoded = encode(record, { errors: "all" })
     if (Exit.isSuccess(encoded)) {
@@ -50,12 +83,24 @@ export const tableRow = <T extends Fields, E extends Fields>(
   return {
     encode: (record, operation) => encodeExit(record, operation),
     encodeExit,
-    insertSelect: (sql, row) => {
+    insertSelect: (row) => {
       const fields = Object.keys(row)
-      const comma = sql.join(", ", false)
-      return sql`(${comma(fields.map((field) => sql`${sql(field)}`))}) SELECT ${
-        comma(fields.map((field) => jsonb.has(field) ? sql`${row[field]}::jsonb` : sql`${row[field]}`))
-      }`
+      const segments: Array<Statement.Segment> = [Statement.literal(`(${fields.map(column).join(", ")}) SELECT `)]
+      for (let i = 0; i < fields.length; i++) {
+        const field = fields[i]!
+        if (i > 0) segments.push(comma)
+        segments.push(Statement.parameter(row[field]))
+        if (jsonb.has(field)) segments.push(jsonbCast)
+      }
+      return Statement.fragment(segments)
+    },
+    assignments: (row, omit) => {
+      const segments: Array<Statement.Segment> = []
+      for (const field of Object.keys(row)) {
+        if (omit.includes(field)) continue
+        segments.push(assignment(field)[segments.length === 0 ? 0 : 1], Statement.parameter(row[field] ?? null))
+      }
+      return Statement.fragment(segments)
     }
   }
 }

@@ -124,6 +124,15 @@ describe("clientAddress", () => {
     expect(countedAddress("2001:db8:a:c::1")).not.toBe(countedAddress("2001:db8:a:b::1"))
   })
 
+  it("an address counted again, or after more addresses than are remembered, is counted the same", () => {
+    expect(countedAddress("::ffff:192.0.2.7")).toBe("192.0.2.7")
+    expect(countedAddress("::ffff:192.0.2.7")).toBe("192.0.2.7")
+    for (let i = 0; i < 5000; i++) countedAddress(`2001:db8:${(i % 65536).toString(16)}::${i.toString(16)}`)
+    expect(countedAddress("::ffff:192.0.2.7")).toBe("192.0.2.7")
+    expect(countedAddress("2001:db8:a:b:c:d:e:f")).toBe("2001:db8:a:b::/64")
+    expect(countedAddress("not an address")).toBe("not an address")
+  })
+
   it("a TRUSTED_PROXIES entry that is not an address or range is refused", () => {
     expect(() => compileTrustedProxies(["10.0.0.0/33"])).toThrow(TypeError)
     expect(() => compileTrustedProxies(["proxy.example"])).toThrow(TypeError)

@@ -9,6 +9,13 @@ export const conflictRetries = 3
 const isConflict = (error: unknown): boolean =>
   typeof error === "object" && error !== null && "_tag" in error && error._tag === "Conflict"
 
-/** Runs `self` again after a Conflict, at most conflictRetries times; any other failure is the answer at once. */
-export const retryOnConflict = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.retry(self, { while: isConflict, times: conflictRetries })
+/**
+ * Runs `self` again after a Conflict, at most conflictRetries times; any other failure is the answer at once.
+ * A chain of `catchIf`s, not `Effect.retry`: a schedule's driver costs ~3.5 µs on every command, raced or not, against
+ * ~0.4 µs for this (bench/README.md, round 4).
+ */
+export const retryOnConflict = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+  const attempt = (retriesLeft: number): Effect.Effect<A, E, R> =>
+    retriesLeft === 0 ? self : Effect.catchIf(self, isConflict, () => attempt(retriesLeft - 1))
+  return attempt(conflictRetries)
+}

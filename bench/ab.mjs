@@ -1,0 +1,81 @@
+// Interleaved A/B of adgate builds or settings on refresh (a16) or another scenario that can run repeatedly (round 4,
+// bench/README.md): every variant's server is started once (each on its own database, pinned with its backends to
+// CPU 0, this driver to CPU 1), then the load runs on each in turn, round after round, the order reversed every other
+// round, so that all of them meet the same moments of a shared machine. Prints one JSON line per window and, at the
+// end, the median CPU per request of each and, with OIDC=1, the CPU efficiency against oidc-provider-pg per round.
+//
+//   node bench/ab.mjs "base:" "pool4:SOME_ENV=4" "stgc:|--single-threaded-gc" "main:@c94de9e"
+//
+// A variant is `label:ENV=value,ENV2=value|node flags @git-ref`: environment for its server, extra Node flags, and a
+// commit whose packages/ and apps/ it runs (checked out for its start only and restored to HEAD at once: commit your
+// work first, and leave the tree alone until every server is up). ROUNDS (default 6), SECS measured per window
+// (default 4), SCEN (default a16), OIDC=1 adds oidc-provider-pg. BENCH_DB_SUFFIX and BENCH_PORT_BASE as for run.mjs.
+import { execFileSync } from "node:child_process"
+import { adgateTarget } from "./targets/adgate.mjs"
+import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
+import { scenarios } from "./scenarios.mjs"
+import { makeAgent } from "./lib/driver.mjs"
+import { pin } from "./lib/procstat.mjs"
+import { benchDatabase, repoDir } from "./lib/processes.mjs"
+
+const rounds = Number(process.env.ROUNDS ?? 6)
+const seconds = Number(process.env.SECS ?? 4)
+const scenario = scenarios.find((s) => s.id === (process.env.SCEN ?? "a16"))
+let port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 50
+
+const variants = process.argv.slice(2).map((spec, i) => {
+  const [label, rest = ""] = spec.split(/:(.*)/s)
+  const [withoutRef, ref] = rest.split("@")
+  const [envs = "", flags = ""] = withoutRef.split("|")
+  const env = Object.fromEntries(envs.split(",").filter((kv) => kv !== "").map((kv) => kv.split("=")))
+  return { label, env, ref: ref?.trim() || undefined, nodeArgs: flags.split(" ").filter((f) => f !== ""), i }
+})
+if (variants.length === 0) throw new Error("usage: node bench/ab.mjs label:ENV=v|--flag@ref …")
+
+const git = (...args) => execFileSync("git", ["-C", repoDir, ...args])
+const all = []
+pin(process.pid, 1)
+try {
+  for (const v of variants) {
+    const saved = { ...process.env }
+    Object.assign(process.env, v.env)
+    v.target = adgateTarget({ store: "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs })
+    if (v.ref !== undefined) git("checkout", v.ref, "--", "packages", "apps")
+    try {
+      await v.target.start()
+    } finally {
+      if (v.ref !== undefined) git("checkout", "HEAD", "--", "packages", "apps")
+      for (const key of Object.keys(v.env)) saved[key] === undefined ? delete process.env[key] : (process.env[key] = saved[key])
+    }
+    all.push(v)
+  }
+  if (process.env.OIDC === "1") {
+    const target = oidcProviderTarget({ store: "pg", port: port++ })
+    await target.start()
+    all.push({ label: "oidc", target })
+  }
+  for (const v of all) { v.agent = makeAgent(64); v.shared = {}; v.windows = [] }
+  const pinAll = async (v) => { pin(v.target.pid, 0); for (const pid of await v.target.dbPids()) pin(pid, 0) }
+  for (const v of all) await pinAll(v)
+  for (let round = 0; round < rounds; round++) {
+    for (const v of round % 2 === 0 ? all : [...all].reverse()) {
+      const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v) }, v.shared)
+      v.windows.push(f)
+      console.log(JSON.stringify({ label: v.label, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
+    }
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
+  const cpu = (f) => f.serverCpuMsPerReq + f.dbCpuMsPerReq
+  const oidc = all.find((v) => v.label === "oidc")
+  for (const v of all) {
+    const w = v.windows
+    let line = `${v.label}: median server ${median(w.map((f) => f.serverCpuMsPerReq)).toFixed(3)} + DB ${median(w.map((f) => f.dbCpuMsPerReq)).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s`
+    if (oidc !== undefined && v !== oidc) {
+      const efficiency = w.map((f, i) => cpu(oidc.windows[i]) / cpu(f))
+      line += `; CPU efficiency against oidc-provider-pg per round ${efficiency.map((e) => e.toFixed(2)).join(" ")} (median ${median(efficiency).toFixed(2)})`
+    }
+    console.log(line)
+  }
+} finally {
+  for (const v of all) { await v.agent?.close(); await v.target?.stop() }
+}
