@@ -15,9 +15,12 @@ export interface TableRow<T extends Fields> {
   /**
    * `(columns) SELECT values` of an encoded row, to follow `INSERT INTO <table>` and precede a `FROM` that decides
    * whether it is written (a CTE returning a row): `sql.insert` can only write VALUES. jsonb fields are cast, as a
-   * SELECT list's parameters are not typed by the target columns.
+   * SELECT list's parameters are not typed by the target columns. `computed` gives some columns an SQL expression
+   * over the FROM in place of the row's value (a balance only the statement knows): the columns stay the row's.
    */
-  readonly insertSelect: (sql: SqlClient.SqlClient, row: Fields) => Statement.Fragment
+  readonly insertSelect: (
+    sql: SqlClient.SqlClient, row: Fields, computed?: { readonly [field: string]: Statement.Fragment }
+  ) => Statement.Fragment
 }
 
 /**
@@ -50,11 +53,12 @@ export const tableRow = <T extends Fields, E extends Fields>(
   return {
     encode: (record, operation) => encodeExit(record, operation),
     encodeExit,
-    insertSelect: (sql, row) => {
+    insertSelect: (sql, row, computed = {}) => {
       const fields = Object.keys(row)
       const comma = sql.join(", ", false)
       return sql`(${comma(fields.map((field) => sql`${sql(field)}`))}) SELECT ${
-        comma(fields.map((field) => jsonb.has(field) ? sql`${row[field]}::jsonb` : sql`${row[field]}`))
+        comma(fields.map((field) =>
+          computed[field] ?? (jsonb.has(field) ? sql`${row[field]}::jsonb` : sql`${row[field]}`)))
       }`
     }
   }
