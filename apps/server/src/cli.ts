@@ -297,7 +297,6 @@ const sentences: { readonly [K in CliFailure["_tag"]]: (error: Extract<CliFailur
   WorkspaceNotFound: (e) => `no workspace ${e.ref}`,
   WorkspaceNameAmbiguous: (e) => `${e.count} workspaces are named ${e.name}: use the id`,
   InvalidCreditAmount: () => "credits must be a number of 0 or more",
-  InsufficientCredits: (e) => `the balance changed while it was being set (${e.left} credits left): run the command again`,
   CreditsWorkspaceNotFound: (e) => `no workspace ${e.workspaceId}`,
   ApiKeyInvalid: (e) => `${apiKeyRefused}${e.message}`,
   ApiKeyNotAllowed: (e) => apiKeyRefused + {

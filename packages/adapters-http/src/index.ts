@@ -10,3 +10,4 @@ export { PasswordHasherScrypt, makePasswordHasherScrypt } from "./people/Passwor
 export { MetadataDocumentFetcherHttps } from "./cimd/MetadataDocumentFetcherHttps.ts"
 export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJsonError } from "./oauth/errors.ts"
 export { bearerChallenge, protectedResourceMetadataUrl, refusalAnswer, type RefusalAnswer } from "./rest/bearerAnswers.ts"
+export { taskReportAnswer } from "./rest/taskReportAnswer.ts"

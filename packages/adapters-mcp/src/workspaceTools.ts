@@ -8,6 +8,7 @@ import {
   TaskId, WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
+import { taskReportAnswer } from "@adgate/adapters-http"
 import type { McpPorts } from "./McpPorts.ts"
 import { answerResult, jsonResult, refusalResult, requestStatusUrl } from "./toolResults.ts"
 
@@ -167,7 +168,9 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
       const found = yield* (yield* TaskStore).find(id)
       if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("task", id)
       const t = found.value
-      return jsonResult({ taskId: t.id, goal: t.goal, status: t.status, plan: t.plan, report: t.report, createdAt: t.createdAt, updatedAt: t.updatedAt })
+      const origin = (yield* Issuer).origin
+      const report = taskReportAnswer(t.report, (requestId) => requestStatusUrl(origin, requestId))
+      return jsonResult({ taskId: t.id, goal: t.goal, status: t.status, plan: t.plan, report, createdAt: t.createdAt, updatedAt: t.updatedAt })
     }))
   },
   {

@@ -3,7 +3,7 @@
 // protocol revisions with JSON answers, tools by scope with schemas and annotations, pages, calls through the pipeline.
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
-import { createApiKey, Platforms, type Scope, type WriteMode, WriteRequestId } from "@adgate/core"
+import { createApiKey, Platforms, type Scope, TaskId, TaskStore, type WriteMode, WriteRequestId } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
@@ -205,6 +205,31 @@ describe("tools/call through the core pipeline", () => {
     expect(bad.structuredContent).toMatchObject({ error: "invalid_arguments" })
     const unknown = await client.callTool({ name: "nope__nothing", arguments: {} })
     expect(unknown.structuredContent).toMatchObject({ error: "tool_not_found" })
+    await client.close()
+  })
+})
+
+describe("get_task", () => {
+  it("each queued change of the report has its statusUrl, rendered from its request id, also in a report stored with its own (docs/tasks.md)", async () => {
+    const client = await connect(await apiKey(["tasks:read"]), "auto")
+    const change = { tool: "gads__pause_campaign", platform: "gads", accountId: "3842019576", target: { id: "c1", name: "One" }, arguments: { accountId: "3842019576", campaignId: "c1" }, why: "above 50", providerStatus: null, error: null }
+    for (const stored of ["facts", "with statusUrl"] as const) {
+      const id = `task_mcp_${stored.replace(" ", "_")}`
+      const queued = { ...change, status: "pending_approval", requestId: "rwq_waiting", ...(stored === "facts" ? {} : { statusUrl: `${server.origin}/api/v1/requests/rwq_waiting` }) }
+      await server.run(Effect.flatMap(TaskStore, (tasks) => tasks.insert({
+        id: TaskId.make(id), version: 3, workspaceId: world.paid.id, createdBy: world.admin.id, connectionId: null, apiKeyId: null, scopes: null,
+        goal: "pause campaigns above 50", status: "waiting_for_approval", plan: null, attempt: 1, leaseUntil: null, createdAt: 0, updatedAt: 0,
+        report: {
+          outcome: "waiting_for_approval", summary: "1 change waits.", understood: null, period: null, reads: [], totals: null, findings: [],
+          changes: [queued, { ...change, status: "refused", requestId: null, error: "GuardrailRefused" }], failures: [], credits: 5
+        }
+      })))
+      const result = await client.callTool({ name: "get_task", arguments: { taskId: id } })
+      expect(result.isError ?? false).toBe(false)
+      const changes = (result.structuredContent as { report: { changes: ReadonlyArray<Record<string, unknown>> } }).report.changes
+      expect(changes.map((c) => [c["requestId"], c["statusUrl"], Object.keys(c).indexOf("statusUrl") - Object.keys(c).indexOf("requestId")]))
+        .toEqual([["rwq_waiting", `${server.origin}/api/v1/requests/rwq_waiting`, 1], [null, null, 1]])
+    }
     await client.close()
   })
 })

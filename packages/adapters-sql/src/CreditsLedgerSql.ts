@@ -1,60 +1,93 @@
 // CreditsLedger on SQL (spec §Limits: Credits; §REST 402; checklist 178): the balance is workspaces.credits, the
-// column the Directory reads and sets. A charge is one statement: the conditional decrement and its entry row commit
-// together or not at all, so N parallel charges never take the balance below zero.
-import { CreditEntry, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount } from "@adgate/core"
+// column the Directory reads and sets. Every move (a charge, a grant, a balance set) is one statement that locks the
+// workspace's row, decides on the balance it locked, changes it and writes its entry: they commit together or not at
+// all, so N parallel charges never take the balance below zero, a refusal's `left` is the balance it was refused on,
+// and a balance set answers exactly the balance it replaced.
+// The CreditEntry Schema is the entries' only list of columns (tableRow).
+import { CreditEntry, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount, isValidCreditBalance } from "@adgate/core"
 import type { CreditMovement, StoreUnavailable, WorkspaceId } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
+
+const entryRow = tableRow(CreditEntry, { table: "credit_entries", key: "workspaceId" })
+
+/** What a move found and left: the balance it locked, and the one it set (null: its condition did not hold). */
+interface Moved {
+  readonly creditsBefore: number
+  readonly creditsAfter: number | null
+}
 
 export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const decodeEntries = decodeRows(CreditEntry, { operation: "CreditsLedger.entries", table: "credit_entries", key: "workspace_id" })
-  const balance = (operation: string, workspaceId: WorkspaceId): Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable> =>
-    sql<{ readonly credits: number }>`SELECT credits FROM workspaces WHERE id = ${workspaceId}`.pipe(
+  /**
+   * One statement: `held` takes the workspace's row FOR UPDATE (the latest committed balance, which no other move
+   * changes until this one commits), `moved` sets credits to `to` where `when` holds (both over `held.credits`), and
+   * `entry` writes the move's entry, the encoded row with the `computed` columns (over `moved`), where `written`
+   * holds. No row: no such workspace.
+   */
+  const move = (operation: string, m: Omit<CreditMovement, "amount">, kind: "charge" | "grant", amount: number, parts: {
+    readonly to: Statement.Fragment
+    readonly when: Statement.Fragment
+    readonly written: Statement.Fragment
+    readonly computed: { readonly [field: string]: Statement.Fragment }
+  }): Effect.Effect<Moved | null, StoreUnavailable> =>
+    entryRow.encode({
+      workspaceId: m.workspaceId, kind, amount, balanceAfter: 0, reason: m.reason, reference: m.reference, at: m.now
+    }, `CreditsLedger.${operation}`).pipe(
+      Effect.flatMap((entry) => sql<{ readonly creditsBefore: number; readonly creditsAfter: number | null }>`WITH held AS (
+          SELECT id, credits FROM workspaces WHERE id = ${m.workspaceId} FOR UPDATE
+        ), moved AS (
+          UPDATE workspaces w SET credits = ${parts.to} FROM held
+          WHERE w.id = held.id AND ${parts.when}
+          RETURNING w.id, held.credits AS credits_before, w.credits AS credits_after
+        ), entry AS (
+          INSERT INTO credit_entries ${entryRow.insertSelect(entry, { balanceAfter: sql`moved.credits_after`, ...parts.computed })}
+          FROM moved WHERE ${parts.written}
+        )
+        SELECT held.credits AS credits_before, moved.credits_after FROM held LEFT JOIN moved ON TRUE`),
       unavailable(`CreditsLedger.${operation}`),
-      Effect.flatMap((rows) => rows[0] === undefined
-        ? Effect.fail(new CreditsWorkspaceNotFound({ workspaceId }))
-        : Effect.succeed(Number(rows[0].credits)))
+      Effect.map((rows) => rows[0] === undefined ? null : {
+        creditsBefore: Number(rows[0].creditsBefore),
+        creditsAfter: rows[0].creditsAfter === null ? null : Number(rows[0].creditsAfter)
+      })
     )
-  /** Applies `delta` where `guard` holds, writing the entry in the same statement; answers the new balance, if any. */
-  const move = (kind: "charge" | "grant", m: CreditMovement) => {
-    const delta = kind === "charge" ? -m.amount : m.amount
-    return sql<{ readonly credits: number }>`WITH moved AS (
-        UPDATE workspaces SET credits = credits + ${delta}::double precision
-        WHERE id = ${m.workspaceId} AND (${kind}::text = 'grant' OR credits >= ${m.amount}::double precision)
-        RETURNING id, credits
-      ), entry AS (
-        INSERT INTO credit_entries (workspace_id, kind, amount, balance_after, reason, reference, at)
-        SELECT id, ${kind}::text, ${m.amount}::double precision, credits, ${m.reason}::text, ${m.reference}::text, ${m.now}::bigint
-        FROM moved
-      )
-      SELECT credits FROM moved`.pipe(
-      unavailable(`CreditsLedger.${kind}`),
-      Effect.map((rows) => (rows[0] === undefined ? null : Number(rows[0].credits)))
-    )
-  }
-  const charge = (m: CreditMovement, attempts: number): Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound | StoreUnavailable> =>
-    Effect.gen(function* () {
-      const after = yield* move("charge", m)
-      if (after !== null) return after
-      const left = yield* balance("charge", m.workspaceId)
-      // A grant committed between the two statements: the balance may cover it now, so try again.
-      if (left >= m.amount && attempts > 1) return yield* charge(m, attempts - 1)
-      return yield* new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left })
-    })
+  const notFound = (workspaceId: WorkspaceId) => Effect.fail(new CreditsWorkspaceNotFound({ workspaceId }))
+  const amountOf = (m: CreditMovement) => sql`${m.amount}::double precision`
   return CreditsLedger.of({
-    balance: (workspaceId) => balance("balance", workspaceId),
-    charge: (m) => isValidCreditAmount(m.amount) ? charge(m, 3) : Effect.fail(new InvalidCreditAmount({ amount: m.amount })),
-    grant: (m) =>
-      isValidCreditAmount(m.amount)
-        ? Effect.flatMap(move("grant", m), (after) =>
-          after === null ? Effect.fail(new CreditsWorkspaceNotFound({ workspaceId: m.workspaceId })) : Effect.succeed(after))
-        : Effect.fail(new InvalidCreditAmount({ amount: m.amount })),
+    balance: (workspaceId) =>
+      sql<{ readonly credits: number }>`SELECT credits FROM workspaces WHERE id = ${workspaceId}`.pipe(
+        unavailable("CreditsLedger.balance"),
+        Effect.flatMap((rows) => rows[0] === undefined ? notFound(workspaceId) : Effect.succeed(Number(rows[0].credits)))
+      ),
+    charge: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
+      move("charge", m, "charge", m.amount, {
+        to: sql`held.credits - ${amountOf(m)}`, when: sql`held.credits >= ${amountOf(m)}`, written: sql`TRUE`, computed: {}
+      }).pipe(Effect.flatMap((moved): Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound> =>
+        moved === null ? notFound(m.workspaceId)
+          : moved.creditsAfter === null ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left: moved.creditsBefore }))
+          : Effect.succeed(moved.creditsAfter))),
+    grant: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
+      move("grant", m, "grant", m.amount, {
+        to: sql`held.credits + ${amountOf(m)}`, when: sql`TRUE`, written: sql`TRUE`, computed: {}
+      }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null ? notFound(m.workspaceId) : Effect.succeed(moved.creditsAfter))),
+    setBalance: (s) => !isValidCreditBalance(s.balance) ? Effect.fail(new InvalidCreditAmount({ amount: s.balance })) :
+      move("setBalance", s, "charge", 0, {
+        to: sql`${s.balance}::double precision`, when: sql`TRUE`,
+        // The difference is the entry: a grant up to the balance set, a charge down to it; none when unchanged.
+        written: sql`moved.credits_after <> moved.credits_before`,
+        computed: {
+          kind: sql`CASE WHEN moved.credits_after > moved.credits_before THEN 'grant' ELSE 'charge' END`,
+          amount: sql`abs(moved.credits_after - moved.credits_before)`
+        }
+      }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null
+        ? notFound(s.workspaceId)
+        : Effect.succeed({ before: moved.creditsBefore, after: moved.creditsAfter }))),
     entries: (workspaceId, limit) =>
-      sql`SELECT workspace_id, kind, amount, balance_after, reason, reference, at FROM credit_entries
-        WHERE workspace_id = ${workspaceId} ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
+      sql`SELECT * FROM credit_entries WHERE workspace_id = ${workspaceId} ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("CreditsLedger.entries"),
         Effect.flatMap(decodeEntries)
       )

@@ -1,24 +1,41 @@
 // The event outbox on SQL (ports/EventOutbox.ts, migration 0004): the events of a command, one row per event and
 // reader, in one multi-row INSERT inside the command's transaction; claims take a reader's undone rows with
 // FOR UPDATE SKIP LOCKED, so two processes draining at once never take the same row.
-import { DomainEvent, EventOutbox, type OutboxEntry } from "@adgate/core"
-import { Array as Arr, Effect, Layer, Schema } from "effect"
+import { DomainEvent, EventOutbox, type OutboxEntry, type StoreUnavailable } from "@adgate/core"
+import { Array as Arr, Effect, Exit, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const Row = Schema.Struct({ position: Schema.NumberFromString, event: Schema.fromJsonString(DomainEvent) })
 const decodeRows = Schema.decodeUnknownEffect(Schema.Array(Row))
-const encodeEvent = Schema.encodeSync(DomainEvent)
+
+/** What an event_outbox row is written with (its position and done_at are the table's): its only list of columns. */
+export const OutboxRow = Schema.Struct({
+  reader: Schema.String,
+  /** The event's tag, so that a reader's rows can be counted by kind without reading the JSON. */
+  type: Schema.String,
+  event: DomainEvent,
+  createdAt: Schema.Number
+})
+export const outboxRow = tableRow(OutboxRow, { table: "event_outbox", key: "type", jsonb: ["event"] })
 
 /**
- * The event_outbox rows of `events` for `readers`: one per event and reader, event by event (the append order); keys
- * are camelCase, named snake_case by the client (sqlNames).
+ * The event_outbox rows of `events` for `readers`: one per event and reader, event by event (the append order), each
+ * event encoded once; keys are camelCase, named snake_case by the client (sqlNames). StoreUnavailable for `operation`
+ * when an event does not encode.
  */
-export const outboxRows = (readers: ReadonlyArray<string>, events: ReadonlyArray<DomainEvent>) =>
-  events.flatMap((event) => {
-    const encoded = JSON.stringify(encodeEvent(event))
-    return readers.map((reader) => ({ reader, type: event._tag, event: encoded, createdAt: event.at }))
-  })
+export const outboxRows = (
+  readers: ReadonlyArray<string>, events: ReadonlyArray<DomainEvent>, operation: string
+): Exit.Exit<ReadonlyArray<{ readonly [column: string]: unknown }>, StoreUnavailable> => {
+  const rows: Array<{ readonly [column: string]: unknown }> = []
+  for (const event of events) {
+    const row = outboxRow.encodeExit({ reader: "", type: event._tag, event, createdAt: event.at }, operation)
+    if (Exit.isFailure(row)) return Exit.failCause(row.cause)
+    for (const reader of readers) rows.push({ ...row.value, reader })
+  }
+  return Exit.succeed(rows)
+}
 
 /** The outbox for `readers`: each appended event is delivered once to each of them. */
 export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(EventOutbox, Effect.gen(function* () {
@@ -26,9 +43,10 @@ export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(E
   return EventOutbox.of({
     readers,
     append: (events) => {
-      const rows = outboxRows(readers, events)
-      if (!Arr.isArrayNonEmpty(rows)) return Effect.void
-      return sql`INSERT INTO event_outbox ${sql.insert(rows)}`.pipe(Effect.asVoid, unavailable("EventOutbox.append"))
+      const rows = outboxRows(readers, events, "EventOutbox.append")
+      if (Exit.isFailure(rows)) return Effect.failCause(rows.cause)
+      if (!Arr.isReadonlyArrayNonEmpty(rows.value)) return Effect.void
+      return sql`INSERT INTO event_outbox ${sql.insert(rows.value)}`.pipe(Effect.asVoid, unavailable("EventOutbox.append"))
     },
     claim: (reader, limit) =>
       // position as text and event as text: bigint and jsonb come back alike from PostgreSQL and PGlite. The order is

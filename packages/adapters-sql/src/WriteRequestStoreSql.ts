@@ -1,16 +1,22 @@
 // WriteRequestStore on SQL (spec §Write request, §States: Write request): compare-and-set saves, the pending queue,
 // and expiry of unanswered requests as one statement that any number of processes may run at once. The WriteRequest
 // Schema is the row (tableRow).
-import { WriteRequest, WriteRequestStore, WriteRequestId } from "@adgate/core"
-import { Effect, Layer } from "effect"
+import { WorkspaceId, WriteRequest, WriteRequestStore, WriteRequestId, type WriteExpired } from "@adgate/core"
+import { Cause, Effect, Exit, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
+import { outboxRow } from "./EventOutboxSql.ts"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `WriteRequestStore.${operation}`, table: "write_requests", key: "id" })
 const row = tableRow(WriteRequest, { table: "write_requests", key: "id", jsonb: ["arguments", "result"] })
+
+/** The fields of a WriteExpired event that come from the expired request's row, and their columns (every one). */
+const expiredEventColumns = { requestId: "id", workspaceId: "workspaceId" } as const satisfies {
+  readonly [Field in Exclude<keyof typeof WriteExpired.Type, "_tag" | "at">]-?: keyof WriteRequest
+}
 
 /**
  * isDueToExpire in SQL: pending, and `expires_at <= now`. Rows are claimed with FOR UPDATE SKIP LOCKED and the
@@ -31,18 +37,25 @@ export const expireDueWriteRequests = (
       UPDATE write_requests w SET status = 'expired', version = w.version + 1, updated_at = ${now}
       FROM due WHERE w.id = due.id AND w.status = 'pending_approval'
       RETURNING w.id, w.workspace_id`
-    const statement = readers.length === 0
-      ? sql<{ readonly id: string }>`${expire}`
-      // The event's JSON is DomainEvent's WriteExpired encoding: {_tag, at, requestId, workspaceId}.
-      : sql<{ readonly id: string }>`WITH expired AS (${expire}), events AS (
-          INSERT INTO event_outbox (reader, type, event, created_at)
-          SELECT r.reader, 'WriteExpired',
-            jsonb_build_object('_tag', 'WriteExpired', 'at', ${now}::bigint, 'requestId', e.id, 'workspaceId', e.workspace_id), ${now}
-          FROM expired e CROSS JOIN unnest(string_to_array(${readers.join(",")}, ',')) AS r(reader)
-          ORDER BY e.id, r.reader
-        )
-        SELECT id FROM expired`
-    return Effect.map(statement, (rows) => rows.map((r) => WriteRequestId.make(r.id)))
+    if (readers.length === 0) return Effect.map(sql<{ readonly id: string }>`${expire}`, (rows) => rows.map((r) => WriteRequestId.make(r.id)))
+    // The outbox row and its event are encoded through their Schemas (OutboxRow, DomainEvent's WriteExpired) with
+    // the fields only the statement knows left empty; those come from each expired row and reader.
+    const template = outboxRow.encodeExit({
+      reader: "", type: "WriteExpired", createdAt: now,
+      event: { _tag: "WriteExpired", at: now, requestId: WriteRequestId.make(""), workspaceId: WorkspaceId.make("") }
+    }, "WriteRequestStore.expireDue")
+    // Its own event not encoding is this code's mistake, not the database's: a defect.
+    if (Exit.isFailure(template)) return Effect.die(Cause.squash(template.cause))
+    const fromRow = sql.join(", ", false)(Object.entries(expiredEventColumns).map(([field, column]) => sql`${field}::text, e.${sql(column)}`))
+    return Effect.map(sql<{ readonly id: string }>`WITH expired AS (${expire}), events AS (
+        INSERT INTO event_outbox ${outboxRow.insertSelect(template.value, {
+          reader: sql`r.reader`,
+          event: sql`${template.value["event"]}::jsonb || jsonb_build_object(${fromRow})`
+        })}
+        FROM expired e CROSS JOIN unnest(string_to_array(${readers.join(",")}, ',')) AS r(reader)
+        ORDER BY e.id, r.reader
+      )
+      SELECT id FROM expired`, (rows) => rows.map((r) => WriteRequestId.make(r.id)))
   })
 
 export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(function* () {

@@ -47,7 +47,9 @@ export const followingCtes = (
         FROM ${from}
       )`)
   }
-  const events = outboxRows(follows.outbox.readers, follows.outbox.events)
+  const encoded = outboxRows(follows.outbox.readers, follows.outbox.events, operation)
+  if (Exit.isFailure(encoded)) return Exit.failCause(encoded.cause)
+  const events = encoded.value
   if (events.length > 0) {
     // VALUES columns of parameters are text: cast to the table's types. Rows in append order (positions follow it).
     const values = sql.join(", ", false)(events.map((e) => sql`(${e.reader}, ${e.type}, ${e.event}, ${e.createdAt})`))

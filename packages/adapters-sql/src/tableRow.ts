@@ -16,9 +16,10 @@ export interface TableRow<T extends Fields> {
   /**
    * `(columns) SELECT values` of an encoded row, to follow `INSERT INTO <table>` and precede a `FROM` that decides
    * whether it is written (a CTE returning a row): `sql.insert` can only write VALUES. jsonb fields are cast, as a
-   * SELECT list's parameters are not typed by the target columns.
+   * SELECT list's parameters are not typed by the target columns. `computed` gives some columns an SQL expression
+   * over the FROM in place of the row's value (a balance only the statement knows): the columns stay the row's.
    */
-  readonly insertSelect: (row: Fields) => Statement.Fragment
+  readonly insertSelect: (row: Fields, computed?: { readonly [field: string]: Statement.Fragment }) => Statement.Fragment
   /**
    * `"column" = $n, …` of an encoded row, every field but `omit`: what `sql.update(row, omit)` writes after `SET`,
    * for the compare-and-set saves of the token path.
@@ -83,14 +84,18 @@ export const tableRow = <T extends Fields, E extends Fields>(
   return {
     encode: (record, operation) => encodeExit(record, operation),
     encodeExit,
-    insertSelect: (row) => {
+    insertSelect: (row, computed) => {
       const fields = Object.keys(row)
       const segments: Array<Statement.Segment> = [Statement.literal(`(${fields.map(column).join(", ")}) SELECT `)]
       for (let i = 0; i < fields.length; i++) {
         const field = fields[i]!
         if (i > 0) segments.push(comma)
-        segments.push(Statement.parameter(row[field]))
-        if (jsonb.has(field)) segments.push(jsonbCast)
+        const expression = computed?.[field]
+        if (expression !== undefined) segments.push(...expression.segments)
+        else {
+          segments.push(Statement.parameter(row[field]))
+          if (jsonb.has(field)) segments.push(jsonbCast)
+        }
       }
       return Statement.fragment(segments)
     },

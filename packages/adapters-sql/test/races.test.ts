@@ -1,8 +1,8 @@
 // Exactly-once on PostgreSQL under real concurrency (architecture §Persistence is compare-and-set): 32 racing
 // compare-and-set saves, 32 racing rate-limit hits, the core's token endpoint raced on one code and one refresh
-// token, 32 calls with one Idempotency-Key, racing decisions on one write request, 32 parallel credit charges and
-// housekeeping passes racing each other, and registrations racing for a workspace's last app place. Only when
-// DATABASE_URL is set (PGlite serialises every statement).
+// token, 32 calls with one Idempotency-Key, racing decisions on one write request, 32 parallel credit charges (and a
+// balance set among them), housekeeping passes racing each other, and registrations racing for a workspace's last
+// app place. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {
   AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
   maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore,
@@ -222,6 +222,31 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       assert.strictEqual(entries.length, 14)
       // Each success left a distinct balance: 93, 86, … 2, every one of them at least zero.
       assert.deepStrictEqual(entries.map((e) => e.balanceAfter).sort((a, b) => a - b), Array.from({ length: 14 }, (_, i) => 2 + 7 * i))
+    }))
+
+    it.effect("a balance set while 32 charges race is exact: it replaced the balance the charges before it left, and only the charges after it take from it", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const { workspaceId } = yield* seedWorkspace(1000)
+      // 500.5: no charge of whole credits leaves it, so the set always writes its entry and can be told apart.
+      const charge = (i: number) => ledger.charge({ workspaceId, amount: 1, reason: "tool:race", reference: `use_${i}`, now: i })
+      const half = Array.from({ length: racers / 2 }, (_, i) => i)
+      // The set starts among the charges: half of them are sent before it, half after (the database orders them).
+      const [before, [set], after] = yield* Effect.all([
+        Effect.forEach(half, charge, { concurrency: "unbounded" }),
+        Effect.all([ledger.setBalance({ workspaceId, balance: 500.5, reason: "set", reference: null, now: 0 })]),
+        Effect.forEach(half, (i) => charge(racers / 2 + i), { concurrency: "unbounded" })
+      ], { concurrency: "unbounded" })
+      assert.strictEqual(before.length + after.length, racers)
+      const entries = (yield* ledger.entries(workspaceId, 100)).toReversed()
+      const at = entries.findIndex((e) => e.reason === "set")
+      const chargedBefore = entries.slice(0, at)
+      const chargedAfter = entries.slice(at + 1)
+      assert.strictEqual(chargedBefore.length + chargedAfter.length, racers)
+      // The set replaced what the ledger held right before it, set exactly 500.5, and the rest came off that.
+      assert.deepStrictEqual(set, { before: 1000 - chargedBefore.length, after: 500.5 })
+      assert.deepStrictEqual([entries[at]!.kind, entries[at]!.amount, entries[at]!.balanceAfter], ["charge", 499.5 - chargedBefore.length, 500.5])
+      assert.deepStrictEqual(chargedAfter.map((e) => e.balanceAfter), chargedAfter.map((_, i) => 500.5 - (i + 1)))
+      assert.strictEqual(yield* ledger.balance(workspaceId), 500.5 - chargedAfter.length)
     }))
 
     it.effect("8 housekeeping passes at once expire exactly the past-deadline pending requests, each once, and purge expired keys", () => Effect.gen(function* () {

@@ -9,6 +9,7 @@ import {
   toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest,
   TaskId, WriteRequestId
 } from "@adgate/core"
+import { taskReportAnswer } from "./taskReportAnswer.ts"
 import { BodyNotObject, restErrorAnswer, type RestRefusal, type RestRefusalTag } from "./errors.ts"
 import {
   AccountsBody, MeBody, OpenApiBody, RequestBody, TaskBody, TaskCreatedBody, TaskGoalBody, TaskListBody, ToolArgumentsBody,
@@ -359,9 +360,11 @@ const taskRoute = route({
   pathParams: [{ name: "taskId", description: "task_…" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The task", schema: TaskBody }],
   refusals: ["InsufficientScope", "TaskNotFound"],
-  handle: ({ principal, params }) => Effect.map(findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? "")), (task) => {
+  handle: ({ principal, params }) => Effect.gen(function* () {
+    const task = yield* findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? ""))
     const { url, ...view } = taskView(task)
-    return ok({ ...view, plan: task.plan, report: task.report, url })
+    const origin = (yield* Issuer).origin
+    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report, (id) => `${origin}${requestUrl(id)}`), url })
   })
 })
 

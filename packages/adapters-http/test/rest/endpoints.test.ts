@@ -3,7 +3,7 @@
 import * as oauth from "oauth4webapi"
 import { Effect, Ref } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Directory, GuardrailStore, type Guardrails, noGuardrails } from "@adgate/core"
+import { Directory, GuardrailStore, type Guardrails, noGuardrails, type Task, TaskId, TaskStore, type UserId, type WorkspaceId } from "@adgate/core"
 import { type MemoryPlatformState, PlatformsMemoryState } from "@adgate/core/testing"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { discover, moveClock, useMovableClock } from "../oauth/oauthClient.ts"
@@ -35,6 +35,27 @@ afterAll(async () => {
   expect(observedAnswers.length).toBeGreaterThan(100)
   await server.close()
 })
+
+let storedTasks = 0
+/**
+ * A waiting task as the runner stores it: one change queued (rwq_waiting), one refused; `extra` adds fields to a
+ * queued change (a statusUrl, as reports stored before kept one).
+ */
+const storedTask = (workspaceId: WorkspaceId, createdBy: UserId, extra: (requestId: string) => Record<string, string>): Task => {
+  const change = { tool: "ads__pause_campaign", platform: "ads", accountId: "act_paid", target: { id: "c1", name: "One" }, arguments: { accountId: "act_paid", campaignId: "c1" }, why: "above 50", providerStatus: null, error: null }
+  return {
+    id: TaskId.make(`task_stored_${++storedTasks}`), version: 3, workspaceId, createdBy, connectionId: null, apiKeyId: null, scopes: null,
+    goal: "pause campaigns above 50", status: "waiting_for_approval", plan: null, attempt: 1, leaseUntil: null, createdAt: 0, updatedAt: 0,
+    report: {
+      outcome: "waiting_for_approval", summary: "1 change waits.", understood: null, period: null, reads: [], totals: null, findings: [],
+      changes: [
+        { ...change, status: "pending_approval", requestId: "rwq_waiting", ...extra("rwq_waiting") },
+        { ...change, status: "refused", requestId: null, error: "GuardrailRefused" }
+      ],
+      failures: [], credits: 5
+    }
+  }
+}
 
 /** The in-memory platforms' state of the server (PlatformsMemoryState is provided beside Platforms). */
 const platformState = () =>
@@ -186,6 +207,20 @@ describe.each(credentialKinds)("the REST API with $kind", ({ make }) => {
     const empty = await api.post("/tasks", { goal: "" })
     expect(empty.status).toBe(422)
     expect(empty.body.error).toBe("invalid_goal")
+  })
+
+  it("GET /tasks/{id}: each queued change of the report has its statusUrl, rendered from its request id, also in a report stored with its own (docs/tasks.md)", async () => {
+    const api = restClient(server, full)
+    for (const stored of ["facts", "with statusUrl"] as const) {
+      const task = storedTask(server.workspaces.paid.id, server.users.admin.id, (requestId) =>
+        stored === "facts" ? {} : { statusUrl: `${server.origin}/api/v1/requests/${requestId}` })
+      await server.run(Effect.flatMap(TaskStore, (tasks) => tasks.insert(task)))
+      const read = await api.get(`/tasks/${task.id}`)
+      expect(read.status).toBe(200)
+      expect(read.body.report.changes.map((c: Record<string, unknown>) => [c["requestId"], c["statusUrl"], Object.keys(c).indexOf("statusUrl") - Object.keys(c).indexOf("requestId")]))
+        .toEqual([["rwq_waiting", `${server.origin}/api/v1/requests/rwq_waiting`, 1], [null, null, 1]])
+      expect(read.body.report.summary).toBe("1 change waits.")
+    }
   })
 
   it("400: a body that is not JSON, or not an object; a malformed query or Idempotency-Key", async () => {

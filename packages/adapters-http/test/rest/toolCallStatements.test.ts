@@ -30,7 +30,7 @@ const expected: ReadonlyArray<readonly [string, RegExp]> = [
   ["the key's request counter (rate limit) or the plan and role", /^INSERT INTO rate_limit_windows |^SELECT w\.plan, m\.role FROM workspaces w LEFT JOIN memberships m /],
   ["the plan and role or the key's request counter", /^INSERT INTO rate_limit_windows |^SELECT w\.plan, m\.role FROM workspaces w LEFT JOIN memberships m /],
   ["the tool's family's accounts, connection checked in the same statement", /FROM platform_connections c JOIN sandbox_accounts a .* AND c\.family = \$2/],
-  ["the credit charge (update and ledger entry in one CTE)", /^WITH moved AS \( UPDATE workspaces SET credits/],
+  ["the credit charge (the row locked, its update and ledger entry in one statement)", /^WITH held AS \( SELECT id, credits FROM workspaces WHERE id = \$1 FOR UPDATE \), moved AS \( UPDATE workspaces w SET credits/],
   ["the platform credential, its token and the fill mark", /^SELECT c\.credential, t\.token_hash, f\.filled_through FROM platform_connections c/],
   ["the sandbox platform: the account with its campaigns", /^SELECT a\.id AS a_id, .* FROM sandbox_accounts a LEFT JOIN sandbox_objects o /],
   ["the usage row", /^INSERT INTO tool_usage /]

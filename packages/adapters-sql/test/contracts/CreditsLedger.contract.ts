@@ -66,6 +66,28 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])
     }))
 
+    it.effect("setting a balance answers the balance it replaced, and writes the difference as one grant or charge entry (none when unchanged)", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(100)
+      const set = (balance: number, now: number) => ledger.setBalance({ workspaceId, balance, reason: "set by an administrator", reference: null, now })
+      assert.deepStrictEqual(yield* set(250.5, t0 + 1), { before: 100, after: 250.5 })
+      assert.strictEqual(yield* ledger.charge(movement(workspaceId, 0.5, { now: t0 + 2 })), 250)
+      assert.deepStrictEqual(yield* set(250, t0 + 3), { before: 250, after: 250 })
+      assert.deepStrictEqual(yield* set(0, t0 + 4), { before: 250, after: 0 })
+      assert.strictEqual(yield* ledger.balance(workspaceId), 0)
+      assert.deepStrictEqual(yield* directoryCredits(workspaceId), Option.some(0))
+      const entries = yield* ledger.entries(workspaceId, 10)
+      assert.deepStrictEqual(entries.map((e) => [e.kind, e.amount, e.balanceAfter, e.at]), [
+        ["charge", 250, 0, t0 + 4], ["charge", 0.5, 250, t0 + 2], ["grant", 150.5, 250.5, t0 + 1]
+      ])
+      assert.deepStrictEqual([entries[0]!.reason, entries[0]!.reference, entries[0]!.workspaceId], ["set by an administrator", null, workspaceId])
+      for (const balance of [-1, Number.NaN, Number.POSITIVE_INFINITY])
+        assert.strictEqual((yield* Effect.flip(set(balance, t0 + 5)))._tag, "InvalidCreditAmount")
+      assert.strictEqual((yield* Effect.flip(ledger.setBalance({ workspaceId: WorkspaceId.make(unique("ws_")), balance: 1, reason: "x", reference: null, now: t0 })))._tag,
+        "CreditsWorkspaceNotFound")
+      assert.strictEqual((yield* ledger.entries(workspaceId, 10)).length, 3)
+    }))
+
     it.effect("zero, negative and non-finite amounts are InvalidCreditAmount and change nothing", () => Effect.gen(function* () {
       const ledger = yield* CreditsLedger
       const workspaceId = yield* workspaceWith(10)

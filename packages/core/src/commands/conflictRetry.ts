@@ -1,6 +1,9 @@
-// The one retry policy of the command runner (architecture §Persistence is compare-and-set): a lost compare-and-set
-// race is not an answer; the command reloads and decides again, at most `conflictRetries` more times. The loser of a
-// race then sees the winner's state and answers from it (a decision already made, a code already used).
+// The core's retry policies, the one place for their numbers. `retryOnConflict` is the command runner's
+// (architecture §Persistence is compare-and-set): a lost race is not an answer; the command, or a store's own
+// two-statement step that lost a race between its statements (an idempotency key released between its claim and the
+// read of its holder), reloads and decides again, at most `conflictRetries` more times. The loser then sees the
+// winner's state and answers from it (a decision already made, a code already used). `retryStoreOutage` is not about
+// races: see below.
 import { Effect } from "effect"
 
 /** How many times a command is decided again after a lost race, before Conflict is the answer (503). */
@@ -19,3 +22,18 @@ export const retryOnConflict = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.E
     retriesLeft === 0 ? self : Effect.catchIf(self, isConflict, () => attempt(retriesLeft - 1))
   return attempt(conflictRetries)
 }
+
+/**
+ * How many more times a write is tried at once after the store did not answer (StoreUnavailable: a dropped
+ * connection, a failover), for the one write whose loss no 503 can repair: storing an idempotent call's answer after
+ * the platform applied it (idempotency/runIdempotent.ts), which would otherwise keep the key in flight until its lease
+ * ends. Everywhere else a store that does not answer is answered 503 at once and the caller retries.
+ */
+export const storeOutageRetries = 2
+
+const isStoreUnavailable = (error: unknown): boolean =>
+  typeof error === "object" && error !== null && "_tag" in error && error._tag === "StoreUnavailable"
+
+/** Runs `self` again after StoreUnavailable, at most storeOutageRetries times; any other failure is the answer at once. */
+export const retryStoreOutage = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.retry(self, { while: isStoreUnavailable, times: storeOutageRetries })

@@ -130,3 +130,21 @@ export const runWrite = <A, E, R>(
     if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(write, answer)
     return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(write, outbox.append(events)), answer))
   })
+
+/**
+ * runWrite for a write whose events are made from what it answers (a set balance names the balance it replaced,
+ * which only the write itself can know exactly): the write, then `decide` on its answer, and the events it makes,
+ * in one unit of work; with no reader to keep events, the write alone.
+ */
+export const runWriteThen = <W, A, E, R>(
+  write: Effect.Effect<W, E, R>, decide: (written: W) => { readonly answer: A; readonly events: ReadonlyArray<DomainEvent> }
+): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
+  Effect.gen(function* () {
+    const outbox = yield* EventOutbox
+    if (outbox.readers.length === 0) return decide(yield* write).answer
+    return yield* (yield* Transactor).atomically(Effect.gen(function* () {
+      const { answer, events } = decide(yield* write)
+      if (events.length > 0) yield* outbox.append(events)
+      return answer
+    }))
+  })

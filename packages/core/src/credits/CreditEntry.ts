@@ -30,5 +30,23 @@ export interface CreditMovement {
   readonly now: number
 }
 
+/** What setBalance is given: the balance to set, and what the entry of the difference says. */
+export interface CreditSetting {
+  readonly workspaceId: WorkspaceId
+  readonly balance: number
+  readonly reason: string
+  readonly reference: string | null
+  readonly now: number
+}
+
+/** What setBalance answers: the balance it replaced and the one it set, both as the ledger held them. */
+export interface CreditsReplaced {
+  readonly before: number
+  readonly after: number
+}
+
+/** A balance is finite and never below zero; zero is a balance (nothing left). */
+export const isValidCreditBalance = (balance: number): boolean => Number.isFinite(balance) && balance >= 0
+
 /** Amounts are positive and finite; zero moves nothing and is refused as well. */
 export const isValidCreditAmount = (amount: number): boolean => Number.isFinite(amount) && amount > 0

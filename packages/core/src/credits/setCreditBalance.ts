@@ -1,10 +1,13 @@
-// An administrator sets a workspace's balance (spec §Limits: Credits). It goes through the ledger, as a grant or a
-// charge of the difference, so that the ledger's entries explain every balance: a command with a CreditsSet event
-// (issue 8), the ledger's write and the event in one unit of work.
+// An administrator sets a workspace's balance (spec §Limits: Credits). The ledger sets it in one atomic step
+// (CreditsLedger.setBalance), writing the difference as a grant or charge entry so that the ledger's entries explain
+// every balance: a charge landing meanwhile is ordered wholly before the set (and replaced) or after it (and taken
+// from the balance set), never lost in between. A command with a CreditsSet event (issue 8) naming the balance the
+// ledger replaced: the ledger's write and the event in one unit of work.
 import { Clock, Effect } from "effect"
-import { runWrite } from "../commands/runCommand.ts"
+import { runWriteThen } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { findWorkspace } from "../workspaces/findWorkspace.ts"
+import { isValidCreditBalance } from "./CreditEntry.ts"
 import { InvalidCreditAmount } from "./errors.ts"
 import type { UserId } from "../workspaces/Workspace.ts"
 
@@ -12,15 +15,12 @@ import type { UserId } from "../workspaces/Workspace.ts"
 export const setCreditBalance = Effect.fn("credits.setCreditBalance")(function* (
   workspaceRef: string, credits: number, reason: string, actorId: UserId | null = null
 ) {
-  if (!Number.isFinite(credits) || credits < 0) return yield* new InvalidCreditAmount({ amount: credits })
+  if (!isValidCreditBalance(credits)) return yield* new InvalidCreditAmount({ amount: credits })
   const workspace = yield* findWorkspace(workspaceRef)
-  const ledger = yield* CreditsLedger
   const now = yield* Clock.currentTimeMillis
-  const before = yield* ledger.balance(workspace.id)
-  const difference = credits - before
-  const movement = { workspaceId: workspace.id, amount: Math.abs(difference), reason, reference: null, now }
-  const write = difference > 0 ? Effect.asVoid(ledger.grant(movement)) : difference < 0 ? Effect.asVoid(ledger.charge(movement)) : Effect.void
-  return yield* runWrite(write, { ...workspace, credits }, [{
-    _tag: "CreditsSet", at: now, workspaceId: workspace.id, before, after: credits, reason, actorId
-  }])
+  const set = (yield* CreditsLedger).setBalance({ workspaceId: workspace.id, balance: credits, reason, reference: null, now })
+  return yield* runWriteThen(set, ({ before, after }) => ({
+    answer: { ...workspace, credits: after },
+    events: [{ _tag: "CreditsSet" as const, at: now, workspaceId: workspace.id, before, after, reason, actorId }]
+  }))
 })

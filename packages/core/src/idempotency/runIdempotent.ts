@@ -5,6 +5,7 @@
 // answer instead of applying the change again. Complete and release name the claim, so a holder whose lease lapsed
 // touches nothing.
 import { Clock, Effect, Exit, Ref } from "effect"
+import { retryStoreOutage } from "../commands/conflictRetry.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { IdempotencyKeyInFlight, IdempotencyKeyMismatch } from "./errors.ts"
 import { IdempotencyLeaseMs, idempotencyKeyLifetimeMs, type IdempotentResponse } from "./IdempotencyRecord.ts"
@@ -54,7 +55,7 @@ export const runIdempotent = <E, R>(
     // in flight until its lease ends; a later retry runs again with the same platform idempotency token, so the
     // platform answers its first answer rather than apply the change twice.
     yield* store.complete(scope, key, claimedAt, response, claimedAt + idempotencyKeyLifetimeMs).pipe(
-      Effect.retry({ times: 2 }),
+      retryStoreOutage,
       Effect.catchTag("StoreUnavailable", (error) => Effect.logWarning("idempotent response not stored").pipe(Effect.annotateLogs({ operation: error.operation })))
     )
     return { _tag: "Executed", response } satisfies IdempotentRun as IdempotentRun

@@ -2,7 +2,7 @@
 // grants, and the entries behind the balance. The balance is the workspace's `credits`, the number the Directory
 // shows and sets: both ports read and write the same value.
 import { Context, Effect } from "effect"
-import type { CreditEntry, CreditMovement } from "../credits/CreditEntry.ts"
+import type { CreditEntry, CreditMovement, CreditSetting, CreditsReplaced } from "../credits/CreditEntry.ts"
 import type { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import type { StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
@@ -18,6 +18,15 @@ export interface CreditsLedgerShape {
   ) => Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
   /** Adds `amount` and writes a grant entry, atomically; answers the new balance. */
   readonly grant: (movement: CreditMovement) => Effect.Effect<number, CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
+  /**
+   * Sets the balance to `balance` in one atomic step, under the same lock as charges and grants: a charge racing it
+   * lands wholly before it (and is replaced) or wholly after it (and is taken from the set balance). Writes the
+   * difference as a grant or charge entry (none when the balance is unchanged) and answers the balance it replaced
+   * and the one it set. A negative or non-finite balance is InvalidCreditAmount, and changes nothing.
+   */
+  readonly setBalance: (
+    setting: CreditSetting
+  ) => Effect.Effect<CreditsReplaced, CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
   /** The workspace's latest entries, newest first. */
   readonly entries: (workspaceId: WorkspaceId, limit: number) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
 }

@@ -119,10 +119,12 @@ export const ReportChange = Schema.Struct({
   /** Why the plan makes this change, with its numbers. */
   why: Schema.String,
   status: ChangeStatus,
-  /** The write request when it was queued; null when it ran at once or was refused. */
+  /**
+   * The write request when it was queued; null when it ran at once or was refused. Its status link is no fact of the
+   * task: the REST and MCP answers render it from this id (docs/tasks.md, The report). Reports stored before kept a
+   * `statusUrl` here too, which reading them drops.
+   */
   requestId: Schema.NullOr(WriteRequestId),
-  /** GET /api/v1/requests/{id} of that request. */
-  statusUrl: Schema.NullOr(Schema.String),
   providerStatus: Schema.NullOr(Schema.Int),
   /** Why it was refused or failed, null otherwise. */
   error: Schema.NullOr(Schema.String)

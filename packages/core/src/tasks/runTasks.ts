@@ -10,7 +10,6 @@ import { inBackground } from "../commands/inBackground.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Conflict } from "../ports/errors.ts"
-import { Issuer } from "../ports/Issuer.ts"
 import { Platforms } from "../ports/Platforms.ts"
 import { TaskPlanner } from "../ports/TaskPlanner.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
@@ -111,7 +110,6 @@ const changeKey = (task: Task, change: DerivedChange) => `${task.id}.${change.to
 /** Runs the plan's reads, decides its changes and makes them: the report of a running task. */
 const runPlan = (task: Task, taskPlan: TaskPlan, principal: Principal) =>
   Effect.gen(function* () {
-    const origin = (yield* Issuer).origin
     const reads: Array<ReportRead> = []
     const performance: Array<PerformanceRead> = []
     const objects: Array<ObjectsRead> = []
@@ -148,7 +146,7 @@ const runPlan = (task: Task, taskPlan: TaskPlan, principal: Principal) =>
         const answer = yield* call(principal, change.tool, change.arguments, changeKey(task, change))
         const base = {
           tool: change.tool, platform: change.platform, accountId: change.accountId, target: change.target,
-          arguments: change.arguments, why: change.why, requestId: null, statusUrl: null, providerStatus: null, error: null
+          arguments: change.arguments, why: change.why, requestId: null, providerStatus: null, error: null
         }
         if (Result.isFailure(answer)) {
           const refusal = answer.failure as { readonly _tag: string; readonly providerStatus?: number }
@@ -160,8 +158,8 @@ const runPlan = (task: Task, taskPlan: TaskPlan, principal: Principal) =>
         } else if (answer.success._tag === "Ran") {
           changes.push({ ...base, status: "executed", providerStatus: answer.success.providerStatus })
         } else {
-          const id = answer.success.requestId
-          changes.push({ ...base, status: answer.success.status, requestId: id, statusUrl: `${origin}/api/v1/requests/${id}` })
+          // The request's id is the fact kept; its status link is the answering surface's (REST, MCP) to render.
+          changes.push({ ...base, status: answer.success.status, requestId: answer.success.requestId })
         }
       }
     }

@@ -3,7 +3,7 @@
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import { isDueToExpire } from "../approvals/transitionWriteRequest.ts"
 import type { WriteRequest, WriteRequestId } from "../approvals/WriteRequest.ts"
-import { type CreditEntry, type CreditMovement, isValidCreditAmount } from "../credits/CreditEntry.ts"
+import { type CreditEntry, type CreditMovement, isValidCreditAmount, isValidCreditBalance } from "../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../idempotency/IdempotencyRecord.ts"
 import { runnableTaskStatuses, type Task } from "../tasks/Task.ts"
@@ -114,24 +114,38 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
         onSome: (w) => Effect.succeed(w.credits)
       }))
     )
+  /**
+   * Under the caller's lock: the balance, then `to` it, with the entry of the difference (a charge or grant of
+   * `amount`, or none when unchanged); answers the balance it replaced.
+   */
+  const setTo = (operation: string, m: Omit<CreditMovement, "amount">, to: (left: number) => { readonly balanceAfter: number; readonly amount: number }) =>
+    Effect.gen(function* () {
+      const before = yield* balanceOf(operation, m.workspaceId)
+      const { balanceAfter, amount } = to(before)
+      if (balanceAfter === before) return before
+      yield* directory.setCredits(m.workspaceId, balanceAfter).pipe(unavailable(operation))
+      yield* Ref.update(entries, (all) => [...all, {
+        workspaceId: m.workspaceId, kind: balanceAfter > before ? "grant" as const : "charge" as const,
+        amount, balanceAfter, reason: m.reason, reference: m.reference, at: m.now
+      }])
+      return before
+    })
   const move = <E>(operation: "charge" | "grant", m: CreditMovement, guard: (left: number) => Effect.Effect<void, E>) =>
     Effect.gen(function* () {
       if (!isValidCreditAmount(m.amount)) return yield* new InvalidCreditAmount({ amount: m.amount })
-      const left = yield* balanceOf(operation, m.workspaceId)
-      yield* guard(left)
-      const balanceAfter = operation === "charge" ? left - m.amount : left + m.amount
-      yield* directory.setCredits(m.workspaceId, balanceAfter).pipe(unavailable(operation))
-      yield* Ref.update(entries, (all) => [...all, {
-        workspaceId: m.workspaceId, kind: operation, amount: m.amount, balanceAfter, reason: m.reason,
-        reference: m.reference, at: m.now
-      }])
-      return balanceAfter
+      yield* Effect.flatMap(balanceOf(operation, m.workspaceId), guard)
+      const after = (left: number) => operation === "charge" ? left - m.amount : left + m.amount
+      return after(yield* setTo(operation, m, (left) => ({ balanceAfter: after(left), amount: m.amount })))
     }).pipe(lock.withPermits(1))
   return CreditsLedger.of({
     balance: (workspaceId) => balanceOf("balance", workspaceId),
     charge: (m) => move("charge", m, (left) =>
       left < m.amount ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left })) : Effect.void),
     grant: (m) => move("grant", m, () => Effect.void),
+    setBalance: (setting) =>
+      isValidCreditBalance(setting.balance)
+        ? Effect.map(setTo("setBalance", setting, (left) => ({ balanceAfter: setting.balance, amount: Math.abs(setting.balance - left) })), (before) => ({ before, after: setting.balance })).pipe(lock.withPermits(1))
+        : Effect.fail(new InvalidCreditAmount({ amount: setting.balance })),
     entries: (workspaceId, limit) =>
       Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit)))
   })

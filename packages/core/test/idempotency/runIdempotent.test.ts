@@ -5,8 +5,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Ref, Result } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  canonicalJson, hashToolCall, idempotencyKeyLifetimeMs, idempotencyScopeOf, parseIdempotencyKey, runIdempotent,
-  StoreUnavailable, type IdempotentResponse,
+  canonicalJson, hashToolCall, idempotencyKeyLifetimeMs, idempotencyScopeOf, IdempotencyStore, parseIdempotencyKey, runIdempotent,
+  StoreUnavailable, storeOutageRetries, type IdempotentResponse,
   WorkspaceId,
   ConnectionId,
   ApiKeyId,
@@ -79,6 +79,25 @@ describe("runIdempotent (checklist 175)", () => {
     assert.strictEqual((yield* Effect.flip(runIdempotent(alice, "key-4", "hash-a", down)))._tag, "StoreUnavailable")
     assert.deepStrictEqual(yield* runIdempotent(alice, "key-4", "hash-a", execute), { _tag: "Executed", response: ok })
     assert.strictEqual(yield* Ref.get(runs), 1)
+  })))
+
+  it.effect("storing the answer is tried storeOutageRetries more times when the store does not answer; the answer is the caller's either way", () => inWorld(Effect.gen(function* () {
+    const store = yield* IdempotencyStore
+    const { runs, execute } = yield* counted()
+    // `complete` fails as many times as `outages` says, then reaches the store.
+    const flaky = (outages: number) => Effect.map(Ref.make(0), (calls) => IdempotencyStore.of({
+      ...store,
+      complete: (...args) => Effect.flatMap(Ref.getAndUpdate(calls, (n) => n + 1), (n) =>
+        n < outages ? Effect.fail(new StoreUnavailable({ operation: "IdempotencyStore.complete", message: "down" })) : store.complete(...args))
+    }))
+    const stored = yield* flaky(storeOutageRetries)
+    assert.strictEqual((yield* runIdempotent(alice, "key-9", "hash-a", execute).pipe(Effect.provideService(IdempotencyStore, stored)))._tag, "Executed")
+    assert.strictEqual((yield* runIdempotent(alice, "key-9", "hash-a", execute))._tag, "Replayed")
+    const lost = yield* flaky(storeOutageRetries + 1)
+    assert.strictEqual((yield* runIdempotent(alice, "key-10", "hash-a", execute).pipe(Effect.provideService(IdempotencyStore, lost)))._tag, "Executed")
+    // Not stored: the key stays in flight until its lease ends.
+    assert.strictEqual((yield* Effect.flip(runIdempotent(alice, "key-10", "hash-a", execute)))._tag, "IdempotencyKeyInFlight")
+    assert.strictEqual(yield* Ref.get(runs), 2)
   })))
 
   it.effect("an interrupted call releases its key", () => inWorld(Effect.gen(function* () {
