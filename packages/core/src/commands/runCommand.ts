@@ -121,12 +121,20 @@ export const runCreation = <A, E, R>(
  * A command that writes a record the last save of which wins (settings with no version to compare: a workspace's
  * guardrails, a member's role, a plan): the decision is the caller's, made before; the write and its events in one
  * unit of work; without events (or with no reader to keep them), the write alone: no transaction, no extra round trip.
+ * `events` may be made from what the write answers (a member's role: the role the write replaced), so that the
+ * value before the change needs no read of its own.
  */
-export const runWrite = <A, E, R>(
-  write: Effect.Effect<void, E, R>, answer: A, events: ReadonlyArray<DomainEvent>
+export const runWrite = <A, W, E, R>(
+  write: Effect.Effect<W, E, R>, answer: A,
+  events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>)
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
-    if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(write, answer)
-    return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(write, outbox.append(events)), answer))
+    if ((Array.isArray(events) && events.length === 0) || outbox.readers.length === 0) return yield* Effect.as(write, answer)
+    return yield* (yield* Transactor).atomically(Effect.gen(function* () {
+      const written = yield* write
+      const made = typeof events === "function" ? events(written) : events
+      if (made.length > 0) yield* outbox.append(made)
+      return answer
+    }))
   })
