@@ -1,11 +1,12 @@
 // Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; issue 9: an approval
 // whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
-// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), checks that the credential that
-// asked is still live (an ended connection or a revoked key ends it failed), re-applies the guardrails and the
-// credits (reserved now), calls the platform with the request id as idempotency token, then records executed or failed with
-// the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
-// on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
-import { Clock, Effect, Option, type Schema } from "effect"
+// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease; out of attempts, it ends failed
+// instead), checks that the credential that asked is still live (an ended connection or a revoked key ends it
+// failed), re-applies the guardrails and the credits (reserved now), calls the platform with the request id as
+// idempotency token, then records executed or failed with the usage, the audit entry, the charge and the
+// WriteExecuted / WriteFailed event in one unit. Every move is a command on the runner (commands/runCommand.ts).
+// A stale lease is claimed again by resumeApprovedWrites.
+import { Effect, Option, type Schema } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
 import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
@@ -21,15 +22,7 @@ import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
-import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs, WriteRequestId } from "./WriteRequest.ts"
-
-const load = (id: WriteRequestId) =>
-  Effect.flatMap(WriteRequestStore, (store) => store.find(id)).pipe(
-    Effect.flatMap(Option.match({
-      onNone: () => Effect.fail(new WriteRequestNotFound({ requestId: id })),
-      onSome: Effect.succeed
-    }))
-  )
+import { type WriteRequest, writeExecutionLeaseMs, type WriteRequestId } from "./WriteRequest.ts"
 
 /** One move on the runner; `then` writes in the same unit of work as the save and the events. */
 const move = <B = WriteRequest, E2 = never, R = never>(
@@ -48,18 +41,15 @@ const move = <B = WriteRequest, E2 = never, R = never>(
 /** Ends a claimed request without a platform answer, `result` saying why. */
 const failWith = (id: WriteRequestId, result: Schema.JsonObject) => move(id, { _tag: "Failed", providerStatus: null, result })
 
-/** Guardrail, credits, tool gone, attempts exhausted, access. */
+/** Guardrail, credits, tool gone, access. */
 const failWithout = (id: WriteRequestId, error: string, message: string, more: Schema.JsonObject = {}) =>
   failWith(id, { error, message, ...more })
 
 export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: WriteRequestId) {
-  const before = yield* load(id)
-  if (before.attempt >= maxWriteExecutionAttempts && before.status === "approved" &&
-    (before.leaseUntil === null || before.leaseUntil <= (yield* Clock.currentTimeMillis))) {
-    return yield* failWithout(id, "not_executed", `the platform did not answer after ${before.attempt} attempts`)
-  }
   // The claim: of two racing executors exactly one saves it; the other reloads and is told WriteRequestExecutionHeld.
   const claimed = yield* move(id, { _tag: "ClaimExecution", leaseMs: writeExecutionLeaseMs })
+  // Out of attempts, the claim ended the request failed (not_executed) instead: nothing runs.
+  if (claimed.status !== "approved") return claimed
   const platforms = yield* Platforms
   const tool = platforms.tools.find((t) => t.name === claimed.tool)
   if (tool === undefined) return yield* failWithout(id, "tool_not_found", `the tool ${claimed.tool} no longer exists`)
