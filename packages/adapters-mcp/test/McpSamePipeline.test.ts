@@ -4,7 +4,7 @@
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import {
-  AuditLog, callTool, createApiKey, CreditsLedger, type Principal, resolveBearer, ToolUsageLog
+  AuditLog, callTool, createApiKey, CreditsLedger, type Principal, resolveBearer, toolRefusalCodes, ToolUsageLog
 } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
@@ -68,8 +68,8 @@ describe("the same tool over MCP and through core callTool", () => {
 
     if (direct._tag === "Failure") {
       expect(overMcp.isError).toBe(true)
-      expect((overMcp.structuredContent as { error: string }).error).toBe(
-        { ToolArgumentsInvalid: "invalid_arguments" }[direct.failure._tag as "ToolArgumentsInvalid"] ?? direct.failure._tag)
+      // The code core's one table names for the refusal (tools/refusalCodes.ts), as MCP answers it.
+      expect((overMcp.structuredContent as { error: string }).error).toBe(toolRefusalCodes[direct.failure._tag])
     } else if (direct.success._tag === "Queued") {
       expect(mcpTrail.usage).toEqual([[name, "write", "queued", 0]])
       expect(overMcp.structuredContent).toMatchObject({ queued: true, status: direct.success.status, reason: direct.success.reason })
