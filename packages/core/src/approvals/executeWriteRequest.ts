@@ -1,11 +1,10 @@
 // Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; issue 9: an approval
 // whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
-// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease; out of attempts, it ends failed
-// instead), checks that the credential that asked is still live (an ended connection or a revoked key ends it
-// failed), re-applies the guardrails and the credits (reserved now), calls the platform with the request id as
-// idempotency token, then records executed or failed with the usage, the audit entry, the charge and the
-// WriteExecuted / WriteFailed event in one unit. Every move is a command on the runner (commands/runCommand.ts).
-// A stale lease is claimed again by resumeApprovedWrites.
+// claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), checks that the credential that
+// asked is still live (an ended connection or a revoked key ends it failed), re-applies the guardrails and the
+// credits (reserved now), calls the platform with the request id as idempotency token, then records executed or failed with
+// the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
+// on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
 import { Effect, Option, type Schema } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
 import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
