@@ -110,6 +110,20 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
   })
 
 /**
+ * A command's `load` when the caller read the state before the command (to check something that must not run inside
+ * its unit of work, or together with another read): the first attempt decides on `found`; only a retry after a lost
+ * race reads again, with `reload`.
+ */
+export const loadReadFirst = <S, E, R>(found: Option.Option<S>, reload: Effect.Effect<Option.Option<S>, E, R>) => {
+  let first: Option.Option<S> | undefined = found
+  return Effect.suspend(() => {
+    const answer = first
+    first = undefined
+    return answer !== undefined ? Effect.succeed(answer) : reload
+  })
+}
+
+/**
  * A command that creates its state (no load, no race to lose: the key is new): the insert and its events in one
  * unit of work; without events, the insert alone.
  */
