@@ -6,7 +6,6 @@ import {
   CreditsLedger,
   decideAndExecute,
   Directory,
-  decideWriteRequest,
   ResumeApprovedWritesSchedule,
   executeWriteRequest,
   GuardrailStore,
@@ -22,7 +21,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import { people, principal, ws } from "../tools/world.ts"
-import { inPipeline, platformState, queuedAndApproved } from "./approvedWrite.ts"
+import { approvedBudgetChange, inPipeline, platformState, queuedAndApproved } from "./approvedWrite.ts"
 import { findRequest as find } from "./world.ts"
 
 const executions = Effect.map(platformState, (s) => s.executions.length)
@@ -76,14 +75,8 @@ describe("executeWriteRequest", () => {
   })))
 
   it.effect("the platform refusing the approved write ends it failed with its status, uncharged", () => inPipeline(Effect.gen(function* () {
-    const answer = yield* callTool({
-      principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
-      arguments: { accountId: "act_1", campaignId: "c2", dailyBudget: 0.5 }, idempotencyKey: null
-    })
-    if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
-    const queued = yield* find(answer.requestId)
-    yield* decideWriteRequest({ id: queued.id, workspaceId: ws, deciderId: people.admin, decision: "approve", argumentsHash: queued.argumentsHash })
-    const done = yield* executeWriteRequest(queued.id)
+    const id = yield* approvedBudgetChange(0.5, people.admin)
+    const done = yield* executeWriteRequest(id)
     assert.deepInclude(done, { status: "failed", providerStatus: 400 })
     assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 100)
   })))
