@@ -3,7 +3,7 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, Directory, setGuardrails, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
+  advanceTask, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
   ApiKeyId,
   WorkspaceId,
   ConnectionId,
@@ -14,7 +14,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
 import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping } from "../src/index.ts"
-import { aWriteRequest } from "./contracts/fixtures.ts"
+import { aWriteRequest, unique } from "./contracts/fixtures.ts"
 import { auditReader } from "../src/readers/auditReader.ts"
 import { mailReader } from "../src/readers/mailReader.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
@@ -157,6 +157,27 @@ const guardrailsAudited = Effect.gen(function* () {
 })
 
 onEachDatabase("guardrails' audit entries", " (issue 8)", "each setting of the guardrails reaches the audit log with who set them", guardrailsAudited)
+
+/**
+ * A member's role set, changed and ended (issue 8): each member.role_changed entry names the role before, which the
+ * Directory's write answers in its one statement (no read of its own), committed with its event.
+ */
+const memberRolesAudited = Effect.gen(function* () {
+  const { workspaceId, userId } = yield* seedAdminWorkspace
+  const dana = UserId.make(unique("usr_"))
+  yield* (yield* Directory).createUser({ id: dana, email: `${dana}@token.example`, name: "Dana", createdAt: 0 })
+  yield* setMemberRole(workspaceId, `${dana}@token.example`, "viewer", userId)
+  yield* setMemberRole(workspaceId, `${dana}@token.example`, "editor")
+  yield* setMemberRole(workspaceId, `${dana}@token.example`, "none", userId)
+  assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => [e.action, e.actorId, e.detail]), [
+    ["member.role_changed", userId, { userId: dana, before: null, after: "viewer" }],
+    ["member.role_changed", null, { userId: dana, before: "viewer", after: "editor" }],
+    ["member.role_changed", userId, { userId: dana, before: "editor", after: null }]
+  ])
+  assert.isTrue(Option.isNone(yield* (yield* Directory).role(workspaceId, dana)))
+})
+
+onEachDatabase("a member's role audit entries", " (issue 8)", "each setting of a member's role reaches the audit log with the role before and after", memberRolesAudited)
 
 describe("housekeeping's expiry of write requests (spec §States: Write request, §Events)", () => {
   it.effect("expires a due request with one WriteExpired for every reader, in its one statement; a second pass expires and appends nothing", () =>
