@@ -1,11 +1,11 @@
 // The mail sender (spec §Events): SMTP when configured, else one log line per mail; nothing is lost on failure.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger } from "effect"
-import { Mailer } from "@adgate/core"
+import { MailId, Mailer } from "@adgate/core"
 import { MailerMemory } from "@adgate/core/testing"
 import { sendPendingMail, viaLog } from "../src/MailSender.ts"
 
-const mail = (id: string, to: string) => ({ id, to, subject: `Subject ${id}`, text: `secret body ${id}`, createdAt: 0, sentAt: null })
+const mail = (id: string, to: string) => ({ id: MailId.make(id), to, subject: `Subject ${id}`, text: `secret body ${id}`, createdAt: 0, sentAt: null })
 
 describe("MailSender", () => {
   it.effect("without SMTP each mail is one log line with its recipient and subject, never its body, and is marked sent", () =>

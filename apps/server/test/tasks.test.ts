@@ -95,13 +95,17 @@ describe("tasks on the demo workspace (PGlite)", () => {
         assert.strictEqual(change.status, "pending_approval")
         assert.strictEqual(change.statusUrl, `http://localhost:8787/api/v1/requests/${change.requestId}`)
       }
-      // The connecting person (the key's creator) is mailed for each change that waits (spec §Events).
+      // The connecting person (the key's creator) is mailed for each change that waits (spec §Events), by the
+      // outbox's mail reader from the change's WriteQueued event: once, however often the readers are drained.
+      yield* drainReaders
+      yield* drainReaders
       const mails = (yield* (yield* Mailer).pending(1000)).filter((m) => m.to === admin.email)
       for (const change of report.changes) {
         const request = Option.getOrThrow(yield* (yield* WriteRequestStore).find(change.requestId!))
         const preview = yield* (yield* Platforms).preview({ workspaceId: workspace.id, tool: (yield* Platforms).tools.find((t) => t.name === change.tool)!, arguments: request.arguments })
-        const mail = mails.find((m) => m.subject.includes(change.requestId!))
-        assert.isDefined(mail, `a mail names ${change.requestId}`)
+        const named = mails.filter((m) => m.subject.includes(change.requestId!))
+        assert.strictEqual(named.length, 1, `one mail names ${change.requestId}`)
+        const mail = named[0]
         // The tool, the change summary, who can decide and where, the request id.
         assert.include(mail!.subject, "Approval needed: Pause a campaign")
         assert.include(mail!.text, preview.summary)

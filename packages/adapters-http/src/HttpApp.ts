@@ -3,7 +3,7 @@
 // Needs the core ports and the Issuer; RateLimits and TrustedProxies are taken from the context when provided.
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Directory, PeopleStore, SecretHash } from "@adgate/core"
+import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { People } from "./people/People.ts"
@@ -25,7 +25,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
     // A hash no session has: the probe is a read, not a sign-in.
     const noSession = SecretHash.make("health-probe")
     yield* router.add("GET", "/health", () =>
-      Effect.all([directory.workspace("ws_health_probe"), people.findSession(noSession)]).pipe(
+      Effect.all([directory.workspace(WorkspaceId.make("ws_health_probe")), people.findSession(noSession)]).pipe(
         // A hung database is as unavailable as a failing one.
         Effect.timeout("5 seconds"),
         Effect.as(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })),

@@ -4,7 +4,7 @@
 import { Effect, Option, Schema } from "effect"
 import {
   ArgumentValidator, callTool, describeTool, findWorkspaceTask, findWriteRequest, Issuer, listTools, listWorkspaceTasks,
-  Platforms, platformAllowed, type Principal, type Scope, startTask, taskListLimit, TaskStatus, ToolArgumentsInvalid,
+  Platforms, platformAllowed, type Principal, type Scope, startTask, taskListLimit, TaskId, TaskStatus, ToolArgumentsInvalid,
   type ToolCallRefusal, WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
@@ -29,8 +29,8 @@ const object = (properties: Record<string, Schema.Json>, required: ReadonlyArray
 })
 
 /** A store, the directory or the platform did not answer: the same refusal codes as a tool call. */
-const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal | { readonly _tag: string }, R>) =>
-  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error as ToolCallRefusal)))) as Effect.Effect<A | CallToolResult, never, R>
+const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal, R>): Effect.Effect<A | CallToolResult, never, R> =>
+  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error))))
 
 const notFound = (what: string, id: string): CallToolResult => {
   const body = { error: "not_found", message: `No ${what} ${id} in this workspace.` }
@@ -164,7 +164,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     readOnly: true,
     anyOf: ["tasks:read"],
     run: (principal, args) => refused(Effect.gen(function* () {
-      const id = str(args, "taskId") ?? ""
+      const id = TaskId.make(str(args, "taskId") ?? "")
       // Another workspace's task is answered as unknown (core's findWorkspaceTask, as GET /tasks/{id}).
       const found = yield* findWorkspaceTask(principal.workspaceId, id).pipe(
         Effect.map(Option.some), Effect.catchTag("TaskNotFound", () => Effect.succeedNone))

@@ -6,6 +6,7 @@ import { Effect } from "effect"
 import {
   AuditLog, callTool, createApiKey, CreditsLedger, type Principal, resolveBearer, toolRefusalCodes, ToolUsageLog
 } from "@adgate/core"
+import { drainReaders } from "@adgate/adapters-sql"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
@@ -17,9 +18,13 @@ useMcpTestServer((started, seeded) => {
   world = seeded
 })
 
-/** What one call left behind in the workspace: credits spent, usage rows and audit actions since `before`. */
+/**
+ * What one call left behind in the workspace: credits spent, usage rows and audit actions since `before`; the audit
+ * entries as the outbox's readers leave them (drained first: the pipeline's entries come from its events).
+ */
 const trail = (since: { readonly balance: number; readonly usage: number; readonly audit: number }) =>
   server.run(Effect.gen(function* () {
+    yield* drainReaders
     const balance = yield* (yield* CreditsLedger).balance(world.paid.id)
     const usage = yield* (yield* ToolUsageLog).list(world.paid.id, 1000)
     const audit = yield* (yield* AuditLog).list(world.paid.id)
@@ -72,6 +77,7 @@ describe("the same tool over MCP and through core callTool", () => {
       expect((overMcp.structuredContent as { error: string }).error).toBe(toolRefusalCodes[direct.failure._tag])
     } else if (direct.success._tag === "Queued") {
       expect(mcpTrail.usage).toEqual([[name, "write", "queued", 0]])
+      expect(mcpTrail.audit).toEqual(["write_request.queued"])
       expect(overMcp.structuredContent).toMatchObject({ queued: true, status: direct.success.status, reason: direct.success.reason })
     } else {
       expect(overMcp.structuredContent).toEqual(direct.success.result)
@@ -107,6 +113,7 @@ describe("the same tool over MCP and over REST (POST /api/v1/tools/{name}, same 
       expect(answer.status).toBe(202)
       expect(overMcp.isError ?? false).toBe(false)
       expect(mcpTrail.usage).toEqual([[name, "write", "queued", 0]])
+      expect(mcpTrail.audit).toEqual(["write_request.queued"])
       const shape = (body: Record<string, unknown>) => ({
         queued: body["queued"], status: body["status"], reason: body["reason"],
         // REST answers the status URL relative to its origin, MCP absolute (a host has no base to resolve it against).

@@ -2,7 +2,7 @@
 // column the Directory reads and sets. A charge is one statement: the conditional decrement and its entry row commit
 // together or not at all, so N parallel charges never take the balance below zero.
 import { CreditEntry, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount } from "@adgate/core"
-import type { CreditMovement, StoreUnavailable } from "@adgate/core"
+import type { CreditMovement, StoreUnavailable, WorkspaceId } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
@@ -11,7 +11,7 @@ import { unavailable } from "./unavailable.ts"
 export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const decodeEntries = decodeRows(CreditEntry, { operation: "CreditsLedger.entries", table: "credit_entries", key: "workspace_id" })
-  const balance = (operation: string, workspaceId: string): Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable> =>
+  const balance = (operation: string, workspaceId: WorkspaceId): Effect.Effect<number, CreditsWorkspaceNotFound | StoreUnavailable> =>
     sql<{ readonly credits: number }>`SELECT credits FROM workspaces WHERE id = ${workspaceId}`.pipe(
       unavailable(`CreditsLedger.${operation}`),
       Effect.flatMap((rows) => rows[0] === undefined

@@ -21,7 +21,12 @@ export const retention = {
   /** Spec §Register: a registration for which no token was ever issued (no connection) is forgotten after 3 days. */
   unusedDynamicClient: 3 * day,
   /** Spec §Authentication 4: a metadata-document client is forgotten after 30 days without a token. */
-  unusedMetadataDocumentClient: 30 * day
+  unusedMetadataDocumentClient: 30 * day,
+  /**
+   * An outbox row every reader is done with has no further use; kept a day for whoever looks into a reader's
+   * recent work, then deleted, so that the table holds the pending rows and a day's history, not every event ever.
+   */
+  outboxAfterDone: day
 } as const
 
 export interface HousekeepingCounts {
@@ -36,6 +41,8 @@ export interface HousekeepingCounts {
   readonly writeRequestsExpired: number
   /** Idempotency keys past their 24 hours, completed or left in flight by a process that stopped. */
   readonly idempotencyKeys: number
+  /** Outbox rows their reader was done with more than a day ago. */
+  readonly outboxRows: number
 }
 
 /** One pass at time `now` (epoch ms); answers how many rows each step removed. */
@@ -77,7 +84,9 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
       // payloads, until a key lifetime after its claim.
       idempotencyKeys: count(sql<{ n: number }>`WITH d AS (DELETE FROM idempotency_keys WHERE expires_at <= ${now}
           AND (state = 'completed' OR created_at <= ${now - idempotencyKeyLifetimeMs}) RETURNING 1)
-        SELECT count(*)::int AS n FROM d`)
+        SELECT count(*)::int AS n FROM d`),
+      outboxRows: count(sql<{ n: number }>`WITH d AS (DELETE FROM event_outbox WHERE done_at < ${now - retention.outboxAfterDone}
+        RETURNING 1) SELECT count(*)::int AS n FROM d`)
     }
     return yield* Effect.all(purge)
   }).pipe(unavailable("Housekeeping.run"))

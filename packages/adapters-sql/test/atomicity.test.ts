@@ -4,13 +4,17 @@
 // DATABASE_URL is set. The core services read TestClock, which the tests of one database share: records are made
 // relative to its current time.
 import {
+  addUser,
   ClientStore,
   CodeStore,
   ConnectionStore,
   ConsentStore,
   decideConsent,
+  Directory,
   endConnection,
   handleTokenRequest,
+  PasswordHasher,
+  PeopleStore,
   removeWorkspaceApp,
   Secrets
 } from "@adgate/core"
@@ -20,7 +24,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import { aClient, aConnection, aConsentPage, uniqueHash } from "./contracts/fixtures.ts"
+import { aClient, aConnection, aConsentPage, unique, uniqueHash } from "./contracts/fixtures.ts"
 import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
@@ -186,6 +190,23 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomi
         assert.strictEqual(removed.ended, 2)
         assert.isNotNull(removed.client.removedAt)
         assert.deepStrictEqual((yield* connections.listByClient(app.clientId)).map((c) => c.status), ["ended", "ended"])
+      }))
+
+    it.effect("a person whose password hash cannot be stored is not added (one unit of work), and the same address then is", () =>
+      Effect.gen(function* () {
+        const directory = yield* Directory
+        const email = `${unique("person")}@atomic.example`
+        const add = addUser({ email, password: "long enough" }).pipe(Effect.provideService(PasswordHasher, PasswordHasher.of({
+          hash: (password) => Effect.succeed(`plain$${password}`),
+          verify: (password, stored) => Effect.succeed(stored === `plain$${password}`)
+        })))
+        const failed = yield* Effect.flip(withTableAway("password_hashes", add))
+        assert.strictEqual(failed._tag, "StoreUnavailable")
+        // Without the unit the person would exist without a password: unable to sign in, their address taken.
+        assert.isTrue(Option.isNone(yield* directory.userByEmail(email)))
+        const user = yield* add
+        assert.strictEqual(Option.getOrThrow(yield* directory.userByEmail(email)).id, user.id)
+        assert.strictEqual(Option.getOrThrow(yield* (yield* PeopleStore).passwordHash(user.id)), "plain$long enough")
       }))
   })
 })

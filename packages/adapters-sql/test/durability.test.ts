@@ -103,7 +103,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
     it.effect("a fresh database comes up with every migration recorded once", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ migrationId: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
-      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"]])
+      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"], [9, "outbox_done_index"]])
       assert.deepStrictEqual(yield* runMigrations, [])
     }))
 
@@ -217,11 +217,18 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* sql`INSERT INTO sessions (hash, user_id, created_at, expires_at) VALUES ('hk-s-old', 'u', 0, ${now - 1}), ('hk-s-new', 'u', 0, ${now + 1})`
       yield* sql`INSERT INTO rate_limit_windows (key, window_start, window_end, count)
         VALUES ('hk', ${now - 120_000}, ${now - 60_000}, 3), ('hk', ${now - 30_000}, ${now + 30_000}, 1)`
+      // Outbox rows: done a day ago (purged), done just now and not yet done (both kept).
+      yield* sql`INSERT INTO event_outbox (reader, type, event, created_at, done_at)
+        VALUES ('hk-old', 'X', '{}'::jsonb, 0, ${now - retention.outboxAfterDone - 1}), ('hk-recent', 'X', '{}'::jsonb, 0, ${now - 1}),
+               ('hk-pending', 'X', '{}'::jsonb, 0, NULL)`
       const counts = yield* runHousekeeping(now)
       assert.deepStrictEqual(counts, {
         codes: 1, accessTokens: 1, consentPages: 1, dynamicClients: 1, metadataDocumentClients: 2, sessions: 1, rateLimitWindows: 1,
-        writeRequestsExpired: 0, idempotencyKeys: 0
+        writeRequestsExpired: 0, idempotencyKeys: 0, outboxRows: 1
       })
+      const outboxLeft = yield* sql<{ reader: string }>`SELECT reader FROM event_outbox WHERE reader LIKE 'hk-%' ORDER BY reader`
+      assert.deepStrictEqual(outboxLeft.map((r) => r.reader), ["hk-pending", "hk-recent"])
+      yield* sql`DELETE FROM event_outbox WHERE reader LIKE 'hk-%'`
       assert.isTrue(Option.isNone(yield* codes.findByHash(oldCode.hash)))
       assert.isTrue(Option.isSome(yield* codes.findByHash(recentCode.hash)))
       const kept = yield* Effect.forEach([unusedDynamic, youngDynamic, usedDynamic, staleDocument, neverUsedDocument, liveDocument, oldApp],
@@ -229,7 +236,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       assert.deepStrictEqual(kept, [false, true, true, false, false, true, true])
       assert.deepStrictEqual(yield* runHousekeeping(now), {
         codes: 0, accessTokens: 0, consentPages: 0, dynamicClients: 0, metadataDocumentClients: 0, sessions: 0, rateLimitWindows: 0,
-        writeRequestsExpired: 0, idempotencyKeys: 0
+        writeRequestsExpired: 0, idempotencyKeys: 0, outboxRows: 0
       })
     }))
 

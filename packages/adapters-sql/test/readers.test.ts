@@ -8,7 +8,8 @@ import {
   WorkspaceId,
   ConnectionId,
   UserId,
-  WriteRequestId
+  WriteRequestId,
+  ClientId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
@@ -198,7 +199,7 @@ describe("housekeeping's expiry of write requests (spec §States: Write request,
 
 describe("the admins' mail (spec §What the service does 9)", () => {
   const event: typeof ConnectionOpened.Type = {
-    _tag: "ConnectionOpened", at: 0, connectionId: ConnectionId.make("con_1"), workspaceId: WorkspaceId.make("ws_1"), clientId: "https://tool.example/client.json",
+    _tag: "ConnectionOpened", at: 0, connectionId: ConnectionId.make("con_1"), workspaceId: WorkspaceId.make("ws_1"), clientId: ClientId.make("https://tool.example/client.json"),
     approverId: UserId.make("usr_a"), scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait"
   }
   it("names the app (quoted when unverified), the approver, the permissions and the disconnect link", () => {

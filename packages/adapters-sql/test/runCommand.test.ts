@@ -1,13 +1,16 @@
 // The command runner's contract (core commands/runCommand.ts, architecture §Commands and events) on memory, PGlite
 // and PostgreSQL (when DATABASE_URL is set): a refusal that carries state is committed and then answered; a failure
-// after the save leaves neither the save nor the events (SQL only: the memory Transactor cannot roll back); and an
-// outbox event reaches each reader exactly once when two processes drain at the same time (on PostgreSQL: two
-// separate connection pools on one database).
+// after the save leaves neither the save nor the events (SQL only: the memory Transactor cannot roll back); what the
+// runner sends (PGlite): a write without events is that statement alone, with events one transaction and one INSERT
+// of every outbox row; and an outbox event reaches each reader exactly once when two processes drain at the same
+// time (on PostgreSQL: two separate connection pools on one database).
 import {
   drainOutbox,
   EventOutbox,
+  moved,
   runCommand,
   runCreation,
+  runWrite,
   transitionWriteRequest,
   WriteRequestNotFound,
   WriteRequestStore,
@@ -20,9 +23,11 @@ import {
   TransactorMemory,
   WriteRequestStoreMemory
 } from "@adgate/core/testing"
+import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
+import { vi } from "vitest"
 import { EventOutboxSql, SqlDatabase, TransactorSql, WriteRequestStoreSql } from "../src/index.ts"
 import { aWriteRequest } from "./contracts/fixtures.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
@@ -37,7 +42,7 @@ const memoryPorts = Layer.mergeAll(EventOutboxMemory(readers), TransactorMemory,
 const eventsOf = (reader: string, ids: ReadonlyArray<string>) => Effect.gen(function* () {
   const seen: Array<string> = []
   while ((yield* drainOutbox(reader, (entries) => Effect.sync(() => {
-    for (const { event } of entries) if ("requestId" in event && ids.includes(event.requestId)) seen.push(`${event._tag}:${event.requestId}`)
+    for (const { event } of entries) if ("requestId" in event && event.requestId !== null && ids.includes(event.requestId)) seen.push(`${event._tag}:${event.requestId}`)
   }))) > 0) { /* drained batch by batch */ }
   return seen
 })
@@ -122,17 +127,66 @@ describe.runIf(Option.isSome(databaseUrl))("PostgreSQL", () => {
   )))), true)
 })
 
+/** Runs `effect`, answering every SQL text sent to PGlite meanwhile by its first words (BEGIN, UPDATE write_requests …). */
+const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const spy = vi.spyOn(PGlite.prototype, "query")
+    const texts: Array<string> = []
+    // Read before restoring: mockRestore forgets the calls.
+    yield* effect.pipe(Effect.ensuring(Effect.sync(() => {
+      texts.push(...spy.mock.calls.map(([text]) => String(text).replace(/\s+/g, " ").trim().split(" ").slice(0, 3).join(" ")))
+      spy.mockRestore()
+    })))
+    return texts
+  })
+
+describe("what the runner sends (issue 8: no round trip of its own)", () => {
+  layer(sqlPorts.pipe(Layer.provideMerge(pgliteDatabase())), { timeout: "60 seconds" })("PGlite", (it) => {
+    it.effect("a compare-and-set save without events is its load and its UPDATE alone: no BEGIN, no COMMIT", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const request = aWriteRequest()
+      yield* store.insert(request)
+      const texts = yield* statementsOf(runCommand({
+        load: store.find(request.id),
+        missing: () => new WriteRequestNotFound({ requestId: request.id }),
+        // A change no reader keeps (a probe's own transition): nothing but the save is to be written.
+        transition: (r, now) => moved({ ...r, version: r.version + 1, updatedAt: now }, null),
+        save: store.save
+      }))
+      assert.deepStrictEqual(texts, ["SELECT * FROM", "UPDATE write_requests SET"])
+    }))
+
+    it.effect("runWrite and runCreation without events are their write alone", () => Effect.gen(function* () {
+      const store = yield* WriteRequestStore
+      const request = aWriteRequest()
+      assert.deepStrictEqual(yield* statementsOf(runCreation(store.insert(request), null, [])), ["INSERT INTO write_requests"])
+      const later = { ...request, version: request.version + 1 }
+      assert.deepStrictEqual(yield* statementsOf(runWrite(store.save(later), null, [])), ["UPDATE write_requests SET"])
+    }))
+
+    it.effect("with events: one transaction holding the save and one INSERT of every event for every reader", () => Effect.gen(function* () {
+      const request = aWriteRequest({ expiresAt: (yield* Clock.currentTimeMillis) + 60_000 })
+      yield* (yield* WriteRequestStore).insert(request)
+      const texts = yield* statementsOf(approve(request.id, request.argumentsHash))
+      assert.deepStrictEqual(texts, ["SELECT * FROM", "BEGIN", "UPDATE write_requests SET", "INSERT INTO event_outbox", "COMMIT"])
+      for (const reader of readers) assert.deepStrictEqual(yield* eventsOf(reader, [request.id]), [`WriteApproved:${request.id}`])
+    }))
+  })
+})
+
 /** Queues `count` requests, then drains both readers from two processes at once; answers what each handled. */
 const drainFromTwoProcesses = (processA: Layer.Layer<Ports>, processB: Layer.Layer<Ports>, count: number) => Effect.gen(function* () {
   const queued = yield* Effect.forEach(Array.from({ length: count }, () => aWriteRequest()), (request) =>
     runCreation(Effect.flatMap(WriteRequestStore, (s) => s.insert(request)), request.id, [{
-      _tag: "WriteQueued", at: 0, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool
+      _tag: "WriteQueued", at: 0, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool,
+      toolTitle: request.tool, clientId: null, connectionId: request.connectionId, apiKeyId: request.apiKeyId,
+      reason: request.reason, summary: null, expiresAt: request.expiresAt
     }])).pipe(Effect.provide(processA))
   const handled = yield* Ref.make<ReadonlyArray<string>>([])
   const drainer = (reader: string) => Effect.gen(function* () {
     // Small batches, so that the two processes interleave their claims.
     while ((yield* drainOutbox(reader, (entries) => Ref.update(handled, (all) => [
-      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && queued.includes(event.requestId) ? [`${reader}:${event.requestId}`] : []))
+      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && event.requestId !== null && queued.includes(event.requestId) ? [`${reader}:${event.requestId}`] : []))
     ]), 3)) > 0) { /* until caught up */ }
   })
   yield* Effect.all(readers.flatMap((reader) => [

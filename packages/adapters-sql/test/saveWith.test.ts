@@ -5,7 +5,8 @@ import {
   AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites,
   ConnectionId,
   UserId,
-  WorkspaceId
+  WorkspaceId,
+  ClientId
 } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
@@ -17,7 +18,7 @@ import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 const readers = ["probe-a", "probe-b"]
 
 const opened = (connectionId: ConnectionId, workspaceId: WorkspaceId): DomainEvent => ({
-  _tag: "ConnectionOpened", at: 1_000, connectionId, workspaceId, clientId: "apc_probe", approverId: UserId.make("usr_probe"),
+  _tag: "ConnectionOpened", at: 1_000, connectionId, workspaceId, clientId: ClientId.make("apc_probe"), approverId: UserId.make("usr_probe"),
   scopes: ["tools:read"], surface: "mcp", platforms: "all", writeMode: "wait"
 })
 

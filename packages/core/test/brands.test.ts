@@ -7,12 +7,24 @@ import { Effect, Option, Schema } from "effect"
 import {
   ApiKeyId,
   type ApiKeyStoreShape,
+  ClientId,
+  type ClientStoreShape,
   ConnectionId,
+  type ConnectionStoreShape,
+  ConsentPageId,
+  type ConsentStoreShape,
+  type DecideConsentInput,
+  MailId,
+  type MailerShape,
   type Membership,
   PeopleStore,
+  type PeopleStoreShape,
+  type Principal,
   SecretHash,
   Secrets,
   type SecretsShape,
+  TaskId,
+  type TaskStoreShape,
   UserId,
   WorkspaceId,
   WriteRequestId,
@@ -24,6 +36,8 @@ const findByHash = (_hash: SecretHash) => Option.none<never>()
 const inWorkspace = (_workspaceId: WorkspaceId) => true
 const ofUser = (_userId: UserId) => true
 const ofConnection = (_connectionId: ConnectionId) => true
+const ofClient = (_clientId: ClientId) => true
+const ofTask = (_taskId: TaskId) => true
 
 describe("branded ids and hashes", () => {
   it("a raw string is refused where a SecretHash is expected, and a UserId where a WorkspaceId is expected", () => {
@@ -63,6 +77,48 @@ describe("branded ids and hashes", () => {
     assert.isFunction(pending)
     assert.strictEqual(WriteRequestId.make("rwq_1"), "rwq_1")
     assert.isFunction(hashOf)
+  })
+
+  it("a raw string, or another kind of id, is refused where a ClientId, TaskId, ConsentPageId or MailId is expected", () => {
+    const clientId = ClientId.make("apc_1")
+    const connectionId = ConnectionId.make("con_1")
+    const taskId = TaskId.make("task_1")
+    const requestId = WriteRequestId.make("rwq_1")
+
+    // @ts-expect-error a client_id as a request sends it (a raw string) is not a ClientId until the entry brands it
+    ofClient("apc_1")
+    // @ts-expect-error a ConnectionId is not a ClientId (an access token and an audit entry carry both)
+    ofClient(connectionId)
+    // @ts-expect-error a ClientId is not a ConnectionId
+    ofConnection(clientId)
+    // @ts-expect-error the client store's look-up refuses a raw string (a metadata document's URL included)
+    const findClient = (store: ClientStoreShape) => store.find("https://app.example/client.json")
+    // @ts-expect-error connections are listed by a ClientId, not by a workspace's id
+    const byClient = (store: ConnectionStoreShape) => store.listByClient(WorkspaceId.make("ws_1"))
+    // @ts-expect-error records refuse a swapped id: a Principal's clientId is not its connection's id
+    const principal: Pick<Principal, "clientId" | "connectionId"> = { clientId: connectionId, connectionId }
+    // @ts-expect-error a raw string is not a TaskId
+    ofTask("task_1")
+    // @ts-expect-error a WriteRequestId is not a TaskId (MCP calls both "tasks"; only one is a workspace task)
+    ofTask(requestId)
+    // @ts-expect-error a TaskId is not a WriteRequestId
+    const pendingOf = (store: WriteRequestStoreShape) => store.find(taskId)
+    // @ts-expect-error a REST path parameter (a raw string) is not a TaskId until the route brands it
+    const taskOf = (store: TaskStoreShape, param: string) => store.find(param)
+    // @ts-expect-error the consent form's page field (a raw string) is not a ConsentPageId until the route brands it
+    const pageOf = (store: ConsentStoreShape, field: string) => store.find(field)
+    // @ts-expect-error a TaskId is not a ConsentPageId
+    const decision: Pick<DecideConsentInput, "pageId"> = { pageId: taskId }
+    // @ts-expect-error the outbox marks a MailId sent, not any string
+    const markSent = (mailer: MailerShape) => mailer.markSent("mail_1", 0)
+    // @ts-expect-error a session has no id of its own: it is found by the SecretHash of its secret, never by the secret
+    const sessionOf = (store: PeopleStoreShape, cookieValue: string) => store.findSession(cookieValue)
+
+    assert.isTrue(ofClient(clientId) && ofTask(taskId))
+    assert.strictEqual(`${clientId}/${taskId}/${ConsentPageId.make("cp_1")}/${MailId.make("mail_1")}`, "apc_1/task_1/cp_1/mail_1")
+    assert.isDefined(principal)
+    assert.isDefined(decision)
+    for (const f of [findClient, byClient, pendingOf, taskOf, pageOf, markSent, sessionOf]) assert.isFunction(f)
   })
 
   it("a brand costs nothing at run time: the value is the string itself, and decoding a stored row brands it", () => {

@@ -1,6 +1,6 @@
 // The mail to the connecting person when a change waits for approval (spec §Events): the tool, what would change
 // (ProposedChange.summary), who can decide (the workspace's admins and editors, by name) and where, the request id,
-// its status URL and when it expires. One function of the queue event, so it can move onto an event reader as is.
+// its status URL and when it expires. The outbox's mail reader composes it from the WriteQueued event.
 import { ChangeWaitingMail, Directory, Issuer, type ChangeWaiting } from "@adgate/core"
 import { Effect, Layer } from "effect"
 

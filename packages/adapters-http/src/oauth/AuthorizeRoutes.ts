@@ -24,6 +24,7 @@ import {
   type ConsentAnswer,
   type ConsentDecision,
   type ConsentPage,
+  ConsentPageId,
   WorkspaceId
 } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
@@ -158,7 +159,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         })
       })
 
-    const tooSoon = (pageId: string, csrfToken: string, person: Person, chosen: ConsentDecision) =>
+    const tooSoon = (pageId: ConsentPageId, csrfToken: string, person: Person, chosen: ConsentDecision) =>
       Effect.gen(function* () {
         const consents = yield* ConsentStore
         const secrets = yield* Secrets
@@ -178,7 +179,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
     // POST /oauth/consent: the decision, posted once from our own page with its CSRF token (checklist 154–157).
     const decide = (request: HttpServerRequest.HttpServerRequest, fields: Params) =>
       Effect.gen(function* () {
-        const pageId = first(fields, "page") ?? ""
+        const pageId = ConsentPageId.make(first(fields, "page") ?? "")
         const csrfToken = first(fields, "csrf_token") ?? ""
         const action = first(fields, "action")
         const person = yield* people.current(request)
@@ -212,7 +213,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
           ConsentPageExpired: errorPageFor,
           ConsentAlreadyDecided: errorPageFor,
           // Not an error page: the flow restarts from the app (spec §States: Consent page).
-          ConsentRestartRequired: () => Effect.flatMap(findPage(first(fields, "page") ?? ""), restart),
+          ConsentRestartRequired: () => Effect.flatMap(findPage(ConsentPageId.make(first(fields, "page") ?? "")), restart),
           InvalidConsentDecision: errorPageFor,
           NotAllowedToConnect: errorPageFor,
           DirectoryUnavailable: errorPageFor,
@@ -232,7 +233,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
       })
 
     /** The consent page a form or link names; none for an empty id. */
-    const findPage = (pageId: string) =>
+    const findPage = (pageId: ConsentPageId) =>
       Effect.gen(function* () {
         if (pageId === "") return Option.none<ConsentPage>()
         return yield* (yield* ConsentStore).find(pageId)
@@ -251,7 +252,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
       people.requirePerson(request, (person) =>
         Effect.gen(function* () {
           const query = parseFormEncoded(rawQuery(request.url))
-          const found = yield* findPage(Result.isSuccess(query) ? (first(query.success, "page") ?? "") : "")
+          const found = yield* findPage(ConsentPageId.make(Result.isSuccess(query) ? (first(query.success, "page") ?? "") : ""))
           // Only the person the page was opened for gets the link back to the app.
           if (Option.isSome(found) && found.value.userId !== person.user.id) return yield* errorPage(400, "Start again from the app", "Start again from the app.")
           return yield* restart(found)

@@ -2,7 +2,7 @@
 // person sees who asks): the registered client's name and label, or the host of a metadata document. Nothing is
 // fetched for an anonymous person (checklist I), so a metadata-document client is named by its URL's host only.
 import { Effect, Option } from "effect"
-import { type ClientStore, isMetadataDocumentClientId } from "@adgate/core"
+import { ClientId, type ClientStore, isMetadataDocumentClientId } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
 import { html, type Html } from "../pages/layout.ts"
 import { appLabel } from "./consentView.ts"
@@ -20,7 +20,7 @@ export const askingApp = (clients: ClientStore["Service"], returnTo: string, ori
       if (host === null) return Option.none()
       return Option.some(html`<p class="asking">${appLabel({ name: null, verified: false })} described at <strong>${host}</strong> is asking to connect. Sign in to see what it asks for.</p>`)
     }
-    const found = yield* clients.find(clientId)
+    const found = yield* clients.find(ClientId.make(clientId))
     if (Option.isNone(found) || found.value.removedAt !== null) return Option.none()
     const client = found.value
     return Option.some(html`<p class="asking">${appLabel({ name: client.name, verified: client.recognised })} is asking to connect. Sign in to see what it asks for.</p>`)

@@ -7,7 +7,7 @@ import {
   TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools, platformAllowed,
   listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
   toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest,
-  WriteRequestId
+  TaskId, WriteRequestId
 } from "@adgate/core"
 import { BodyNotObject, restErrorAnswer, type RestRefusal, type RestRefusalTag } from "./errors.ts"
 import {
@@ -359,7 +359,7 @@ const taskRoute = route({
   pathParams: [{ name: "taskId", description: "task_…" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The task", schema: TaskBody }],
   refusals: ["InsufficientScope", "TaskNotFound"],
-  handle: ({ principal, params }) => Effect.map(findWorkspaceTask(principal.workspaceId, params["taskId"] ?? ""), (task) => {
+  handle: ({ principal, params }) => Effect.map(findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? "")), (task) => {
     const { url, ...view } = taskView(task)
     return ok({ ...view, plan: task.plan, report: task.report, url })
   })

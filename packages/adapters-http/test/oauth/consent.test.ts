@@ -3,7 +3,7 @@
 // accepted once, 10 minutes, and a workspace switch that restarts the flow from the app.
 import * as oauth from "oauth4webapi"
 import { Effect, Option } from "effect"
-import { ClientStore, registerWorkspaceApp } from "@adgate/core"
+import { ClientStore, registerWorkspaceApp, ClientId } from "@adgate/core"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import {
@@ -24,7 +24,7 @@ let server: TestServer
 let as: oauth.AuthorizationServer
 let admin: string
 let dynamicApp: string
-let ownApp: string
+let ownApp: ClientId
 let challenge: string
 
 beforeAll(async () => {

@@ -14,7 +14,8 @@ import {
   scopesRoleHolds,
   Secrets,
   UserId,
-  ConnectionId
+  ConnectionId,
+  ClientId
 } from "@adgate/core"
 import {
   type MemoryPlatformState,
@@ -67,7 +68,7 @@ const connectionToken = (w: World) =>
     yield* directory.setPlan(workspaceId, w.plan)
     const connectionId = ConnectionId.make(yield* secrets.generate(Prefix.connection))
     yield* (yield* ConnectionStore).insert({
-      id: connectionId, version: 1, clientId: "apc_property", workspaceId, approverId, scopes: [...w.scopes], surface: "rest",
+      id: connectionId, version: 1, clientId: ClientId.make("apc_property"), workspaceId, approverId, scopes: [...w.scopes], surface: "rest",
       platforms: w.platforms === "all" ? "all" : [...w.platforms], writeMode: w.writeMode, status: "active", endedReason: null,
       createdAt: now, endedAt: null, expiresAt: now + 365 * 86_400_000, roleConfirmedAt: now,
       refresh: { hash: yield* secrets.hash(`refresh-${connectionId}`), generation: 1, issuedAt: now }, spent: null, withdrawn: [],
@@ -75,7 +76,7 @@ const connectionToken = (w: World) =>
     })
     const token = yield* secrets.generate(Prefix.accessToken)
     yield* (yield* AccessTokenStore).insert({
-      hash: yield* secrets.hash(token), connectionId, generation: 1, clientId: "apc_property", workspaceId, scopes: [...w.scopes],
+      hash: yield* secrets.hash(token), connectionId, generation: 1, clientId: ClientId.make("apc_property"), workspaceId, scopes: [...w.scopes],
       surface: "rest", issuedAt: now, expiresAt: now + 3_600_000, revokedAt: null
     })
     return token

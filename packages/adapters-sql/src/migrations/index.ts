@@ -9,6 +9,7 @@ import outbox from "./0004_outbox.ts"
 import pipeline from "./0006_pipeline.ts"
 import taskRunner from "./0007_task_runner.ts"
 import connectionExpiryIndex from "./0008_connection_expiry_index.ts"
+import outboxDoneIndex from "./0009_outbox_done_index.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -17,5 +18,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0004_outbox": outbox,
   "0006_pipeline": pipeline,
   "0007_task_runner": taskRunner,
-  "0008_connection_expiry_index": connectionExpiryIndex
+  "0008_connection_expiry_index": connectionExpiryIndex,
+  "0009_outbox_done_index": outboxDoneIndex
 }

@@ -1,7 +1,7 @@
 // The outbox readers in the background (architecture §Commands and events): every process drains every reader (the
-// pending writes of ended credentials, the audit log, the admins' mail) every few seconds; the claims (FOR UPDATE SKIP
-// LOCKED) make each event handled once however many processes run. A pass that fails (the Directory or the database
-// down) is logged and its events wait for the next.
+// pending writes of ended credentials, the audit log, the admins' and requesters' mail) every few seconds; the claims
+// (FOR UPDATE SKIP LOCKED) make each event handled once however many processes run. A pass that fails (the Directory
+// or the database down) is logged and its events wait for the next.
 import { inBackground } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { auditReader } from "./auditReader.ts"
@@ -24,7 +24,7 @@ export const outboxReaders: ReadonlyArray<string> = readers.map((reader) => read
 /** Drains every reader until caught up, failing on the first failure (tests call this to drain explicitly). */
 export const drainReaders = Effect.forEach(readers, drainReader)
 
-/** How often the background drains the outbox: the admins' mail and the audit entries follow within seconds. */
+/** How often the background drains the outbox: the mail and the audit entries follow within seconds. */
 export const outboxDrainInterval = "5 seconds"
 
 /**

@@ -1,5 +1,5 @@
 // The ClientStore contract (spec §Resources: OAuth client): every store, memory or SQL, must pass it.
-import { ClientStore, WorkspaceId } from "@adgate/core"
+import { ClientStore, WorkspaceId, ClientId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aClient, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
@@ -16,7 +16,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
     }))
 
     it.effect("an unknown client is none", () => Effect.gen(function* () {
-      assert.isTrue(Option.isNone(yield* (yield* ClientStore).find(unique("apc_"))))
+      assert.isTrue(Option.isNone(yield* (yield* ClientStore).find(ClientId.make(unique("apc_")))))
     }))
 
     it.effect("a save from the stored version succeeds and is read back", () => Effect.gen(function* () {
@@ -92,7 +92,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       // A compare-and-set from the version read before the note is a Conflict (the note is a write like any other).
       const error = yield* Effect.flip(store.save({ ...client, version: 2, name: "late" }))
       assert.strictEqual(error._tag, "Conflict")
-      assert.isFalse(yield* store.noteTokenIssued(unique("apc_"), t0, t0 + 1))
+      assert.isFalse(yield* store.noteTokenIssued(ClientId.make(unique("apc_")), t0, t0 + 1))
     }))
 
     it.effect("racing token notes change the row once and none fails (no Conflict under concurrency)", () => Effect.gen(function* () {

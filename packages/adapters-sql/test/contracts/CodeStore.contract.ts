@@ -1,5 +1,5 @@
 // The CodeStore contract (spec §States: Authorization code): codes by hash, single use through compare-and-set.
-import { CodeStore, ConnectionId } from "@adgate/core"
+import { CodeStore, ConnectionId, ClientId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aCode, type ContractHost, unique, uniqueHash } from "./fixtures.ts"
@@ -40,7 +40,7 @@ export const codeStoreContract = <E, R>(name: string, layer: Layer.Layer<CodeSto
       assert.isFalse(yield* store.challengeSeen(code.clientId, code.codeChallenge))
       yield* store.insert(code)
       assert.isTrue(yield* store.challengeSeen(code.clientId, code.codeChallenge))
-      assert.isFalse(yield* store.challengeSeen(unique("apc_"), code.codeChallenge))
+      assert.isFalse(yield* store.challengeSeen(ClientId.make(unique("apc_")), code.codeChallenge))
       assert.isFalse(yield* store.challengeSeen(code.clientId, unique("challenge-")))
     }))
 

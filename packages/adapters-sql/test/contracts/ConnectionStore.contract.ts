@@ -1,6 +1,6 @@
 // The ConnectionStore contract (spec §States: Connection): compare-and-set saves and the refresh-token hash index
 // (every refresh hash ever issued finds its connection: live, spent or withdrawn).
-import { ConnectionStore, WorkspaceId, ConnectionId } from "@adgate/core"
+import { ConnectionStore, WorkspaceId, ConnectionId, ClientId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aConnection, type ContractHost, t0, unique, uniqueHash } from "./fixtures.ts"
@@ -81,7 +81,7 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
     it.effect("connections are listed by workspace and by client", () => Effect.gen(function* () {
       const store = yield* ConnectionStore
       const workspaceId = WorkspaceId.make(unique("ws_"))
-      const clientId = unique("apc_")
+      const clientId = ClientId.make(unique("apc_"))
       const a = aConnection({ workspaceId, clientId })
       const b = aConnection({ workspaceId, createdAt: t0 + 1 })
       const c = aConnection({ clientId, createdAt: t0 + 2 })
@@ -89,6 +89,6 @@ export const connectionStoreContract = <E, R>(name: string, layer: Layer.Layer<C
       const byCreation = <T extends { readonly createdAt: number }>(xs: ReadonlyArray<T>) => [...xs].sort((x, y) => x.createdAt - y.createdAt)
       assert.deepStrictEqual(byCreation(yield* store.listByWorkspace(workspaceId)), [a, b])
       assert.deepStrictEqual(byCreation(yield* store.listByClient(clientId)), [a, c])
-      assert.deepStrictEqual(yield* store.listByClient(unique("apc_")), [])
+      assert.deepStrictEqual(yield* store.listByClient(ClientId.make(unique("apc_"))), [])
     }))
   })

@@ -1,5 +1,5 @@
 // The ConsentStore contract (spec §Consent page): one decision per page, compare-and-set.
-import { ConsentStore } from "@adgate/core"
+import { ConsentStore, ConsentPageId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import type { Layer } from "effect"
@@ -12,7 +12,7 @@ export const consentStoreContract = <E, R>(name: string, layer: Layer.Layer<Cons
       const page = aConsentPage()
       yield* store.insert(page)
       assert.deepStrictEqual(yield* store.find(page.id), Option.some(page))
-      assert.isTrue(Option.isNone(yield* store.find(unique("cp_"))))
+      assert.isTrue(Option.isNone(yield* store.find(ConsentPageId.make(unique("cp_")))))
     }))
 
     it.effect("a decision is saved once: the second save from the same version is a Conflict", () => Effect.gen(function* () {

@@ -1,6 +1,6 @@
 // The GrantReader contract (issue 11): the reads of a refresh and of an exchange's re-check answer what the separate
 // store and Directory reads answer; the SQL reader makes each one statement.
-import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type Role } from "@adgate/core"
+import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type Role, ClientId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aClient, aCode, aConnection, type ContractHost, aUser, aWorkspace, t0, unique, uniqueHash } from "./fixtures.ts"
@@ -66,9 +66,9 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       yield* connections.insert(connection)
       const grounds = Option.some({ connection, role: { _tag: "Confirmed" as const, role: "admin" as const } })
       assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(client.clientId, connection.refresh.hash), { client: Option.some(client), grounds })
-      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(unique("apc_"), connection.refresh.hash), { client: Option.none(), grounds })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(ClientId.make(unique("apc_")), connection.refresh.hash), { client: Option.none(), grounds })
       assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(client.clientId, uniqueHash("rt-hash-")), { client: Option.some(client), grounds: Option.none() })
-      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(unique("apc_"), uniqueHash("rt-hash-")), { client: Option.none(), grounds: Option.none() })
+      assert.deepStrictEqual(yield* reader.clientAndRefreshGrounds(ClientId.make(unique("apc_")), uniqueHash("rt-hash-")), { client: Option.none(), grounds: Option.none() })
       // A removed client is answered as stored: deciding it is unusable is the caller's (ClientStore.find does the same).
       const removed = { ...client, version: 2, removedAt: t0 + 5 }
       yield* clients.save(removed)
@@ -81,9 +81,9 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       const reader = yield* GrantReader
       const { client, code } = yield* aClientWithCode
       assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, code.hash), { client: Option.some(client), code: Option.some(code) })
-      assert.deepStrictEqual(yield* reader.clientAndCode(unique("apc_"), code.hash), { client: Option.none(), code: Option.some(code) })
+      assert.deepStrictEqual(yield* reader.clientAndCode(ClientId.make(unique("apc_")), code.hash), { client: Option.none(), code: Option.some(code) })
       assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, uniqueHash("code-hash-")), { client: Option.some(client), code: Option.none() })
-      assert.deepStrictEqual(yield* reader.clientAndCode(unique("apc_"), uniqueHash("code-hash-")), { client: Option.none(), code: Option.none() })
+      assert.deepStrictEqual(yield* reader.clientAndCode(ClientId.make(unique("apc_")), uniqueHash("code-hash-")), { client: Option.none(), code: Option.none() })
       assert.deepStrictEqual((yield* reader.clientAndCode(client.clientId, code.hash)).code, yield* codes.findByHash(code.hash))
     }))
 
@@ -96,6 +96,6 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       yield* codes.save({ ...code, version: 2, status: "used" })
       yield* clients.save({ ...client, version: 2, removedAt: t0 + 5 })
       assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 2, clientUsable: false })
-      assert.deepStrictEqual(yield* reader.recheckExchange(uniqueHash("code-hash-"), unique("apc_")), { codeVersion: null, clientUsable: false })
+      assert.deepStrictEqual(yield* reader.recheckExchange(uniqueHash("code-hash-"), ClientId.make(unique("apc_"))), { codeVersion: null, clientUsable: false })
     }))
   })

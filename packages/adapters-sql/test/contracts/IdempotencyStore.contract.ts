@@ -8,7 +8,7 @@ import type { Layer } from "effect"
 import { type ContractHost, t0, unique } from "./fixtures.ts"
 
 const ttl = 86_400_000
-const answer: IdempotentResponse = { status: 200, body: { ok: true, result: { rows: [{ clicks: 3, cost: 1.25 }], next: null } } }
+const answer: IdempotentResponse = { body: { ok: true, result: { rows: [{ clicks: 3, cost: 1.25 }], next: null } } }
 
 export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<IdempotencyStore, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`IdempotencyStore contract (${name})`, (it) => {
@@ -28,7 +28,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 5, ttl), { _tag: "Completed", response: answer })
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-b", t0 + 5, ttl), { _tag: "Mismatch" })
       // Completing again (a late duplicate) changes nothing.
-      yield* store.complete(scope, key, t0, { status: 500, body: null }, t0 + ttl)
+      yield* store.complete(scope, key, t0, { body: null }, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + 6, ttl), { _tag: "Completed", response: answer })
     }))
 
@@ -98,7 +98,7 @@ export const idempotencyStoreContract = <E, R>(name: string, layer: Layer.Layer<
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + lease, lease), { _tag: "Claimed" })
       yield* store.release(scope, key, t0)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + lease + 1, lease), { _tag: "InFlight" }, "A's release left B's claim")
-      yield* store.complete(scope, key, t0, { status: 500, body: null }, t0 + ttl)
+      yield* store.complete(scope, key, t0, { body: null }, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + lease + 2, lease), { _tag: "InFlight" }, "A's complete left B's claim")
       yield* store.complete(scope, key, t0 + lease, answer, t0 + ttl)
       assert.deepStrictEqual(yield* store.claim(scope, key, "hash-a", t0 + lease + 3, lease), { _tag: "Completed", response: answer })

@@ -1,6 +1,6 @@
 // The TaskStore contract (spec §Task, §REST GET /tasks): tasks by id, compare-and-set saves, and the workspace's
 // tasks newest first with limit, skip and status.
-import { TaskStore, WorkspaceId } from "@adgate/core"
+import { TaskStore, WorkspaceId, TaskId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aTask, type ContractHost, t0, unique } from "./fixtures.ts"
@@ -12,7 +12,7 @@ export const taskStoreContract = <E, R>(name: string, layer: Layer.Layer<TaskSto
       const task = aTask({ status: "completed", plan: [{ step: 1, tool: "meta__campaign_report" }], report: { paused: 3, note: "done" } })
       yield* store.insert(task)
       assert.deepStrictEqual(yield* store.find(task.id), Option.some(task))
-      assert.isTrue(Option.isNone(yield* store.find(unique("task_"))))
+      assert.isTrue(Option.isNone(yield* store.find(TaskId.make(unique("task_")))))
     }))
 
     it.effect("saves are compare-and-set: a stale version and a missing task are Conflicts", () => Effect.gen(function* () {
@@ -31,7 +31,7 @@ export const taskStoreContract = <E, R>(name: string, layer: Layer.Layer<TaskSto
       const workspaceId = WorkspaceId.make(unique("ws_"))
       const tasks = [0, 1, 2, 3].map((i) => aTask({ workspaceId, createdAt: t0 + i, status: i % 2 === 0 ? "running" : "planning" }))
       // Two tasks made in the same millisecond: the one with the greater id (byte order) lists first.
-      const [twinA, twinB] = [aTask({ workspaceId, id: "task_A-same-ms", createdAt: t0 + 9 }), aTask({ workspaceId, id: "task_a-same-ms", createdAt: t0 + 9 })]
+      const [twinA, twinB] = [aTask({ workspaceId, id: TaskId.make("task_A-same-ms"), createdAt: t0 + 9 }), aTask({ workspaceId, id: TaskId.make("task_a-same-ms"), createdAt: t0 + 9 })]
       yield* Effect.forEach([...tasks, twinA, twinB, aTask()], store.insert)
       const all = { limit: 50, skip: 0, status: null }
       assert.deepStrictEqual((yield* store.list(workspaceId, all)).map((t) => t.id), [twinB.id, twinA.id, tasks[3]!.id, tasks[2]!.id, tasks[1]!.id, tasks[0]!.id])

@@ -3,7 +3,7 @@ import type {
   AccessToken, ApiKey, AuditEntry, AuthorizationCode, Client, Connection, ConsentPage, MailMessage, Session, Task,
   ToolUsage, User, Workspace, WriteRequest
 } from "@adgate/core"
-import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId } from "@adgate/core"
+import { ApiKeyId, ConnectionId, SecretHash, UserId, WorkspaceId, WriteRequestId, ClientId, TaskId, ConsentPageId, MailId } from "@adgate/core"
 import type { Vitest } from "@effect/vitest"
 import { randomBytes } from "node:crypto"
 
@@ -17,7 +17,7 @@ export const uniqueHash = (prefix: string) => SecretHash.make(unique(prefix))
 const t0 = 1_767_225_600_000 // 2026-01-01T00:00:00Z
 
 export const aClient = (over: Partial<Client> = {}): Client => ({
-  clientId: unique("apc_"),
+  clientId: ClientId.make(unique("apc_")),
   version: 1,
   kind: "dynamic",
   name: "Test app",
@@ -35,10 +35,10 @@ export const aClient = (over: Partial<Client> = {}): Client => ({
 })
 
 export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
-  id: unique("cp_"),
+  id: ConsentPageId.make(unique("cp_")),
   version: 1,
   request: {
-    clientId: unique("apc_"),
+    clientId: ClientId.make(unique("apc_")),
     redirectUri: "https://app.example/cb",
     redirectUriSent: true,
     scopes: ["tools:read", "tasks:read"],
@@ -58,7 +58,7 @@ export const aConsentPage = (over: Partial<ConsentPage> = {}): ConsentPage => ({
 export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode => ({
   hash: uniqueHash("code-hash-"),
   version: 1,
-  clientId: unique("apc_"),
+  clientId: ClientId.make(unique("apc_")),
   redirectUri: "https://app.example/cb",
   redirectUriSent: true,
   codeChallenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
@@ -79,7 +79,7 @@ export const aCode = (over: Partial<AuthorizationCode> = {}): AuthorizationCode 
 export const aConnection = (over: Partial<Connection> = {}): Connection => ({
   id: ConnectionId.make(unique("con_")),
   version: 1,
-  clientId: unique("apc_"),
+  clientId: ClientId.make(unique("apc_")),
   workspaceId: WorkspaceId.make(unique("ws_")),
   approverId: UserId.make(unique("usr_")),
   scopes: ["tasks:read", "accounts:read"],
@@ -103,7 +103,7 @@ export const anAccessToken = (over: Partial<AccessToken> = {}): AccessToken => (
   hash: uniqueHash("at-hash-"),
   connectionId: ConnectionId.make(unique("con_")),
   generation: 1,
-  clientId: unique("apc_"),
+  clientId: ClientId.make(unique("apc_")),
   workspaceId: WorkspaceId.make(unique("ws_")),
   scopes: ["tools:read"],
   surface: "rest",
@@ -151,14 +151,14 @@ export const anAuditEntry = (over: Partial<AuditEntry> = {}): AuditEntry => ({
   at: t0,
   actorId: null,
   action: "connection.approved",
-  clientId: unique("apc_"),
+  clientId: ClientId.make(unique("apc_")),
   connectionId: ConnectionId.make(unique("con_")),
   detail: { scopes: ["tools:read"], surface: "mcp" },
   ...over
 })
 
 export const aMail = (over: Partial<MailMessage> = {}): MailMessage => ({
-  id: unique("mail_"),
+  id: MailId.make(unique("mail_")),
   to: "pat@example.com",
   subject: "A new app was connected",
   text: "Hello",
@@ -202,7 +202,7 @@ export const aWriteRequest = (over: Partial<WriteRequest> = {}): WriteRequest =>
 })
 
 export const aTask = (over: Partial<Task> = {}): Task => ({
-  id: unique("task_"),
+  id: TaskId.make(unique("task_")),
   version: 1,
   workspaceId: WorkspaceId.make(unique("ws_")),
   createdBy: UserId.make(unique("usr_")),

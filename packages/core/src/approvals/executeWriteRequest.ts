@@ -3,9 +3,11 @@
 // claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), checks that the credential that
 // asked is still live (an ended connection or a revoked key ends it failed), re-applies the guardrails and the
 // credits (reserved now), calls the platform with the request id as idempotency token, then records executed or failed with
-// the usage, the audit entry, the charge and the WriteExecuted / WriteFailed event in one unit. Every move is a command
-// on the runner (commands/runCommand.ts). A stale lease is claimed again by resumeApprovedWrites.
+// the usage, the charge and the WriteExecuted / WriteFailed event (with ToolWriteApplied when it changed the platform,
+// whence the audit entry) in one unit. Every move is a command on the runner (commands/runCommand.ts). A stale lease
+// is claimed again by resumeApprovedWrites.
 import { Effect, Option, type Schema } from "effect"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
@@ -16,25 +18,28 @@ import type { Principal } from "../credentials/records.ts"
 import { checkGuardrails, toolWritesLock } from "../tools/callTool.ts"
 import { loadStanding, withAccounts } from "../tools/loadAccessGrounds.ts"
 import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
-import { recordToolRun } from "../tools/recordToolRun.ts"
+import { recordToolRunWrites } from "../tools/recordToolRun.ts"
 import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import { type WriteRequest, writeExecutionLeaseMs, type WriteRequestId } from "./WriteRequest.ts"
 
-/** One move on the runner; `then` writes in the same unit of work as the save and the events. */
+/**
+ * One move on the runner; `then` writes in the same unit of work as the save, and its events are appended with the
+ * transition's (one outbox INSERT).
+ */
 const move = <B = WriteRequest, E2 = never, R = never>(
   id: WriteRequestId,
   event: WriteRequestEvent,
-  then?: (done: WriteRequest) => Effect.Effect<B, E2, R>
+  then?: (done: WriteRequest) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
 ) =>
   Effect.flatMap(WriteRequestStore, (store) => runCommand({
     load: store.find(id),
     missing: () => new WriteRequestNotFound({ requestId: id }),
     transition: (request, now) => transitionWriteRequest(request, event, now),
     save: store.save,
-    ...(then === undefined ? {} : { then: (done: WriteRequest) => Effect.map(then(done), (answer) => ({ answer, events: [] })) })
+    ...(then === undefined ? {} : { then })
   }))
 
 /** Ends a claimed request without a platform answer, `result` saying why. */
@@ -101,11 +106,11 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
         ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
         : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
       return yield* move(id, outcome, (done) =>
-        Effect.as(recordToolRun({
+        Effect.map(recordToolRunWrites({
           workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
           actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,
           change, requestId: done.id, reserved
-        }), done))
+        }), ({ events }) => ({ answer: done, events })))
     }).pipe(Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))))
   }))
 })

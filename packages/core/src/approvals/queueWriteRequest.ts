@@ -1,5 +1,6 @@
 // Queues a tool write for a person (spec §POST /tools/{name} 202, §Write request): a new `rwq_` request, pending,
-// bound to the fingerprint of the exact call, due to expire after writeRequestLifetimeMs.
+// bound to the fingerprint of the exact call, due to expire after writeRequestLifetimeMs. Its WriteQueued event, in
+// the same unit of work, is what the audit entry and the mail to the requester are made from (the outbox's readers).
 import { Clock, Effect, type Schema } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -9,6 +10,7 @@ import { type WaitReason, type WriteRequest, writeRequestLifetimeMs, WriteReques
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 export interface WriteRequestInput {
   readonly workspaceId: WorkspaceId
@@ -20,7 +22,22 @@ export interface WriteRequestInput {
   readonly reason: WaitReason
 }
 
-export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(function* (input: WriteRequestInput) {
+/**
+ * What the queueing call knew beside the request, for its WriteQueued event (the audit entry and the requester's
+ * mail are made from it by the outbox's readers).
+ */
+export interface QueuedCall {
+  /** The app that asked (the connection's client); null for an API key. */
+  readonly clientId: ClientId | null
+  readonly toolTitle: string
+  /** The preview's one line saying what would change; null when it was queued without a preview (no mail then). */
+  readonly summary: string | null
+}
+
+/** A request queued without a call's facts (the lifecycle's own tests, embedding): no app, no preview. */
+const noCall = (input: WriteRequestInput): QueuedCall => ({ clientId: null, toolTitle: input.tool, summary: null })
+
+export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(function* (input: WriteRequestInput, call: QueuedCall = noCall(input)) {
   const now = yield* Clock.currentTimeMillis
   const request: WriteRequest = {
     ...input,
@@ -39,6 +56,8 @@ export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(functi
     updatedAt: now
   }
   return yield* runCreation((yield* WriteRequestStore).insert(request), request, [{
-    _tag: "WriteQueued", at: now, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy, tool: request.tool
+    _tag: "WriteQueued", at: now, requestId: request.id, workspaceId: request.workspaceId, requestedBy: request.requestedBy,
+    tool: request.tool, toolTitle: call.toolTitle, clientId: call.clientId, connectionId: request.connectionId,
+    apiKeyId: request.apiKeyId, reason: request.reason, summary: call.summary, expiresAt: request.expiresAt
   }])
 })

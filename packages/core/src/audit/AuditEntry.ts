@@ -2,6 +2,7 @@
 import { Schema } from "effect"
 import { WorkspaceId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ClientId } from "../clients/Client.ts"
 
 export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
@@ -25,15 +26,19 @@ export const AuditEntry = Schema.Struct({
   /** The person who acted, or null for the service itself (reuse detection, expiry). */
   actorId: Schema.NullOr(Schema.String),
   action: AuditAction,
-  clientId: Schema.NullOr(Schema.String),
+  clientId: Schema.NullOr(ClientId),
   connectionId: Schema.NullOr(ConnectionId),
   /** Non-secret details: scopes, reason, surface. */
   detail: Schema.Record(Schema.String, Schema.Unknown)
 })
 export type AuditEntry = typeof AuditEntry.Type
 
+/** A queued mail's id (`mail_…`), branded where it is made (the mail's enqueuer) and decoded from the outbox. */
+export const MailId = Schema.String.pipe(Schema.brand("MailId"))
+export type MailId = typeof MailId.Type
+
 export const MailMessage = Schema.Struct({
-  id: Schema.String,
+  id: MailId,
   to: Schema.String,
   subject: Schema.String,
   text: Schema.String,

@@ -1,9 +1,8 @@
 // Which domain events are audit log entries (spec §Events: "Audit log entries are written for approving, declining
-// and ending a connection"; ours: every move of a task, docs/tasks.md, a pending write withdrawn because its
-// requester ended, and issue 8's settings: guardrails, a member's role, the plan, the credits; a workspace app
-// registered), with their non-secret
-// facts. The adapters' audit reader (adapters-sql/src/readers) writes them from the outbox; core services never write
-// these entries themselves.
+// and ending a connection"; ours: a tool write queued for a person or applied to a platform, every move of a task,
+// docs/tasks.md, a pending write withdrawn because its requester ended, and issue 8's settings: guardrails, a member's
+// role, the plan, the credits; a workspace app registered), with their non-secret facts. The adapters' audit reader
+// (adapters-sql/src/readers) writes them from the outbox; core services never write these entries themselves.
 import { Effect } from "effect"
 import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
@@ -49,6 +48,22 @@ export const auditOfEvent = (event: DomainEvent): Omit<AuditEntry, "id"> | null 
       return {
         workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "connection.ended",
         clientId: event.clientId, connectionId: event.connectionId, detail: { reason: event.reason }
+      }
+    case "WriteQueued":
+      // The person who asked is the actor; the detail is what the pipeline wrote when it queued the write itself.
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.requestedBy, action: "write_request.queued",
+        clientId: event.clientId, connectionId: event.connectionId,
+        detail: { tool: event.tool, requestId: event.requestId, reason: event.reason, summary: event.summary, apiKeyId: event.apiKeyId }
+      }
+    case "ToolWriteApplied":
+      return {
+        workspaceId: event.workspaceId, at: event.at, actorId: event.actorId, action: "tool.write_applied",
+        clientId: event.clientId, connectionId: event.connectionId,
+        detail: {
+          tool: event.tool, providerStatus: event.providerStatus, requestId: event.requestId, summary: event.summary,
+          apiKeyId: event.apiKeyId
+        }
       }
     case "WriteRequesterEnded":
       // The service withdrew it (nobody decided); the credential and why it ended are the facts.

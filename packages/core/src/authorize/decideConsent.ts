@@ -7,7 +7,7 @@ import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { moved, refused, type Transition } from "../commands/Transition.ts"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
 import { connectedPlatforms } from "./connectedPlatforms.ts"
-import type { ConsentDecision, ConsentPage } from "./ConsentPage.ts"
+import type { ConsentDecision, ConsentPage, ConsentPageId } from "./ConsentPage.ts"
 import { ConsentAlreadyDecided, ConsentPageNotFound, InvalidConsentDecision } from "./errors.ts"
 import { connectingRole } from "./openConsentPage.ts"
 import { type ConsentRefusal, transitionConsentPage } from "./transitionConsentPage.ts"
@@ -25,7 +25,7 @@ const maxPlatformNameLength = 100
 export type ConsentAnswer = { readonly _tag: "Allow"; readonly decision: ConsentDecision } | { readonly _tag: "Cancel" }
 
 export interface DecideConsentInput {
-  readonly pageId: string
+  readonly pageId: ConsentPageId
   readonly csrfToken: string
   /** The signed-in person and chosen workspace at the moment of the post. */
   readonly userId: UserId

@@ -1,7 +1,7 @@
 // Opening the consent page for a validated authorization request (spec §GET /oauth/authorize, §States: Consent
 // page): who may connect, what the page offers, and a page record with a CSRF token of which only the hash is kept.
 import { Clock, Effect, Option } from "effect"
-import type { AuthorizationRequest, ConsentPage } from "./ConsentPage.ts"
+import { type AuthorizationRequest, type ConsentPage, ConsentPageId } from "./ConsentPage.ts"
 import { connectedPlatforms } from "./connectedPlatforms.ts"
 import { consentOptions } from "./consentOptions.ts"
 import { NotAllowedToConnect } from "./errors.ts"
@@ -43,7 +43,7 @@ export const openConsentPage = Effect.fn("authorize.openConsentPage")(function* 
   const now = yield* Clock.currentTimeMillis
   const csrfToken = yield* secrets.generate(Prefix.csrf)
   const page: ConsentPage = {
-    id: yield* secrets.generate(Prefix.consentPage),
+    id: ConsentPageId.make(yield* secrets.generate(Prefix.consentPage)),
     version: 1,
     request: input.request,
     userId: input.userId,

@@ -4,7 +4,7 @@
 import { Effect } from "effect"
 import type { AuthorizationRequest } from "./ConsentPage.ts"
 import { AuthorizeErrorPage, AuthorizeErrorRedirect } from "./errors.ts"
-import type { Client } from "../clients/Client.ts"
+import { type Client, ClientId } from "../clients/Client.ts"
 import { isServiceSite, redirectUriMatches } from "../clients/redirectUri.ts"
 import { resolveClientForAuthorization } from "../clients/resolveClient.ts"
 import { parseRawUri } from "../clients/RawUri.ts"
@@ -42,7 +42,7 @@ export const validateAuthorizationRequest = Effect.fn("authorize.validateAuthori
     if (sentTwice.includes(name)) return yield* page("invalid_request", `${name} was sent more than once`)
   const clientId = get("client_id")
   if (clientId === undefined) return yield* page("invalid_request", "client_id is required")
-  const client = yield* resolveClientForAuthorization(clientId).pipe(
+  const client = yield* resolveClientForAuthorization(ClientId.make(clientId)).pipe(
     Effect.catchTag("UnknownClient", (e) => Effect.fail(page("invalid_client", `Unknown client: ${e.reason}`)))
   )
   const sentRedirect = get("redirect_uri")

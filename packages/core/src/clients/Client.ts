@@ -9,9 +9,16 @@ export type ClientKind = typeof ClientKind.Type
 export const TokenEndpointAuthMethod = Schema.Literals(["none", "client_secret_basic", "client_secret_post"])
 export type TokenEndpointAuthMethod = typeof TokenEndpointAuthMethod.Type
 
+/**
+ * An OAuth client's id: `apc_…` for workspace apps and dynamic registrations, the document's https URL for
+ * metadata-document clients. Branded where it enters (generated at registration, read from an authorization or token
+ * request, decoded from a row): a connection's or a workspace's id cannot be passed for it.
+ */
+export const ClientId = Schema.String.pipe(Schema.brand("ClientId"))
+export type ClientId = typeof ClientId.Type
+
 export const Client = Schema.Struct({
-  /** `apc_…` for workspace apps and dynamic registrations; the document's https URL for metadata-document clients. */
-  clientId: Schema.String,
+  clientId: ClientId,
   version: Schema.Int,
   kind: ClientKind,
   /** Self-given name; shown in quotes as an Unverified app unless `recognised`. */

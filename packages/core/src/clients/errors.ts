@@ -1,6 +1,7 @@
 // Tagged errors of client registration, resolution and removal (spec §POST /oauth/register, §Authentication 3–4,
 // §Resources: OAuth client). They carry what a caller needs, never a secret.
 import { Schema } from "effect"
+import { ClientId } from "./Client.ts"
 
 /** One redirect URI breaks the rules of spec §Authentication 3 (RFC 6749 §3.1.2, RFC 8252 §7, RFC 9700 §2.1). */
 export class RedirectUriRejected extends Schema.TaggedError<RedirectUriRejected>()("RedirectUriRejected", {
@@ -34,7 +35,7 @@ export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {
 
 /** A client_id that is not a usable client: unknown, removed, or a metadata document that failed (error page). */
 export class UnknownClient extends Schema.TaggedError<UnknownClient>()("UnknownClient", {
-  clientId: Schema.String,
+  clientId: ClientId,
   reason: Schema.String
 }) {}
 

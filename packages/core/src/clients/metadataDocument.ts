@@ -4,6 +4,7 @@ import { Option, Result } from "effect"
 import { InvalidMetadataDocument, InvalidMetadataDocumentUrl } from "./errors.ts"
 import { cleanName, decodeClientMetadata } from "./ClientMetadata.ts"
 import { hasDotSegment, isValidHost, parseRawUri } from "./RawUri.ts"
+import { ClientId } from "./Client.ts"
 
 export const maxMetadataDocumentUrlLength = 2048
 export const minCacheLifetimeMs = 5 * 60 * 1000
@@ -42,7 +43,7 @@ export const validateMetadataDocumentUrl = (url: string): Result.Result<{ readon
 }
 
 export interface MetadataDocument {
-  readonly clientId: string
+  readonly clientId: ClientId
   readonly redirectUris: ReadonlyArray<string>
   readonly name: string | null
 }
@@ -87,7 +88,7 @@ export const validateMetadataDocument = (
     if (!Array.isArray(keys) || keys.some((key) => !isObject(key) || privateJwkMembers.some((m) => m in key)))
       return reject("jwks must hold public keys only")
   }
-  return Result.succeed({ clientId: url, redirectUris: metadata.success.redirect_uris, name: cleanName(metadata.success.client_name) })
+  return Result.succeed({ clientId: ClientId.make(url), redirectUris: metadata.success.redirect_uris, name: cleanName(metadata.success.client_name) })
 }
 
 /** Cache lifetime from Cache-Control max-age, clamped to 5 minutes … 24 hours; absent or nonsense means 5 minutes. */

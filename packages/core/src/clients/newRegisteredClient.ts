@@ -2,7 +2,7 @@
 // server chooses the `apc_` id and, for a confidential client, the secret, returned once and kept only as a hash.
 // The caller stores it: a dynamic client as it is, a workspace app under its workspace's limit.
 import { Effect } from "effect"
-import type { Client, TokenEndpointAuthMethod } from "./Client.ts"
+import { type Client, ClientId, type TokenEndpointAuthMethod } from "./Client.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
@@ -18,7 +18,7 @@ export interface NewRegisteredClient {
 export const newRegisteredClient = Effect.fnUntraced(function* (input: NewRegisteredClient) {
   const secrets = yield* Secrets
   // RFC 9700 §4.15: the server chooses client_id (apc_…, never an https URL) and the secret; sent values are ignored.
-  const clientId = yield* secrets.generate(Prefix.clientId)
+  const clientId = ClientId.make(yield* secrets.generate(Prefix.clientId))
   const clientSecret = input.authMethod === "none" ? null : yield* secrets.generate(Prefix.clientSecret)
   const client: Client = {
     clientId,

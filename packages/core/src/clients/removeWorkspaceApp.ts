@@ -2,7 +2,7 @@
 // with it"; §States: Connection, row "app removed from workspace → ended"): a command on the runner; the removal
 // and the ending of its connections are one transaction (docs/decisions.md §Atomicity).
 import { Effect, Option } from "effect"
-import type { Client } from "./Client.ts"
+import type { Client, ClientId } from "./Client.ts"
 import { WorkspaceAppNotFound } from "./errors.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { moved, refused, type Transition, unchanged } from "../commands/Transition.ts"
@@ -15,13 +15,13 @@ import { NotAllowedToManage } from "../connections/errors.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface RemoveWorkspaceAppInput {
-  readonly clientId: string
+  readonly clientId: ClientId
   readonly workspaceId: WorkspaceId
   readonly actorId: UserId
 }
 
 /** Ends every still-active connection made with the client; answers how many it ended. */
-const endActiveConnections = Effect.fnUntraced(function* (clientId: string, actorId: UserId) {
+const endActiveConnections = Effect.fnUntraced(function* (clientId: ClientId, actorId: UserId) {
   const connections = yield* (yield* ConnectionStore).listByClient(clientId)
   let ended = 0
   for (const connection of connections) {

@@ -1,7 +1,7 @@
 // Finding the client behind a client_id (spec §Authentication 4): at authorize a metadata-document client is
 // fetched (or taken from its cache) and upserted; the token endpoint looks in the store only and never fetches.
 import { Clock, Effect, Option, Result } from "effect"
-import type { Client } from "./Client.ts"
+import type { Client, ClientId } from "./Client.ts"
 import { UnknownClient } from "./errors.ts"
 import { clampCacheLifetime, isMetadataDocumentClientId, validateMetadataDocument, validateMetadataDocumentUrl } from "./metadataDocument.ts"
 import { Issuer } from "../ports/Issuer.ts"
@@ -19,7 +19,7 @@ const usable = (client: Option.Option<Client>): Option.Option<Client> =>
   Option.filter(client, (c) => c.removedAt === null)
 
 /** The client for GET /oauth/authorize; every failure is UnknownClient, answered with an error page, never a redirect. */
-export const resolveClientForAuthorization = Effect.fn("clients.resolveClientForAuthorization")(function* (clientId: string) {
+export const resolveClientForAuthorization = Effect.fn("clients.resolveClientForAuthorization")(function* (clientId: ClientId) {
   const clients = yield* ClientStore
   const unknown = (reason: string) => new UnknownClient({ clientId, reason })
 
@@ -93,7 +93,7 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
 })
 
 /** The client for the token and revocation endpoints: the store only, never a fetch (spec §Authentication 4). */
-export const findClientForToken = Effect.fn("clients.findClientForToken")(function* (clientId: string) {
+export const findClientForToken = Effect.fn("clients.findClientForToken")(function* (clientId: ClientId) {
   const clients = yield* ClientStore
   return usable(yield* clients.find(clientId))
 })

@@ -4,6 +4,7 @@ import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ClientId } from "../clients/Client.ts"
 
 export const CodeStatus = Schema.Literals(["issued", "used"])
 export type CodeStatus = typeof CodeStatus.Type
@@ -11,7 +12,7 @@ export type CodeStatus = typeof CodeStatus.Type
 export const AuthorizationCode = Schema.Struct({
   hash: SecretHash,
   version: Schema.Int,
-  clientId: Schema.String,
+  clientId: ClientId,
   redirectUri: Schema.String,
   redirectUriSent: Schema.Boolean,
   codeChallenge: Schema.String,

@@ -8,6 +8,7 @@ import {
   CodeExhausted, CodeExpired, CodeMismatch, CodeReused, type CodeRefusal, PkceMismatch, ResourceMismatch
 } from "./errors.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 /** Codes live 10 minutes (spec §Limits). */
 export const codeLifetimeMs = 10 * 60 * 1000
@@ -17,7 +18,7 @@ export const maxFailedExchanges = 5
 export interface Exchange {
   readonly _tag: "Exchange"
   /** The authenticated client. */
-  readonly clientId: string
+  readonly clientId: ClientId
   /** redirect_uri as sent to the token endpoint, null when omitted. */
   readonly redirectUri: string | null
   /** BASE64URL(SHA-256(code_verifier)) (RFC 7636 §4.6). */

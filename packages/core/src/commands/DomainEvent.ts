@@ -2,17 +2,25 @@
 // are written to the event outbox in the command's own transaction (commands/runCommand.ts) and read by the
 // adapters' readers (audit log, mail, later MCP task notifications and the pages' views). Never a secret.
 import { Schema } from "effect"
-import { RequesterEndReason, WriteRequestId } from "../approvals/WriteRequest.ts"
+import { RequesterEndReason, WaitReason, WriteRequestId } from "../approvals/WriteRequest.ts"
 import { EndReason, ConnectionId } from "../connections/Connection.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ApiKeyId } from "../credentials/records.ts"
+import { ClientId } from "../clients/Client.ts"
+import { TaskId } from "../tasks/Task.ts"
 
 const at = Schema.Number
 
-/** A write request was queued for a person (spec §Write request, §Events: the requester is told). */
+/**
+ * A write request was queued for a person (spec §Write request, §Events: the requester is told, the audit log keeps
+ * `write_request.queued`): who asked through which app and credential, the tool (its name and title), why it waits,
+ * what it would change (the preview's summary, null when queued without one: then nobody is mailed) and when it expires.
+ */
 export const WriteQueued = Schema.TaggedStruct("WriteQueued", {
-  at, requestId: WriteRequestId, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String
+  at, requestId: WriteRequestId, workspaceId: WorkspaceId, requestedBy: UserId, tool: Schema.String,
+  toolTitle: Schema.String, clientId: Schema.NullOr(ClientId), connectionId: Schema.NullOr(ConnectionId),
+  apiKeyId: Schema.NullOr(ApiKeyId), reason: WaitReason, summary: Schema.NullOr(Schema.String), expiresAt: Schema.Number
 })
 /** An admin or editor approved or rejected it; the deadline passed unanswered; the approved write ran. */
 export const WriteApproved = Schema.TaggedStruct("WriteApproved", {
@@ -39,15 +47,26 @@ export const WriteRequesterEnded = Schema.TaggedStruct("WriteRequesterEnded", {
   at, requestId: WriteRequestId, workspaceId: WorkspaceId, credentialId: Schema.String, reason: RequesterEndReason
 })
 
+/**
+ * A tool write changed a platform (spec §Events; architecture §One tool pipeline: "audit entry and credit charge"):
+ * the platform accepted it, run at once or as an approved request (`requestId`). `actorId`: the connection's approver
+ * or the key's creator; for an approved write, its approver. `summary`: the preview's, null when there was none.
+ */
+export const ToolWriteApplied = Schema.TaggedStruct("ToolWriteApplied", {
+  at, workspaceId: WorkspaceId, actorId: Schema.String, clientId: Schema.NullOr(ClientId),
+  connectionId: Schema.NullOr(ConnectionId), apiKeyId: Schema.NullOr(ApiKeyId), tool: Schema.String,
+  providerStatus: Schema.Number, requestId: Schema.NullOr(WriteRequestId), summary: Schema.NullOr(Schema.String)
+})
+
 /** A connection ended (spec §States: Connection): the reason, and who ended it (null for the service itself). */
 export const ConnectionEnded = Schema.TaggedStruct("ConnectionEnded", {
-  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: Schema.String,
+  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: ClientId,
   reason: EndReason, actorId: Schema.NullOr(UserId)
 })
 
 /** An API key was revoked (spec §Authentication 11): who revoked it. */
 export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
-  at, keyId: Schema.String, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId)
+  at, keyId: ApiKeyId, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId)
 })
 
 /**
@@ -55,13 +74,13 @@ export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
  * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
  */
 export const ConnectionOpened = Schema.TaggedStruct("ConnectionOpened", {
-  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: Schema.String, approverId: UserId,
+  at, connectionId: ConnectionId, workspaceId: WorkspaceId, clientId: ClientId, approverId: UserId,
   scopes: Schema.Array(Scope), surface: Surface, platforms: PlatformChoice, writeMode: WriteMode
 })
 
 /** The person chose Cancel, or approved no permission, on the consent page (spec §Events: declining). */
 export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
-  at, workspaceId: WorkspaceId, userId: UserId, clientId: Schema.String, scopesAsked: Schema.String,
+  at, workspaceId: WorkspaceId, userId: UserId, clientId: ClientId, scopesAsked: Schema.String,
   surface: Surface, reason: Schema.Literals(["cancelled", "no_permission_approved"])
 })
 
@@ -70,7 +89,7 @@ export const ConsentDeclined = Schema.TaggedStruct("ConsentDeclined", {
  * it (a connection or an API key), so that the audit trail of a connection shows its tasks.
  */
 const taskFacts = {
-  at, taskId: Schema.String, workspaceId: WorkspaceId, createdBy: UserId,
+  at, taskId: TaskId, workspaceId: WorkspaceId, createdBy: UserId,
   connectionId: Schema.NullOr(ConnectionId), apiKeyId: Schema.NullOr(ApiKeyId)
 }
 /** A task was started from a goal (POST /tasks, MCP): status planning. */
@@ -123,12 +142,13 @@ export const CreditsSet = Schema.TaggedStruct("CreditsSet", {
  * audit log is theirs (docs/decisions.md, Client registration events).
  */
 export const WorkspaceAppRegistered = Schema.TaggedStruct("WorkspaceAppRegistered", {
-  at, clientId: Schema.String, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String,
+  at, clientId: ClientId, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String,
   redirectUris: Schema.Array(Schema.String), authMethod: Schema.String
 })
 
 export const DomainEvent = Schema.Union([
-  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ConnectionOpened,
+  WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ToolWriteApplied,
+  ConnectionOpened,
   ConnectionEnded, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
   TaskCancelled, GuardrailsChanged, MemberRoleChanged, WorkspacePlanChanged, CreditsSet,
   WorkspaceAppRegistered

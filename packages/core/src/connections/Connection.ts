@@ -3,6 +3,7 @@ import { Schema } from "effect"
 import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import { ClientId } from "../clients/Client.ts"
 
 export const ConnectionStatus = Schema.Literals(["active", "ended"])
 export type ConnectionStatus = typeof ConnectionStatus.Type
@@ -25,7 +26,7 @@ export type ConnectionId = typeof ConnectionId.Type
 export const Connection = Schema.Struct({
   id: ConnectionId,
   version: Schema.Int,
-  clientId: Schema.String,
+  clientId: ClientId,
   workspaceId: WorkspaceId,
   /** The person who selected Allow access. */
   approverId: UserId,

@@ -8,8 +8,6 @@ import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
 import { Prefix } from "../ports/Secrets.ts"
-import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
-import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 export interface OpenConnectionInput {
   /** The code as saved by the exchange: status "used", carrying the connection id and the approved grant. */
@@ -64,12 +62,4 @@ export const planConnection = Effect.fnUntraced(function* (input: OpenConnection
     surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
   }
   return { opened: { connection, tokens }, accessToken: record, event }
-})
-
-/** Opens the connection: planConnection, then the connection (its refresh hash indexed) and its access token stored. */
-export const openConnection = Effect.fn("connections.openConnection")(function* (input: OpenConnectionInput) {
-  const { opened, accessToken, event } = yield* planConnection(input)
-  yield* (yield* ConnectionStore).insert(opened.connection)
-  yield* (yield* AccessTokenStore).insert(accessToken)
-  return { opened, event }
 })

@@ -14,11 +14,12 @@ import { GrantReader, type RefreshGrounds } from "../ports/GrantReader.ts"
 import { Prefix, type SecretHash, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 export interface RefreshAttempt {
   readonly refreshToken: string
   /** The authenticated client. */
-  readonly clientId: string
+  readonly clientId: ClientId
   /** The `scope` parameter as sent, null when omitted. */
   readonly scope: string | null
   /** The surface named by `resource`, null when omitted. */

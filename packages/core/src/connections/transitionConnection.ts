@@ -8,6 +8,7 @@ import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { moved, refused, type Transition, unchanged } from "../commands/Transition.ts"
 import { RefreshTokenInvalid, type RefreshRefusal, RoleUnconfirmed, ScopeNotGranted, SurfaceNotGranted } from "./errors.ts"
 import type { SecretHash } from "../ports/Secrets.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 const second = 1000
 const hour = 60 * 60 * second
@@ -34,7 +35,7 @@ export interface Refresh {
   /** SHA-256 of the presented refresh token. */
   readonly presentedHash: SecretHash
   /** The authenticated client. */
-  readonly clientId: string
+  readonly clientId: ClientId
   readonly role: RoleAnswer
   /** The `scope` parameter as sent, null when omitted: keep or narrow, never widen (RFC 6749 §6). */
   readonly scope: string | null

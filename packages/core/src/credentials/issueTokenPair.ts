@@ -3,10 +3,10 @@
 import { Clock, Effect } from "effect"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import { Prefix, Secrets, type SecretHash } from "../ports/Secrets.ts"
-import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import type { AccessToken } from "./records.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 /** Spec §Tokens and codes: access tokens live 1 hour (expires_in 3600). */
 export const accessTokenLifetimeSeconds = 3600
@@ -35,7 +35,7 @@ export interface TokenPair {
 
 export interface IssueTokenPairInput {
   readonly connectionId: ConnectionId
-  readonly clientId: string
+  readonly clientId: ClientId
   readonly workspaceId: WorkspaceId
   /** The refresh generation: withdrawing that pair ends this access token (decision 89). */
   readonly generation: number
@@ -69,11 +69,4 @@ export const planTokenPair = Effect.fnUntraced(function* (input: IssueTokenPairI
     surface: input.surface
   }
   return { record, tokens }
-})
-
-/** Stores the access token (hash only) and answers the pair to hand to the client. */
-export const issueTokenPair = Effect.fn("credentials.issueTokenPair")(function* (input: IssueTokenPairInput) {
-  const { record, tokens } = yield* planTokenPair(input)
-  yield* (yield* AccessTokenStore).insert(record)
-  return tokens
 })

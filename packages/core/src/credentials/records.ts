@@ -4,13 +4,14 @@ import { SecretHash } from "../ports/Secrets.ts"
 import { PlatformChoice, Scope, Surface, WriteMode } from "../scopes/Scope.ts"
 import { Plan, Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
+import { ClientId } from "../clients/Client.ts"
 
 export const AccessToken = Schema.Struct({
   hash: SecretHash,
   connectionId: ConnectionId,
   /** The refresh generation it was issued with: withdrawing that pair ends it. */
   generation: Schema.Int,
-  clientId: Schema.String,
+  clientId: ClientId,
   workspaceId: WorkspaceId,
   /** May be narrower than the connection's (refresh with `scope`). */
   scopes: Schema.Array(Scope),
@@ -53,7 +54,7 @@ export const Principal = Schema.Struct({
   writeMode: WriteMode,
   connectionId: Schema.NullOr(ConnectionId),
   apiKeyId: Schema.NullOr(ApiKeyId),
-  clientId: Schema.NullOr(Schema.String),
+  clientId: Schema.NullOr(ClientId),
   /**
    * The workspace's plan and the person's role as the bearer check read them for this request (authenticateBearer):
    * the tool pipeline decides on these instead of reading them again. Absent on a Principal built elsewhere (a task,

@@ -15,9 +15,11 @@ export const idempotencyKeyLifetimeMs = 24 * 60 * 60 * 1000
  */
 export const IdempotencyLeaseMs = Context.Reference<number>("core/idempotency/IdempotencyLeaseMs", { defaultValue: () => 60_000 })
 
-/** The answer a key replays: the status and JSON body the first call was answered with. */
+/**
+ * The answer a key replays: the first call's outcome as JSON. No HTTP status: each surface answers the replayed
+ * outcome as it answers a fresh one (a status kept by rows written before is ignored when read).
+ */
 export const IdempotentResponse = Schema.Struct({
-  status: Schema.Int,
   body: Schema.Json
 })
 export type IdempotentResponse = typeof IdempotentResponse.Type

@@ -20,7 +20,7 @@ export const runIdempotent = <E, R>(
   key: string,
   requestHash: string,
   /**
-   * The call itself. It answers the status and body to keep (200, 202, 422 alike: all are answers), and fails when
+   * The call itself. It answers the outcome to keep (ran, queued, or refused by the platform alike: all are answers), and fails when
    * it could not finish. Given a function, it is handed `applied`, which it runs as soon as the platform answered:
    * a failure after that does not release the key.
    */

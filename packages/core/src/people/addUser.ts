@@ -7,6 +7,7 @@ import { Directory } from "../ports/Directory.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
+import { Transactor } from "../ports/Transactor.ts"
 import { EmailTaken, UserInvalid } from "./errors.ts"
 
 export const passwordMinLength = 8
@@ -32,11 +33,13 @@ export const addUser = Effect.fn("people.addUser")(function* (input: AddUserInpu
     name: input.name?.trim() || email.slice(0, email.indexOf("@")),
     createdAt: yield* Clock.currentTimeMillis
   }
-  const hasher = yield* PasswordHasher
+  // Hashed before the unit of work: the deliberately slow hash holds no transaction open.
+  const hash = yield* (yield* PasswordHasher).hash(input.password)
   const people = yield* PeopleStore
   // A creation without an event: a person belongs to no workspace, so no audit log is theirs (their memberships'
-  // roles are, member.role_changed). A concurrent add of the same address is refused by createUser (EmailTaken).
-  const create = Effect.andThen(directory.createUser(user),
-    Effect.flatMap(hasher.hash(input.password), (hash) => people.setPasswordHash(user.id, hash)))
+  // roles are, member.role_changed). The person and their password hash are one unit of work: a failed second write
+  // leaves no person who cannot sign in and whose address is taken. A concurrent add of the same address is refused
+  // by createUser (EmailTaken).
+  const create = (yield* Transactor).atomically(Effect.andThen(directory.createUser(user), people.setPasswordHash(user.id, hash)))
   return yield* runCreation(create, user, [])
 })

@@ -1,6 +1,7 @@
 // Errors of people: sign-in, sessions, the workspace switch and adding people (docs/decisions.md, People). They
 // carry reasons only; each adapter (pages, CLI) says them in its own words.
 import { Schema } from "effect"
+import { WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** The address and password do not match a person: one error for an unknown address and a wrong password. */
 export class SignInRefused extends Schema.TaggedError<SignInRefused>()("SignInRefused", {}) {}
@@ -12,7 +13,7 @@ export class SignInThrottled extends Schema.TaggedError<SignInThrottled>()("Sign
 
 /** The person asked to work in a workspace they are not a member of. */
 export class NotAMember extends Schema.TaggedError<NotAMember>()("NotAMember", {
-  workspaceId: Schema.String
+  workspaceId: WorkspaceId
 }) {}
 
 /** A person cannot be added as given: the address is not an e-mail address, or the password is too short. */

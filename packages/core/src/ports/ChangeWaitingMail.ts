@@ -1,7 +1,8 @@
 // What the connecting person is told when a change waits for approval (spec §Events: "E-mails go … to the connecting
-// person when a change waits for approval"). The core says what happened (ChangeWaiting) and queues the mail in the
-// outbox in the queueing transaction; the words are the composition's (apps/server/src/mail/changeWaitsMail.ts names
-// who can decide and where). The default, for embedding and tests, is a plain mail with the same facts.
+// person when a change waits for approval"). The core says what happened (the WriteQueued event); the mail reader
+// (adapters-sql/src/readers/mailReader.ts) turns it into ChangeWaiting and queues the mail this port composes; the
+// words are the composition's (apps/server/src/mail/changeWaitsMail.ts names who can decide and where). The default,
+// for embedding and tests, is a plain mail with the same facts.
 import { Context, Effect } from "effect"
 import type { WaitReason, WriteRequestId } from "../approvals/WriteRequest.ts"
 import type { DirectoryUnavailable } from "./Directory.ts"

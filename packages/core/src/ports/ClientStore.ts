@@ -1,7 +1,7 @@
 // The client store: registered clients, metadata-document clients and workspace apps. Every save is
 // compare-and-set on `version`: a store saves `next` only if the stored version is still `next.version - 1`, else Conflict.
 import { Context, Effect, Option } from "effect"
-import type { Client } from "../clients/Client.ts"
+import type { Client, ClientId } from "../clients/Client.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
@@ -10,7 +10,7 @@ type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
 
 export interface ClientStoreShape {
   readonly insert: (client: Client) => Fx<void>
-  readonly find: (clientId: string) => Fx<Option.Option<Client>>
+  readonly find: (clientId: ClientId) => Fx<Option.Option<Client>>
   readonly save: (next: Client) => Cas
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Client>>
   /**
@@ -25,6 +25,6 @@ export interface ClientStoreShape {
    * moves its version on when it does (a concurrent compare-and-set of the row then reloads). One conditional write,
    * never a Conflict: of racing notes one changes the row and the others find it fresh. Answers whether it changed.
    */
-  readonly noteTokenIssued: (clientId: string, at: number, staleBefore: number) => Fx<boolean>
+  readonly noteTokenIssued: (clientId: ClientId, at: number, staleBefore: number) => Fx<boolean>
 }
 export class ClientStore extends Context.Service<ClientStore, ClientStoreShape>()("core/ports/ClientStore") {}

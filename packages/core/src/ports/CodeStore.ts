@@ -5,6 +5,7 @@ import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
 import type { SecretHash } from "./Secrets.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
@@ -19,6 +20,6 @@ export interface CodeStoreShape {
    */
   readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Cas
   /** Whether a code still kept was issued to this client with this PKCE challenge (checklist decision 47). */
-  readonly challengeSeen: (clientId: string, codeChallenge: string) => Fx<boolean>
+  readonly challengeSeen: (clientId: ClientId, codeChallenge: string) => Fx<boolean>
 }
 export class CodeStore extends Context.Service<CodeStore, CodeStoreShape>()("core/ports/CodeStore") {}

@@ -6,6 +6,7 @@ import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
 import type { SecretHash } from "./Secrets.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 type Fx<A> = Effect.Effect<A, StoreUnavailable>
 type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
@@ -24,7 +25,7 @@ export interface ConnectionStoreShape {
    */
   readonly saveWith?: (next: Connection, follows: FollowingWrites) => Cas
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Connection>>
-  readonly listByClient: (clientId: string) => Fx<ReadonlyArray<Connection>>
+  readonly listByClient: (clientId: ClientId) => Fx<ReadonlyArray<Connection>>
   /** Up to `limit` active connections whose 365 days ended at or before `now`, oldest first (housekeeping). */
   readonly listExpiredActive: (now: number, limit: number) => Fx<ReadonlyArray<Connection>>
 }

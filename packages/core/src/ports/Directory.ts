@@ -24,8 +24,8 @@ export interface UserListing {
 }
 
 export interface DirectoryShape {
-  readonly workspace: (id: string) => Fx<Option.Option<Workspace>>
-  readonly user: (id: string) => Fx<Option.Option<User>>
+  readonly workspace: (id: WorkspaceId) => Fx<Option.Option<Workspace>>
+  readonly user: (id: UserId) => Fx<Option.Option<User>>
   readonly userByEmail: (email: string) => Fx<Option.Option<User>>
   /** The person's role in the workspace, none when not a member. */
   readonly role: (workspaceId: WorkspaceId, userId: UserId) => Fx<Option.Option<Role>>

@@ -2,7 +2,7 @@
 // cost no more round trips than they must). Read models over ConnectionStore, CodeStore and Directory: the writes
 // stay with those stores.
 import { Context, Effect, Option } from "effect"
-import type { Client } from "../clients/Client.ts"
+import type { Client, ClientId } from "../clients/Client.ts"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
 import type { Connection } from "../connections/Connection.ts"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
@@ -43,10 +43,10 @@ export interface GrantReaderShape {
    * The client by id and the refresh grounds by hash, read together (one statement on SQL): a refresh then costs
    * this read and its write (issue 11). The client is returned as stored, removed or not; the caller decides.
    */
-  readonly clientAndRefreshGrounds: (clientId: string, refreshHash: SecretHash) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
+  readonly clientAndRefreshGrounds: (clientId: ClientId, refreshHash: SecretHash) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
   /** The client by id and the authorization code by hash, read together (one statement on SQL), as stored. */
-  readonly clientAndCode: (clientId: string, codeHash: SecretHash) => Effect.Effect<ClientAndCode, StoreUnavailable>
+  readonly clientAndCode: (clientId: ClientId, codeHash: SecretHash) => Effect.Effect<ClientAndCode, StoreUnavailable>
   /** The code's version and the client's usability, read together after an exchange committed. */
-  readonly recheckExchange: (codeHash: SecretHash, clientId: string) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
+  readonly recheckExchange: (codeHash: SecretHash, clientId: ClientId) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }
 export class GrantReader extends Context.Service<GrantReader, GrantReaderShape>()("core/ports/GrantReader") {}

@@ -1,7 +1,7 @@
 // Storage of tasks (spec §Task, §REST GET /tasks: newest first, `limit`, `skip`, `status`): compare-and-set on
 // `version` like every lifecycle store, and the background runner's claim of runnable tasks with a lease.
 import { Context, Effect, Option } from "effect"
-import type { Task, TaskStatus } from "../tasks/Task.ts"
+import type { Task, TaskId, TaskStatus } from "../tasks/Task.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
@@ -16,7 +16,7 @@ export interface TaskListQuery {
 
 export interface TaskStoreShape {
   readonly insert: (task: Task) => Fx<void>
-  readonly find: (id: string) => Fx<Option.Option<Task>>
+  readonly find: (id: TaskId) => Fx<Option.Option<Task>>
   /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
   readonly save: (next: Task) => Effect.Effect<void, Conflict | StoreUnavailable>
   /** The workspace's tasks, newest first (createdAt, then id, descending). */

@@ -20,9 +20,12 @@ export const TaskGoal = Schema.String.pipe(
   Schema.check(Schema.isMaxLength(maxGoalLength))
 )
 
+/** A task's id (`task_…`, Prefix.task), branded where it enters: a write request's or a connection's id cannot be passed for it. */
+export const TaskId = Schema.String.pipe(Schema.brand("TaskId"))
+export type TaskId = typeof TaskId.Type
+
 export const Task = Schema.Struct({
-  /** `task_…` (Prefix.task). */
-  id: Schema.String,
+  id: TaskId,
   version: Schema.Int,
   workspaceId: WorkspaceId,
   /** The person behind the credential that started it. */

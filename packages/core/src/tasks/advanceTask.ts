@@ -6,8 +6,9 @@ import { runCommand } from "../commands/runCommand.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import { TaskNotFound } from "./errors.ts"
 import { transitionTask, type TaskEvent } from "./transitionTask.ts"
+import type { TaskId } from "./Task.ts"
 
-export const advanceTask = Effect.fn("tasks.advanceTask")(function* (id: string, event: TaskEvent) {
+export const advanceTask = Effect.fn("tasks.advanceTask")(function* (id: TaskId, event: TaskEvent) {
   const store = yield* TaskStore
   return yield* runCommand({
     load: store.find(id),

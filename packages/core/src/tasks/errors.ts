@@ -1,10 +1,10 @@
 // Tagged errors of the task lifecycle (spec §States: Task, §REST /tasks).
 import { Schema } from "effect"
-import { TaskStatus } from "./Task.ts"
+import { TaskId, TaskStatus } from "./Task.ts"
 
 /** No such task in this workspace (404). */
 export class TaskNotFound extends Schema.TaggedError<TaskNotFound>()("TaskNotFound", {
-  taskId: Schema.String
+  taskId: TaskId
 }) {}
 
 /** The goal is empty or longer than 4000 characters (422). */
@@ -14,7 +14,7 @@ export class TaskGoalInvalid extends Schema.TaggedError<TaskGoalInvalid>()("Task
 
 /** The event does not apply in the task's status (e.g. completing a cancelled task). */
 export class TaskTransitionRefused extends Schema.TaggedError<TaskTransitionRefused>()("TaskTransitionRefused", {
-  taskId: Schema.String,
+  taskId: TaskId,
   status: TaskStatus,
   event: Schema.String
 }) {}

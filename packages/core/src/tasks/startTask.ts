@@ -9,7 +9,7 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import type { Scope } from "../scopes/Scope.ts"
 import { TaskGoalInvalid } from "./errors.ts"
-import { maxGoalLength, type Task } from "./Task.ts"
+import { maxGoalLength, type Task, TaskId } from "./Task.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 
@@ -43,7 +43,7 @@ export const startTask = Effect.fn("tasks.startTask")(function* (input: TaskInpu
     apiKeyId: input.apiKeyId,
     scopes: input.scopes ?? null,
     goal: input.goal,
-    id: yield* (yield* Secrets).generate(Prefix.task),
+    id: TaskId.make(yield* (yield* Secrets).generate(Prefix.task)),
     version: 1,
     status: "planning",
     plan: null,

@@ -4,11 +4,12 @@ import { Effect, Option } from "effect"
 import { TaskStore, type TaskListQuery } from "../ports/TaskStore.ts"
 import { TaskNotFound } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { TaskId } from "./Task.ts"
 
 /** `limit` defaults to 20 and is at most 100 (docs/decisions.md, REST API). */
 export const taskListLimit = { default: 20, max: 100 } as const
 
-export const findWorkspaceTask = Effect.fn("tasks.findWorkspaceTask")(function* (workspaceId: WorkspaceId, taskId: string) {
+export const findWorkspaceTask = Effect.fn("tasks.findWorkspaceTask")(function* (workspaceId: WorkspaceId, taskId: TaskId) {
   const found = yield* (yield* TaskStore).find(taskId)
   if (Option.isNone(found) || found.value.workspaceId !== workspaceId) return yield* new TaskNotFound({ taskId })
   return found.value

@@ -4,7 +4,7 @@
 import { Effect, Option } from "effect"
 import { ClientAuthenticationFailed, InvalidRequest } from "./errors.ts"
 import type { TokenParams } from "./TokenParams.ts"
-import type { Client } from "../clients/Client.ts"
+import { type Client, ClientId } from "../clients/Client.ts"
 import { findClientForToken } from "../clients/resolveClient.ts"
 import { constantTimeEqual } from "../credentials/constantTimeEqual.ts"
 import { Secrets } from "../ports/Secrets.ts"
@@ -24,14 +24,14 @@ export const acceptsMethod = (client: Client, method: "client_secret_basic" | "c
  * (undecodable Basic, secrets in both places, two client ids, none), so that a caller reading the client early
  * (with its grant) never reads for a request those checks refuse, and a refusal's answer does not depend on the store.
  */
-export const claimedClientId = (params: TokenParams, basic: BasicCredentials): string | null => {
+export const claimedClientId = (params: TokenParams, basic: BasicCredentials): ClientId | null => {
   if (basic === "malformed") return null
   const bodyId = params.get("client_id")
   const basicSecret = basic === null || basic.clientSecret === "" ? null : basic.clientSecret
   if (basicSecret !== null && params.get("client_secret") !== null) return null
   if (basic !== null && bodyId !== null && bodyId !== basic.clientId) return null
   const clientId = basic?.clientId ?? bodyId
-  return clientId === null || clientId === "" ? null : clientId
+  return clientId === null || clientId === "" ? null : ClientId.make(clientId)
 }
 
 /**
@@ -41,7 +41,7 @@ export const claimedClientId = (params: TokenParams, basic: BasicCredentials): s
 export const authenticateClient = Effect.fn("token.authenticateClient")(function* (
   params: TokenParams,
   basic: BasicCredentials,
-  preread?: { readonly clientId: string; readonly found: Option.Option<Client> }
+  preread?: { readonly clientId: ClientId; readonly found: Option.Option<Client> }
 ) {
   const usedBasic = basic !== null
   const fail = (reason: ClientAuthenticationFailed["reason"]) => new ClientAuthenticationFailed({ reason, usedBasic })
@@ -57,8 +57,10 @@ export const authenticateClient = Effect.fn("token.authenticateClient")(function
   // Checklist 57: two client identities in one request.
   if (basic !== null && bodyId !== null && bodyId !== basic.clientId)
     return yield* new InvalidRequest({ description: "client_id in the body differs from the Authorization header" })
-  const clientId = basic?.clientId ?? bodyId
-  if (clientId === null || clientId === "") return yield* new InvalidRequest({ description: "client_id is required" })
+  const claimed = basic?.clientId ?? bodyId
+  if (claimed === null || claimed === "") return yield* new InvalidRequest({ description: "client_id is required" })
+  // Where the token request's client id enters: from here on it is a ClientId.
+  const clientId = ClientId.make(claimed)
   // Store only: the token endpoint never fetches a metadata document (spec §Authentication 4).
   const found = preread !== undefined && preread.clientId === clientId
     ? Option.filter(preread.found, (c) => c.removedAt === null)

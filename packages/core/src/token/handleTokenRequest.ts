@@ -6,7 +6,8 @@ import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.
 import { type RawParams, readParams, required } from "./TokenParams.ts"
 import { authenticateClient, type BasicCredentials, claimedClientId } from "./authenticateClient.ts"
 import { surfaceOfResource } from "./surfaceOfResource.ts"
-import type { Client } from "../clients/Client.ts"
+import type { Client, ClientId } from "../clients/Client.ts"
+import { runWrite } from "../commands/runCommand.ts"
 import { exchangeCode } from "../codes/exchangeCode.ts"
 import { refreshConnection } from "../connections/refreshConnection.ts"
 import type { TokenPair } from "../credentials/issueTokenPair.ts"
@@ -46,20 +47,24 @@ const resourceParam = (value: string | null) =>
  */
 export const tokenNoteIntervalMs = 60 * 60 * 1000
 
-/** Drives forgetting unused registrations (spec §POST /oauth/register, §Authentication 4): best effort, after issuing. */
+/**
+ * Drives forgetting unused registrations (spec §POST /oauth/register, §Authentication 4): best effort, after issuing.
+ * A command on the runner whose one write is the note (last save wins, no event: it belongs to no audit log), so it
+ * is that UPDATE alone, no transaction.
+ */
 const noteTokenIssued = (client: Client) =>
   Effect.gen(function* () {
     const now = yield* Clock.currentTimeMillis
     // The client was just read by its authentication: fresh enough means no statement at all.
     if (client.lastTokenAt !== null && client.lastTokenAt >= now - tokenNoteIntervalMs) return
-    yield* (yield* ClientStore).noteTokenIssued(client.clientId, now, now - tokenNoteIntervalMs)
+    yield* runWrite((yield* ClientStore).noteTokenIssued(client.clientId, now, now - tokenNoteIntervalMs), undefined, [])
   }).pipe(
     // The tokens are already issued and must reach the client: a failure here is logged, never answered.
     Effect.catch((error) => Effect.logWarning("lastTokenAt not updated").pipe(Effect.annotateLogs({ clientId: client.clientId, error: error._tag })))
   )
 
 /** The client and the refresh grounds a refresh_token request names, read together. */
-const prereadRefresh = (clientId: string, refreshToken: string) =>
+const prereadRefresh = (clientId: ClientId, refreshToken: string) =>
   Effect.gen(function* () {
     const presentedHash = yield* (yield* Secrets).hash(refreshToken)
     const read = yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, presentedHash)
@@ -67,7 +72,7 @@ const prereadRefresh = (clientId: string, refreshToken: string) =>
   })
 
 /** The client and the authorization code a code exchange names, read together. */
-const prereadExchange = (clientId: string, code: string) =>
+const prereadExchange = (clientId: ClientId, code: string) =>
   Effect.gen(function* () {
     const codeHash = yield* (yield* Secrets).hash(code)
     const read = yield* (yield* GrantReader).clientAndCode(clientId, codeHash)

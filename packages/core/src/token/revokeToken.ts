@@ -4,6 +4,7 @@ import { Clock, Effect, Option } from "effect"
 import { readParams, required } from "./TokenParams.ts"
 import { authenticateClient } from "./authenticateClient.ts"
 import type { TokenRequest } from "./handleTokenRequest.ts"
+import { runWrite } from "../commands/runCommand.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
@@ -23,7 +24,9 @@ const revoke = Effect.fn("token.revoke")(function* (request: TokenRequest) {
   } else if (token.startsWith(Prefix.accessToken)) {
     const tokens = yield* AccessTokenStore
     const found = yield* tokens.findByHash(hash)
-    if (Option.isSome(found) && found.value.clientId === client.clientId) yield* tokens.revoke(hash, yield* Clock.currentTimeMillis)
+    // An access token has no version and ends once (the store revokes only a live one); no event: the UPDATE alone.
+    if (Option.isSome(found) && found.value.clientId === client.clientId)
+      yield* runWrite(tokens.revoke(hash, yield* Clock.currentTimeMillis), undefined, [])
   }
   // API keys, garbage and unknown tokens: 200 {} as for any unknown token (RFC 7009 §2.2, decision 97).
   return {} as const

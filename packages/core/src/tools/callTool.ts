@@ -4,8 +4,7 @@
 // It answers Ran or Queued, or fails with one tagged refusal per status row; the adapters only translate.
 import { Clock, Effect, Option, Schema } from "effect"
 import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
-import { WaitReason, type WriteRequest, WriteRequestStatus, WriteRequestId } from "../approvals/WriteRequest.ts"
-import { recordAudit } from "../audit/recordAudit.ts"
+import { WaitReason, WriteRequestStatus, WriteRequestId } from "../approvals/WriteRequest.ts"
 import type { Principal } from "../credentials/records.ts"
 import { isChargedAnswer } from "../credits/creditRules.ts"
 import { InsufficientCredits } from "../credits/errors.ts"
@@ -15,12 +14,9 @@ import { noGuardrails, startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { idempotencyScopeOf, type IdempotentResponse } from "../idempotency/IdempotencyRecord.ts"
 import { runIdempotent } from "../idempotency/runIdempotent.ts"
 import { ArgumentValidator } from "../ports/ArgumentValidator.ts"
-import { ChangeWaitingMail } from "../ports/ChangeWaitingMail.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
-import { Directory } from "../ports/Directory.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
-import { Mailer } from "../ports/Mailer.ts"
 import { Platforms, type ProposedChange } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
@@ -64,9 +60,6 @@ export type ToolCallAnswer =
   | { readonly _tag: "Ran"; readonly result: Schema.Json; readonly providerStatus: number; readonly notices: ReadonlyArray<string>; readonly replayed: boolean }
   | { readonly _tag: "Queued"; readonly requestId: WriteRequestId; readonly status: WriteRequestStatus; readonly reason: WaitReason; readonly replayed: boolean }
 
-/** The status an outcome is stored with (IdempotentResponse.status): the REST status it was first answered with. */
-const storedStatus = { Ran: 200, Queued: 202, Refused: 422 } as const satisfies Record<ToolCallOutcome["_tag"], number>
-
 const decodeOutcome = Schema.decodeUnknownEffect(ToolCallOutcome)
 const encodeOutcome = Schema.encodeUnknownSync(ToolCallOutcome)
 
@@ -91,24 +84,6 @@ export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspace
     Effect.catchTag("CreditsWorkspaceNotFound", workspaceNotInLedger("CreditsLedger.balance"))
   )
   if (left < needed) return yield* new InsufficientCredits({ workspaceId, needed, left })
-})
-
-/** Spec §Events: the connecting person is mailed when a change waits; the words are ChangeWaitingMail's. */
-const mailRequester = Effect.fn("tools.mailRequester")(function* (request: WriteRequest, tool: Tool, change: ProposedChange) {
-  const user = yield* (yield* Directory).user(request.requestedBy)
-  if (Option.isNone(user)) return
-  const mail = yield* (yield* ChangeWaitingMail).compose({
-    workspaceId: request.workspaceId, requestId: request.id, tool: tool.name, toolTitle: tool.annotations.title,
-    summary: change.summary, reason: request.reason, expiresAt: request.expiresAt,
-    recipient: { email: user.value.email, name: user.value.name }
-  })
-  yield* (yield* Mailer).enqueue({
-    id: yield* (yield* Secrets).generate(Prefix.mail),
-    to: user.value.email,
-    ...mail,
-    createdAt: yield* Clock.currentTimeMillis,
-    sentAt: null
-  })
 })
 
 /** The lock a workspace's writes take (Transactor.exclusively): its guardrails are checked and the write applied under it. */
@@ -140,21 +115,17 @@ const decideAndRun = (
         // A queued write is charged when it executes: here the balance is only checked.
         yield* checkCredits(principal.workspaceId, tool.credits)
         return yield* transactor.atomically(Effect.gen(function* () {
+          // Its WriteQueued event carries what the audit entry (`write_request.queued`) and the mail to the
+          // connecting person (spec §Events) are made of: the outbox's readers make them, not this call.
           const queued = yield* queueWriteRequest({
             workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
             requestedBy: principal.userId, tool: tool.name, arguments: request.arguments, reason: route.reason
-          })
+          }, { clientId: principal.clientId, toolTitle: tool.annotations.title, summary: change?.summary ?? null })
           yield* (yield* ToolUsageLog).record({
             id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
             connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "queued",
             credits: 0, at: queued.createdAt
           })
-          yield* recordAudit({
-            workspaceId: principal.workspaceId, actorId: principal.userId, action: "write_request.queued",
-            clientId: principal.clientId, connectionId: principal.connectionId,
-            detail: { tool: tool.name, requestId: queued.id, reason: route.reason, summary: change?.summary ?? null, apiKeyId: principal.apiKeyId }
-          })
-          if (change !== null) yield* mailRequester(queued, tool, change)
           return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
         }))
       }
@@ -172,8 +143,8 @@ const decideAndRun = (
           reserved, usageId
         })
         // A read the platform accepted records one row, its usage (the charge was reserved before the call): one
-        // statement is a unit on its own, so it takes no transaction. A refund or a write's audit entry goes with
-        // the usage row in one unit.
+        // statement is a unit on its own, so it takes no transaction. A refund or a write's ToolWriteApplied event
+        // goes with the usage row in one unit.
         const notices = yield* (kind === "read" && isChargedAnswer(answer.providerStatus) ? record : transactor.atomically(record))
         return { answer, notices }
       })).pipe(
@@ -250,7 +221,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   const run = yield* runIdempotent(
     idempotencyScope, key, requestHash,
     (applied) => Effect.map(decideAndRun(request, tool, kind, token, applied), (outcome): IdempotentResponse =>
-      ({ status: storedStatus[outcome._tag], body: encodeOutcome(outcome) as Schema.Json }))
+      ({ body: encodeOutcome(outcome) as Schema.Json }))
   )
   const outcome = yield* decodeOutcome(run.response.body).pipe(
     Effect.mapError(() => new StoreUnavailable({ operation: "IdempotencyStore.claim", message: "stored answer does not decode" }))

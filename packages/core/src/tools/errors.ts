@@ -2,6 +2,7 @@
 // carries what the caller needs to act on it; the adapters map them to statuses in one table each.
 import { Schema } from "effect"
 import { Scope } from "../scopes/Scope.ts"
+import { UserId, WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** No tool of that name in the catalog (REST 404). */
 export class ToolNotFound extends Schema.TaggedError<ToolNotFound>()("ToolNotFound", {
@@ -16,7 +17,7 @@ export class ToolScopeMissing extends Schema.TaggedError<ToolScopeMissing>()("To
 
 /** Platform tools need a paid plan (spec §Resources: Scopes); the workspace is on the free plan (REST 403). */
 export class ToolPlanNotPaid extends Schema.TaggedError<ToolPlanNotPaid>()("ToolPlanNotPaid", {
-  workspaceId: Schema.String
+  workspaceId: WorkspaceId
 }) {}
 
 /**
@@ -24,7 +25,7 @@ export class ToolPlanNotPaid extends Schema.TaggedError<ToolPlanNotPaid>()("Tool
  * the key's creator is no longer an admin of the workspace (REST 403).
  */
 export class ToolRoleNotAllowed extends Schema.TaggedError<ToolRoleNotAllowed>()("ToolRoleNotAllowed", {
-  userId: Schema.String
+  userId: UserId
 }) {}
 
 /** The connection's platform choice does not include the tool's platform (REST 403). */

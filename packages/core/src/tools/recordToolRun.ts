@@ -1,11 +1,13 @@
 // The last step of the pipeline (architecture §One tool pipeline: "audit entry and credit charge"): after the platform
 // answered, in one unit of work, the charge (only for an accepted answer: credits/creditRules.ts), the tool-usage
-// record and, for a write that changed a platform, an audit entry. Shared by direct calls and approved writes.
+// record and, for a write that changed a platform, its ToolWriteApplied event, which the audit reader makes the
+// `tool.write_applied` entry. Shared by direct calls and approved writes.
 import { Clock, Effect } from "effect"
-import { recordAudit } from "../audit/recordAudit.ts"
+import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { isChargedAnswer, lowCreditsNotice } from "../credits/creditRules.ts"
 import { type CreditReservation, refundCredits, workspaceNotInLedger } from "../credits/reserveCredits.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { EventOutbox } from "../ports/EventOutbox.ts"
 import type { PlatformAnswer, ProposedChange } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
@@ -15,6 +17,7 @@ import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
 import type { WriteRequestId } from "../approvals/WriteRequest.ts"
+import type { ClientId } from "../clients/Client.ts"
 
 export interface ToolRun {
   readonly workspaceId: WorkspaceId
@@ -22,7 +25,7 @@ export interface ToolRun {
   readonly apiKeyId: ApiKeyId | null
   /** The person acting: the connection's approver or key's creator; for an approved write, the approver. */
   readonly actorId: string
-  readonly clientId: string | null
+  readonly clientId: ClientId | null
   readonly tool: Tool
   readonly kind: ToolKind
   readonly answer: PlatformAnswer
@@ -40,10 +43,11 @@ export interface ToolRun {
 }
 
 /**
- * Records a finished run; answers the notices for the caller (low credits). Runs inside Transactor.atomically, except
- * for an accepted read with its credits reserved or free: that is one statement (the usage row), a unit on its own.
+ * The writes of a finished run but its event: answers the notices for the caller (low credits) and the events the
+ * caller appends in the same unit of work (a write that changed a platform: ToolWriteApplied), for a command that
+ * appends them with its own (executeWriteRequest's outcome, one outbox INSERT).
  */
-export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: ToolRun) {
+export const recordToolRunWrites = Effect.fn("tools.recordToolRunWrites")(function* (run: ToolRun) {
   const now = yield* Clock.currentTimeMillis
   const usageId = run.usageId ?? (yield* (yield* Secrets).generate(Prefix.toolUsage))
   const charged = isChargedAnswer(run.answer.providerStatus)
@@ -82,15 +86,23 @@ export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: To
     id: usageId, workspaceId: run.workspaceId, connectionId: run.connectionId, apiKeyId: run.apiKeyId,
     tool: run.tool.name, kind: run.kind, outcome, credits, at: now
   })
-  if (run.kind === "write" && charged) {
-    yield* recordAudit({
-      workspaceId: run.workspaceId, actorId: run.actorId, action: "tool.write_applied", clientId: run.clientId,
-      connectionId: run.connectionId,
-      detail: {
-        tool: run.tool.name, providerStatus: run.answer.providerStatus, requestId: run.requestId,
-        summary: run.change?.summary ?? null, apiKeyId: run.apiKeyId
-      }
-    })
-  }
+  const events: Array<DomainEvent> = run.kind === "write" && charged
+    ? [{
+      _tag: "ToolWriteApplied", at: now, workspaceId: run.workspaceId, actorId: run.actorId, clientId: run.clientId,
+      connectionId: run.connectionId, apiKeyId: run.apiKeyId, tool: run.tool.name,
+      providerStatus: run.answer.providerStatus, requestId: run.requestId, summary: run.change?.summary ?? null
+    }]
+    : []
+  return { notices, events }
+})
+
+/**
+ * Records a finished run with its event; answers the notices for the caller (low credits). Runs inside
+ * Transactor.atomically, except for an accepted read with its credits reserved or free: that is one statement (the
+ * usage row, no event), a unit on its own.
+ */
+export const recordToolRun = Effect.fn("tools.recordToolRun")(function* (run: ToolRun) {
+  const { notices, events } = yield* recordToolRunWrites(run)
+  if (events.length > 0) yield* (yield* EventOutbox).append(events)
   return notices
 })

@@ -1,5 +1,6 @@
 // Adds a workspace with a name, a plan and a starting balance of credits (CLI, first start).
 import { Clock, Effect } from "effect"
+import { runCreation } from "../commands/runCommand.ts"
 import { InvalidCreditAmount } from "../credits/errors.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -24,6 +25,6 @@ export const addWorkspace = Effect.fn("workspaces.addWorkspace")(function* (inpu
     credits,
     createdAt: yield* Clock.currentTimeMillis
   }
-  yield* (yield* Directory).createWorkspace(workspace)
-  return workspace
+  // A creation without an event (the workspace's audit log starts with what happens in it): the INSERT alone.
+  return yield* runCreation((yield* Directory).createWorkspace(workspace), workspace, [])
 })

@@ -14,6 +14,7 @@ import {
   WorkspaceId,
   ApiKeyId,
   SecretHash,
+  ClientId,
   WriteRequestId,
   WriteRequestStore
 } from "@adgate/core"
@@ -37,7 +38,7 @@ const year = 365 * 24 * 60 * 60 * 1000
 
 /** An active connection `id` of `workspaceId`, approved by `approverId` at 0, due to end after 365 days. */
 export const aConnection = (id: ConnectionId, workspaceId: WorkspaceId, approverId: UserId, over: Partial<Connection> = {}): Connection => ({
-  id, version: 1, clientId: "apc_1", workspaceId, approverId, scopes: ["tools:read", "tools:write"], surface: "both",
+  id, version: 1, clientId: ClientId.make("apc_1"), workspaceId, approverId, scopes: ["tools:read", "tools:write"], surface: "both",
   platforms: "all", writeMode: "wait", status: "active", endedReason: null, createdAt: 0, endedAt: null, expiresAt: year,
   roleConfirmedAt: 0, refresh: { hash: SecretHash.make(`rt-${id}`), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0,
   ...over

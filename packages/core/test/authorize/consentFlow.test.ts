@@ -17,7 +17,8 @@ import {
   type ConsentDecision,
   type Scope,
   WorkspaceId,
-  UserId
+  UserId,
+  ConsentPageId
 } from "@adgate/core"
 import { ConsentStoreMemory } from "@adgate/core/testing"
 import { ISSUER, seedWorkspace, worldLayer } from "../clients/TestWorld.ts"
@@ -228,7 +229,7 @@ describe("deciding on the consent page (spec §GET /oauth/authorize after the pe
       assert.strictEqual(yield* post("", UserId.make("admin"), WorkspaceId.make("ws_1")), "CsrfMismatch")
       assert.strictEqual(yield* post(opened.csrfToken, UserId.make("editor"), WorkspaceId.make("ws_1")), "ConsentRestartRequired")
       assert.strictEqual(yield* post(opened.csrfToken, UserId.make("admin"), WorkspaceId.make("ws_2")), "ConsentRestartRequired")
-      assert.strictEqual(yield* post(opened.csrfToken, UserId.make("admin"), WorkspaceId.make("ws_1"), "cp_nope"), "ConsentPageNotFound")
+      assert.strictEqual(yield* post(opened.csrfToken, UserId.make("admin"), WorkspaceId.make("ws_1"), ConsentPageId.make("cp_nope")), "ConsentPageNotFound")
       // None of these decided the page: the right post still works.
       yield* decideConsent({ pageId: opened.page.id, csrfToken: opened.csrfToken, userId: UserId.make("admin"), workspaceId: WorkspaceId.make("ws_1"), answer: allow() })
     }).pipe(Effect.provide(worldLayer())))

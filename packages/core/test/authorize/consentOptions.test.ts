@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
-import { consentOptions, type AuthorizationRequest, type Client, type Scope } from "@adgate/core"
+import { consentOptions, type AuthorizationRequest, type Client, type Scope, ClientId } from "@adgate/core"
 
 const client: Client = {
-  clientId: "https://cimd.example/client.json", version: 1, kind: "metadata_document", name: "Host", redirectUris: ["https://app.example/cb"],
+  clientId: ClientId.make("https://cimd.example/client.json"), version: 1, kind: "metadata_document", name: "Host", redirectUris: ["https://app.example/cb"],
   authMethod: "none", secretHash: null, workspaceId: null, recognised: false, createdAt: 0, lastTokenAt: null, removedAt: null,
   documentHost: "cimd.example", cacheUntil: 1
 }

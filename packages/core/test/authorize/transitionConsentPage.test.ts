@@ -1,12 +1,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
-import { consentPageLifetimeMs, SecretHash, transitionConsentPage, type ConsentPage, type Decide, WorkspaceId, UserId } from "@adgate/core"
+import { consentPageLifetimeMs, SecretHash, transitionConsentPage, type ConsentPage, type Decide, WorkspaceId, UserId, ClientId, ConsentPageId } from "@adgate/core"
 
 const page: ConsentPage = {
-  id: "cp_1", version: 1, userId: UserId.make("usr_a"), workspaceId: WorkspaceId.make("ws_1"), csrfHash: SecretHash.make("hash-of-csrf"), openedAt: 1000,
+  id: ConsentPageId.make("cp_1"), version: 1, userId: UserId.make("usr_a"), workspaceId: WorkspaceId.make("ws_1"), csrfHash: SecretHash.make("hash-of-csrf"), openedAt: 1000,
   expiresAt: 1000 + consentPageLifetimeMs, status: "open",
-  request: { clientId: "apc_1", redirectUri: "https://app.example/cb", redirectUriSent: true, scopes: ["tasks:read"], codeChallenge: "c", state: "s", surface: "mcp" }
+  request: { clientId: ClientId.make("apc_1"), redirectUri: "https://app.example/cb", redirectUriSent: true, scopes: ["tasks:read"], codeChallenge: "c", state: "s", surface: "mcp" }
 }
 const decide = (overrides: Partial<Decide> = {}): Decide =>
   ({ _tag: "Decide", answer: "Allow", userId: UserId.make("usr_a"), workspaceId: WorkspaceId.make("ws_1"), csrfHash: SecretHash.make("hash-of-csrf"), ...overrides })

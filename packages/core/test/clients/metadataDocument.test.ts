@@ -2,7 +2,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Option, Result } from "effect"
 import {
   clampCacheLifetime, isMetadataDocumentClientId, maxCacheLifetimeMs, minCacheLifetimeMs, validateMetadataDocument,
-  validateMetadataDocumentUrl
+  validateMetadataDocumentUrl,
+  ClientId
 } from "@adgate/core"
 
 const ISSUER = "https://as.example"
@@ -42,7 +43,7 @@ describe("client ID metadata document URLs (spec §Authentication 4; CIMD §3; c
 describe("client ID metadata documents (CIMD §4.1; checklist 110, 118–121)", () => {
   it("a document naming itself, with redirect URIs, token_endpoint_auth_method none and no secret, is accepted", () => {
     const r = validateMetadataDocument(URL, doc({ client_name: "Host\u0000 App" }), ISSUER)
-    assert.deepStrictEqual(Result.getOrThrow(r), { clientId: URL, redirectUris: ["https://app.example/cb"], name: "Host App" })
+    assert.deepStrictEqual(Result.getOrThrow(r), { clientId: ClientId.make(URL), redirectUris: ["https://app.example/cb"], name: "Host App" })
     assert.isNull(refusal(doc({ token_endpoint_auth_method: "none" })))
   })
   it("client_id must equal the URL exactly: no default port, trailing slash or case normalisation (checklist 110)", () => {

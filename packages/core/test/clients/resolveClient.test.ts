@@ -7,12 +7,13 @@ import {
   EventOutbox,
   findClientForToken,
   registerClient,
-  resolveClientForAuthorization
+  resolveClientForAuthorization,
+  ClientId
 } from "@adgate/core"
 import { ClientStoreMemory } from "@adgate/core/testing"
 import { ISSUER, makeDocuments, worldLayer } from "./TestWorld.ts"
 
-const URL = "https://cimd.example/client.json"
+const URL = ClientId.make("https://cimd.example/client.json")
 const document = (extra: Record<string, unknown> = {}) => ({ client_id: URL, redirect_uris: ["https://app.example/cb"], client_name: "Host", token_endpoint_auth_method: "none", ...extra })
 const registered = registerClient({ body: { redirect_uris: ["https://app.example/cb"] }, remoteAddress: "192.0.2.1", serviceOrigin: ISSUER })
 
@@ -28,7 +29,7 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
       const { client } = yield* registered
       yield* (yield* ClientStore).save({ ...client, version: client.version + 1, removedAt: 5 })
       for (const id of [client.clientId, "apc_nope", "nope", "", "http://cimd.example/client.json"])
-        assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(id)))._tag, "UnknownClient", id)
+        assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(ClientId.make(id))))._tag, "UnknownClient", id)
     }).pipe(Effect.provide(worldLayer())))
 
   const documents = makeDocuments([[URL, document(), 600]])
@@ -77,7 +78,7 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
     const docs = makeDocuments()
     return Effect.gen(function* () {
       for (const url of ["https://cimd.example/", "https://127.0.0.1/c.json", "https://cimd.example/a/../c.json"])
-        assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(url)))._tag, "UnknownClient", url)
+        assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(ClientId.make(url))))._tag, "UnknownClient", url)
       assert.deepStrictEqual(docs.fetched, [])
     }).pipe(Effect.provide(worldLayer(docs)))
   })
@@ -87,7 +88,7 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
     return Effect.gen(function* () {
       assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(URL)))._tag, "UnknownClient")
       assert.isTrue(Option.isNone(yield* (yield* ClientStore).find(URL)))
-      assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization("https://cimd.example/missing.json")))._tag, "UnknownClient")
+      assert.strictEqual((yield* Effect.flip(resolveClientForAuthorization(ClientId.make("https://cimd.example/missing.json"))))._tag, "UnknownClient")
       // The next request fetches again and succeeds once the document is right.
       docs.served.set(URL, { body: document(), maxAgeSeconds: Option.none() })
       assert.strictEqual((yield* resolveClientForAuthorization(URL)).clientId, URL)
@@ -158,7 +159,7 @@ describe("resolving the client at the token endpoint (spec §Authentication 4: n
       assert.isTrue(Option.isSome(yield* findClientForToken(client.clientId)))
       yield* (yield* ClientStore).save({ ...client, version: client.version + 1, removedAt: 5 })
       assert.isTrue(Option.isNone(yield* findClientForToken(client.clientId)))
-      assert.isTrue(Option.isNone(yield* findClientForToken("apc_unknown")))
+      assert.isTrue(Option.isNone(yield* findClientForToken(ClientId.make("apc_unknown"))))
     }).pipe(Effect.provide(worldLayer())))
 })
 
@@ -166,8 +167,8 @@ const metadataFetchesPerHostPerMinute = defaultLimits.metadata_fetches_per_host.
 
 describe("fetch amplification (checklist 123)", () => {
   it.effect("at most metadataFetchesPerHostPerMinute fetches per host per minute; other hosts and cached documents are unaffected", () => {
-    const urls = Array.from({ length: metadataFetchesPerHostPerMinute + 1 }, (_, i) => `https://busy.example/c${i}.json`)
-    const other = "https://quiet.example/client.json"
+    const urls = Array.from({ length: metadataFetchesPerHostPerMinute + 1 }, (_, i) => ClientId.make(`https://busy.example/c${i}.json`))
+    const other = ClientId.make("https://quiet.example/client.json")
     const docs = makeDocuments([...urls.map((u) => [u, { client_id: u, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" }, 600] as const),
       [other, { client_id: other, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" }, 600]])
     return Effect.gen(function* () {
@@ -186,9 +187,9 @@ describe("fetch amplification (checklist 123)", () => {
 
   it.effect("past the host's budget, a document whose cache ended less than 24 hours ago is served stale rather than refused; an older one is refused", () => {
     const doc = (u: string) => [u, { client_id: u, redirect_uris: ["https://app.example/cb"], token_endpoint_auth_method: "none" }, 300] as const
-    const recent = "https://popular.example/recent.json"
-    const old = "https://popular.example/old.json"
-    const strangers = Array.from({ length: metadataFetchesPerHostPerMinute }, (_, i) => `https://popular.example/s${i}.json`)
+    const recent = ClientId.make("https://popular.example/recent.json")
+    const old = ClientId.make("https://popular.example/old.json")
+    const strangers = Array.from({ length: metadataFetchesPerHostPerMinute }, (_, i) => ClientId.make(`https://popular.example/s${i}.json`))
     const docs = makeDocuments([doc(recent), doc(old), ...strangers.map(doc)])
     return Effect.gen(function* () {
       yield* resolveClientForAuthorization(old)

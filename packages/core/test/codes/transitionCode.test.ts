@@ -2,16 +2,16 @@
 // transition; and the invariant "a code is exchanged at most once" as a property.
 import { assert, describe, it } from "@effect/vitest"
 import * as fc from "fast-check"
-import { type AuthorizationCode, codeLifetimeMs, type Exchange, maxFailedExchanges, SecretHash, transitionCode, WorkspaceId, UserId, ConnectionId } from "@adgate/core"
+import { type AuthorizationCode, codeLifetimeMs, type Exchange, maxFailedExchanges, SecretHash, transitionCode, WorkspaceId, UserId, ConnectionId, ClientId } from "@adgate/core"
 
 const code: AuthorizationCode = {
-  hash: SecretHash.make("h"), version: 1, clientId: "apc_pub", redirectUri: "https://app.example/cb", redirectUriSent: true,
+  hash: SecretHash.make("h"), version: 1, clientId: ClientId.make("apc_pub"), redirectUri: "https://app.example/cb", redirectUriSent: true,
   codeChallenge: "challenge-of-V", userId: UserId.make("usr_a"), workspaceId: WorkspaceId.make("ws_1"), scopes: ["tasks:read"], surface: "mcp",
   platforms: "all", writeMode: "wait", issuedAt: 0, expiresAt: codeLifetimeMs, status: "issued", failedAttempts: 0,
   connectionId: null
 }
 const good: Exchange = {
-  _tag: "Exchange", clientId: "apc_pub", redirectUri: "https://app.example/cb", verifierChallenge: "challenge-of-V",
+  _tag: "Exchange", clientId: ClientId.make("apc_pub"), redirectUri: "https://app.example/cb", verifierChallenge: "challenge-of-V",
   surface: null, connectionId: ConnectionId.make("con_1")
 }
 
@@ -37,12 +37,12 @@ describe("authorization code transitions (spec §States: Authorization code)", (
   it("a replay of a used code with a wrong verifier or client is refused without ending anything (OAuth 2.1 §7.5.2, checklist 67)", () => {
     const used = { ...code, status: "used" as const, connectionId: ConnectionId.make("con_1") }
     const wrongVerifier = transitionCode(used, { ...good, verifierChallenge: "other" }, 1)
-    const wrongClient = transitionCode(used, { ...good, clientId: "apc_pub2" }, 1)
+    const wrongClient = transitionCode(used, { ...good, clientId: ClientId.make("apc_pub2") }, 1)
     assert.strictEqual(wrongVerifier._tag === "Refused" && wrongVerifier.error._tag, "PkceMismatch")
     assert.strictEqual(wrongClient._tag === "Refused" && wrongClient.error._tag, "CodeMismatch")
   })
   it("a code issued to another client is refused and counts a failure without spending (checklist 60, 61; decision 43)", () => {
-    const d = transitionCode(code, { ...good, clientId: "apc_pub2" }, 1)
+    const d = transitionCode(code, { ...good, clientId: ClientId.make("apc_pub2") }, 1)
     assert.strictEqual(d._tag, "Refused")
     if (d._tag !== "Refused") return
     assert.strictEqual(d.error._tag, "CodeMismatch")
@@ -84,7 +84,7 @@ describe("authorization code transitions (spec §States: Authorization code)", (
   })
   it("a code is exchanged at most once, whatever sequence of exchanges and times (property)", () => {
     const attempt = fc.record({
-      clientId: fc.constantFrom("apc_pub", "apc_pub2"),
+      clientId: fc.constantFrom(ClientId.make("apc_pub"), ClientId.make("apc_pub2")),
       redirectUri: fc.constantFrom<string | null>("https://app.example/cb", null, "https://evil.example/cb"),
       verifierChallenge: fc.constantFrom("challenge-of-V", "nope"),
       surface: fc.constantFrom<Exchange["surface"]>(null, "mcp", "rest"),

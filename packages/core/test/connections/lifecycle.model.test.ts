@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import * as fc from "fast-check"
-import { ConnectionStore, handleTokenRequest, revokeToken, Secrets, type Connection, ConnectionId } from "@adgate/core"
+import { ConnectionStore, handleTokenRequest, revokeToken, Secrets, type Connection, ConnectionId, ClientId } from "@adgate/core"
 import { codeGrant, DirectoryControl, form, insertCode, refreshGrant, seed, World } from "../token/world.ts"
 
 const second = 1000
@@ -126,7 +126,7 @@ const setup = async (): Promise<{ model: Model; real: Real }> => {
   assert.strictEqual(replay._tag, "Failure")
   const code2 = await run(insertCode({ label: "b" }))
   const fresh = await run(handleTokenRequest({ params: codeGrant(code2), basic: null }))
-  const connections = await run(Effect.flatMap(ConnectionStore, (s) => s.listByClient("apc_pub")))
+  const connections = await run(Effect.flatMap(ConnectionStore, (s) => s.listByClient(ClientId.make("apc_pub"))))
   const active = connections.find((c) => c.status === "active")!
   return {
     model: { now: 0, ended: false, head: fresh.refresh_token, headIssuedAt: 0, spent: null, dead: [], roleConfirmedAt: 0, down: false },

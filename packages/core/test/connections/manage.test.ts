@@ -6,7 +6,8 @@ import { Effect, Layer, Option, Ref } from "effect"
 import {
   ClientStore, ConnectionStore, disconnectConnection, endConnection, endExpiredConnections, EventOutbox, handleTokenRequest,
   removeWorkspaceApp, resolveBearer, Secrets, Transactor,
-  WorkspaceId
+  WorkspaceId,
+  ClientId
 } from "@adgate/core"
 import { TestClock } from "effect/testing"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
@@ -15,7 +16,7 @@ import { audited } from "../support/audited.ts"
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
 const connect = (clientId = "apc_pub", label = "a") => Effect.gen(function* () {
   const tokens = yield* handleTokenRequest({ params: codeGrant(yield* insertCode({ clientId, label }), { client_id: clientId }), basic: null })
-  const connection = (yield* (yield* ConnectionStore).listByClient(clientId)).at(-1)!
+  const connection = (yield* (yield* ConnectionStore).listByClient(ClientId.make(clientId))).at(-1)!
   return { tokens, connection }
 })
 
@@ -49,7 +50,7 @@ describe("removeWorkspaceApp", () => {
     const a = yield* connect("apc_own", "a")
     const b = yield* connect("apc_own", "b")
     const other = yield* connect("apc_pub", "c")
-    const { client, ended } = yield* removeWorkspaceApp({ clientId: "apc_own", workspaceId: ws, actorId: people.admin })
+    const { client, ended } = yield* removeWorkspaceApp({ clientId: ClientId.make("apc_own"), workspaceId: ws, actorId: people.admin })
     assert.isNotNull(client.removedAt)
     assert.strictEqual(ended, 2)
     for (const c of [a, b]) {
@@ -57,13 +58,13 @@ describe("removeWorkspaceApp", () => {
       assert.deepStrictEqual([stored.status, stored.endedReason], ["ended", "app_removed"])
     }
     assert.strictEqual((yield* resolveBearer(other.tokens.access_token, "mcp")).kind, "connection")
-    const stored = Option.getOrThrow(yield* (yield* ClientStore).find("apc_own"))
+    const stored = Option.getOrThrow(yield* (yield* ClientStore).find(ClientId.make("apc_own")))
     assert.isNotNull(stored.removedAt)
   })))
   it.effect("only an admin or editor of the registering workspace removes it; other clients are not workspace apps", () => run(Effect.gen(function* () {
-    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
-    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_own", workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "NotAllowedToManage")
-    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: "apc_pub", workspaceId: ws, actorId: people.admin })))._tag, "WorkspaceAppNotFound")
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_own"), workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_own"), workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "NotAllowedToManage")
+    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_pub"), workspaceId: ws, actorId: people.admin })))._tag, "WorkspaceAppNotFound")
   })))
 })
 
@@ -74,7 +75,7 @@ describe("races (checklist 68, 78)", () => {
       Effect.result(handleTokenRequest({ params: codeGrant(code), basic: null })), { concurrency: "unbounded" })
     assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
     assert.isTrue(results.every((r) => r._tag === "Success" || r.failure._tag === "CodeReused"))
-    const made = yield* (yield* ConnectionStore).listByClient("apc_pub")
+    const made = yield* (yield* ConnectionStore).listByClient(ClientId.make("apc_pub"))
     assert.strictEqual(made.length, 1)
     assert.deepStrictEqual([made[0]?.status, made[0]?.endedReason], ["ended", "code_reused"])
     const winner = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))[0]!
@@ -97,7 +98,7 @@ describe("races (checklist 68, 78)", () => {
     return Effect.gen(function* () {
       yield* seed
       yield* handleTokenRequest({ params: codeGrant(yield* insertCode({ clientId: "apc_own" }), { client_id: "apc_own" }), basic: null })
-      const made = yield* (yield* ConnectionStore).listByClient("apc_own")
+      const made = yield* (yield* ConnectionStore).listByClient(ClientId.make("apc_own"))
       assert.deepStrictEqual(made.map((c) => [c.status, c.endedReason]), [["ended", "app_removed"]])
     }).pipe(Effect.provide(RemovedMidExchange))
   })
@@ -107,7 +108,7 @@ describe("races (checklist 68, 78)", () => {
       Effect.result(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null })), { concurrency: "unbounded" })
     const winners = results.flatMap((r) => (r._tag === "Success" ? [r.success] : []))
     assert.isAtLeast(winners.length, 1)
-    const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
+    const connection = (yield* (yield* ConnectionStore).listByClient(ClientId.make("apc_pub")))[0]!
     assert.strictEqual(connection.status, "active")
     // Exactly one answer carries the live refresh token and a working access token: the others were withdrawn.
     const hash = (yield* Secrets).hash

@@ -6,19 +6,20 @@ import {
   roleGraceMs, SecretHash, transitionConnection, withdrawnMemoryMs, endTransition,
   WorkspaceId,
   UserId,
-  ConnectionId
+  ConnectionId,
+  ClientId
 } from "@adgate/core"
 import { Result } from "effect"
 
 const base: Connection = {
-  id: ConnectionId.make("con_1"), version: 1, clientId: "apc_pub", workspaceId: WorkspaceId.make("ws_1"), approverId: UserId.make("usr_a"),
+  id: ConnectionId.make("con_1"), version: 1, clientId: ClientId.make("apc_pub"), workspaceId: WorkspaceId.make("ws_1"), approverId: UserId.make("usr_a"),
   scopes: ["tasks:read", "tasks:write", "tools:read"], surface: "both", platforms: "all", writeMode: "wait",
   status: "active", endedReason: null, createdAt: 0, endedAt: null, expiresAt: connectionLifetimeMs, roleConfirmedAt: 0,
   refresh: { hash: SecretHash.make("rt1"), generation: 1, issuedAt: 0 }, spent: null, withdrawn: [], lastUsedAt: 0
 }
 const admin = { _tag: "Confirmed", role: "admin" } as const
 const refresh = (presented: string, over: Partial<Omit<Refresh, "nextRefreshHash">> & { readonly nextRefreshHash?: string } = {}): Refresh => ({
-  _tag: "Refresh", presentedHash: SecretHash.make(presented), clientId: "apc_pub", role: admin, scope: null, surface: null, ...over,
+  _tag: "Refresh", presentedHash: SecretHash.make(presented), clientId: ClientId.make("apc_pub"), role: admin, scope: null, surface: null, ...over,
   nextRefreshHash: SecretHash.make(over.nextRefreshHash ?? `next-of-${presented}`)
 })
 const rotated = (c: Connection, e: Refresh, now: number) => {
@@ -121,7 +122,7 @@ describe("connection transitions (spec §States: Connection)", () => {
   it("End as the runner's Transition: the ended connection and one ConnectionEnded naming the reason and who ended it (spec §Events)", () => {
     const t = endTransition(base, "disconnected", UserId.make("usr_admin"), 5)
     assert.deepStrictEqual([t.next?.status, t.next?.endedReason, t.next?.version], ["ended", "disconnected", 2])
-    assert.deepStrictEqual(t.events, [{ _tag: "ConnectionEnded", at: 5, connectionId: ConnectionId.make("con_1"), workspaceId: WorkspaceId.make("ws_1"), clientId: "apc_pub", reason: "disconnected", actorId: UserId.make("usr_admin") }])
+    assert.deepStrictEqual(t.events, [{ _tag: "ConnectionEnded", at: 5, connectionId: ConnectionId.make("con_1"), workspaceId: WorkspaceId.make("ws_1"), clientId: ClientId.make("apc_pub"), reason: "disconnected", actorId: UserId.make("usr_admin") }])
     assert.deepStrictEqual(Result.isSuccess(t.outcome) ? t.outcome.success : null, { connection: t.next, endedNow: true })
   })
   it("End of an ended connection as the runner's Transition: nothing to save, no event, not ended now", () => {
@@ -132,7 +133,7 @@ describe("connection transitions (spec §States: Connection)", () => {
   it("a refresh token presented by another client is invalid_grant and the owner's connection stays (decision 81)", () => {
     const c2 = rotated(base, refresh("rt1"), 1000).next
     for (const presented of ["next-of-rt1", "rt1"]) {
-      const d = transitionConnection(c2, refresh(presented, { clientId: "apc_pub2" }), 1000 + refreshRetryWindowMs + 5)
+      const d = transitionConnection(c2, refresh(presented, { clientId: ClientId.make("apc_pub2") }), 1000 + refreshRetryWindowMs + 5)
       assert.strictEqual(d._tag === "Refused" && d.error._tag === "RefreshTokenInvalid" && d.error.reason, "other_client")
     }
   })

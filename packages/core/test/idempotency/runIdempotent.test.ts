@@ -16,7 +16,7 @@ import { inWorld } from "../approvals/world.ts"
 
 const alice = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: ConnectionId.make("con_alice"), apiKeyId: null })
 const bob = idempotencyScopeOf({ workspaceId: WorkspaceId.make("ws_1"), connectionId: null, apiKeyId: ApiKeyId.make("key_bob") })
-const ok: IdempotentResponse = { status: 200, body: { ok: true, result: { paused: ["c1"] } } }
+const ok: IdempotentResponse = { body: { ok: true, result: { paused: ["c1"] } } }
 
 /** An execute that counts its runs and answers `response`. */
 const counted = (response: IdempotentResponse = ok) =>
@@ -33,7 +33,7 @@ describe("runIdempotent (checklist 175)", () => {
   })))
 
   it.effect("a 202 or 422 answer is an answer too: it is stored and replayed", () => inWorld(Effect.gen(function* () {
-    const queued: IdempotentResponse = { status: 202, body: { ok: true, queued: true, requestId: WriteRequestId.make("rwq_1") } }
+    const queued: IdempotentResponse = { body: { ok: true, queued: true, requestId: WriteRequestId.make("rwq_1") } }
     const { runs, execute } = yield* counted(queued)
     yield* runIdempotent(alice, "key-202", "hash-a", execute)
     assert.deepStrictEqual(yield* runIdempotent(alice, "key-202", "hash-a", execute), { _tag: "Replayed", response: queued })
@@ -104,7 +104,7 @@ describe("runIdempotent (checklist 175)", () => {
 describe("idempotency keys per principal (checklist 176)", () => {
   it.effect("another principal reusing a key is handled independently: A's answer never reaches B", () => inWorld(Effect.gen(function* () {
     const a = yield* counted(ok)
-    const mine: IdempotentResponse = { status: 200, body: { ok: true, result: "bob's" } }
+    const mine: IdempotentResponse = { body: { ok: true, result: "bob's" } }
     const b = yield* counted(mine)
     yield* runIdempotent(alice, "shared", "hash-a", a.execute)
     assert.deepStrictEqual(yield* runIdempotent(bob, "shared", "hash-a", b.execute), { _tag: "Executed", response: mine })

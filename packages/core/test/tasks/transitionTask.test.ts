@@ -21,14 +21,15 @@ import {
   ConnectionId,
   UserId,
   WorkspaceId,
-  WriteRequestId
+  WriteRequestId,
+  TaskId
 } from "@adgate/core"
 import { AuditLogMemory } from "@adgate/core/testing"
 import { inWorld, people, ws } from "../approvals/world.ts"
 import { audited } from "../support/audited.ts"
 
 const task: Task = {
-  id: "task_1", version: 1, workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: ConnectionId.make("con_1"), apiKeyId: null,
+  id: TaskId.make("task_1"), version: 1, workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: ConnectionId.make("con_1"), apiKeyId: null,
   scopes: null, goal: "Pause overspending campaigns", status: "planning", plan: null, report: null, attempt: 1, leaseUntil: 60,
   createdAt: 0, updatedAt: 0
 }
@@ -42,7 +43,7 @@ const moveOf = (from: TaskStatus, event: TaskEvent) => {
   const t = transitionTask(at(from), event, 7)
   return { task: Result.isSuccess(t.outcome) ? t.outcome.success : null, next: t.next, events: t.events.map((e) => e._tag) }
 }
-const facts = { at: 7, taskId: "task_1", workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: ConnectionId.make("con_1"), apiKeyId: null }
+const facts = { at: 7, taskId: TaskId.make("task_1"), workspaceId: WorkspaceId.make("ws_1"), createdBy: UserId.make("usr_a"), connectionId: ConnectionId.make("con_1"), apiKeyId: null }
 const planned = { _tag: "Planned", plan: { steps: [{ tool: "meta__campaign_report" }, { tool: "meta__pause_campaign" }] } } as const
 const complete = { _tag: "Complete", report: { paused: 2 } } as const
 const fail = { _tag: "Fail", report: { reason: "out of credits" } } as const
@@ -133,7 +134,7 @@ describe("startTask and advanceTask (spec §POST /tasks, §GET /tasks)", () => {
     const running = yield* advanceTask(started.id, planned)
     assert.deepStrictEqual([running.status, running.version], ["running", 2])
     assert.strictEqual((yield* Effect.flip(advanceTask(started.id, planned)))._tag, "TaskTransitionRefused")
-    assert.strictEqual((yield* Effect.flip(advanceTask("task_unknown", { _tag: "Cancel" })))._tag, "TaskNotFound")
+    assert.strictEqual((yield* Effect.flip(advanceTask(TaskId.make("task_unknown"), { _tag: "Cancel" })))._tag, "TaskNotFound")
     assert.deepStrictEqual(yield* (yield* TaskStore).find(started.id), Option.some(running))
     const listed = yield* (yield* TaskStore).list(ws, { limit: 10, skip: 0, status: "running" })
     assert.deepStrictEqual(listed.map((t) => t.id), [started.id])

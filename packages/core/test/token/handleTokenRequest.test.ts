@@ -7,7 +7,8 @@ import { TestClock } from "effect/testing"
 import {
   AccessTokenStore, EventOutbox, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer,
   resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials,
-  ConnectionId
+  ConnectionId,
+  ClientId
 } from "@adgate/core"
 import { GrantReaderMemory } from "@adgate/core/testing"
 import { codeGrant, DirectoryControl, form, insertCode, people, refreshGrant, secrets, seed, World, ws } from "./world.ts"
@@ -45,7 +46,7 @@ describe("POST /oauth/token, grant authorization_code (RFC 6749 §4.1.3)", () =>
     const forMail = yield* (yield* EventOutbox).claim("mail", 10)
     const principal = yield* resolveBearer(tokens.access_token, "mcp")
     assert.deepStrictEqual(forMail.map((e) => e.event), [{
-      _tag: "ConnectionOpened", at: 0, connectionId: principal.connectionId ?? ConnectionId.make(""), workspaceId: ws, clientId: "apc_pub",
+      _tag: "ConnectionOpened", at: 0, connectionId: principal.connectionId ?? ConnectionId.make(""), workspaceId: ws, clientId: ClientId.make("apc_pub"),
       approverId: people.admin, scopes: ["tasks:read", "tasks:write", "tools:read"], surface: "mcp", platforms: "all", writeMode: "wait"
     }])
     assert.deepStrictEqual(yield* (yield* Mailer).pending(10), [], "core queues no mail itself")
@@ -53,25 +54,25 @@ describe("POST /oauth/token, grant authorization_code (RFC 6749 §4.1.3)", () =>
   it.effect("the first token of a client records lastTokenAt (forgetting unused registrations)", () => run(Effect.gen(function* () {
     yield* TestClock.adjust("5 seconds")
     yield* connected
-    const client = Option.getOrThrow(yield* (yield* ClientStore).find("apc_pub"))
+    const client = Option.getOrThrow(yield* (yield* ClientStore).find(ClientId.make("apc_pub")))
     assert.strictEqual(client.lastTokenAt, 5000)
   })))
   it.effect("lastTokenAt moves only once it is more than an hour old: no client write on a token in steady state (issue 11)", () => run(Effect.gen(function* () {
     const clients = yield* ClientStore
     const { tokens } = yield* connected
-    const first = Option.getOrThrow(yield* clients.find("apc_pub"))
+    const first = Option.getOrThrow(yield* clients.find(ClientId.make("apc_pub")))
     assert.strictEqual(first.lastTokenAt, 0)
     yield* TestClock.adjust("59 minutes")
     const { refresh_token } = yield* token(refreshGrant(tokens.refresh_token))
     yield* token(codeGrant(yield* insertCode({ label: "b" })))
     // Neither the refresh nor the second exchange wrote the row: same version, same time.
-    assert.deepStrictEqual(yield* clients.find("apc_pub"), Option.some(first))
+    assert.deepStrictEqual(yield* clients.find(ClientId.make("apc_pub")), Option.some(first))
     yield* TestClock.adjust("1 minute")
     const { refresh_token: third } = yield* token(refreshGrant(refresh_token))
-    assert.deepStrictEqual(yield* clients.find("apc_pub"), Option.some(first)) // exactly an hour: still fresh
+    assert.deepStrictEqual(yield* clients.find(ClientId.make("apc_pub")), Option.some(first)) // exactly an hour: still fresh
     yield* TestClock.adjust("1 millis")
     yield* token(refreshGrant(third))
-    const later = Option.getOrThrow(yield* clients.find("apc_pub"))
+    const later = Option.getOrThrow(yield* clients.find(ClientId.make("apc_pub")))
     assert.deepStrictEqual([later.lastTokenAt, later.version], [60 * 60 * 1000 + 1, first.version + 1])
   })))
   it.effect("a confidential client authenticates with Basic, or in the body, per its registered method", () => run(Effect.gen(function* () {
@@ -145,7 +146,7 @@ describe("§OAuth errors: invalid_client (401)", () => {
     })))
   it.effect("a removed workspace app cannot get tokens: invalid_client", () => run(Effect.gen(function* () {
     const clients = yield* ClientStore
-    const own = Option.getOrThrow(yield* clients.find("apc_own"))
+    const own = Option.getOrThrow(yield* clients.find(ClientId.make("apc_own")))
     yield* clients.save({ ...own, removedAt: 1, version: own.version + 1 })
     const code = yield* insertCode({ clientId: "apc_own" })
     const error = yield* refused(codeGrant(code, { client_id: "apc_own" }))
@@ -209,7 +210,7 @@ describe("§OAuth errors: invalid_grant (400)", () => {
   })))
   it.effect("refresh token revoked (connection ended) is refused", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
-    const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
+    const connection = (yield* (yield* ConnectionStore).listByClient(ClientId.make("apc_pub")))[0]!
     yield* (yield* ConnectionStore).save({ ...connection, status: "ended", endedReason: "revoked", endedAt: 0, version: connection.version + 1 })
     assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
   })))
@@ -217,7 +218,7 @@ describe("§OAuth errors: invalid_grant (400)", () => {
     const { tokens } = yield* connected
     yield* TestClock.adjust("30 days")
     assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
-    const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
+    const connection = (yield* (yield* ConnectionStore).listByClient(ClientId.make("apc_pub")))[0]!
     assert.strictEqual(connection.status, "active")
   })))
   it.effect("refresh token of another client: invalid_grant and the owner's connection stays (decision 81)", () => run(Effect.gen(function* () {
@@ -240,7 +241,7 @@ describe("§OAuth errors: invalid_grant (400)", () => {
     }
     yield* TestClock.adjust("17 days") // day 365
     assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
-    const connection = (yield* (yield* ConnectionStore).listByClient("apc_pub"))[0]!
+    const connection = (yield* (yield* ConnectionStore).listByClient(ClientId.make("apc_pub")))[0]!
     assert.deepStrictEqual([connection.status, connection.endedReason], ["ended", "expired"])
   })))
 })

@@ -14,7 +14,8 @@ import {
   type Scope,
   type Surface,
   WorkspaceId,
-  UserId
+  UserId,
+  ClientId
 } from "@adgate/core"
 import {
   CoreMemory,
@@ -43,7 +44,7 @@ export const people = { admin: UserId.make("usr_admin"), admin2: UserId.make("us
 export const secrets = { conf: "apcs_conf-secret", post: "apcs_post-secret" } as const
 
 const client = (clientId: string, authMethod: Client["authMethod"], secretHash: SecretHash | null, over: Partial<Client> = {}): Client => ({
-  clientId, version: 1, kind: "dynamic", name: `App ${clientId}`, redirectUris: ["https://app.example/cb"], authMethod,
+  clientId: ClientId.make(clientId), version: 1, kind: "dynamic", name: `App ${clientId}`, redirectUris: ["https://app.example/cb"], authMethod,
   secretHash, workspaceId: null, recognised: false, createdAt: 0, lastTokenAt: null, removedAt: null, documentHost: null,
   cacheUntil: null, ...over
 })
@@ -91,7 +92,7 @@ export const insertCode = (options: CodeOptions = {}) =>
     const code: AuthorizationCode = {
       hash: yield* s.hash(value),
       version: 1,
-      clientId: options.clientId ?? "apc_pub",
+      clientId: ClientId.make(options.clientId ?? "apc_pub"),
       redirectUri: "https://app.example/cb",
       redirectUriSent: options.redirectUriSent ?? true,
       codeChallenge: yield* s.hash(verifier),

@@ -1,11 +1,12 @@
 // The tool pipeline, one named test per REST status row it decides (spec §REST status codes; architecture §One tool
 // pipeline), on memory ports and the in-memory platforms.
 import {
-  AuditLog,
+  AuditLog, ClientId,
   callTool,
   CreditsLedger,
   Directory,
   DirectoryUnavailable,
+  EventOutbox,
   hashToolCall,
   Platforms,
   Secrets,
@@ -16,6 +17,7 @@ import {
   noGuardrails,
   ToolUsageLog,
   WriteRequestStore,
+  writeRequestLifetimeMs,
   type ToolCallRequest,
   WorkspaceId,
   ConnectionId,
@@ -25,6 +27,7 @@ import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
+import { audited } from "../support/audited.ts"
 import { inPipeline, people, principal, ws, wsBare, wsFree } from "./world.ts"
 
 const call = (name: string, args: ToolCallRequest["arguments"], over: Partial<ToolCallRequest> = {}): ToolCallRequest =>
@@ -58,7 +61,7 @@ describe("callTool: status rows", () => {
     assert.strictEqual(yield* executions, 0)
   })))
 
-  it.effect("202: a write under 'wait for approval' is queued (reason approval), changes nothing and mails the person", () => inPipeline(Effect.gen(function* () {
+  it.effect("202: a write under 'wait for approval' is queued (reason approval), changes nothing, and its WriteQueued event asks for the audit entry and the person's mail", () => inPipeline(Effect.gen(function* () {
     const answer = yield* callTool(call("ads__update_campaign_budget", budget(110), { principal: principal({ writeMode: "wait" }) }))
     assert.strictEqual(answer._tag, "Queued")
     if (answer._tag !== "Queued") return
@@ -70,12 +73,27 @@ describe("callTool: status rows", () => {
     assert.strictEqual(yield* balance, 100, "a queued write is charged when it executes")
     const stored = yield* (yield* WriteRequestStore).find(answer.requestId)
     assert.isTrue(Option.isSome(stored) && stored.value.tool === "ads__update_campaign_budget")
-    const mail = yield* (yield* Mailer).pending(10)
-    assert.strictEqual(mail.length, 1)
-    assert.strictEqual(mail[0]?.to, `${people.admin}@acme.example`)
-    assert.include(mail[0]?.text ?? "", "Brand – Search")
-    const audit = yield* (yield* AuditLog).list(ws)
-    assert.deepStrictEqual(audit.map((e) => e.action), ["write_request.queued"])
+    // The mail's recipient and words are the adapters' mail reader's (adapters-sql/test/toolPipelineEvents.test.ts);
+    // the pipeline queues none itself and writes no audit entry itself: both come from the one event.
+    assert.deepStrictEqual(yield* (yield* Mailer).pending(10), [], "the pipeline queues no mail itself")
+    assert.deepStrictEqual(yield* (yield* AuditLog).list(ws), [], "the pipeline writes no audit entry itself")
+    const forMail = yield* (yield* EventOutbox).claim("mail", 10)
+    assert.strictEqual(forMail.length, 1)
+    const event = forMail[0]!.event
+    assert.strictEqual(event._tag, "WriteQueued")
+    if (event._tag !== "WriteQueued") return
+    assert.deepInclude(event, {
+      requestId: answer.requestId, workspaceId: ws, requestedBy: people.admin, tool: "ads__update_campaign_budget",
+      clientId: ClientId.make("apc_1"), connectionId: ConnectionId.make("con_1"), apiKeyId: null, reason: "approval", expiresAt: event.at + writeRequestLifetimeMs
+    })
+    assert.include(event.summary ?? "", "Brand – Search")
+    const audit = yield* audited(ws)
+    assert.deepStrictEqual(audit.map(({ id: _, ...entry }) => entry), [{
+      workspaceId: ws, at: event.at, actorId: people.admin, action: "write_request.queued", clientId: ClientId.make("apc_1"),
+      connectionId: ConnectionId.make("con_1"),
+      detail: { tool: "ads__update_campaign_budget", requestId: answer.requestId, reason: "approval", summary: event.summary, apiKeyId: null }
+    }])
+    assert.deepStrictEqual((yield* audited(ws)).length, 1, "a second drain adds nothing")
   })))
 
   it.effect("202: an activation is a person's decision and waits even when ordinary changes apply at once", () => inPipeline(Effect.gen(function* () {
@@ -89,8 +107,12 @@ describe("callTool: status rows", () => {
     assert.deepInclude(answer, { _tag: "Ran", providerStatus: 200 })
     assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 110)
     assert.strictEqual(yield* balance, 95)
-    const audit = yield* (yield* AuditLog).list(ws)
-    assert.deepStrictEqual(audit.map((e) => e.action), ["tool.write_applied"])
+    assert.deepStrictEqual(yield* (yield* AuditLog).list(ws), [], "the pipeline writes no audit entry itself")
+    const audit = yield* audited(ws)
+    assert.deepStrictEqual(audit.map((e) => [e.action, e.actorId, e.clientId, e.connectionId]), [
+      ["tool.write_applied", people.admin, "apc_1", ConnectionId.make("con_1")]
+    ])
+    assert.deepInclude(audit[0]?.detail, { tool: "ads__update_campaign_budget", providerStatus: 200, requestId: null, apiKeyId: null })
     assert.include(String(audit[0]?.detail["summary"]), "from 100 to 110")
   })))
 

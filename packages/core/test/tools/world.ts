@@ -7,7 +7,8 @@ import {
   type Role,
   WorkspaceId,
   UserId,
-  ConnectionId
+  ConnectionId,
+  ClientId
 } from "@adgate/core"
 import {
   AuditLogMemory,
@@ -60,5 +61,5 @@ export const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>, seed?: Partia
 export const principal = (over: Partial<Principal> = {}): Principal => ({
   kind: "connection", workspaceId: ws, userId: people.admin,
   scopes: ["tools:read", "tools:write", "tools:raw", "accounts:read"], surface: "rest", platforms: "all",
-  writeMode: "apply", connectionId: ConnectionId.make("con_1"), apiKeyId: null, clientId: "apc_1", ...over
+  writeMode: "apply", connectionId: ConnectionId.make("con_1"), apiKeyId: null, clientId: ClientId.make("apc_1"), ...over
 })
