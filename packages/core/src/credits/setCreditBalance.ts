@@ -16,7 +16,8 @@ export const setCreditBalance = Effect.fn("credits.setCreditBalance")(function* 
   const workspace = yield* findWorkspace(workspaceRef)
   const ledger = yield* CreditsLedger
   const now = yield* Clock.currentTimeMillis
-  const before = yield* ledger.balance(workspace.id)
+  // The ledger's balance is the workspace's `credits` (ports/CreditsLedger.ts): findWorkspace just read it.
+  const before = workspace.credits
   const difference = credits - before
   const movement = { workspaceId: workspace.id, amount: Math.abs(difference), reason, reference: null, now }
   const write = difference > 0 ? Effect.asVoid(ledger.grant(movement)) : difference < 0 ? Effect.asVoid(ledger.charge(movement)) : Effect.void
