@@ -3,9 +3,9 @@
 // Each names the scopes it needs; its arguments are checked by the same ArgumentValidator as platform tools.
 import { Effect, Option, Schema } from "effect"
 import {
-  ArgumentValidator, callTool, describeTool, Issuer, listTools, Platforms, type Principal, type Scope,
-  startTask, TaskStatus, TaskStore, ToolArgumentsInvalid, type ToolCallRefusal, WriteRequestStore,
-  TaskId, WriteRequestId
+  ArgumentValidator, callTool, describeTool, findWorkspaceTask, findWriteRequest, Issuer, listTools, listWorkspaceTasks,
+  Platforms, platformAllowed, type Principal, type Scope, startTask, taskListLimit, TaskId, TaskStatus, ToolArgumentsInvalid,
+  type ToolCallRefusal, WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import { taskReportAnswer } from "@adgate/adapters-http"
@@ -116,8 +116,10 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     anyOf: tools,
     run: (principal, args) => refused(Effect.gen(function* () {
       const id = WriteRequestId.make(str(args, "requestId") ?? "")
-      const found = yield* (yield* WriteRequestStore).find(id)
-      if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("write request", id)
+      // Another workspace's request is answered as unknown (core's findWriteRequest, as GET /requests/{id}).
+      const found = yield* findWriteRequest(principal.workspaceId, id).pipe(
+        Effect.map(Option.some), Effect.catchTag("WriteRequestNotFound", () => Effect.succeedNone))
+      if (Option.isNone(found)) return notFound("write request", id)
       const r = found.value
       return jsonResult({
         requestId: r.id, status: r.status, tool: r.tool, reason: r.reason, providerStatus: r.providerStatus,
@@ -135,8 +137,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     anyOf: ["accounts:read", ...tools],
     run: (principal) => refused(Effect.gen(function* () {
       const accounts = yield* (yield* Platforms).accounts(principal.workspaceId)
-      const allowed = accounts.filter((a) => principal.platforms === "all" || principal.platforms.includes(a.platform))
-      return jsonResult({ accounts: allowed })
+      return jsonResult({ accounts: accounts.filter((a) => platformAllowed(principal, a.platform)) })
     }))
   },
   {
@@ -165,8 +166,10 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     anyOf: ["tasks:read"],
     run: (principal, args) => refused(Effect.gen(function* () {
       const id = TaskId.make(str(args, "taskId") ?? "")
-      const found = yield* (yield* TaskStore).find(id)
-      if (Option.isNone(found) || found.value.workspaceId !== principal.workspaceId) return notFound("task", id)
+      // Another workspace's task is answered as unknown (core's findWorkspaceTask, as GET /tasks/{id}).
+      const found = yield* findWorkspaceTask(principal.workspaceId, id).pipe(
+        Effect.map(Option.some), Effect.catchTag("TaskNotFound", () => Effect.succeedNone))
+      if (Option.isNone(found)) return notFound("task", id)
       const t = found.value
       const origin = (yield* Issuer).origin
       const report = taskReportAnswer(t.report, (requestId) => requestStatusUrl(origin, requestId))
@@ -186,8 +189,8 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     anyOf: ["tasks:read"],
     run: (principal, args) => refused(Effect.gen(function* () {
       const status = str(args, "status")
-      const tasks = yield* (yield* TaskStore).list(principal.workspaceId, {
-        limit: int(args, "limit") ?? 20, skip: int(args, "skip") ?? 0,
+      const tasks = yield* listWorkspaceTasks(principal.workspaceId, {
+        limit: int(args, "limit") ?? taskListLimit.default, skip: int(args, "skip") ?? 0,
         status: status !== null && (TaskStatus.literals as ReadonlyArray<string>).includes(status) ? status as TaskStatus : null
       })
       return jsonResult({ tasks: tasks.map((t) => ({ taskId: t.id, goal: t.goal, status: t.status, createdAt: t.createdAt })) })

@@ -3,9 +3,9 @@
 // restart loses nothing. Status: pending or approved → working (naming who decides and where); executed → completed
 // with the platform's result; declined, expired or failed on the platform → failed (on 2026-07-28: completed with the
 // tool error, SEP-2663); withdrawn by the app → cancelled.
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import {
-  isWithdrawn, type Principal, requesterOf, withdrawWriteRequest, type WriteRequest, WriteRequestStore,
+  findOwnWriteRequest, isWithdrawn, type Principal, withdrawWriteRequest, type WriteRequest, WriteRequestStore,
   WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
@@ -91,16 +91,15 @@ export const taskResultOf = (request: WriteRequest, origin: string): CallToolRes
   return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body, isError: true, ...meta }
 }
 
+/** The calling credential as a request names its requester: its connection id, else its API key id. */
+const requesterId = (principal: Principal): string => principal.connectionId ?? principal.apiKeyId ?? ""
+
 /** A request this credential made, or none: another app's request is not found (one app never sees another's). */
 export const findOwnRequest = (principal: Principal, taskId: string) =>
-  Effect.gen(function* () {
-    const found = yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId))
-    const requester = principal.connectionId ?? principal.apiKeyId
-    return Option.filter(found, (r) => r.workspaceId === principal.workspaceId && requesterOf(r) === requester)
-  })
+  findOwnWriteRequest(principal.workspaceId, requesterId(principal), WriteRequestId.make(taskId))
 
 export const withdrawOwnRequest = (principal: Principal, taskId: string) =>
-  withdrawWriteRequest({ id: WriteRequestId.make(taskId), workspaceId: principal.workspaceId, requesterId: principal.connectionId ?? principal.apiKeyId ?? "" })
+  withdrawWriteRequest({ id: WriteRequestId.make(taskId), workspaceId: principal.workspaceId, requesterId: requesterId(principal) })
 
 export const listOwnRequests = (principal: Principal, cursor: string | undefined, limit: number) =>
   Effect.gen(function* () {

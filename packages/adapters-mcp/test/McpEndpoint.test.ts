@@ -195,6 +195,25 @@ describe("tools/call through the core pipeline", () => {
     expect(queued.message).toContain("Nothing has changed yet")
     const decision = await client.callTool({ name: "get_write_request", arguments: { requestId: queued.requestId } })
     expect((decision.structuredContent as { status: string }).status).toBe("pending_approval")
+    // A request this workspace does not have is unknown, as GET /requests/{id} answers it.
+    const unknown = await client.callTool({ name: "get_write_request", arguments: { requestId: "rwq_unknown" } })
+    expect(unknown.isError).toBe(true)
+    expect(unknown.structuredContent).toMatchObject({ error: "not_found" })
+    await client.close()
+  })
+
+  it("a task started over MCP is read back by get_task and list_tasks; a task this workspace does not have is unknown", async () => {
+    const client = await connect(await apiKey(["tasks:read", "tasks:write"]), "legacy")
+    const started = await client.callTool({ name: "start_task", arguments: { goal: "weekly spend report" } })
+    expect(started.isError ?? false).toBe(false)
+    const { taskId } = started.structuredContent as { taskId: string }
+    const read = await client.callTool({ name: "get_task", arguments: { taskId } })
+    expect(read.structuredContent).toMatchObject({ taskId, goal: "weekly spend report" })
+    const listed = await client.callTool({ name: "list_tasks", arguments: { limit: 100 } })
+    expect((listed.structuredContent as { tasks: ReadonlyArray<{ taskId: string }> }).tasks.map((t) => t.taskId)).toContain(taskId)
+    const unknown = await client.callTool({ name: "get_task", arguments: { taskId: "tsk_unknown" } })
+    expect(unknown.isError).toBe(true)
+    expect(unknown.structuredContent).toMatchObject({ error: "not_found" })
     await client.close()
   })
 

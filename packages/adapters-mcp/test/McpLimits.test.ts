@@ -4,10 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { createApiKey, defaultRateLimitPolicy } from "@adgate/core"
-import { cookiesFrom, csrfTokenIn } from "../../adapters-http/test/support/testServer.ts"
 import { discover, useMovableClock } from "../../adapters-http/test/oauth/oauthClient.ts"
 import { obtainToken } from "../../adapters-http/test/rest/restClient.ts"
-import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
+import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, signIn, startMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
 let world: SeededWorld
@@ -31,15 +30,7 @@ beforeAll(async () => {
     }
   })
   world = await seedWorld(server)
-  const page = await server.fetch("/signin")
-  const pre = cookiesFrom(page)
-  const signedIn = await server.fetch("/signin", {
-    method: "POST",
-    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email: world.admin.email, password: world.admin.password, return_to: "/" }).toString(),
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin, cookie: pre }
-  })
-  expect(signedIn.status).toBe(303)
-  cookie = cookiesFrom(signedIn, pre)
+  cookie = await signIn(server, world.admin)
 }, 60_000)
 
 afterAll(async () => {

@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client"
 import { MetadataDocumentFetcherHttps } from "@adgate/adapters-http"
-import { cookiesFrom, csrfTokenIn } from "../../adapters-http/test/support/testServer.ts"
 import { decisionFields, moveClock, readConsentForm, useMovableClock } from "../../adapters-http/test/oauth/oauthClient.ts"
 import { type LocalHttpsServer, startLocalHttpsServer, testCertificate } from "../../adapters-http/test/cimd/localHttpsServer.ts"
-import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
+import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, signIn, startMcpTestServer } from "./support/mcpTestServer.ts"
 
 const redirectUrl = "http://127.0.0.1:9/callback"
 const documentUrl = "https://cimd.test/mcp-client.json"
@@ -72,18 +71,6 @@ const recordingFetch: typeof fetch = async (input, init) => {
   return fetch(input, init)
 }
 
-const signIn = async () => {
-  const page = await server.fetch("/signin")
-  const pre = cookiesFrom(page)
-  const answer = await server.fetch("/signin", {
-    method: "POST",
-    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email: world.admin.email, password: world.admin.password, return_to: "/" }).toString(),
-    headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin, cookie: pre }
-  })
-  expect(answer.status).toBe(303)
-  return cookiesFrom(answer, pre)
-}
-
 beforeAll(async () => {
   useMovableClock()
   documents = await startLocalHttpsServer((_req, res) => {
@@ -102,7 +89,7 @@ beforeAll(async () => {
     })
   })
   world = await seedWorld(server)
-  cookie = await signIn()
+  cookie = await signIn(server, world.admin)
 }, 60_000)
 
 afterAll(async () => {

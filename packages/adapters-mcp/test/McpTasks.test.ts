@@ -45,12 +45,26 @@ const splitFetch: typeof fetch = async (input, init) => {
   return fetch(new URL(url.pathname + url.search, target.origin), init)
 }
 
+type TaskSession = ReturnType<typeof createTaskSessionFromClient>
+
+/** Runs `use` on a task session over a client `open` connects, closing both afterwards whatever happens. */
+const inSession = async (open: () => Promise<{ readonly client: Client; readonly session: TaskSession }>, use: (session: TaskSession) => Promise<void>) => {
+  const { client, session } = await open()
+  try {
+    await use(session)
+  } finally {
+    await session.close()
+    await client.close()
+  }
+}
+
+/** A 2025-11-25 client whose tasks/* go to the second server (splitFetch). */
 const connect = async () => {
   const client = new Client({ name: "tasks-host", version: "1" })
   await client.connect(new StreamableHTTPClientTransport(first.mcpUrl, {
     fetch: splitFetch, requestInit: { headers: { authorization: `Bearer ${key}` } }
   }))
-  return client
+  return { client, session: createTaskSessionFromClient(client, { endpointId: "adgate-test" }) }
 }
 
 const budget = (dailyBudget: number) => ({ accountId: "3842019576", campaignId: "20481002", dailyBudget })
@@ -73,9 +87,7 @@ const decideWhenQueued = async (decision: "approve" | "reject") => {
 describe("a queued write followed as an MCP task (2025-11-25)", () => {
   it("approved by a person: the task completes with the platform's result, polled on the second server", async () => {
     answeredBy.length = 0
-    const client = await connect()
-    const session = createTaskSessionFromClient(client, { endpointId: "adgate-test" })
-    try {
+    await inSession(connect, async (session) => {
       const execution = await session.callTool("gads__update_campaign_budget", budget(260), { task: { preference: "require" } })
       const decided = await decideWhenQueued("approve")
       expect(decided.status).toBe("executed")
@@ -87,30 +99,20 @@ describe("a queued write followed as an MCP task (2025-11-25)", () => {
       expect(answeredBy).toContain("tools/call@first")
       expect(answeredBy).toContain(`tasks/get@${second === first ? "first" : "second"}`)
       expect(answeredBy).toContain(`tasks/result@${second === first ? "first" : "second"}`)
-    } finally {
-      await session.close()
-      await client.close()
-    }
+    })
   }, 60_000)
 
   it("declined by a person: the task ends failed and nothing changed", async () => {
-    const client = await connect()
-    const session = createTaskSessionFromClient(client, { endpointId: "adgate-test" })
-    try {
+    await inSession(connect, async (session) => {
       const execution = await session.callTool("gads__update_campaign_budget", budget(270), { task: { preference: "require" } })
       expect((await decideWhenQueued("reject")).status).toBe("rejected")
       const { outcome } = await execution.settle()
       expect(outcome.status).toBe("failed")
-    } finally {
-      await session.close()
-      await client.close()
-    }
+    })
   }, 60_000)
 
   it("tasks/cancel by the app withdraws its still-pending request; tasks/list lists the connection's tasks", async () => {
-    const client = await connect()
-    const session = createTaskSessionFromClient(client, { endpointId: "adgate-test" })
-    try {
+    await inSession(connect, async (session) => {
       const execution = await session.callTool("gads__update_campaign_budget", budget(280), { task: { preference: "require" } })
       const taskId = execution.handle?.taskId ?? (await session.listTasks()).tasks[0]!.taskId
       await session.cancelTask(taskId)
@@ -120,10 +122,7 @@ describe("a queued write followed as an MCP task (2025-11-25)", () => {
       expect(Option.getOrThrow(stored)).toMatchObject({ status: "rejected" })
       const listed = await session.listTasks()
       expect(listed.tasks.map((t) => t.taskId)).toContain(taskId)
-    } finally {
-      await session.close()
-      await client.close()
-    }
+    })
   }, 60_000)
 })
 
@@ -165,23 +164,18 @@ const connectModern = async () => {
 describe("a queued write followed with the 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks)", () => {
   it("approved by a person: the task completes with the platform's result, polled on the second server", async () => {
     answeredBy.length = 0
-    const { client, session } = await connectModern()
-    try {
+    await inSession(connectModern, async (session) => {
       const execution = await session.callTool("gads__update_campaign_budget", budget(310))
       expect((await decideWhenQueued("approve")).status).toBe("executed")
       const { outcome } = await execution.settle()
       expect(outcome.status).toBe("completed")
       expect(JSON.stringify(resultFromTaskOutcome(outcome))).toContain("20481002")
       expect(answeredBy).toContain(`tasks/get@${second === first ? "first" : "second"}`)
-    } finally {
-      await session.close()
-      await client.close()
-    }
+    })
   }, 60_000)
 
   it("declined: completed with the tool error (SEP-2663: failed is for protocol errors); withdrawn by the app with tasks/cancel while pending: cancelled and rejected in the store", async () => {
-    const { client, session } = await connectModern()
-    try {
+    await inSession(connectModern, async (session) => {
       const declined = await session.callTool("gads__update_campaign_budget", budget(320))
       expect((await decideWhenQueued("reject")).status).toBe("rejected")
       const { outcome } = await declined.settle()
@@ -193,9 +187,6 @@ describe("a queued write followed with the 2026-07-28 Tasks extension (io.modelc
       expect((await withdrawn.settle()).outcome.status).toBe("cancelled")
       const stored = await second.run(Effect.gen(function* () { return yield* (yield* WriteRequestStore).find(WriteRequestId.make(taskId)) }))
       expect(Option.getOrThrow(stored)).toMatchObject({ status: "rejected" })
-    } finally {
-      await session.close()
-      await client.close()
-    }
+    })
   }, 60_000)
 })

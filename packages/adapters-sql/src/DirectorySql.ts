@@ -19,6 +19,7 @@ const membershipTable = tableRow(Membership, { table: "memberships", key: "userI
 
 const MemberRow = Schema.Struct({ ...Membership.fields, user: User })
 const WorkspaceRoleRow = Schema.Struct({ workspace: Workspace, role: Role })
+const ReplacedRow = Schema.Struct({ role: Schema.NullOr(Role) })
 const StandingRow = Schema.Struct({ plan: Plan, role: Schema.NullOr(Role) })
 const WorkspaceListingRow = Schema.Struct({ workspace: Workspace, members: Schema.Number })
 const UserListingRow = Schema.Struct({ user: User, workspaces: Schema.Array(WorkspaceRoleRow) })
@@ -33,6 +34,7 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
   const decodeUser = decodeFirstRow(User, userRow("user"))
   const decodeUserByEmail = decodeFirstRow(User, userRow("userByEmail"))
   const decodeMembership = decodeFirstRow(Membership, membershipRow("role"))
+  const decodeReplaced = decodeFirstRow(ReplacedRow, membershipRow("setRole"))
   const decodeStanding = decodeFirstRow(StandingRow, workspaceRow("standing"))
   const decodeWorkspacesOf = decodeRows(WorkspaceRoleRow, membershipRow("workspacesOf"))
   const decodeMembers = decodeRows(MemberRow, membershipRow("members"))
@@ -107,14 +109,17 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
         Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new EmailTaken({ email: u.email }))),
         unavailable("Directory.createUser")
       ),
+    // One statement answers the role it replaced: the CTE reads the row as the statement found it, before the write.
     setRole: (workspaceId, userId, role) =>
       read("setRole", Option.match(role, {
-        onNone: () => sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId}`,
+        onNone: () => sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING role`,
         onSome: (role) =>
           membershipTable.encode({ workspaceId, userId, role }, "Directory.setRole").pipe(Effect.flatMap((r) =>
-            sql`INSERT INTO memberships ${sql.insert(r)}
-              ON CONFLICT (workspace_id, user_id) DO UPDATE SET ${sql.update(r, ["workspaceId", "userId"])}`))
-      }).pipe(Effect.asVoid)),
+            sql`WITH replaced AS (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId})
+              INSERT INTO memberships ${sql.insert(r)}
+              ON CONFLICT (workspace_id, user_id) DO UPDATE SET ${sql.update(r, ["workspaceId", "userId"])}
+              RETURNING (SELECT role FROM replaced) AS role`))
+      }).pipe(Effect.flatMap(decodeReplaced), Effect.map(Option.flatMap((row) => Option.fromNullishOr(row.role))))),
     setPlan: (workspaceId, plan) =>
       read("setPlan", sql`UPDATE workspaces SET plan = ${plan} WHERE id = ${workspaceId}`.pipe(Effect.asVoid)),
     setCredits: (workspaceId, credits) =>

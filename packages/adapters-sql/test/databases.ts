@@ -34,6 +34,10 @@ export const freshPostgresDatabase = (url: string) =>
     return target.toString()
   })
 
+/** One process's own pool of 4 connections on the PostgreSQL database at `url` (tests that play several processes). */
+export const processDatabase = (url: string) =>
+  SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })
+
 /** A migrated, fresh PostgreSQL database (dropped when the layer is released). */
 export const postgresDatabase = (url: string) =>
   Layer.unwrap(Effect.map(freshPostgresDatabase(url), (fresh) =>

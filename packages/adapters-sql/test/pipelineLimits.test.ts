@@ -19,18 +19,12 @@ import {
   type WriteRequestId,
   SecretHash
 } from "@adgate/core"
-import {
-  PlatformsMemory,
-  PlatformsMemoryState,
-  SecretsWebCrypto,
-  ToolSearchMemory
-} from "@adgate/core/testing"
-import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
+import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
-import { SqlStores } from "../src/index.ts"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
+import { pipelineWorld } from "./pipelineWorld.ts"
 
 const admin = UserId.make("usr_limits_admin")
 const workspaces = [WorkspaceId.make("ws_credits"), WorkspaceId.make("ws_reads"), WorkspaceId.make("ws_cap"), WorkspaceId.make("ws_approved")] as const
@@ -49,13 +43,10 @@ const seed = Layer.effectDiscard(Effect.gen(function* () {
   }
 }))
 
-const World = (database: Layer.Layer<SqlClient.SqlClient, unknown>) => seed.pipe(Layer.provideMerge(Layer.mergeAll(
-  SqlStores, SecretsWebCrypto, ToolSearchMemory, ArgumentValidatorAjv,
-  PlatformsMemory({
-    accounts: workspaces.map((ws) => ({ workspaceId: ws, platform: "ads", id: `act_${ws}`, name: "Ads", status: "ENABLED" })),
-    campaigns: workspaces.map((ws) => ({ id: `c_${ws}`, accountId: `act_${ws}`, name: "One", dailyBudget: 100, status: "ENABLED" as const }))
-  })
-).pipe(Layer.provideMerge(database))))
+const World = (database: Layer.Layer<SqlClient.SqlClient, unknown>) => pipelineWorld(seed, {
+  accounts: workspaces.map((ws) => ({ workspaceId: ws, platform: "ads", id: `act_${ws}`, name: "Ads", status: "ENABLED" })),
+  campaigns: workspaces.map((ws) => ({ id: `c_${ws}`, accountId: `act_${ws}`, name: "One", dailyBudget: 100, status: "ENABLED" as const }))
+}, database)
 
 const principal = (workspaceId: WorkspaceId, writeMode: "apply" | "wait" = "apply"): Principal => ({
   kind: "api_key", workspaceId, userId: admin, scopes: ["tools:read", "tools:write"], surface: "both", platforms: "all",

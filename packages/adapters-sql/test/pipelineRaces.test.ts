@@ -15,17 +15,11 @@ import {
   ApiKeyId,
   SecretHash
 } from "@adgate/core"
-import {
-  PlatformsMemory,
-  PlatformsMemoryState,
-  SecretsWebCrypto,
-  ToolSearchMemory
-} from "@adgate/core/testing"
-import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
+import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option, Ref } from "effect"
-import { SqlStores } from "../src/index.ts"
 import { databaseUrl, postgresDatabase } from "./databases.ts"
+import { pipelineWorld } from "./pipelineWorld.ts"
 
 const ws = WorkspaceId.make("ws_race")
 const admin = UserId.make("usr_race_admin")
@@ -45,16 +39,13 @@ const seed = Layer.effectDiscard(Effect.gen(function* () {
   }
 }))
 
-const World = (url: string) => seed.pipe(Layer.provideMerge(Layer.mergeAll(
-  SqlStores, SecretsWebCrypto, ToolSearchMemory, ArgumentValidatorAjv,
-  PlatformsMemory({
-    accounts: [{ workspaceId: ws, platform: "ads", id: "act_1", name: "Race Ads", status: "ENABLED" }],
-    campaigns: [
-      { id: "c1", accountId: "act_1", name: "One", dailyBudget: 100, status: "ENABLED" },
-      { id: "c2", accountId: "act_1", name: "Two", dailyBudget: 100, status: "ENABLED" }
-    ]
-  })
-).pipe(Layer.provideMerge(postgresDatabase(url)))))
+const World = (url: string) => pipelineWorld(seed, {
+  accounts: [{ workspaceId: ws, platform: "ads", id: "act_1", name: "Race Ads", status: "ENABLED" }],
+  campaigns: [
+    { id: "c1", accountId: "act_1", name: "One", dailyBudget: 100, status: "ENABLED" },
+    { id: "c2", accountId: "act_1", name: "Two", dailyBudget: 100, status: "ENABLED" }
+  ]
+}, postgresDatabase(url))
 
 const principal = (writeMode: "wait" | "apply"): Principal => ({
   kind: "api_key", workspaceId: ws, userId: admin, scopes: ["tools:read", "tools:write"], surface: "both", platforms: "all",

@@ -3,7 +3,7 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, Directory, setGuardrails, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
+  advanceTask, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
   ApiKeyId,
   WorkspaceId,
   ConnectionId,
@@ -12,16 +12,16 @@ import {
   ClientId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
+import { Clock, Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
-import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping, SqlDatabase } from "../src/index.ts"
-import { aWriteRequest } from "./contracts/fixtures.ts"
+import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping } from "../src/index.ts"
+import { aWriteRequest, unique } from "./contracts/fixtures.ts"
 import { auditReader } from "../src/readers/auditReader.ts"
 import { mailReader } from "../src/readers/mailReader.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
 import { audited } from "./audited.ts"
-import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
-import { seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
+import { databaseUrl, freshPostgresDatabase, pgliteDatabase, processDatabase } from "./databases.ts"
+import { seedAdminWorkspace, seedCode, tokenWorldOnPglite, TokenWorld, twoProcessesOnPostgres } from "./tokenWorld.ts"
 
 type World = Layer.Success<typeof TokenWorld> | SqlClient.SqlClient
 
@@ -65,10 +65,26 @@ const failedPassWaits = (world: Layer.Layer<World>) => Effect.gen(function* () {
   assert.strictEqual(yield* drainReader(auditReader), 0)
 }).pipe(Effect.provide(world))
 
+/**
+ * Runs `effect` as the test `name` in a TokenWorld on a fresh PGlite, and on a fresh PostgreSQL database (a pool of
+ * its own) when DATABASE_URL is set; `source` follows each title.
+ */
+const onEachDatabase = <E>(title: string, source: string, name: string, effect: Effect.Effect<void, E, World>) => {
+  describe(`${title} on PGlite${source}`, () => {
+    it.effect(name, () => effect.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+  })
+  describe.runIf(Option.isSome(databaseUrl))(`${title} on PostgreSQL${source}`, () => {
+    it.effect(name, () => Effect.gen(function* () {
+      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
+      yield* effect.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(processDatabase(url)))))
+    }).pipe(Effect.scoped), { timeout: 60_000 })
+  })
+}
+
 describe("outbox readers on PGlite", () => {
   it.effect("a connection opened and ended reach the audit log and the admins' mail exactly once (one client, three drains at once)", () =>
     Effect.gen(function* () {
-      const world = Layer.succeedContext(yield* Layer.build(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase()))))
+      const world = yield* tokenWorldOnPglite()
       yield* exactlyOnceAcrossProcesses(world, world)
       yield* failedPassWaits(world)
     }).pipe(Effect.scoped), { timeout: 60_000 })
@@ -77,12 +93,7 @@ describe("outbox readers on PGlite", () => {
 describe.runIf(Option.isSome(databaseUrl))("outbox readers on PostgreSQL", () => {
   it.effect("each event reaches each reader once when two processes drain at once (two pools, FOR UPDATE SKIP LOCKED); a failed pass leaves its events for a retry", () =>
     Effect.gen(function* () {
-      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
-      const process = () => TokenWorld.pipe(Layer.provideMerge(
-        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))
-      // Built one after the other: the second finds the migrations done.
-      const a = Layer.succeedContext(yield* Layer.build(process()))
-      const b = Layer.succeedContext(yield* Layer.build(process()))
+      const [a, b] = yield* twoProcessesOnPostgres(Option.getOrElse(databaseUrl, () => ""))
       yield* exactlyOnceAcrossProcesses(a, b)
       yield* failedPassWaits(a)
     }).pipe(Effect.scoped), { timeout: 60_000 })
@@ -129,33 +140,9 @@ const claimedInOrder = Effect.gen(function* () {
   }
 })
 
-describe("the outbox's order on PGlite", () => {
-  it.effect("a reader claims events in the order they were appended, past position 9", () =>
-    claimedInOrder.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
-})
+onEachDatabase("the outbox's order", "", "a reader claims events in the order they were appended, past position 9", claimedInOrder)
 
-describe.runIf(Option.isSome(databaseUrl))("the outbox's order on PostgreSQL", () => {
-  it.effect("a reader claims events in the order they were appended, past position 9", () =>
-    Effect.gen(function* () {
-      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
-      yield* claimedInOrder.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
-        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
-    }).pipe(Effect.scoped), { timeout: 60_000 })
-})
-
-describe("a task's audit entries on PGlite (docs/tasks.md, Statuses)", () => {
-  it.effect("every move of a task reaches the audit log through the audit reader, once", () =>
-    taskAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
-})
-
-describe.runIf(Option.isSome(databaseUrl))("a task's audit entries on PostgreSQL", () => {
-  it.effect("every move of a task reaches the audit log through the audit reader, once", () =>
-    Effect.gen(function* () {
-      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
-      yield* taskAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
-        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
-    }).pipe(Effect.scoped), { timeout: 60_000 })
-})
+onEachDatabase("a task's audit entries", " (docs/tasks.md, Statuses)", "every move of a task reaches the audit log through the audit reader, once", taskAudited)
 
 /** Guardrails set twice (issue 8): two guardrails.changed entries naming who set them, with the caps before and after. */
 const guardrailsAudited = Effect.gen(function* () {
@@ -170,19 +157,28 @@ const guardrailsAudited = Effect.gen(function* () {
   ])
 })
 
-describe("guardrails' audit entries on PGlite (issue 8)", () => {
-  it.effect("each setting of the guardrails reaches the audit log with who set them", () =>
-    guardrailsAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+onEachDatabase("guardrails' audit entries", " (issue 8)", "each setting of the guardrails reaches the audit log with who set them", guardrailsAudited)
+
+/**
+ * A member's role set, changed and ended (issue 8): each member.role_changed entry names the role before, which the
+ * Directory's write answers in its one statement (no read of its own), committed with its event.
+ */
+const memberRolesAudited = Effect.gen(function* () {
+  const { workspaceId, userId } = yield* seedAdminWorkspace
+  const dana = UserId.make(unique("usr_"))
+  yield* (yield* Directory).createUser({ id: dana, email: `${dana}@token.example`, name: "Dana", createdAt: 0 })
+  yield* setMemberRole(workspaceId, `${dana}@token.example`, "viewer", userId)
+  yield* setMemberRole(workspaceId, `${dana}@token.example`, "editor")
+  yield* setMemberRole(workspaceId, `${dana}@token.example`, "none", userId)
+  assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => [e.action, e.actorId, e.detail]), [
+    ["member.role_changed", userId, { userId: dana, before: null, after: "viewer" }],
+    ["member.role_changed", null, { userId: dana, before: "viewer", after: "editor" }],
+    ["member.role_changed", userId, { userId: dana, before: "editor", after: null }]
+  ])
+  assert.isTrue(Option.isNone(yield* (yield* Directory).role(workspaceId, dana)))
 })
 
-describe.runIf(Option.isSome(databaseUrl))("guardrails' audit entries on PostgreSQL (issue 8)", () => {
-  it.effect("each setting of the guardrails reaches the audit log with who set them", () =>
-    Effect.gen(function* () {
-      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
-      yield* guardrailsAudited.pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(
-        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))))
-    }).pipe(Effect.scoped), { timeout: 60_000 })
-})
+onEachDatabase("a member's role audit entries", " (issue 8)", "each setting of a member's role reaches the audit log with the role before and after", memberRolesAudited)
 
 describe("housekeeping's expiry of write requests (spec §States: Write request, §Events)", () => {
   it.effect("expires a due request with one WriteExpired for every reader, in its one statement; a second pass expires and appends nothing", () =>

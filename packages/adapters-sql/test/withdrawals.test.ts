@@ -11,14 +11,14 @@ import {
   WriteRequestId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option, Redacted } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
-import { drainReaders, SqlDatabase } from "../src/index.ts"
+import { drainReaders } from "../src/index.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
 import { withdrawalsReader } from "../src/readers/withdrawalsReader.ts"
 import { aConnection, unique } from "./contracts/fixtures.ts"
-import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
-import { seedAdminWorkspace, TokenWorld } from "./tokenWorld.ts"
+import { databaseUrl } from "./databases.ts"
+import { seedAdminWorkspace, tokenWorldOnPglite, TokenWorld, twoProcessesOnPostgres } from "./tokenWorld.ts"
 
 type World = Layer.Success<typeof TokenWorld> | SqlClient.SqlClient
 
@@ -78,7 +78,7 @@ const exactlyOnceAcrossProcesses = (a: Layer.Layer<World>, b: Layer.Layer<World>
 describe("the withdrawals reader on PGlite", () => {
   it.effect("an ended connection's and a revoked key's pending writes are withdrawn once, with one audit entry each (one client, three drains at once)", () =>
     Effect.gen(function* () {
-      const world = Layer.succeedContext(yield* Layer.build(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase()))))
+      const world = yield* tokenWorldOnPglite()
       yield* exactlyOnceAcrossProcesses(world, world)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
@@ -86,12 +86,7 @@ describe("the withdrawals reader on PGlite", () => {
 describe.skipIf(Option.isNone(databaseUrl))("the withdrawals reader on PostgreSQL", () => {
   it.effect("each pending write of an ended credential is withdrawn once when two processes drain at once (two pools, FOR UPDATE SKIP LOCKED)", () =>
     Effect.gen(function* () {
-      const url = yield* freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))
-      const process = () => TokenWorld.pipe(Layer.provideMerge(
-        SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })))
-      // Built one after the other: the second finds the migrations done.
-      const a = Layer.succeedContext(yield* Layer.build(process()))
-      const b = Layer.succeedContext(yield* Layer.build(process()))
+      const [a, b] = yield* twoProcessesOnPostgres(Option.getOrElse(databaseUrl, () => ""))
       yield* exactlyOnceAcrossProcesses(a, b)
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })

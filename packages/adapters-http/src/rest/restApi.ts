@@ -4,7 +4,7 @@
 import { Effect, Schema } from "effect"
 import {
   type Account as PlatformAccount, Directory, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
-  TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools,
+  TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools, platformAllowed,
   listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
   toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest,
   TaskId, WriteRequestId
@@ -149,7 +149,7 @@ const requestView = (request: WriteRequest) => ({
 
 /** Accounts a credential sees: those of the platforms its connection allows (all for "all"). */
 const visibleAccounts = (principal: Principal, accounts: ReadonlyArray<PlatformAccount>) =>
-  principal.platforms === "all" ? accounts : accounts.filter((a) => (principal.platforms as ReadonlyArray<string>).includes(a.platform))
+  accounts.filter((a) => platformAllowed(principal, a.platform))
 
 /**
  * Spec §POST /tools/{name}: "a JSON object of the tool's arguments, or {arguments:{…}}". The wrapped form is an object

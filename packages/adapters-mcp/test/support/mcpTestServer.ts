@@ -32,6 +32,7 @@ import { connectSandboxPlatforms, PlatformsSandbox, ToolSearchMiniSearch } from 
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { makeHttpApp, PasswordHasherScrypt } from "@adgate/adapters-http"
 import { McpRoutes } from "../../src/index.ts"
+import { cookiesFrom, csrfTokenIn } from "../../../adapters-http/test/support/testServer.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
@@ -155,4 +156,17 @@ export const useMcpTestServer = (ready: (server: McpTestServer, world: SeededWor
     await server?.close()
     await drop?.()
   })
+}
+
+/** Signs `person` in through the sign-in page (its CSRF token and pre-session cookie); answers the session's cookies. */
+export const signIn = async (server: McpTestServer, person: Person): Promise<string> => {
+  const page = await server.fetch("/signin")
+  const pre = cookiesFrom(page)
+  const answer = await server.fetch("/signin", {
+    method: "POST",
+    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email: person.email, password: person.password, return_to: "/" }).toString(),
+    headers: { "content-type": "application/x-www-form-urlencoded", origin: server.origin, cookie: pre }
+  })
+  if (answer.status !== 303) throw new Error(`sign-in failed with ${answer.status}`)
+  return cookiesFrom(answer, pre)
 }

@@ -44,11 +44,6 @@ export interface DailyMetrics {
   readonly revenue: number
 }
 
-export const noMetrics = (objectId: string, day: string): DailyMetrics => ({
-  objectId, day, impressions: 0, clicks: 0, cost: 0, conversions: 0, conversionValue: 0, sessions: 0, users: 0,
-  orders: 0, units: 0, revenue: 0
-})
-
 /** How long a history a new sandbox workspace starts with. */
 export const historyDays = 120
 

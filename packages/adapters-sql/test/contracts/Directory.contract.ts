@@ -28,10 +28,11 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       yield* Effect.forEach([workspace, other], directory.createWorkspace)
       yield* Effect.forEach([pat, sam], directory.createUser)
       assert.isTrue(Option.isNone(yield* directory.role(workspace.id, pat.id)))
-      yield* directory.setRole(workspace.id, pat.id, Option.some("viewer"))
-      yield* directory.setRole(workspace.id, pat.id, Option.some("admin"))
-      yield* directory.setRole(workspace.id, sam.id, Option.some("editor"))
-      yield* directory.setRole(other.id, pat.id, Option.some("viewer"))
+      // Each setting answers the role it replaced, none for a person who was not a member.
+      assert.isTrue(Option.isNone(yield* directory.setRole(workspace.id, pat.id, Option.some("viewer"))))
+      assert.deepStrictEqual(yield* directory.setRole(workspace.id, pat.id, Option.some("admin")), Option.some("viewer" as const))
+      assert.isTrue(Option.isNone(yield* directory.setRole(workspace.id, sam.id, Option.some("editor"))))
+      assert.isTrue(Option.isNone(yield* directory.setRole(other.id, pat.id, Option.some("viewer"))))
       assert.deepStrictEqual(yield* directory.role(workspace.id, pat.id), Option.some("admin" as const))
       const members = [...(yield* directory.members(workspace.id))].sort((a, b) => a.user.createdAt - b.user.createdAt)
       assert.deepStrictEqual(members, [
@@ -40,8 +41,9 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       ])
       const of = [...(yield* directory.workspacesOf(pat.id))].sort((a, b) => a.workspace.createdAt - b.workspace.createdAt)
       assert.deepStrictEqual(of, [{ workspace, role: "admin" }, { workspace: other, role: "viewer" }])
-      yield* directory.setRole(workspace.id, pat.id, Option.none())
+      assert.deepStrictEqual(yield* directory.setRole(workspace.id, pat.id, Option.none()), Option.some("admin" as const))
       assert.isTrue(Option.isNone(yield* directory.role(workspace.id, pat.id)))
+      assert.isTrue(Option.isNone(yield* directory.setRole(workspace.id, pat.id, Option.none())), "no membership left to end")
       assert.deepStrictEqual((yield* directory.members(workspace.id)).map((m) => m.userId), [sam.id])
     }))
 

@@ -24,6 +24,15 @@ const aTeam = Effect.gen(function* () {
   return { workspace, people }
 })
 
+/** A stored client and a stored code issued to it. */
+const aClientWithCode = Effect.gen(function* () {
+  const client = aClient()
+  const code = aCode({ clientId: client.clientId })
+  yield* (yield* ClientStore).insert(client)
+  yield* (yield* CodeStore).insert(code)
+  return { client, code }
+})
+
 export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`GrantReader contract (${name})`, (it) => {
     it.effect("refresh grounds: the connection by its live or a spent refresh hash, with the approver's role now", () => Effect.gen(function* () {
@@ -69,12 +78,8 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
 
     it.effect("client and code together: each as its own find answers it, either absent on its own", () => Effect.gen(function* () {
       const codes = yield* CodeStore
-      const clients = yield* ClientStore
       const reader = yield* GrantReader
-      const client = aClient()
-      const code = aCode({ clientId: client.clientId })
-      yield* clients.insert(client)
-      yield* codes.insert(code)
+      const { client, code } = yield* aClientWithCode
       assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, code.hash), { client: Option.some(client), code: Option.some(code) })
       assert.deepStrictEqual(yield* reader.clientAndCode(ClientId.make(unique("apc_")), code.hash), { client: Option.none(), code: Option.some(code) })
       assert.deepStrictEqual(yield* reader.clientAndCode(client.clientId, uniqueHash("code-hash-")), { client: Option.some(client), code: Option.none() })
@@ -86,10 +91,7 @@ export const grantReaderContract = <E, R>(name: string, layer: Layer.Layer<Ports
       const codes = yield* CodeStore
       const clients = yield* ClientStore
       const reader = yield* GrantReader
-      const client = aClient()
-      const code = aCode({ clientId: client.clientId })
-      yield* clients.insert(client)
-      yield* codes.insert(code)
+      const { client, code } = yield* aClientWithCode
       assert.deepStrictEqual(yield* reader.recheckExchange(code.hash, client.clientId), { codeVersion: 1, clientUsable: true })
       yield* codes.save({ ...code, version: 2, status: "used" })
       yield* clients.save({ ...client, version: 2, removedAt: t0 + 5 })

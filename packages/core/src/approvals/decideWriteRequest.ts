@@ -4,7 +4,7 @@
 // is refused, the mark committed first. An approval of a request whose requesting connection ended (or API key was
 // revoked) is refused too, and withdraws the request.
 import { Effect, Option } from "effect"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { Directory } from "../ports/Directory.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
@@ -41,14 +41,8 @@ export const decideWriteRequest = Effect.fn("approvals.decideWriteRequest")(func
   const event: WriteRequestEvent = input.decision === "approve"
     ? { _tag: "Approve", deciderId: input.deciderId, argumentsHash: input.argumentsHash, requesterEnded }
     : { _tag: "Reject", deciderId: input.deciderId }
-  // The first attempt decides on the request just read; only a retry after a lost race reads it again.
-  let loaded: Option.Option<WriteRequest> = found
   return yield* runCommand({
-    load: Effect.suspend(() => {
-      const first = loaded
-      loaded = Option.none()
-      return Option.isSome(first) ? Effect.succeed(first) : ofWorkspace
-    }),
+    load: loadReadFirst(found, ofWorkspace),
     missing: () => new WriteRequestNotFound({ requestId: input.id }),
     // A decision after the deadline marks the request expired (committed) and is refused; if housekeeping got there
     // first, the reload after the lost race answers WriteRequestNotPending.

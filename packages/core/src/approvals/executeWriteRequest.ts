@@ -6,7 +6,7 @@
 // the usage, the charge and the WriteExecuted / WriteFailed event (with ToolWriteApplied when it changed the platform,
 // whence the audit entry) in one unit. Every move is a command on the runner (commands/runCommand.ts). A stale lease
 // is claimed again by resumeApprovedWrites.
-import { Clock, Effect, Option, type Schema } from "effect"
+import { Effect, Option, type Schema } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
@@ -23,15 +23,7 @@ import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
-import { maxWriteExecutionAttempts, type WriteRequest, writeExecutionLeaseMs, WriteRequestId } from "./WriteRequest.ts"
-
-const load = (id: WriteRequestId) =>
-  Effect.flatMap(WriteRequestStore, (store) => store.find(id)).pipe(
-    Effect.flatMap(Option.match({
-      onNone: () => Effect.fail(new WriteRequestNotFound({ requestId: id })),
-      onSome: Effect.succeed
-    }))
-  )
+import { type WriteRequest, writeExecutionLeaseMs, type WriteRequestId } from "./WriteRequest.ts"
 
 /**
  * One move on the runner; `then` writes in the same unit of work as the save, and its events are appended with the
@@ -53,18 +45,15 @@ const move = <B = WriteRequest, E2 = never, R = never>(
 /** Ends a claimed request without a platform answer, `result` saying why. */
 const failWith = (id: WriteRequestId, result: Schema.JsonObject) => move(id, { _tag: "Failed", providerStatus: null, result })
 
-/** Guardrail, credits, tool gone, attempts exhausted, access. */
+/** Guardrail, credits, tool gone, access. */
 const failWithout = (id: WriteRequestId, error: string, message: string, more: Schema.JsonObject = {}) =>
   failWith(id, { error, message, ...more })
 
 export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: WriteRequestId) {
-  const before = yield* load(id)
-  if (before.attempt >= maxWriteExecutionAttempts && before.status === "approved" &&
-    (before.leaseUntil === null || before.leaseUntil <= (yield* Clock.currentTimeMillis))) {
-    return yield* failWithout(id, "not_executed", `the platform did not answer after ${before.attempt} attempts`)
-  }
   // The claim: of two racing executors exactly one saves it; the other reloads and is told WriteRequestExecutionHeld.
   const claimed = yield* move(id, { _tag: "ClaimExecution", leaseMs: writeExecutionLeaseMs })
+  // Out of attempts, the claim ended the request failed (not_executed) instead: nothing runs.
+  if (claimed.status !== "approved") return claimed
   const platforms = yield* Platforms
   const tool = platforms.tools.find((t) => t.name === claimed.tool)
   if (tool === undefined) return yield* failWithout(id, "tool_not_found", `the tool ${claimed.tool} no longer exists`)

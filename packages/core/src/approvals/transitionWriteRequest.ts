@@ -9,7 +9,7 @@ import {
   RequesterEnded, WriteRequestExecutionHeld, WriteRequestExpired, WriteRequestNotApproved, WriteRequestNotDue, WriteRequestNotPending, WriteRequestPayloadMismatch,
   type WriteRequestRefusal
 } from "./errors.ts"
-import { RequesterEndReason, type RequesterEnding, type WriteRequest } from "./WriteRequest.ts"
+import { maxWriteExecutionAttempts, RequesterEndReason, type RequesterEnding, type WriteRequest } from "./WriteRequest.ts"
 import type { UserId } from "../workspaces/Workspace.ts"
 
 /**
@@ -150,6 +150,13 @@ export const transitionWriteRequest = (request: WriteRequest, event: WriteReques
       if (request.status !== "approved") return refused(new WriteRequestNotApproved({ requestId, status: request.status }))
       if (request.leaseUntil !== null && now < request.leaseUntil)
         return refused(new WriteRequestExecutionHeld({ requestId, leaseUntil: request.leaseUntil }))
+      // Out of attempts (the platform never answered): the request ends failed instead of staying approved forever.
+      if (request.attempt >= maxWriteExecutionAttempts) {
+        return to(moved(request, now, {
+          status: "failed", providerStatus: null, leaseUntil: null,
+          result: { error: "not_executed", message: `the platform did not answer after ${request.attempt} attempts` }
+        }), { _tag: "WriteFailed", at: now, requestId, workspaceId, providerStatus: null })
+      }
       // Claiming is bookkeeping, not something that happened for a reader: no event.
       const claimed = moved(request, now, { attempt: request.attempt + 1, leaseUntil: now + event.leaseMs })
       return movedTo(claimed, claimed)

@@ -3,9 +3,9 @@
 // is withdrawn, `rejected` with the ended credential named in its result, so nobody can approve a change proposed by
 // an app the workspace stopped trusting. Each withdrawal is one command (compare-and-set, one WriteRequesterEnded
 // event → the audit entry), so a request a person decided meanwhile is left as decided.
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import type { OutboxEntry } from "../ports/EventOutbox.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
@@ -20,7 +20,8 @@ export const withdrawRequestsOf = Effect.fn("approvals.withdrawRequestsOf")(func
   const pending = (yield* store.listPending(workspaceId)).filter((r) => requesterOf(r) === ending.credentialId)
   const withdrawn = yield* Effect.forEach(pending, (request) =>
     runCommand({
-      load: store.find(request.id),
+      // Decided on as listed; only a lost race (a person decided meanwhile) reads it again.
+      load: loadReadFirst(Option.some(request), store.find(request.id)),
       missing: () => new WriteRequestNotFound({ requestId: request.id }),
       transition: (current, now) => transitionWriteRequest(current, { _tag: "WithdrawForEndedRequester", ending }, now),
       save: store.save

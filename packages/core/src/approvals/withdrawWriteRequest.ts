@@ -1,11 +1,12 @@
 // The requesting app withdraws its own queued write while it still waits (MCP tasks/cancel; spec §States: Write
 // request, docs/decisions.md): a command on the runner; only the connection or API key that made the request may,
 // and only while pending.
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { runCommand } from "../commands/runCommand.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
-import { requesterOf, transitionWriteRequest } from "./transitionWriteRequest.ts"
+import { transitionWriteRequest } from "./transitionWriteRequest.ts"
+import { findOwnWriteRequest } from "./writeRequestQueries.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { WriteRequestId } from "./WriteRequest.ts"
 
@@ -20,7 +21,7 @@ export const withdrawWriteRequest = Effect.fn("approvals.withdrawWriteRequest")(
   const store = yield* WriteRequestStore
   return yield* runCommand({
     // Another app's request is not found: one app never learns of (or ends) another's.
-    load: Effect.map(store.find(input.id), Option.filter((r) => r.workspaceId === input.workspaceId && requesterOf(r) === input.requesterId)),
+    load: findOwnWriteRequest(input.workspaceId, input.requesterId, input.id),
     missing: () => new WriteRequestNotFound({ requestId: input.id }),
     transition: (request, now) => transitionWriteRequest(request, { _tag: "Withdraw", requesterId: input.requesterId }, now),
     save: store.save

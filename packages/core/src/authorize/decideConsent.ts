@@ -3,7 +3,7 @@
 // code is issued, so two concurrent posts of one page issue at most one code; the page, the code (or the
 // ConsentDeclined event) are one transaction, so a failure leaves the page open for a retry (docs/decisions.md §Atomicity).
 import { Clock, Effect, Option, Result } from "effect"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { moved, refused, type Transition } from "../commands/Transition.ts"
 import { authorizationResponseUrl } from "./authorizationResponseUrl.ts"
 import { connectedPlatforms } from "./connectedPlatforms.ts"
@@ -132,14 +132,8 @@ export const decideConsent = Effect.fn("authorize.decideConsent")(function* (inp
         : (yield* connectedPlatforms(located.value.workspaceId)).map((family) => family.id)
     }
     : null
-  // The first attempt decides on the page just read; only a retry after a lost race reads it again.
-  let loaded: Option.Option<ConsentPage> = located
   return yield* runCommand({
-    load: Effect.suspend(() => {
-      const first = loaded
-      loaded = Option.none()
-      return Option.isSome(first) ? Effect.succeed(first) : consents.find(input.pageId)
-    }),
+    load: loadReadFirst(located, consents.find(input.pageId)),
     missing: () => new ConsentPageNotFound(),
     transition: (page, now) => decideTransition(page, input, csrfHash, checked, now),
     save: consents.save,

@@ -26,7 +26,7 @@ const endActiveConnections = Effect.fnUntraced(function* (clientId: ClientId, ac
   let ended = 0
   for (const connection of connections) {
     if (connection.status === "ended") continue
-    const outcome = yield* endConnection(connection.id, "app_removed", actorId)
+    const outcome = yield* endConnection(connection.id, "app_removed", actorId, connection)
     if (outcome.endedNow) ended++
   }
   return ended

@@ -13,7 +13,7 @@ import type { OutboxAppend } from "../ports/EventOutbox.ts"
 import { CodeNotFound, VerifierMalformed } from "./errors.ts"
 import { exchangeTransition } from "./transitionCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { planConnection } from "../connections/openConnection.ts"
 import { Prefix, type SecretHash, Secrets } from "../ports/Secrets.ts"
@@ -55,16 +55,10 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
     // RFC 7636 §4.6: BASE64URL(SHA-256(ASCII(code_verifier))), the same digest the Secrets port stores secrets by.
     const verifierChallenge = yield* secrets.hash(attempt.codeVerifier)
     const connectionId = ConnectionId.make(yield* secrets.generate(Prefix.connection))
-    // The first attempt decides on the code read with the client (when the token endpoint did); only a retry after a
-    // lost race reads it again.
-    let preread: Option.Option<AuthorizationCode> | undefined = attempt.preread?.code
-    const load = Effect.suspend(() => {
-      const first = preread
-      preread = undefined
-      return first !== undefined ? Effect.succeed(first) : codes.findByHash(codeHash)
-    })
+    // The first attempt decides on the code read with the client (when the token endpoint did).
+    const read = codes.findByHash(codeHash)
     const outcome = yield* runCommand({
-      load,
+      load: attempt.preread === undefined ? read : loadReadFirst(attempt.preread.code, read),
       missing: () => new CodeNotFound(),
       transition: (code, now) => exchangeTransition(code, {
         _tag: "Exchange", clientId: attempt.client.clientId, redirectUri: attempt.redirectUri, verifierChallenge,

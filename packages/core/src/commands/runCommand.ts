@@ -110,6 +110,20 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
   })
 
 /**
+ * A command's `load` when the caller read the state before the command (to check something that must not run inside
+ * its unit of work, or together with another read): the first attempt decides on `found`; only a retry after a lost
+ * race reads again, with `reload`.
+ */
+export const loadReadFirst = <S, E, R>(found: Option.Option<S>, reload: Effect.Effect<Option.Option<S>, E, R>) => {
+  let first: Option.Option<S> | undefined = found
+  return Effect.suspend(() => {
+    const answer = first
+    first = undefined
+    return answer !== undefined ? Effect.succeed(answer) : reload
+  })
+}
+
+/**
  * A command that creates its state (no load, no race to lose: the key is new): the insert and its events in one
  * unit of work; without events, the insert alone.
  */
@@ -121,30 +135,20 @@ export const runCreation = <A, E, R>(
  * A command that writes a record the last save of which wins (settings with no version to compare: a workspace's
  * guardrails, a member's role, a plan): the decision is the caller's, made before; the write and its events in one
  * unit of work; without events (or with no reader to keep them), the write alone: no transaction, no extra round trip.
+ * `events` may be made from what the write answers (a member's role: the role the write replaced), so that the
+ * value before the change needs no read of its own.
  */
-export const runWrite = <A, E, R>(
-  write: Effect.Effect<void, E, R>, answer: A, events: ReadonlyArray<DomainEvent>
+export const runWrite = <A, W, E, R>(
+  write: Effect.Effect<W, E, R>, answer: A,
+  events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>)
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
-    if (events.length === 0 || outbox.readers.length === 0) return yield* Effect.as(write, answer)
-    return yield* (yield* Transactor).atomically(Effect.as(Effect.andThen(write, outbox.append(events)), answer))
-  })
-
-/**
- * runWrite for a write whose events are made from what it answers (a set balance names the balance it replaced,
- * which only the write itself can know exactly): the write, then `decide` on its answer, and the events it makes,
- * in one unit of work; with no reader to keep events, the write alone.
- */
-export const runWriteThen = <W, A, E, R>(
-  write: Effect.Effect<W, E, R>, decide: (written: W) => { readonly answer: A; readonly events: ReadonlyArray<DomainEvent> }
-): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
-  Effect.gen(function* () {
-    const outbox = yield* EventOutbox
-    if (outbox.readers.length === 0) return decide(yield* write).answer
+    if ((Array.isArray(events) && events.length === 0) || outbox.readers.length === 0) return yield* Effect.as(write, answer)
     return yield* (yield* Transactor).atomically(Effect.gen(function* () {
-      const { answer, events } = decide(yield* write)
-      if (events.length > 0) yield* outbox.append(events)
+      const written = yield* write
+      const made = typeof events === "function" ? events(written) : events
+      if (made.length > 0) yield* outbox.append(made)
       return answer
     }))
   })

@@ -22,5 +22,5 @@ export const disconnectConnection = Effect.fn("connections.disconnectConnection"
   const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
   const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
   if (!mayManage) return yield* new NotAllowedToManage()
-  return yield* endConnection(input.connectionId, "disconnected", input.actorId)
+  return yield* endConnection(input.connectionId, "disconnected", input.actorId, found.value)
 })

@@ -14,7 +14,7 @@ export const expiredConnectionsBatch = 100
 export const endExpiredConnections = Effect.fn("connections.endExpiredConnections")(function* () {
   const due = yield* (yield* ConnectionStore).listExpiredActive(yield* Clock.currentTimeMillis, expiredConnectionsBatch)
   const ended = yield* Effect.forEach(due, (connection) =>
-    endConnection(connection.id, "expired", null).pipe(
+    endConnection(connection.id, "expired", null, connection).pipe(
       Effect.map((outcome) => outcome.endedNow),
       // Ended meanwhile by another process (or removed with its app): nothing left to do.
       Effect.catchTag("ConnectionNotFound", () => Effect.succeed(false))

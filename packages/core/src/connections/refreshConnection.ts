@@ -6,10 +6,9 @@
 // §Atomicity).
 import { Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
-import type { Connection } from "./Connection.ts"
 import { RefreshTokenInvalid } from "./errors.ts"
 import { type RoleAnswer, refreshTransition } from "./transitionConnection.ts"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { mintSecret, planTokenPair } from "../credentials/issueTokenPair.ts"
 import { GrantReader, type RefreshGrounds } from "../ports/GrantReader.ts"
 import { Prefix, type SecretHash, Secrets } from "../ports/Secrets.ts"
@@ -44,15 +43,8 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
   // "Cannot be confirmed now" is an answer too: the transition applies the 24-hour grace (spec §Limits). Asked before
   // the command (workspace and approver never change), so that a failing Directory read cannot abort its transaction.
   const role: RoleAnswer = grounds.value.role
-  // The first attempt decides on the connection just read; only a retry after a lost race reads it again.
-  let loaded: Option.Option<Connection> = Option.some(grounds.value.connection)
-  const load = Effect.suspend(() => {
-    const first = loaded
-    loaded = Option.none()
-    return Option.isSome(first) ? Effect.succeed(first) : store.findByRefreshHash(presentedHash)
-  })
   const rotated = yield* runCommand({
-    load,
+    load: loadReadFirst(Option.some(grounds.value.connection), store.findByRefreshHash(presentedHash)),
     missing: () => new RefreshTokenInvalid({ reason: "not_found" }),
     transition: (connection, now) => refreshTransition(connection, {
       _tag: "Refresh", presentedHash, clientId: attempt.clientId, role, scope: attempt.scope, surface: attempt.surface,

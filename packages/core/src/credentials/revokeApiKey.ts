@@ -5,7 +5,7 @@
 import { Effect, Option } from "effect"
 import type { ApiKey, ApiKeyId } from "./records.ts"
 import { ApiKeyNotAllowed, ApiKeyNotFound } from "./errors.ts"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
@@ -34,14 +34,8 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
   if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
   if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
-  // The first attempt decides on the key just read; only a retry after a lost race reads it again.
-  let loaded: Option.Option<ApiKey> = found
   return yield* runCommand({
-    load: Effect.suspend(() => {
-      const first = loaded
-      loaded = Option.none()
-      return Option.isSome(first) ? Effect.succeed(first) : ofWorkspace
-    }),
+    load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),
     transition: (key, now) => revokeTransition(key, now, input.actorId),
     save: keys.save

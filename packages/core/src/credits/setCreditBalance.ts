@@ -4,7 +4,7 @@
 // from the balance set), never lost in between. A command with a CreditsSet event (issue 8) naming the balance the
 // ledger replaced: the ledger's write and the event in one unit of work.
 import { Clock, Effect } from "effect"
-import { runWriteThen } from "../commands/runCommand.ts"
+import { runWrite } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { findWorkspace } from "../workspaces/findWorkspace.ts"
 import { isValidCreditBalance } from "./CreditEntry.ts"
@@ -18,9 +18,10 @@ export const setCreditBalance = Effect.fn("credits.setCreditBalance")(function* 
   if (!isValidCreditBalance(credits)) return yield* new InvalidCreditAmount({ amount: credits })
   const workspace = yield* findWorkspace(workspaceRef)
   const now = yield* Clock.currentTimeMillis
+  // The balance replaced is the ledger's answer, not this read's (a charge may land in between): CreditsSet's before
+  // and after are what the one atomic set found and left.
   const set = (yield* CreditsLedger).setBalance({ workspaceId: workspace.id, balance: credits, reason, reference: null, now })
-  return yield* runWriteThen(set, ({ before, after }) => ({
-    answer: { ...workspace, credits: after },
-    events: [{ _tag: "CreditsSet" as const, at: now, workspaceId: workspace.id, before, after, reason, actorId }]
-  }))
+  return yield* runWrite(set, { ...workspace, credits }, ({ before, after }) => [
+    { _tag: "CreditsSet" as const, at: now, workspaceId: workspace.id, before, after, reason, actorId }
+  ])
 })

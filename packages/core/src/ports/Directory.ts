@@ -48,7 +48,11 @@ export interface DirectoryShape {
   readonly createWorkspace: (workspace: Workspace) => Effect.Effect<void, DirectoryUnavailable | StoreUnavailable>
   /** Adds (or, for a known id, updates) a person; fails EmailTaken when another person has the address. */
   readonly createUser: (user: User) => Effect.Effect<void, EmailTaken | DirectoryUnavailable | StoreUnavailable>
-  readonly setRole: (workspaceId: WorkspaceId, userId: UserId, role: Option.Option<Role>) => Fx<void>
+  /**
+   * Gives the person `role` in the workspace (none ends the membership); answers the role it replaced, none when the
+   * person was not a member, so that a change can be told from before to after without a read of its own.
+   */
+  readonly setRole: (workspaceId: WorkspaceId, userId: UserId, role: Option.Option<Role>) => Fx<Option.Option<Role>>
   readonly setPlan: (workspaceId: WorkspaceId, plan: Plan) => Fx<void>
   readonly setCredits: (workspaceId: WorkspaceId, credits: number) => Fx<void>
 }

@@ -7,7 +7,7 @@ import { Clock, Effect, Option, Result, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { taskCredits } from "../credits/creditRules.ts"
 import { inBackground } from "../commands/inBackground.ts"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Conflict } from "../ports/errors.ts"
 import { Platforms } from "../ports/Platforms.ts"
@@ -56,14 +56,7 @@ const encodePlan = (plan: TaskPlan): Schema.Json => Schema.encodeSync(TaskPlanSc
  * another runner has claimed the task since (its lease ended), so there is nothing to reload and decide again: the
  * runner's retry finds no held task and the move answers Conflict, as the claim's holder would want.
  */
-const heldOnce = (task: Task) => {
-  let given = false
-  return Effect.sync(() => {
-    if (given) return Option.none<Task>()
-    given = true
-    return Option.some(task)
-  })
-}
+const heldOnce = (task: Task) => loadReadFirst(Option.some(task), Effect.succeedNone)
 
 /**
  * Moves the held task, a command on the runner: the pure transition, the compare-and-set save on the claimed version

@@ -2,7 +2,7 @@
 // (the "role cannot be confirmed now" row of §States: Connection).
 import { Effect, Layer, Option, Ref } from "effect"
 import { Directory, DirectoryUnavailable } from "../ports/Directory.ts"
-import type { Membership, User, Workspace } from "../workspaces/Workspace.ts"
+import type { Membership, Role, User, Workspace } from "../workspaces/Workspace.ts"
 import { EmailTaken } from "../people/errors.ts"
 
 export interface DirectoryMemoryControl {
@@ -72,12 +72,15 @@ export const makeDirectoryMemory = Effect.gen(function* () {
           return taken ? [false, s] : [true, { ...s, users: new Map(s.users).set(user.id, user) }]
         })).pipe(Effect.flatMap((added) => (added ? Effect.void : Effect.fail(new EmailTaken({ email: user.email }))))),
     setRole: (workspaceId, userId, role) =>
-      write((s) => ({
-        ...s,
-        memberships: [
-          ...s.memberships.filter((m) => !(m.workspaceId === workspaceId && m.userId === userId)),
-          ...Option.match(role, { onNone: () => [], onSome: (r) => [{ workspaceId, userId, role: r }] })
-        ]
+      Effect.flatMap(read(() => undefined), () => Ref.modify(state, (s): readonly [Option.Option<Role>, State] => {
+        const mine = (m: Membership) => m.workspaceId === workspaceId && m.userId === userId
+        return [Option.fromNullishOr(s.memberships.find(mine)?.role), {
+          ...s,
+          memberships: [
+            ...s.memberships.filter((m) => !mine(m)),
+            ...Option.match(role, { onNone: () => [], onSome: (r) => [{ workspaceId, userId, role: r }] })
+          ]
+        }]
       })),
     setPlan: (workspaceId, plan) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, plan }))),
     setCredits: (workspaceId, credits) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, credits })))

@@ -20,7 +20,7 @@ const revoke = Effect.fn("token.revoke")(function* (request: TokenRequest) {
     const connection = yield* (yield* ConnectionStore).findByRefreshHash(hash)
     // Another client's token is silently left alone (checklist 94); the app disconnects itself (spec §States).
     if (Option.isSome(connection) && connection.value.clientId === client.clientId)
-      yield* endConnection(connection.value.id, "revoked", null)
+      yield* endConnection(connection.value.id, "revoked", null, connection.value)
   } else if (token.startsWith(Prefix.accessToken)) {
     const tokens = yield* AccessTokenStore
     const found = yield* tokens.findByHash(hash)

@@ -22,8 +22,6 @@ export const toolRefusalCodes = {
   DirectoryUnavailable: "temporarily_unavailable"
 } as const satisfies Record<ToolCallRefusal["_tag"], string>
 
-export type ToolRefusalCode = (typeof toolRefusalCodes)[keyof typeof toolRefusalCodes]
-
 /** One sentence for the caller (a person or a model): what was refused and what would change the answer. */
 export const toolRefusalMessage = (refusal: ToolCallRefusal): string => {
   switch (refusal._tag) {

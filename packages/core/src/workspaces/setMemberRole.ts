@@ -13,11 +13,10 @@ export const setMemberRole = Effect.fn("workspaces.setMemberRole")(function* (
 ) {
   const workspace = yield* findWorkspace(workspaceRef)
   const user = yield* findUser(email)
-  const directory = yield* Directory
-  // The Directory keeps no version of a membership: the last setting wins, and `before` is what it replaced.
-  const before = Option.getOrNull(yield* directory.role(workspace.id, user.id))
+  const at = yield* Clock.currentTimeMillis
   const after = role === "none" ? null : role
-  return yield* runWrite(directory.setRole(workspace.id, user.id, Option.fromNullishOr(after)), { workspace, user }, [{
-    _tag: "MemberRoleChanged", at: yield* Clock.currentTimeMillis, workspaceId: workspace.id, userId: user.id, before, after, actorId
-  }])
+  // The Directory keeps no version of a membership: the last setting wins, and `before` is the role the write
+  // replaced, answered by the write itself (no read of its own).
+  return yield* runWrite((yield* Directory).setRole(workspace.id, user.id, Option.fromNullishOr(after)), { workspace, user },
+    (replaced) => [{ _tag: "MemberRoleChanged", at, workspaceId: workspace.id, userId: user.id, before: Option.getOrNull(replaced), after, actorId }])
 })

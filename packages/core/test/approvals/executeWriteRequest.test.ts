@@ -6,7 +6,6 @@ import {
   CreditsLedger,
   decideAndExecute,
   Directory,
-  decideWriteRequest,
   ResumeApprovedWritesSchedule,
   executeWriteRequest,
   GuardrailStore,
@@ -14,36 +13,19 @@ import {
   Platforms,
   resumeApprovedWrites,
   transitionWriteRequest,
-  WriteRequestStore,
   type WriteRequest,
-  WriteRequestId
+  WriteRequestStore
 } from "@adgate/core"
 import { PlatformsMemoryState } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
-import { inPipeline as inPipelineWorld, people, principal, ws } from "../tools/world.ts"
-import { withLiveConnection } from "./world.ts"
+import { people, principal, ws } from "../tools/world.ts"
+import { approvedBudgetChange, inPipeline, platformState, queuedAndApproved } from "./approvedWrite.ts"
+import { findRequest as find } from "./world.ts"
 
-/** The pipeline's world with the requests' connection con_1 live (an execution checks it). */
-const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>) => inPipelineWorld(withLiveConnection(ws, people.admin, effect))
-
-const platformState = Effect.flatMap(PlatformsMemoryState, Ref.get)
 const executions = Effect.map(platformState, (s) => s.executions.length)
 const budgetOf = (id: string) => Effect.map(platformState, (s) => s.campaigns.find((c) => c.id === id)?.dailyBudget)
-const find = (id: WriteRequestId) => Effect.flatMap(WriteRequestStore, (s) => s.find(id)).pipe(Effect.map(Option.getOrThrow))
-
-/** Queues a budget change under "wait for approval" and approves it as the editor. */
-const queuedAndApproved = Effect.gen(function* () {
-  const answer = yield* callTool({
-    principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
-    arguments: { accountId: "act_1", campaignId: "c2", dailyBudget: 55 }, idempotencyKey: null
-  })
-  if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
-  const queued = yield* find(answer.requestId)
-  yield* decideWriteRequest({ id: queued.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: queued.argumentsHash })
-  return queued.id
-})
 
 describe("executeWriteRequest", () => {
   it.effect("an approved write runs once: executed with the platform's status and answer, charged, lease cleared", () => inPipeline(Effect.gen(function* () {
@@ -93,14 +75,8 @@ describe("executeWriteRequest", () => {
   })))
 
   it.effect("the platform refusing the approved write ends it failed with its status, uncharged", () => inPipeline(Effect.gen(function* () {
-    const answer = yield* callTool({
-      principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
-      arguments: { accountId: "act_1", campaignId: "c2", dailyBudget: 0.5 }, idempotencyKey: null
-    })
-    if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
-    const queued = yield* find(answer.requestId)
-    yield* decideWriteRequest({ id: queued.id, workspaceId: ws, deciderId: people.admin, decision: "approve", argumentsHash: queued.argumentsHash })
-    const done = yield* executeWriteRequest(queued.id)
+    const id = yield* approvedBudgetChange(0.5, people.admin)
+    const done = yield* executeWriteRequest(id)
     assert.deepInclude(done, { status: "failed", providerStatus: 400 })
     assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 100)
   })))

@@ -2,33 +2,28 @@
 // Write requests): the withdrawals reader withdraws its pending requests once the ending reaches it, an approval
 // before that is refused and withdraws it, and an approved request not yet run ends failed without a platform call.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Option, Ref } from "effect"
+import { Effect } from "effect"
 import {
-  AuditLog,
-  callTool,
   CreditsLedger,
   decideWriteRequest,
   drainOutbox,
   endConnection,
   executeWriteRequest,
   queueWriteRequest,
-  recordAuditOfEvents,
   resumeApprovedWrites,
   revokeApiKey,
   withdrawForEndedRequesters,
   WriteRequestStore,
   type WriteRequestInput,
   ApiKeyId,
-  ConnectionId,
-  WriteRequestId
+  ConnectionId
 } from "@adgate/core"
-import {
-  AuditLogMemory,
-  PlatformsMemoryState
-} from "@adgate/core/testing"
+import { AuditLogMemory } from "@adgate/core/testing"
 import { TestClock } from "effect/testing"
-import { inPipeline as inPipelineWorld, principal, people as pipelinePeople, ws as pipelineWs } from "../tools/world.ts"
-import { inWorld, people, seedApiKey, seedConnection, withLiveConnection, ws } from "./world.ts"
+import { audited as auditedIn } from "../support/audited.ts"
+import { people as pipelinePeople, ws as pipelineWs } from "../tools/world.ts"
+import { inPipeline, platformState, queuedAndApproved } from "./approvedWrite.ts"
+import { findRequest as find, inWorld, people, seedApiKey, seedConnection, ws } from "./world.ts"
 
 const byConnection: WriteRequestInput = {
   workspaceId: ws, connectionId: ConnectionId.make("con_1"), apiKeyId: null, requestedBy: people.editor, tool: "meta__pause_campaign",
@@ -36,7 +31,6 @@ const byConnection: WriteRequestInput = {
 }
 const byKey = (apiKeyId: ApiKeyId): WriteRequestInput => ({ ...byConnection, connectionId: null, apiKeyId })
 
-const find = (id: WriteRequestId) => Effect.flatMap(WriteRequestStore, (s) => s.find(id)).pipe(Effect.map(Option.getOrThrow))
 /** One pass of the withdrawals reader (as adapters-sql's reader does), until caught up; answers how many events. */
 const drainWithdrawals = Effect.gen(function* () {
   let handled = 0
@@ -46,10 +40,7 @@ const drainWithdrawals = Effect.gen(function* () {
     if (n === 0) return handled
   }
 })
-const audited = Effect.gen(function* () {
-  while ((yield* drainOutbox("audit", recordAuditOfEvents)) > 0) { /* until caught up */ }
-  return yield* (yield* AuditLog).list(ws)
-})
+const audited = auditedIn(ws)
 const withAudit = <A, E>(effect: Effect.Effect<A, E, any>) => inWorld(Effect.provide(effect, AuditLogMemory))
 
 describe("the withdrawals reader: an ended credential's pending writes are withdrawn", () => {
@@ -148,19 +139,6 @@ describe("the decision refuses an approval whose requester ended, before the rea
 })
 
 describe("an approved request whose requester ended is never executed", () => {
-  const platformState = Effect.flatMap(PlatformsMemoryState, Ref.get)
-  const inPipeline = <A, E>(effect: Effect.Effect<A, E, any>) => inPipelineWorld(withLiveConnection(pipelineWs, pipelinePeople.admin, effect))
-  const queuedAndApproved = Effect.gen(function* () {
-    const answer = yield* callTool({
-      principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
-      arguments: { accountId: "act_1", campaignId: "c2", dailyBudget: 55 }, idempotencyKey: null
-    })
-    if (answer._tag !== "Queued") return yield* Effect.die("expected a queued write")
-    const queued = yield* find(answer.requestId)
-    yield* decideWriteRequest({ id: queued.id, workspaceId: pipelineWs, deciderId: pipelinePeople.editor, decision: "approve", argumentsHash: queued.argumentsHash })
-    return queued.id
-  })
-
   it.effect("executeWriteRequest after the connection ended: failed with requester_ended, no platform call, no charge", () => inPipeline(Effect.gen(function* () {
     const id = yield* queuedAndApproved
     yield* endConnection(ConnectionId.make("con_1"), "disconnected", pipelinePeople.admin)

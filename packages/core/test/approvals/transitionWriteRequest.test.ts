@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as fc from "fast-check"
 import {
-  isFinalWriteRequestStatus, isWithdrawn, requesterEndingOf, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent,
+  isFinalWriteRequestStatus, isWithdrawn, maxWriteExecutionAttempts, requesterEndingOf, transitionWriteRequest as transition, writeRequestLifetimeMs, type WriteRequest, type WriteRequestEvent,
   ConnectionId,
   UserId,
   WorkspaceId,
@@ -45,6 +45,20 @@ describe("write request transitions (spec §States: Write request)", () => {
     assert.isTrue(Result.isSuccess(ran) && ran.success.leaseUntil === null && ran.success.status === "executed")
     // A claim is bookkeeping: it saves the lease and causes no event (the run's outcome does).
     assert.deepStrictEqual(transition(at("approved"), claim, 1_000).events, [])
+  })
+  it("an approved request out of attempts is not claimed again: it ends failed (not_executed) once its last lease lapsed (issue 9)", () => {
+    const claim = { _tag: "ClaimExecution", leaseMs: 60_000 } as const
+    const last = { ...at("approved"), attempt: maxWriteExecutionAttempts, leaseUntil: 61_000 }
+    assert.strictEqual(tagOf(transitionWriteRequest(last, claim, 60_999)), "WriteRequestExecutionHeld")
+    const ended = transition(last, claim, 61_000)
+    assert.isTrue(Result.isSuccess(ended.outcome))
+    if (Result.isFailure(ended.outcome)) return
+    assert.deepInclude(ended.outcome.success, { status: "failed", providerStatus: null, attempt: maxWriteExecutionAttempts, leaseUntil: null, version: 2 })
+    assert.deepInclude(ended.outcome.success.result as object, { error: "not_executed" })
+    assert.deepStrictEqual(ended.next, ended.outcome.success)
+    assert.deepStrictEqual(ended.events, [{ _tag: "WriteFailed", at: 61_000, requestId: request.id, workspaceId: request.workspaceId, providerStatus: null }])
+    // One attempt short, it is claimed as usual.
+    assert.strictEqual(tagOf(transitionWriteRequest({ ...last, attempt: maxWriteExecutionAttempts - 1 }, claim, 61_000)), "approved")
   })
   it("pending_approval, no answer from an admin or editor → expired once the deadline is reached (the spec's row)", () => {
     const r = transitionWriteRequest(request, { _tag: "Expire" }, writeRequestLifetimeMs)

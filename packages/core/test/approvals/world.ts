@@ -14,7 +14,9 @@ import {
   WorkspaceId,
   ApiKeyId,
   SecretHash,
-  ClientId
+  ClientId,
+  WriteRequestId,
+  WriteRequestStore
 } from "@adgate/core"
 import {
   ApiKeyStoreMemory,
@@ -77,3 +79,7 @@ export const seedOperations = Effect.gen(function* () {
 /** Runs `effect` in a fresh, seeded world. */
 export const inWorld = <A, E>(effect: Effect.Effect<A, E, any>) =>
   Effect.provide(Effect.andThen(seedOperations, effect), OperationsWorld) as Effect.Effect<A, E>
+
+/** The stored write request `id` (a test that asks for one it never made is a broken test: it throws). */
+export const findRequest = (id: WriteRequestId) =>
+  Effect.flatMap(WriteRequestStore, (store) => store.find(id)).pipe(Effect.map(Option.getOrThrow))

@@ -6,6 +6,7 @@ import {
   EventOutbox,
   refused,
   moved,
+  loadReadFirst,
   runCommand,
   runWrite,
   StoreUnavailable,
@@ -51,6 +52,22 @@ describe("the runner's retry policy (architecture §Persistence is compare-and-s
     const { run, loads } = yield* countingCommand(conflictRetries + 1)
     assert.deepStrictEqual(yield* Effect.flip(run), new Conflict({ entity: "counter" }))
     assert.strictEqual(yield* Ref.get(loads), conflictRetries + 1)
+  }).pipe(Effect.provide(ports)))
+
+  it.effect("loadReadFirst: the first attempt decides on the state the caller read, without reading; a lost race reads again", () => Effect.gen(function* () {
+    const reads = yield* Ref.make(0)
+    const saves = yield* Ref.make(0)
+    const stored: Counter = { id: "c", version: 2, value: 5 }
+    const run = runCommand({
+      load: loadReadFirst(Option.some<Counter>({ id: "c", version: 1, value: 0 }), Effect.as(Ref.update(reads, (n) => n + 1), Option.some(stored))),
+      missing: () => "missing" as const,
+      transition: (c: Counter) => moved({ ...c, version: c.version + 1, value: c.value + 1 }, c.value + 1),
+      // The state read first is stale: its save loses; the one read again wins.
+      save: (next: Counter): Effect.Effect<void, Conflict> => Effect.andThen(Ref.update(saves, (n) => n + 1),
+        next.version === stored.version + 1 ? Effect.void : Effect.fail(new Conflict({ entity: "counter" })))
+    })
+    assert.strictEqual(yield* run, 6)
+    assert.deepStrictEqual([yield* Ref.get(reads), yield* Ref.get(saves)], [1, 2])
   }).pipe(Effect.provide(ports)))
 
   it.effect("any other failure is answered at once, not retried", () => Effect.gen(function* () {
@@ -181,5 +198,15 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     // Events no reader keeps: the write alone, no unit opened.
     yield* runWrite(write, "unkept" as const, [event]).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([]))))
     assert.deepStrictEqual([yield* Ref.get(written), yield* Ref.get(units)], [3, 1])
+  }))
+
+  it.effect("runWrite: events made from what the write answers (a member's role: the one it replaced) are appended in its unit", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const replaced = (id: string) => ({ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make(id), workspaceId: WorkspaceId.make("ws_1") } as const)
+    const claimed = yield* Effect.gen(function* () {
+      assert.strictEqual(yield* runWrite(Effect.succeed("rwq_before"), "done" as const, (before) => [replaced(before)]), "done")
+      return yield* (yield* EventOutbox).claim("audit", 10)
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    assert.deepStrictEqual([yield* Ref.get(units), claimed.map((e) => e.event)], [1, [replaced("rwq_before")]])
   }))
 })

@@ -2,10 +2,10 @@
 // disconnects … or app removed from workspace → ended"; §Resources: OAuth client "Removing the app ends every
 // connection made with it"); and races on the code (checklist 68).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Option, Ref } from "effect"
 import {
-  ClientStore, ConnectionStore, disconnectConnection, endConnection, endExpiredConnections, handleTokenRequest,
-  removeWorkspaceApp, resolveBearer, Secrets,
+  ClientStore, ConnectionStore, disconnectConnection, endConnection, endExpiredConnections, EventOutbox, handleTokenRequest,
+  removeWorkspaceApp, resolveBearer, Secrets, Transactor,
   WorkspaceId,
   ClientId
 } from "@adgate/core"
@@ -135,5 +135,25 @@ describe("endExpiredConnections (housekeeping)", () => {
     assert.strictEqual(yield* endExpiredConnections(), 0, "an ended connection is not ended twice")
     const audit = (yield* audited(ws)).filter((e) => e.action === "connection.ended")
     assert.deepStrictEqual(audit.map((e) => [e.connectionId, e.actorId, e.detail]), [[due.id, null, { reason: "expired" }]])
+  })))
+
+  it.effect("each ending decides on the connection as the pass listed it, reading it again only after a lost race", () => run(Effect.gen(function* () {
+    const { connection: first } = yield* connect("apc_pub", "first")
+    const { connection: second } = yield* connect("apc_pub", "second")
+    yield* TestClock.adjust(365 * 24 * 3600 * 1000)
+    const store = yield* ConnectionStore
+    const finds = yield* Ref.make(0)
+    const counting = ConnectionStore.of({ ...store, find: (id) => Effect.andThen(Ref.update(finds, (n) => n + 1), store.find(id)) })
+    // The second connection moves on after the listing (another process ends it first): its ending reads it again.
+    const endSecond = endConnection(second.id, "revoked", null).pipe(
+      Effect.provideService(ConnectionStore, store), Effect.provide(yield* Effect.context<EventOutbox | Transactor>()), Effect.orDie)
+    const racing = ConnectionStore.of({
+      ...counting,
+      listExpiredActive: (now, limit) => Effect.tap(store.listExpiredActive(now, limit), () => endSecond)
+    })
+    assert.strictEqual(yield* endExpiredConnections().pipe(Effect.provideService(ConnectionStore, racing)), 1)
+    assert.strictEqual(yield* Ref.get(finds), 1, "only the connection that moved on after the listing is read again")
+    const ended = [Option.getOrThrow(yield* store.find(first.id)), Option.getOrThrow(yield* store.find(second.id))]
+    assert.deepStrictEqual(ended.map((c) => c.endedReason), ["expired", "revoked"])
   })))
 })

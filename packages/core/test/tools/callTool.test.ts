@@ -199,7 +199,8 @@ describe("callTool: status rows", () => {
 
   it.effect("503: the Directory cannot confirm plan and role (fails closed)", () => inPipeline(Effect.gen(function* () {
     const directory = yield* Directory
-    const down = Directory.of({ ...directory, role: () => Effect.fail(new DirectoryUnavailable({ message: "down" })) })
+    const unavailable = () => Effect.fail(new DirectoryUnavailable({ message: "down" }))
+    const down = Directory.of({ ...directory, role: unavailable, standing: unavailable })
     const error = yield* refusal(callTool(call("ads__list_campaigns", { accountId: "act_1" })).pipe(Effect.provideService(Directory, down)))
     assert.strictEqual(error._tag, "DirectoryUnavailable")
   })))
@@ -209,7 +210,8 @@ describe("callTool: status rows", () => {
     const down = Directory.of({
       ...directory,
       role: () => Effect.fail(new DirectoryUnavailable({ message: "read again" })),
-      workspace: () => Effect.fail(new DirectoryUnavailable({ message: "read again" }))
+      workspace: () => Effect.fail(new DirectoryUnavailable({ message: "read again" })),
+      standing: () => Effect.fail(new DirectoryUnavailable({ message: "read again" }))
     })
     const carried = (standing: { readonly plan: "free" | "paid"; readonly role: "admin" | "editor" | "viewer" | null }) =>
       callTool(call("ads__list_campaigns", { accountId: "act_1" }, { principal: principal({ standing }) })).pipe(Effect.provideService(Directory, down))
