@@ -229,10 +229,12 @@ export const scenarios = [
  * first would leave f-d's lower levels measured over the highest level's connections.
  */
 const growthApplies = (target) => target.kind === "adgate" && target.database !== null
-const growthLevels = async (target, agent, options, shared) => {
+const growthLevels = async (target, agent, options, shared, self) => {
   if (shared.growthLevels !== undefined) return shared.growthLevels
-  const withRefresh = options.chosen.includes("f-a")
-  const withTools = options.chosen.includes("f-d") && target.tool !== undefined
+  // run.mjs says which scenarios the run has chosen; a caller that does not (diagnose.mjs) gets the one it ran.
+  const chosen = options.chosen ?? [self]
+  const withRefresh = chosen.includes("f-a")
+  const withTools = chosen.includes("f-d") && target.tool !== undefined
   const a16 = scenarios.find((s) => s.id === "a16")
   const d = scenarios.find((s) => s.id === "d")
   // The chains first: the seeded connections are copies of one made through the pages.
@@ -256,7 +258,7 @@ const growth = {
   group: "f",
   title: "growth: refresh rotation (concurrency 16) at N stored connections",
   applies: growthApplies,
-  run: async (target, agent, options, shared) => ({ levels: await growthLevels(target, agent, options, shared) })
+  run: async (target, agent, options, shared) => ({ levels: await growthLevels(target, agent, options, shared, "f-a") })
 }
 scenarios.push(growth)
 
@@ -268,7 +270,7 @@ const toolGrowth = {
   // With f-a chosen too, its run has measured f-d's levels already (and printed them).
   run: async (target, agent, options, shared) => {
     const measured = shared.growthLevels !== undefined
-    const levels = await growthLevels(target, agent, options, shared)
+    const levels = await growthLevels(target, agent, options, shared, "f-d")
     return { levels: measured ? [] : levels }
   }
 }
