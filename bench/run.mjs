@@ -1,6 +1,6 @@
 // `npm run bench` (issue 11, the suite): starts each target in turn, runs the scenarios that apply to it, prints one
 // JSON line per scenario and writes the side-by-side table with the ratios of this run into bench/README.md.
-// Options: --only a,b,c,d,e,f   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
+// Options: --only a,b,c,d,e,f (ids or groups: e is e, e-floor and e-floor-2025)   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
 //          --growth 10000,100000,1000000 (stored connections for f)
 //          --no-readme (print only)
 import { cpus } from "node:os"
@@ -32,6 +32,7 @@ const options = {
 const portBase = Number(process.env.BENCH_PORT_BASE ?? 18800)
 
 const chosen = scenarios.filter((s) => only === undefined || only.includes(s.id) || only.includes(s.group))
+options.chosen = chosen.map((s) => s.id)
 // The server's rate limits are off when the run has tool calls (d, e): one API key at hundreds of calls a second.
 const rateLimits = chosen.some((s) => s.group === "d" || s.id === "e" || s.id === "f-d") ? "off" : "on"
 const allTargets = [
@@ -123,9 +124,20 @@ function writeReadme(results) {
       if (a && b) ratios.push(`| ${s} | ${adgate} / ${reference} | ${ratio(a, b)} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} | ${cpuRatio(a, b)} |`)
     }
   }
-  // Tool calls: adgate's MCP against the bare SDK floor (its protocol and auth cost on top of the SDK), REST against MCP.
+  // Tool calls: adgate's MCP against the bare SDK floor on the same protocol revision (e is sent as 2025-11-25, so
+  // e-floor-2025; runs older than that floor fall back to the 2026-07-28 floor, labelled so), the SDK's two revisions
+  // against each other, REST against MCP.
+  const floor2025 = find("e-floor-2025", "mcp-sdk-floor")
+  const floor2026 = find("e-floor", "mcp-sdk-floor")
+  const toolPairs = [
+    floor2025 !== undefined
+      ? ["e / e-floor-2025 (both 2025-11-25)", find("e", "adgate-pg"), floor2025]
+      : ["e / e-floor (2025-11-25 against 2026-07-28)", find("e", "adgate-pg"), floor2026],
+    ["e-floor-2025 / e-floor (the SDK's 2025 leg / its 2026 leg)", floor2025, floor2026],
+    ["d / e", find("d", "adgate-pg"), find("e", "adgate-pg")]
+  ]
   const toolRatios = []
-  for (const [label, a, b] of [["e / e-floor", find("e", "adgate-pg"), find("e-floor", "mcp-sdk-floor")], ["d / e", find("d", "adgate-pg"), find("e", "adgate-pg")]]) {
+  for (const [label, a, b] of toolPairs) {
     if (a && b) toolRatios.push(`| ${label} | ${ratio(a, b)} | ${a.p50 && b.p50 ? (a.p50 / b.p50).toFixed(2) : "–"} | ${a.p99 && b.p99 ? (a.p99 / b.p99).toFixed(2) : "–"} | ${cpuRatio(a, b)} |`)
   }
   const failed = results.filter((r) => r.failed !== undefined).map((r) => `- ${r.target} failed: ${r.failed}`)
@@ -147,7 +159,7 @@ function writeReadme(results) {
     "|---|---|---:|---:|---:|",
     ...ratios,
     ...(toolRatios.length > 0
-      ? ["", "Tool calls (adgate-pg; e-floor on mcp-sdk-floor): req/s, p50 and p99 of the first / the second, CPU efficiency as above:", "",
+      ? ["", "Tool calls (adgate-pg; the floors on mcp-sdk-floor): req/s, p50 and p99 of the first / the second, CPU efficiency as above:", "",
           "| pair | req/s ratio | p50 ratio | p99 ratio | CPU efficiency |", "|---|---:|---:|---:|---:|", ...toolRatios]
       : []),
     ...(failed.length + missing.length > 0 ? ["", ...failed, ...missing] : [])

@@ -127,6 +127,31 @@ const mcpFloor = {
   }
 }
 
+/**
+ * (e, floor on e's protocol) the same bare SDK server's `tools/call` of `echo` sent exactly as (e) sends adgate's:
+ * one plain JSON-RPC POST, `MCP-Protocol-Version: 2025-11-25`, no `_meta` envelope, no session, no initialize; the
+ * server answers it through a stateless transport per request in JSON (servers/mcpFloor.mjs, `/mcp-2025`). The
+ * like-for-like floor of (e); `e-floor` stays as the 2026-07-28 floor.
+ */
+const mcpFloor2025 = {
+  id: "e-floor-2025",
+  group: "e",
+  title: "MCP tools/call (bare SDK floor, protocol 2025-11-25 as e sends it: echo, no auth, no database), concurrency 16",
+  applies: (target) => target.mcpLegacyPath !== undefined,
+  async run(target, agent, options) {
+    let id = 0
+    const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }
+    const check = async () => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: "hello" } } })
+      const response = await request(`${target.base}${target.mcpLegacyPath}`, { method: "POST", headers, body, dispatcher: agent })
+      const text = await response.body.text()
+      if (response.statusCode !== 200 || !(response.headers["content-type"] ?? "").startsWith("application/json")) return { ok: false, why: `${response.statusCode} ${text.slice(0, 120)}` }
+      return text.includes('"text":"hello"') ? true : { ok: false, why: `rpc ${text.slice(0, 120)}` }
+    }
+    return checkedLoad("e-floor-2025", check, target, options)
+  }
+}
+
 /** One set-up call of `check` (a failure stops the scenario with its reason), then the load of it at concurrency 16. */
 const checkedLoad = async (id, check, target, options) => {
   const first = await check()
@@ -192,56 +217,61 @@ export const scenarios = [
   discovery,
   restTool,
   mcpTool,
-  mcpFloor
+  mcpFloor,
+  mcpFloor2025
 ]
 
 /**
- * (f) growth for (a): the refresh scenario at concurrency 16 after seeding 10^4, 10^5 (and 10^6 with --growth) stored
- * connections and access tokens directly in the database. adgate on PostgreSQL only: PGlite lives inside the server.
+ * (f) growth: after seeding N stored connections and access tokens directly in the database (10^4, 10^5, and 10^6
+ * with --growth), f-a runs the refresh scenario at concurrency 16 and f-d the REST tool call (after also seeding N API
+ * keys and N tool-usage rows). adgate on PostgreSQL only: PGlite lives inside the server. Both run level by level
+ * (seed to N, f-a, f-d, then the next N) whichever is chosen: seeding only adds rows, so running every f-a level
+ * first would leave f-d's lower levels measured over the highest level's connections.
  */
+const growthApplies = (target) => target.kind === "adgate" && target.database !== null
+const growthLevels = async (target, agent, options, shared, self) => {
+  if (shared.growthLevels !== undefined) return shared.growthLevels
+  // run.mjs says which scenarios the run has chosen; a caller that does not (diagnose.mjs) gets the one it ran.
+  const chosen = options.chosen ?? [self]
+  const withRefresh = chosen.includes("f-a")
+  const withTools = chosen.includes("f-d") && target.tool !== undefined
+  const a16 = scenarios.find((s) => s.id === "a16")
+  const d = scenarios.find((s) => s.id === "d")
+  // The chains first: the seeded connections are copies of one made through the pages.
+  shared.chains ??= await chainsFor(target, agent, 64)
+  if (withTools) shared.toolKey ??= await target.apiKey(["tools:read"])
+  const levels = []
+  for (const n of options.growth) {
+    const started = Date.now()
+    await seedConnections(target.database, n)
+    if (withTools) await seedApiKeysAndUsage(target.database, n)
+    const seedSeconds = Math.round((Date.now() - started) / 100) / 10
+    if (withRefresh) levels.push({ scenario: `f-a16@${n}`, seededConnections: n, seedSeconds, ...(await a16.run(target, agent, options, shared)) })
+    if (withTools) levels.push({ scenario: `f-d@${n}`, seededConnections: n, seedSeconds: withRefresh ? 0 : seedSeconds, ...(await d.run(target, agent, options, shared)) })
+  }
+  shared.growthLevels = levels
+  return levels
+}
+
 const growth = {
   id: "f-a",
   group: "f",
   title: "growth: refresh rotation (concurrency 16) at N stored connections",
-  applies: (target) => target.kind === "adgate" && target.database !== null,
-  async run(target, agent, options, shared) {
-    const levels = []
-    const a16 = scenarios.find((s) => s.id === "a16")
-    // The chains first: the seeded connections are copies of one made through the pages.
-    shared.chains ??= await chainsFor(target, agent, 64)
-    for (const n of options.growth) {
-      const started = Date.now()
-      await seedConnections(target.database, n)
-      const figures = await a16.run(target, agent, options, shared)
-      levels.push({ scenario: `f-a16@${n}`, seededConnections: n, seedSeconds: Math.round((Date.now() - started) / 100) / 10, ...figures })
-    }
-    return { levels }
-  }
+  applies: growthApplies,
+  run: async (target, agent, options, shared) => ({ levels: await growthLevels(target, agent, options, shared, "f-a") })
 }
 scenarios.push(growth)
 
-/**
- * (f) growth for (d): the REST tool call at concurrency 16 after seeding N stored connections (as f-a), N API keys and
- * N tool-usage rows directly in the database. adgate on PostgreSQL only, as f-a.
- */
 const toolGrowth = {
   id: "f-d",
   group: "f",
   title: "growth: REST tool call (concurrency 16) at N stored connections, API keys and usage rows",
-  applies: (target) => target.kind === "adgate" && target.database !== null && target.tool !== undefined,
-  async run(target, agent, options, shared) {
-    const levels = []
-    const d = scenarios.find((s) => s.id === "d")
-    shared.chains ??= await chainsFor(target, agent, 64)
-    shared.toolKey ??= await target.apiKey(["tools:read"])
-    for (const n of options.growth) {
-      const started = Date.now()
-      await seedConnections(target.database, n)
-      await seedApiKeysAndUsage(target.database, n)
-      const figures = await d.run(target, agent, options, shared)
-      levels.push({ scenario: `f-d@${n}`, seededConnections: n, seedSeconds: Math.round((Date.now() - started) / 100) / 10, ...figures })
-    }
-    return { levels }
+  applies: (target) => growthApplies(target) && target.tool !== undefined,
+  // With f-a chosen too, its run has measured f-d's levels already (and printed them).
+  run: async (target, agent, options, shared) => {
+    const measured = shared.growthLevels !== undefined
+    const levels = await growthLevels(target, agent, options, shared, "f-d")
+    return { levels: measured ? [] : levels }
   }
 }
 scenarios.push(toolGrowth)

@@ -1,7 +1,20 @@
 // Growth seeding (scenario f): N more stored connections, each with its refresh-token hash and one access token,
 // written directly into adgate's schema (migration 0001) as copies of a connection the set-up made through the pages.
 // The copies are active and live (unexpired), with random hashes nobody holds: the hot path must stay flat past them.
+// They belong to copies of the bench's client, one per `perClient` connections (each with a token noted, so that
+// housekeeping does not purge them): with every copy on one client the planner's statistics say "every connection
+// has this client_id", and housekeeping's client purges (NOT EXISTS over connections_by_client) were planned as a
+// scan of all the connections instead of one index probe per candidate client (0.5–0.65 s at 10^6; bench/README.md).
 import { sql as runSql } from "./processes.mjs"
+
+/**
+ * Leaves the seeded tables as a server that grew to this size would have them: vacuumed (hint bits set, visibility
+ * map and free-space map built) and analysed. Rows that accumulated over months have been through autovacuum; rows
+ * bulk-inserted a moment ago have not, and autovacuum may be off on the bench's PostgreSQL (it is on the shared
+ * machine these figures come from), so without this the first reads and writes after seeding pay for it.
+ * One statement (VACUUM cannot run in the implicit transaction of a multi-statement query).
+ */
+const settle = (database, tables) => runSql(database, `VACUUM (ANALYZE) ${tables.join(", ")}`)
 
 /** Adds connections (and as many refresh-token rows and access tokens) until there are `total` seeded ones. */
 export const seedConnections = async (database, total) => {
@@ -10,16 +23,26 @@ export const seedConnections = async (database, total) => {
   const [{ id: template } = {}] = await runSql(database, "SELECT id FROM connections WHERE id NOT LIKE 'bench_seed_%' ORDER BY created_at LIMIT 1")
   if (template === undefined) throw new Error("no connection to copy: run the set-up first")
   const batch = 50_000
+  const perClient = 100
   for (let from = seeded + 1; from <= total; from += batch) {
     const to = Math.min(total, from + batch - 1)
     await runSql(database, `
+      INSERT INTO clients (client_id, version, kind, name, redirect_uris, auth_method, secret_hash, workspace_id, recognised,
+        created_at, last_token_at, removed_at, document_host, cache_until)
+      SELECT 'bench_seed_client_' || k, 1, t.kind, t.name, t.redirect_uris, t.auth_method, t.secret_hash, t.workspace_id,
+        t.recognised, t.created_at, coalesce(t.last_token_at, t.created_at), NULL, t.document_host, t.cache_until
+      FROM generate_series(($2::int - 1) / $4::int, ($3::int - 1) / $4::int) AS k,
+        clients t JOIN connections tc ON tc.client_id = t.client_id WHERE tc.id = $1
+      ON CONFLICT (client_id) DO NOTHING`, [template, from, to, perClient])
+    await runSql(database, `
       WITH g AS (SELECT n, encode(sha256(('bench-seed-refresh-' || n)::bytea), 'base64') AS rt,
-                            encode(sha256(('bench-seed-access-' || n)::bytea), 'base64') AS at
+                            encode(sha256(('bench-seed-access-' || n)::bytea), 'base64') AS at,
+                            'bench_seed_client_' || ((n - 1) / $4::int) AS client_id
                  FROM generate_series($2::int, $3::int) AS n),
       c AS (
         INSERT INTO connections (id, version, client_id, workspace_id, approver_id, scopes, surface, platforms, write_mode,
           status, ended_reason, created_at, ended_at, expires_at, role_confirmed_at, refresh, spent, withdrawn, last_used_at)
-        SELECT 'bench_seed_' || g.n, 1, t.client_id, t.workspace_id, t.approver_id, t.scopes, t.surface, t.platforms,
+        SELECT 'bench_seed_' || g.n, 1, g.client_id, t.workspace_id, t.approver_id, t.scopes, t.surface, t.platforms,
           t.write_mode, 'active', NULL, t.created_at, NULL, t.expires_at, t.role_confirmed_at,
           jsonb_set(t.refresh, '{hash}', to_jsonb(g.rt)), NULL, '[]'::jsonb, t.last_used_at
         FROM g, connections t WHERE t.id = $1
@@ -30,11 +53,11 @@ export const seedConnections = async (database, total) => {
         SELECT g.rt, 'bench_seed_' || g.n FROM g JOIN c ON c.id = 'bench_seed_' || g.n
       )
       INSERT INTO access_tokens (hash, connection_id, generation, client_id, workspace_id, scopes, surface, issued_at, expires_at, revoked_at)
-      SELECT g.at, 'bench_seed_' || g.n, 1, t.client_id, t.workspace_id, t.scopes, t.surface, t.created_at,
+      SELECT g.at, 'bench_seed_' || g.n, 1, g.client_id, t.workspace_id, t.scopes, t.surface, t.created_at,
         (extract(epoch FROM now()) * 1000)::bigint + 3600000, NULL
-      FROM g, connections t WHERE t.id = $1`, [template, from, to])
+      FROM g, connections t WHERE t.id = $1`, [template, from, to, perClient])
   }
-  await runSql(database, "ANALYZE connections; ANALYZE connection_refresh_tokens; ANALYZE access_tokens")
+  await settle(database, ["clients", "connections", "connection_refresh_tokens", "access_tokens"])
   return total
 }
 
@@ -64,6 +87,6 @@ export const seedApiKeysAndUsage = async (database, total) => {
         (extract(epoch FROM now()) * 1000)::bigint - (substr(k.id, 12)::int * 1000)
       FROM k`, [template, from, to])
   }
-  await runSql(database, "ANALYZE api_keys; ANALYZE tool_usage")
+  await settle(database, ["api_keys", "tool_usage"])
   return total
 }

@@ -11,6 +11,7 @@ export const mcpFloorTarget = ({ port }) => {
     base,
     database: null,
     mcpPath: "/mcp",
+    mcpLegacyPath: "/mcp-2025",
     get pid() { return server.pid },
     dbPids: async () => [],
     async start() {
