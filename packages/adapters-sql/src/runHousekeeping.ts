@@ -57,12 +57,46 @@ export interface HousekeepingCounts {
   readonly refreshHashes: number
 }
 
+/**
+ * The client purges' statements at `now` (spec §Register, §Authentication 4), apart so that their plans can be checked
+ * (durability.test.ts); each answers how many clients it deleted.
+ */
+export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => ({
+  // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof
+  // of a token issued, and an unexpired code one about to be.
+  // "No connection" is asked as "the client's first connection in client_id order is none", so that the only
+  // cheap plan is one probe of connections_by_client per candidate, whatever the statistics say. With
+  // `NOT EXISTS (… k.client_id = c.client_id)`, statistics in which every connection has one client_id (a
+  // deployment whose connections all come from one host) make the planner expect any client to match at the
+  // first row of a sequential scan, which then reads every connection for a candidate that has none, once per
+  // candidate and pass (docs/decisions.md, Housekeeping). Here a scalar sub-select (run per candidate, never
+  // made a join) takes the first row of a closed range on client_id (the same rows as `=`: text under the
+  // database's deterministic collation) in client_id order: the index gives that order at once, any scan would
+  // have to read and sort every match first.
+  dynamicClients: sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'dynamic'
+    AND c.last_token_at IS NULL AND c.created_at < ${now - retention.unusedDynamicClient}
+    AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
+      ORDER BY k.client_id LIMIT 1) IS NULL
+    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
+    RETURNING 1) SELECT count(*)::int AS n FROM d`,
+  // Kept while any of its connections could still obtain a token (active, refresh token used within 30 days): the
+  // token endpoint never fetches the document, so it needs the row. Its live connections asked the same way.
+  metadataDocumentClients: sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'metadata_document'
+    AND coalesce(c.last_token_at, c.created_at) < ${now - retention.unusedMetadataDocumentClient}
+    AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
+      AND k.status = 'active' AND k.expires_at > ${now} AND (k.refresh->>'issuedAt')::bigint > ${now - refreshIdleMs}
+      ORDER BY k.client_id LIMIT 1) IS NULL
+    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
+    RETURNING 1) SELECT count(*)::int AS n FROM d`
+})
+
 /** One pass at time `now` (epoch ms); answers how many rows each step removed. */
 export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, StoreUnavailable, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const count = (statement: Effect.Effect<ReadonlyArray<{ readonly n: number }>, SqlError.SqlError>) =>
       Effect.map(statement, (rows) => rows[0]?.n ?? 0)
+    const clientPurges = clientPurgeStatements(sql, now)
     const purge = {
       codes: count(sql<{ n: number }>`WITH d AS (DELETE FROM authorization_codes WHERE expires_at < ${now - retention.codesAfterExpiry}
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
@@ -70,32 +104,8 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
       consentPages: count(sql<{ n: number }>`WITH d AS (DELETE FROM consent_pages
         WHERE expires_at < ${now - retention.consentPagesAfterExpiry} RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof
-      // of a token issued, and an unexpired code one about to be.
-      // "No connection" is asked as "the client's first connection in client_id order is none", so that the only
-      // cheap plan is one probe of connections_by_client per candidate, whatever the statistics say. With
-      // `NOT EXISTS (… k.client_id = c.client_id)`, statistics in which every connection has one client_id (a
-      // deployment whose connections all come from one host) make the planner expect any client to match at the
-      // first row of a sequential scan, which then reads every connection for a candidate that has none, once per
-      // candidate and pass (docs/decisions.md, Housekeeping). Here a scalar sub-select (run per candidate, never
-      // made a join) takes the first row of a closed range on client_id (the same rows as `=`: text under the
-      // database's deterministic collation) in client_id order: the index gives that order at once, any scan would
-      // have to read and sort every match first.
-      dynamicClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'dynamic'
-        AND c.last_token_at IS NULL AND c.created_at < ${now - retention.unusedDynamicClient}
-        AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
-          ORDER BY k.client_id LIMIT 1) IS NULL
-        AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
-        RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      // Kept while any of its connections could still obtain a token (active, refresh token used within 30 days): the
-      // token endpoint never fetches the document, so it needs the row. Its live connections asked the same way.
-      metadataDocumentClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'metadata_document'
-        AND coalesce(c.last_token_at, c.created_at) < ${now - retention.unusedMetadataDocumentClient}
-        AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
-          AND k.status = 'active' AND k.expires_at > ${now} AND (k.refresh->>'issuedAt')::bigint > ${now - refreshIdleMs}
-          ORDER BY k.client_id LIMIT 1) IS NULL
-        AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
-        RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      dynamicClients: count(clientPurges.dynamicClients),
+      metadataDocumentClients: count(clientPurges.metadataDocumentClients),
       sessions: count(sql<{ n: number }>`WITH d AS (DELETE FROM sessions WHERE expires_at < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)

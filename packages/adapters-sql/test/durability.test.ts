@@ -23,6 +23,7 @@ import {
 } from "./contracts/fixtures.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, postgresDatabase, tempDataDir } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
+import { clientPurgeStatements } from "../src/runHousekeeping.ts"
 
 /** Writes one record to every store, closes the database, opens it again and reads everything back. */
 const restartRoundTrip = (open: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
@@ -319,6 +320,35 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* runHousekeeping(now)
       const kept = yield* Effect.forEach(all, (c) => Effect.map(clients.find(c.clientId), Option.isSome))
       assert.deepStrictEqual(kept, [true, true, true, true, false, false])
+    }))
+
+    it.effect("the client purges are planned as a probe of connections_by_client per candidate, even when statistics say one client holds every connection", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const clients = yield* ClientStore
+      const day = 86_400_000
+      const now = t0 + 600 * day
+      // A popular client holding 3000 connections, and statistics in which every connection has its client_id (as in
+      // a deployment whose connections all come from one host), with one candidate of each purge.
+      const popular = aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 60_000 })
+      yield* Effect.forEach([popular, aClient({ createdAt: now - 4 * day }),
+        aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 40 * day })], clients.insert)
+      const model = aConnection({ clientId: popular.clientId, createdAt: now - day, expiresAt: now + 300 * day,
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: now - day } })
+      yield* (yield* ConnectionStore).insert(model)
+      yield* sql`INSERT INTO connections SELECT (jsonb_populate_record(c, jsonb_build_object('id', 'hk-plan-' || i))).*
+        FROM connections c, generate_series(1, 3000) i WHERE c.id = ${model.id}`
+      yield* sql`ALTER TABLE connections ALTER COLUMN client_id SET (n_distinct = 1)`
+      yield* sql`ANALYZE connections`
+      const statements = clientPurgeStatements(sql, now)
+      const plans = yield* Effect.forEach([statements.dynamicClients, statements.metadataDocumentClients], (statement) =>
+        Effect.map(sql<Record<string, string>>`EXPLAIN ${statement}`, (rows) => rows.map((r) => Object.values(r)[0]).join("\n")))
+      yield* sql`DELETE FROM connections WHERE id LIKE 'hk-plan-%'`
+      yield* sql`ALTER TABLE connections ALTER COLUMN client_id RESET (n_distinct)`
+      yield* sql`ANALYZE connections`
+      for (const plan of plans) {
+        assert.include(plan, "Scan using connections_by_client on connections", plan)
+        assert.notInclude(plan, "Seq Scan on connections", plan)
+      }
     }))
 
     it.effect("after housekeeping a spent refresh token still ends its active connection, however old; once ended, its tokens get the same answers without their hashes", () => Effect.gen(function* () {
