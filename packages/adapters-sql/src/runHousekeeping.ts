@@ -1,6 +1,7 @@
-// Housekeeping (spec §Lifetimes, §States: Write request): purges spent and expired rows and expires unanswered write
-// requests (each with its WriteExpired event). Every step is one idempotent statement, so any number of server
-// processes may run it at once without double work or lost rows.
+// Housekeeping (spec §Lifetimes, §States: Write request, §States: Connection): purges spent and expired rows (the
+// refresh-token hashes of ended connections among them) and expires unanswered write requests (each with its
+// WriteExpired event). Every step is one idempotent statement, so any number of server processes may run it at once
+// without double work or lost rows.
 import { idempotencyKeyLifetimeMs, inBackground, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer } from "effect"
@@ -26,7 +27,16 @@ export const retention = {
    * An outbox row every reader is done with has no further use; kept a day for whoever looks into a reader's
    * recent work, then deleted, so that the table holds the pending rows and a day's history, not every event ever.
    */
-  outboxAfterDone: day
+  outboxAfterDone: day,
+  /**
+   * The refresh-token hashes of an ended connection: every token of it, live, spent or withdrawn, is answered
+   * invalid_grant (the same answer, description and no change) whether its hash is found or not, and revoking one is
+   * 200 either way (spec §States: Connection, §POST /oauth/revoke), so the hashes stop mattering when it ends; kept a
+   * day for whoever looks into a recent ending (which connection a presented token belonged to), then deleted. An
+   * active connection keeps all of its hashes, however old: any reuse of a spent token ends it, at any time of its
+   * life (spec §States: Connection, RFC 9700 §4.14.2), so they go when it ends, at the latest 365 days after approval.
+   */
+  refreshHashesAfterEnd: day
 } as const
 
 export interface HousekeepingCounts {
@@ -43,7 +53,42 @@ export interface HousekeepingCounts {
   readonly idempotencyKeys: number
   /** Outbox rows their reader was done with more than a day ago. */
   readonly outboxRows: number
+  /** Refresh-token hash rows of connections ended more than a day ago. */
+  readonly refreshHashes: number
 }
+
+/**
+ * The client purges' statements at `now` (spec §Register, §Authentication 4), apart so that their plans can be checked
+ * (durability.test.ts); each answers how many clients it deleted.
+ */
+export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => ({
+  // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof
+  // of a token issued, and an unexpired code one about to be.
+  // "No connection" is asked as "the client's first connection in client_id order is none", so that the only
+  // cheap plan is one probe of connections_by_client per candidate, whatever the statistics say. With
+  // `NOT EXISTS (… k.client_id = c.client_id)`, statistics in which every connection has one client_id (a
+  // deployment whose connections all come from one host) make the planner expect any client to match at the
+  // first row of a sequential scan, which then reads every connection for a candidate that has none, once per
+  // candidate and pass (docs/decisions.md, Housekeeping). Here a scalar sub-select (run per candidate, never
+  // made a join) takes the first row of a closed range on client_id (the same rows as `=`: text under the
+  // database's deterministic collation) in client_id order: the index gives that order at once, any scan would
+  // have to read and sort every match first.
+  dynamicClients: sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'dynamic'
+    AND c.last_token_at IS NULL AND c.created_at < ${now - retention.unusedDynamicClient}
+    AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
+      ORDER BY k.client_id LIMIT 1) IS NULL
+    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
+    RETURNING 1) SELECT count(*)::int AS n FROM d`,
+  // Kept while any of its connections could still obtain a token (active, refresh token used within 30 days): the
+  // token endpoint never fetches the document, so it needs the row. Its live connections asked the same way.
+  metadataDocumentClients: sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'metadata_document'
+    AND coalesce(c.last_token_at, c.created_at) < ${now - retention.unusedMetadataDocumentClient}
+    AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
+      AND k.status = 'active' AND k.expires_at > ${now} AND (k.refresh->>'issuedAt')::bigint > ${now - refreshIdleMs}
+      ORDER BY k.client_id LIMIT 1) IS NULL
+    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
+    RETURNING 1) SELECT count(*)::int AS n FROM d`
+})
 
 /** One pass at time `now` (epoch ms); answers how many rows each step removed. */
 export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, StoreUnavailable, SqlClient.SqlClient> =>
@@ -51,6 +96,7 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
     const sql = yield* SqlClient.SqlClient
     const count = (statement: Effect.Effect<ReadonlyArray<{ readonly n: number }>, SqlError.SqlError>) =>
       Effect.map(statement, (rows) => rows[0]?.n ?? 0)
+    const clientPurges = clientPurgeStatements(sql, now)
     const purge = {
       codes: count(sql<{ n: number }>`WITH d AS (DELETE FROM authorization_codes WHERE expires_at < ${now - retention.codesAfterExpiry}
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
@@ -58,21 +104,8 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
       consentPages: count(sql<{ n: number }>`WITH d AS (DELETE FROM consent_pages
         WHERE expires_at < ${now - retention.consentPagesAfterExpiry} RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof
-      // of a token issued, and an unexpired code one about to be.
-      dynamicClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'dynamic'
-        AND c.last_token_at IS NULL AND c.created_at < ${now - retention.unusedDynamicClient}
-        AND NOT EXISTS (SELECT 1 FROM connections k WHERE k.client_id = c.client_id)
-        AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
-        RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      // Kept while any of its connections could still obtain a token (active, refresh token used within 30 days): the
-      // token endpoint never fetches the document, so it needs the row.
-      metadataDocumentClients: count(sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'metadata_document'
-        AND coalesce(c.last_token_at, c.created_at) < ${now - retention.unusedMetadataDocumentClient}
-        AND NOT EXISTS (SELECT 1 FROM connections k WHERE k.client_id = c.client_id AND k.status = 'active'
-          AND k.expires_at > ${now} AND (k.refresh->>'issuedAt')::bigint > ${now - refreshIdleMs})
-        AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
-        RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      dynamicClients: count(clientPurges.dynamicClients),
+      metadataDocumentClients: count(clientPurges.metadataDocumentClients),
       sessions: count(sql<{ n: number }>`WITH d AS (DELETE FROM sessions WHERE expires_at < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)
@@ -86,7 +119,20 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
           AND (state = 'completed' OR created_at <= ${now - idempotencyKeyLifetimeMs}) RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       outboxRows: count(sql<{ n: number }>`WITH d AS (DELETE FROM event_outbox WHERE done_at < ${now - retention.outboxAfterDone}
-        RETURNING 1) SELECT count(*)::int AS n FROM d`)
+        RETURNING 1) SELECT count(*)::int AS n FROM d`),
+      // Each ended connection once: marked purged and its hash rows deleted in one statement, found by the partial
+      // index of ended connections not yet purged (migration 0010), so that a pass reads only the connections ended
+      // since the last pass. Of racing passes, one marks a connection (the others find it marked once its row lock
+      // is released) and deletes its rows. An ended connection is never saved again (transitionConnection: it
+      // never revives nor ends twice), so no hash of it is indexed after its purge. Its row keeps its `refresh` and
+      // `spent` fields as they were: a token is only ever looked up in this table (findByRefreshHash, GrantReader),
+      // never by those fields, so the row and the table cannot disagree about a token.
+      refreshHashes: count(sql<{ n: number }>`WITH purged AS (
+          UPDATE connections SET refresh_hashes_purged_at = ${now}
+          WHERE status = 'ended' AND refresh_hashes_purged_at IS NULL AND ended_at < ${now - retention.refreshHashesAfterEnd}
+          RETURNING id
+        ), d AS (DELETE FROM connection_refresh_tokens r USING purged WHERE r.connection_id = purged.id RETURNING 1)
+        SELECT count(*)::int AS n FROM d`)
     }
     return yield* Effect.all(purge)
   }).pipe(unavailable("Housekeeping.run"))

@@ -1,12 +1,13 @@
 // What the SQL stores add to the contract: data survives a restart (PGlite folder and PostgreSQL database), the
 // migrations bring fresh and existing databases up to date, a foreign or broken row is a typed StoreUnavailable
 // naming its table and row while other rows keep being served, a failing database is never a defect, and
-// housekeeping purges exactly what has expired.
+// housekeeping purges exactly what has expired (the refresh-token hashes of ended connections among it, while reuse
+// detection keeps working for the active ones).
 import {
-  AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, Directory, Mailer,
-  PeopleStore, RateLimiter, StoreUnavailable,
-  WorkspaceId
+  AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, type Connection, ConnectionStore, ConsentStore, Directory,
+  handleTokenRequest, Mailer, PeopleStore, RateLimiter, revokeToken, Secrets, StoreUnavailable, WorkspaceId
 } from "@adgate/core"
+import { oauthAnswer } from "@adgate/adapters-http"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { existsSync } from "node:fs"
@@ -21,6 +22,8 @@ import {
   aWorkspace, t0, unique, uniqueHash
 } from "./contracts/fixtures.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, postgresDatabase, tempDataDir } from "./databases.ts"
+import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
+import { clientPurgeStatements } from "../src/runHousekeeping.ts"
 
 /** Writes one record to every store, closes the database, opens it again and reads everything back. */
 const restartRoundTrip = (open: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
@@ -93,17 +96,45 @@ describe("restart", () => {
     }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
+/** `connection` rotated at each of `at` (as a refresh saves it: one more hash indexed each), then `last` of it saved. */
+const storedWithHistory = (connection: Connection, at: ReadonlyArray<number>, last?: (c: Connection) => Connection) =>
+  Effect.gen(function* () {
+    const store = yield* ConnectionStore
+    yield* store.insert(connection)
+    const history = [connection]
+    for (const time of at) {
+      const head = history.at(-1)!
+      const next: Connection = {
+        ...head, version: head.version + 1, lastUsedAt: time,
+        refresh: { hash: uniqueHash("rt-hash-"), generation: head.refresh.generation + 1, issuedAt: time },
+        spent: { hash: head.refresh.hash, generation: head.refresh.generation, spentAt: time }
+      }
+      yield* store.save(next)
+      history.push(next)
+    }
+    if (last !== undefined) {
+      const final = last(history.at(-1)!)
+      yield* store.save(final)
+      history.push(final)
+    }
+    return history
+  })
+
+const ended = (c: Connection, at: number): Connection =>
+  ({ ...c, version: c.version + 1, status: "ended", endedReason: "disconnected", endedAt: at })
+
 const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
   ["PGlite", true, () => pgliteDatabase()],
   ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
 ]
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, () => {
-  layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
+  // The token world (the SQL stores with secrets and the issuer), so that a test can drive the token endpoint.
+  layer(TokenWorld.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
     it.effect("a fresh database comes up with every migration recorded once", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ migrationId: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
-      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"], [9, "outbox_done_index"]])
+      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"], [9, "outbox_done_index"], [10, "refresh_hash_purge"]])
       assert.deepStrictEqual(yield* runMigrations, [])
     }))
 
@@ -221,11 +252,27 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* sql`INSERT INTO event_outbox (reader, type, event, created_at, done_at)
         VALUES ('hk-old', 'X', '{}'::jsonb, 0, ${now - retention.outboxAfterDone - 1}), ('hk-recent', 'X', '{}'::jsonb, 0, ${now - 1}),
                ('hk-pending', 'X', '{}'::jsonb, 0, NULL)`
+      // Refresh-token hashes: a connection ended over a day ago (its 3 purged), one ended less than a day ago and an
+      // active one whose first token was spent 300 days ago (all 3 of each kept: any reuse still ends it).
+      const connections = yield* ConnectionStore
+      const endedLongAgo = yield* storedWithHistory(aConnection({ createdAt: now - 100 * day }), [now - 90 * day, now - 60 * day],
+        (c) => ended(c, now - retention.refreshHashesAfterEnd - 1))
+      const endedRecently = yield* storedWithHistory(aConnection({ createdAt: now - 100 * day }), [now - 90 * day, now - 60 * day],
+        (c) => ended(c, now - retention.refreshHashesAfterEnd + 1000))
+      const active = yield* storedWithHistory(aConnection({ createdAt: now - 320 * day, expiresAt: now + 45 * day }),
+        [now - 300 * day, now - 1000])
       const counts = yield* runHousekeeping(now)
       assert.deepStrictEqual(counts, {
         codes: 1, accessTokens: 1, consentPages: 1, dynamicClients: 1, metadataDocumentClients: 2, sessions: 1, rateLimitWindows: 1,
-        writeRequestsExpired: 0, idempotencyKeys: 0, outboxRows: 1
+        writeRequestsExpired: 0, idempotencyKeys: 0, outboxRows: 1, refreshHashes: 3
       })
+      for (const [history, found] of [[endedLongAgo, false], [endedRecently, true], [active, true]] as const) {
+        const last = history.at(-1)!
+        for (const hash of history.map((c) => c.refresh.hash))
+          assert.deepStrictEqual(yield* connections.findByRefreshHash(hash), found ? Option.some(last) : Option.none())
+        // The connection itself stays as it was: only its hashes went.
+        assert.deepStrictEqual(yield* connections.find(last.id), Option.some(last))
+      }
       const outboxLeft = yield* sql<{ reader: string }>`SELECT reader FROM event_outbox WHERE reader LIKE 'hk-%' ORDER BY reader`
       assert.deepStrictEqual(outboxLeft.map((r) => r.reader), ["hk-pending", "hk-recent"])
       yield* sql`DELETE FROM event_outbox WHERE reader LIKE 'hk-%'`
@@ -236,8 +283,11 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       assert.deepStrictEqual(kept, [false, true, true, false, false, true, true])
       assert.deepStrictEqual(yield* runHousekeeping(now), {
         codes: 0, accessTokens: 0, consentPages: 0, dynamicClients: 0, metadataDocumentClients: 0, sessions: 0, rateLimitWindows: 0,
-        writeRequestsExpired: 0, idempotencyKeys: 0, outboxRows: 0
+        writeRequestsExpired: 0, idempotencyKeys: 0, outboxRows: 0, refreshHashes: 0
       })
+      // A day later the recently ended connection's turn comes; the active one keeps all its hashes.
+      assert.strictEqual((yield* runHousekeeping(now + day)).refreshHashes, 3)
+      assert.deepStrictEqual(yield* connections.findByRefreshHash(active[0]!.refresh.hash), Option.some(active.at(-1)!))
     }))
 
     it.effect("housekeeping keeps a client that a connection or an unexpired code still needs, whatever lastTokenAt says", () => Effect.gen(function* () {
@@ -270,6 +320,87 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* runHousekeeping(now)
       const kept = yield* Effect.forEach(all, (c) => Effect.map(clients.find(c.clientId), Option.isSome))
       assert.deepStrictEqual(kept, [true, true, true, true, false, false])
+    }))
+
+    it.effect("the client purges are planned as a probe of connections_by_client per candidate, even when statistics say one client holds every connection", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const clients = yield* ClientStore
+      const day = 86_400_000
+      const now = t0 + 600 * day
+      // A popular client holding 3000 connections, and statistics in which every connection has its client_id (as in
+      // a deployment whose connections all come from one host), with one candidate of each purge.
+      const popular = aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 60_000 })
+      yield* Effect.forEach([popular, aClient({ createdAt: now - 4 * day }),
+        aClient({ kind: "metadata_document", createdAt: now - 90 * day, lastTokenAt: now - 40 * day })], clients.insert)
+      const model = aConnection({ clientId: popular.clientId, createdAt: now - day, expiresAt: now + 300 * day,
+        refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: now - day } })
+      yield* (yield* ConnectionStore).insert(model)
+      yield* sql`INSERT INTO connections SELECT (jsonb_populate_record(c, jsonb_build_object('id', 'hk-plan-' || i))).*
+        FROM connections c, generate_series(1, 3000) i WHERE c.id = ${model.id}`
+      yield* sql`ALTER TABLE connections ALTER COLUMN client_id SET (n_distinct = 1)`
+      yield* sql`ANALYZE connections`
+      const statements = clientPurgeStatements(sql, now)
+      const plans = yield* Effect.forEach([statements.dynamicClients, statements.metadataDocumentClients], (statement) =>
+        Effect.map(sql<Record<string, string>>`EXPLAIN ${statement}`, (rows) => rows.map((r) => Object.values(r)[0]).join("\n")))
+      yield* sql`DELETE FROM connections WHERE id LIKE 'hk-plan-%'`
+      yield* sql`ALTER TABLE connections ALTER COLUMN client_id RESET (n_distinct)`
+      yield* sql`ANALYZE connections`
+      for (const plan of plans) {
+        assert.include(plan, "Scan using connections_by_client on connections", plan)
+        assert.notInclude(plan, "Seq Scan on connections", plan)
+      }
+    }))
+
+    it.effect("after housekeeping a spent refresh token still ends its active connection, however old; once ended, its tokens get the same answers without their hashes", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const secrets = yield* Secrets
+      const connections = yield* ConnectionStore
+      const { clientId, grant } = yield* seedCode
+      const refresh = (token: string) => handleTokenRequest({ params: refreshGrant(clientId, token), basic: null })
+      const refused = (token: string) => Effect.map(Effect.flip(refresh(token)), oauthAnswer)
+      const revoke = (token: string) => revokeToken({ params: [["token", token], ["client_id", clientId]], basic: null })
+      const pass = Effect.flatMap(Clock.currentTimeMillis, runHousekeeping)
+      const hashRows = (id: string) =>
+        Effect.map(sql<{ n: number }>`SELECT count(*)::int AS n FROM connection_refresh_tokens WHERE connection_id = ${id}`, (r) => r[0]!.n)
+      // Refreshed every 20 days, so that the live token never goes 30 days unused: the first token is spent 60 days
+      // before it comes back, twice a refresh token's idle lifetime.
+      const tokens = [(yield* handleTokenRequest({ params: grant(), basic: null })).refresh_token]
+      for (let i = 0; i < 3; i++) {
+        yield* TestClock.adjust("20 days")
+        tokens.push((yield* refresh(tokens.at(-1)!)).refresh_token)
+        yield* pass
+      }
+      const id = Option.getOrThrow(yield* connections.findByRefreshHash(yield* secrets.hash(tokens[0]!))).id
+      assert.strictEqual(yield* hashRows(id), 4)
+      // The 30-second rule still holds after a pass: the token just spent, presented again, gets a fresh pair.
+      tokens.push((yield* refresh(tokens.at(-1)!)).refresh_token)
+      yield* pass
+      yield* TestClock.adjust("10 seconds")
+      tokens.push((yield* refresh(tokens.at(-2)!)).refresh_token)
+      assert.strictEqual(yield* hashRows(id), 6)
+      // The first token, spent 60 days ago, is reuse: invalid_grant, and the connection ends (RFC 9700 §4.14.2).
+      yield* TestClock.adjust("31 seconds")
+      const reused = yield* refused(tokens[0]!)
+      assert.strictEqual(reused.error, "invalid_grant")
+      const endedConnection = Option.getOrThrow(yield* connections.find(id))
+      assert.deepStrictEqual([endedConnection.status, endedConnection.endedReason], ["ended", "refresh_reused"])
+      // Every token of the ended connection, live, spent or withdrawn, before and after its hashes are purged: the
+      // same answer, and revoking one is {} and changes nothing.
+      const before = yield* Effect.forEach(tokens, refused)
+      assert.isTrue(before.every((answer) => answer.error === "invalid_grant"))
+      // Up to a day after the ending, passes keep them (the first also purges whatever else was due, so that the count
+      // below is this connection's alone); after that, the next pass deletes all 6, and the one after finds nothing.
+      yield* pass
+      yield* TestClock.adjust("1 day")
+      assert.strictEqual((yield* pass).refreshHashes, 0)
+      assert.strictEqual(yield* hashRows(id), 6)
+      yield* TestClock.adjust("1 millis")
+      assert.strictEqual((yield* pass).refreshHashes, 6)
+      assert.strictEqual((yield* pass).refreshHashes, 0)
+      assert.strictEqual(yield* hashRows(id), 0)
+      assert.deepStrictEqual(yield* Effect.forEach(tokens, refused), before)
+      for (const token of tokens) assert.deepStrictEqual(yield* revoke(token), {})
+      assert.deepStrictEqual(yield* connections.find(id), Option.some(endedConnection))
     }))
 
     it.effect("HousekeepingSchedule runs a pass every minute in the background", () => Effect.gen(function* () {

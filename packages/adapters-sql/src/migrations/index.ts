@@ -10,6 +10,7 @@ import pipeline from "./0006_pipeline.ts"
 import taskRunner from "./0007_task_runner.ts"
 import connectionExpiryIndex from "./0008_connection_expiry_index.ts"
 import outboxDoneIndex from "./0009_outbox_done_index.ts"
+import refreshHashPurge from "./0010_refresh_hash_purge.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -19,5 +20,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0006_pipeline": pipeline,
   "0007_task_runner": taskRunner,
   "0008_connection_expiry_index": connectionExpiryIndex,
-  "0009_outbox_done_index": outboxDoneIndex
+  "0009_outbox_done_index": outboxDoneIndex,
+  "0010_refresh_hash_purge": refreshHashPurge
 }
