@@ -61,7 +61,7 @@ try {
     for (const v of round % 2 === 0 ? all : [...all].reverse()) {
       const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v) }, v.shared)
       v.windows.push(f)
-      console.log(JSON.stringify({ label: v.label, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
+      console.log(JSON.stringify({ label: v.label, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -69,7 +69,7 @@ try {
   const oidc = all.find((v) => v.label === "oidc")
   for (const v of all) {
     const w = v.windows
-    let line = `${v.label}: median server ${median(w.map((f) => f.serverCpuMsPerReq)).toFixed(3)} + DB ${median(w.map((f) => f.dbCpuMsPerReq)).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s`
+    let line = `${v.label}: median server ${median(w.map((f) => f.serverCpuMsPerReq)).toFixed(3)} + DB ${median(w.map((f) => f.dbCpuMsPerReq)).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s, p50 ${median(w.map((f) => f.p50))} p99 ${median(w.map((f) => f.p99))} ms (median of windows), RSS at the end ${Math.max(...w.map((f) => f.rssEndMiB))} MiB (max)`
     if (oidc !== undefined && v !== oidc) {
       const efficiency = w.map((f, i) => cpu(oidc.windows[i]) / cpu(f))
       line += `; CPU efficiency against oidc-provider-pg per round ${efficiency.map((e) => e.toFixed(2)).join(" ")} (median ${median(efficiency).toFixed(2)})`

@@ -46,7 +46,9 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
       ADGATE_CREDENTIALS_KEY: "",
       DATABASE_URL: store === "pg" ? databaseUrl(database) : "",
       // Off only for runs with the tool-call scenarios (d, e, f-d): their per-credential limits would measure the limiter.
-      ADGATE_RATE_LIMITS: rateLimits
+      ADGATE_RATE_LIMITS: rateLimits,
+      // As `npm start` sets it (the root package.json): at most two glibc malloc arenas (round 5, bench/README.md).
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2"
     })
     await waitUntilUp(`${base}${discoveryPath}`, 90_000, server.alive)
   }

@@ -2,7 +2,8 @@
 // embedded PGlite), first-start seeding, the HTTP application, housekeeping, the task runner and the mail sender. SIGTERM or
 // SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Option } from "effect"
-import { NodeRuntime } from "@effect/platform-node"
+// By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"

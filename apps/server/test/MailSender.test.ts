@@ -1,9 +1,9 @@
 // The mail sender (spec §Events): SMTP when configured, else one log line per mail; nothing is lost on failure.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { Effect, Layer, Logger, Option, Redacted } from "effect"
 import { MailId, Mailer } from "@adgate/core"
 import { MailerMemory } from "@adgate/core/testing"
-import { sendPendingMail, viaLog } from "../src/MailSender.ts"
+import { MailSender, sendPendingMail, viaLog } from "../src/MailSender.ts"
 
 const mail = (id: string, to: string) => ({ id: MailId.make(id), to, subject: `Subject ${id}`, text: `secret body ${id}`, createdAt: 0, sentAt: null })
 
@@ -33,4 +33,19 @@ describe("MailSender", () => {
       assert.strictEqual(sent, 0)
       assert.strictEqual((yield* mailer.pending(10)).length, 1)
     }).pipe(Effect.provide(MailerMemory)))
+
+  // nodemailer is imported when the layer starts, and only with SMTP_URL (bench/README.md round 5): the layer still
+  // starts and delivers through it. Nothing listens on port 1, so the mail fails and stays for the next pass.
+  it.live("with SMTP the layer loads nodemailer at its start and delivers through it; a refused mail stays", () =>
+    Effect.gen(function* () {
+      const lines: Array<string> = []
+      const mailer = yield* Mailer
+      yield* mailer.enqueue(mail("mail_4", "d@x.test"))
+      yield* Layer.build(MailSender({ smtpUrl: Option.some(Redacted.make("smtp://127.0.0.1:1")), from: "adgate <no-reply@x.test>", every: "20 millis" })).pipe(
+        Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
+      )
+      for (let i = 0; i < 100 && !lines.some((l) => l.includes("mail mail_4 could not be sent")); i++) yield* Effect.sleep("50 millis")
+      assert.isTrue(lines.some((l) => l.includes("mail mail_4 could not be sent")))
+      assert.strictEqual((yield* mailer.pending(10)).length, 1)
+    }).pipe(Effect.scoped, Effect.provide(MailerMemory)))
 })

@@ -3,7 +3,9 @@
 // idle keep-alive connections at once, lets requests in flight finish for up to `drainSeconds`, then closes the rest.
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
-import { NodeHttpServer } from "@effect/platform-node"
+// By module path, not the package's barrel: the barrel imports every Node module of the platform, NodeRedis with it,
+// and so loads the `redis` client (~650 modules, several MiB of resident memory) into a server that never uses it.
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { createServer } from "node:http"
 import { HttpApp } from "./HttpApp.ts"
 
