@@ -109,14 +109,18 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
         Effect.catchReason("SqlError", "UniqueViolation", () => Effect.fail(new EmailTaken({ email: u.email }))),
         unavailable("Directory.createUser")
       ),
-    // One statement answers the role it replaced: the CTE reads the row as the statement found it, before the write.
+    // One statement answers the role it replaced. The CTE locks the row (FOR UPDATE) before the write, which reads
+    // from it so that it runs first (a CTE only RETURNING reads would run after the write, and find no row): a setting
+    // that committed while this statement waited for the row is what it replaces, and what it answers (a plain read
+    // answers the statement's snapshot, the role before that setting). A membership another setting inserts
+    // meanwhile (none to lock) is still answered as none.
     setRole: (workspaceId, userId, role) =>
       read("setRole", Option.match(role, {
         onNone: () => sql`DELETE FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} RETURNING role`,
         onSome: (role) =>
           membershipTable.encode({ workspaceId, userId, role }, "Directory.setRole").pipe(Effect.flatMap((r) =>
-            sql`WITH replaced AS (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId})
-              INSERT INTO memberships ${sql.insert(r)}
+            sql`WITH replaced AS (SELECT role FROM memberships WHERE workspace_id = ${workspaceId} AND user_id = ${userId} FOR UPDATE)
+              INSERT INTO memberships ${membershipTable.insertSelect(r)} FROM (SELECT count(*) FROM replaced) AS locked
               ON CONFLICT (workspace_id, user_id) DO UPDATE SET ${sql.update(r, ["workspaceId", "userId"])}
               RETURNING (SELECT role FROM replaced) AS role`))
       }).pipe(Effect.flatMap(decodeReplaced), Effect.map(Option.flatMap((row) => Option.fromNullishOr(row.role))))),

@@ -11,7 +11,8 @@ import {
 } from "@adgate/core"
 import { type Connection, type IdempotentResponse, SecretHash } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Deferred, Effect, Layer, Option, Ref } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
+import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { runHousekeeping } from "../src/index.ts"
 import { aCode, aConnection, aWorkspace, aWriteRequest, unique } from "./contracts/fixtures.ts"
@@ -222,6 +223,35 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       assert.strictEqual(entries.length, 14)
       // Each success left a distinct balance: 93, 86, … 2, every one of them at least zero.
       assert.deepStrictEqual(entries.map((e) => e.balanceAfter).sort((a, b) => a - b), Array.from({ length: 14 }, (_, i) => 2 + 7 * i))
+    }))
+
+    it.effect("a role set while another setting of it commits answers the role it replaced, the one that committed (member.role_changed's before)", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const directory = yield* Directory
+      const { workspaceId, editor } = yield* seedWorkspace(0)
+      const held = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      // Another setting (editor → viewer) holds the membership's row, uncommitted, on a connection of its own.
+      const other = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+        yield* sql`UPDATE memberships SET role = 'viewer' WHERE workspace_id = ${workspaceId} AND user_id = ${editor}`
+        yield* Deferred.succeed(held, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(held)
+      // This setting starts meanwhile (its statement's snapshot still sees editor) and waits for the row.
+      const setting = yield* Effect.forkChild(directory.setRole(workspaceId, editor, Option.some("admin")))
+      let waiting = 0
+      for (let i = 0; i < 500 && waiting === 0; i++) {
+        const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND wait_event_type = 'Lock'`
+        waiting = rows[0]?.n ?? 0
+      }
+      assert.strictEqual(waiting, 1, "the setting waits for the other's row")
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(other)
+      // It replaced viewer (what committed before it wrote), not editor (what its snapshot saw).
+      assert.deepStrictEqual(yield* Fiber.join(setting), Option.some("viewer" as const))
+      assert.deepStrictEqual(yield* directory.role(workspaceId, editor), Option.some("admin" as const))
     }))
 
     it.effect("a balance set while 32 charges race is exact: it replaced the balance the charges before it left, and only the charges after it take from it", () => Effect.gen(function* () {

@@ -13,8 +13,8 @@ import {
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
-import type { SqlClient } from "effect/sql"
-import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping } from "../src/index.ts"
+import { SqlClient } from "effect/sql"
+import { composeConnectionMail, drainReaders, migrationsTable, outboxReaders, runHousekeeping, runMigrations } from "../src/index.ts"
 import { aWriteRequest, unique } from "./contracts/fixtures.ts"
 import { auditReader } from "../src/readers/auditReader.ts"
 import { mailReader } from "../src/readers/mailReader.ts"
@@ -179,6 +179,33 @@ const memberRolesAudited = Effect.gen(function* () {
 })
 
 onEachDatabase("a member's role audit entries", " (issue 8)", "each setting of a member's role reaches the audit log with the role before and after", memberRolesAudited)
+
+/**
+ * An upgrade on a database whose outbox still holds WriteQueued rows of the previous release (appended in the seconds
+ * before it stopped, or left by a mail reader that could not reach the Directory): those rows lack the call's facts
+ * the current WriteQueued requires, and no reader of that release did anything with them (the pipeline wrote their
+ * audit entry and mail itself). Migration 0011 marks them done, so that no reader tries to decode them: without it,
+ * every pass of every reader failed on them, and no audit entry, mail or withdrawal was ever made again.
+ */
+const legacyWriteQueuedPassed = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const { workspaceId, userId } = yield* seedAdminWorkspace
+  // The database as the previous release left it: migration 0011 not run, a WriteQueued of its shape pending for
+  // every reader, then an event of this release behind it.
+  yield* sql`DELETE FROM ${sql(migrationsTable)} WHERE migration_id = 11`
+  const legacy = { _tag: "WriteQueued", at: 1, requestId: "rwq_legacy", workspaceId, requestedBy: userId, tool: "ads__pause_campaign" }
+  for (const reader of outboxReaders)
+    yield* sql`INSERT INTO event_outbox (reader, type, event, created_at) VALUES (${reader}, 'WriteQueued', ${JSON.stringify(legacy)}::jsonb, 1)`
+  yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
+  assert.deepStrictEqual(yield* runMigrations, [[11, "outbox_legacy_write_queued"]])
+  yield* drainReaders
+  // The event behind the old row is handled; the old row made nothing (its entry and mail were made when it was queued).
+  assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => e.action), ["guardrails.changed"])
+  const pending = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM event_outbox WHERE done_at IS NULL`
+  assert.strictEqual(pending[0]?.n, 0)
+})
+
+onEachDatabase("an upgrade's outbox", " (migration 0011)", "WriteQueued rows of the previous release left pending do not stop the readers", legacyWriteQueuedPassed)
 
 describe("housekeeping's expiry of write requests (spec §States: Write request, §Events)", () => {
   it.effect("expires a due request with one WriteExpired for every reader, in its one statement; a second pass expires and appends nothing", () =>

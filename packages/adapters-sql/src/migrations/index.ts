@@ -11,6 +11,7 @@ import taskRunner from "./0007_task_runner.ts"
 import connectionExpiryIndex from "./0008_connection_expiry_index.ts"
 import outboxDoneIndex from "./0009_outbox_done_index.ts"
 import refreshHashPurge from "./0010_refresh_hash_purge.ts"
+import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -21,5 +22,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0007_task_runner": taskRunner,
   "0008_connection_expiry_index": connectionExpiryIndex,
   "0009_outbox_done_index": outboxDoneIndex,
-  "0010_refresh_hash_purge": refreshHashPurge
+  "0010_refresh_hash_purge": refreshHashPurge,
+  "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued
 }
