@@ -101,6 +101,22 @@ const discovery = {
   }
 }
 
+/** What the bare SDK server's `echo` answers to `{ text: "hello" }`. */
+const echoed = '"text":"hello"'
+
+/**
+ * A caller of the bare SDK server's `echo` tool at `path`, shared by the two MCP floors: each call is one JSON-RPC
+ * `tools/call` POST with the next id and `extra` beside the tool's name and arguments (the 2026-07-28 floor's `_meta`).
+ */
+const echoCaller = (target, agent, path, headers, extra) => {
+  let id = 0
+  return async () => {
+    const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: "hello" }, ...extra } })
+    const response = await request(`${target.base}${path}`, { method: "POST", headers, body, dispatcher: agent })
+    return { status: response.statusCode, contentType: response.headers["content-type"] ?? "", text: await response.body.text() }
+  }
+}
+
 /** (e, floor) the bare MCP SDK v2 server: tools/call of its echo tool, protocol 2026-07-28, JSON answers. */
 const mcpFloor = {
   id: "e-floor",
@@ -108,7 +124,6 @@ const mcpFloor = {
   title: "MCP tools/call (bare SDK floor: echo, no auth, no database), concurrency 16",
   applies: (target) => target.mcpPath !== undefined,
   async run(target, agent, options) {
-    let id = 0
     const headers = {
       "content-type": "application/json",
       accept: "application/json, text/event-stream",
@@ -117,11 +132,10 @@ const mcpFloor = {
       "mcp-name": "echo"
     }
     const meta = { "io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}, "io.modelcontextprotocol/clientInfo": { name: "bench", version: "1" } }
+    const callEcho = echoCaller(target, agent, target.mcpPath, headers, { _meta: meta })
     const send = async () => {
-      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: "hello" }, _meta: meta } })
-      const response = await request(`${target.base}${target.mcpPath}`, { method: "POST", headers, body, dispatcher: agent })
-      const text = await response.body.text()
-      return response.statusCode === 200 && text.includes('"text":"hello"') ? true : { ok: false, why: `${response.statusCode}` }
+      const answer = await callEcho()
+      return answer.status === 200 && answer.text.includes(echoed) ? true : { ok: false, why: `${answer.status}` }
     }
     return runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, ...common(target, options) })
   }
@@ -139,14 +153,12 @@ const mcpFloor2025 = {
   title: "MCP tools/call (bare SDK floor, protocol 2025-11-25 as e sends it: echo, no auth, no database), concurrency 16",
   applies: (target) => target.mcpLegacyPath !== undefined,
   async run(target, agent, options) {
-    let id = 0
     const headers = { "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25" }
+    const callEcho = echoCaller(target, agent, target.mcpLegacyPath, headers, {})
     const check = async () => {
-      const body = JSON.stringify({ jsonrpc: "2.0", id: ++id, method: "tools/call", params: { name: "echo", arguments: { text: "hello" } } })
-      const response = await request(`${target.base}${target.mcpLegacyPath}`, { method: "POST", headers, body, dispatcher: agent })
-      const text = await response.body.text()
-      if (response.statusCode !== 200 || !(response.headers["content-type"] ?? "").startsWith("application/json")) return { ok: false, why: `${response.statusCode} ${text.slice(0, 120)}` }
-      return text.includes('"text":"hello"') ? true : { ok: false, why: `rpc ${text.slice(0, 120)}` }
+      const { status, contentType, text } = await callEcho()
+      if (status !== 200 || !contentType.startsWith("application/json")) return { ok: false, why: `${status} ${text.slice(0, 120)}` }
+      return text.includes(echoed) ? true : { ok: false, why: `rpc ${text.slice(0, 120)}` }
     }
     return checkedLoad("e-floor-2025", check, target, options)
   }
