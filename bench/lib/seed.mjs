@@ -16,12 +16,22 @@ import { sql as runSql } from "./processes.mjs"
  */
 const settle = (database, tables) => runSql(database, `VACUUM (ANALYZE) ${tables.join(", ")}`)
 
+/**
+ * How many rows of `table` earlier seeding added (their ids start with `bench_seed_`) and, while that is short of
+ * `total`, the id of the set-up's oldest own row: the template the next ones copy (a failure when the set-up made none).
+ */
+const seedingState = async (database, table, total, what) => {
+  const [{ seeded }] = await runSql(database, `SELECT count(*)::int AS seeded FROM ${table} WHERE id LIKE 'bench_seed_%'`)
+  if (seeded >= total) return { seeded }
+  const [{ id: template } = {}] = await runSql(database, `SELECT id FROM ${table} WHERE id NOT LIKE 'bench_seed_%' ORDER BY created_at LIMIT 1`)
+  if (template === undefined) throw new Error(`no ${what} to copy: run the set-up first`)
+  return { seeded, template }
+}
+
 /** Adds connections (and as many refresh-token rows and access tokens) until there are `total` seeded ones. */
 export const seedConnections = async (database, total) => {
-  const [{ seeded }] = await runSql(database, "SELECT count(*)::int AS seeded FROM connections WHERE id LIKE 'bench_seed_%'")
+  const { seeded, template } = await seedingState(database, "connections", total, "connection")
   if (seeded >= total) return seeded
-  const [{ id: template } = {}] = await runSql(database, "SELECT id FROM connections WHERE id NOT LIKE 'bench_seed_%' ORDER BY created_at LIMIT 1")
-  if (template === undefined) throw new Error("no connection to copy: run the set-up first")
   const batch = 50_000
   const perClient = 100
   for (let from = seeded + 1; from <= total; from += batch) {
@@ -67,10 +77,8 @@ export const seedConnections = async (database, total) => {
  * `total` of each: the key look-up by hash and the usage insert must stay flat past them.
  */
 export const seedApiKeysAndUsage = async (database, total) => {
-  const [{ seeded }] = await runSql(database, "SELECT count(*)::int AS seeded FROM api_keys WHERE id LIKE 'bench_seed_%'")
+  const { seeded, template } = await seedingState(database, "api_keys", total, "API key")
   if (seeded >= total) return seeded
-  const [{ id: template } = {}] = await runSql(database, "SELECT id FROM api_keys WHERE id NOT LIKE 'bench_seed_%' ORDER BY created_at LIMIT 1")
-  if (template === undefined) throw new Error("no API key to copy: run the set-up first")
   const batch = 50_000
   for (let from = seeded + 1; from <= total; from += batch) {
     const to = Math.min(total, from + batch - 1)
