@@ -2,7 +2,7 @@
 // embedded PGlite (a fresh data folder). The consent is driven through the real pages in the untimed set-up:
 // /signin with its CSRF token, GET /oauth/authorize, then POST /oauth/consent once the page's moment has passed.
 import { execFile } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
@@ -15,9 +15,11 @@ const adminPassword = "bench-password-not-secret-1"
 /** Allow access is refused within this long of the page opening (docs/decisions.md, consent page). */
 const consentMomentMs = 1_000
 
-// The V8 flags of `npm start` (the root package.json), so that the bench runs the server as an operator does.
-// BENCH_ADGATE_NODE_ARGS adds flags for an experiment (space-separated, e.g. "--max-old-space-size=128").
-const serverNodeArgs = ["--max-semi-space-size=8", "--initial-old-space-size=32", "--heap-growing-percent=50", ...(process.env.BENCH_ADGATE_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
+// The V8 flags of `npm start`, read from its script in the root package.json, so that the bench runs the server as an
+// operator does, whatever the script says today. BENCH_ADGATE_NODE_ARGS adds flags for an experiment (space-separated,
+// e.g. "--max-old-space-size=128").
+const startFlags = JSON.parse(readFileSync(join(repoDir, "package.json"), "utf8")).scripts.start.split(/\s+/).filter((word) => word.startsWith("--"))
+const serverNodeArgs = [...startFlags, ...(process.env.BENCH_ADGATE_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
 
 export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
