@@ -1,7 +1,7 @@
 // The last step of the pipeline (architecture §One tool pipeline: "audit entry and credit charge"): after the platform
-// answered, in one unit of work, the charge (only for an accepted answer: credits/creditRules.ts), the tool-usage
-// record and, for a write that changed a platform, its ToolWriteApplied event, which the audit reader makes the
-// `tool.write_applied` entry. Shared by direct calls and approved writes.
+// answered, in one unit of work, the charge settled (the reservation kept for an accepted answer, credits/creditRules.ts,
+// else given back), the tool-usage record and, for a write that changed a platform, its ToolWriteApplied event, which
+// the audit reader makes the `tool.write_applied` entry. Shared by direct calls and approved writes.
 import { Clock, Effect } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { isChargedAnswer, lowCreditsNotice } from "../credits/creditRules.ts"
