@@ -4,13 +4,12 @@
 // read of its holder), reloads and decides again, at most `conflictRetries` more times. The loser then sees the
 // winner's state and answers from it (a decision already made, a code already used). `retryStoreOutage` is not about
 // races: see below.
-import { Effect } from "effect"
+import { Effect, Predicate } from "effect"
 
 /** How many times a command is decided again after a lost race, before Conflict is the answer (503). */
 export const conflictRetries = 3
 
-const isConflict = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "Conflict"
+const isConflict = Predicate.isTagged("Conflict")
 
 /**
  * Runs `self` again after a Conflict, at most conflictRetries times; any other failure is the answer at once.
@@ -31,8 +30,7 @@ export const retryOnConflict = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.E
  */
 export const storeOutageRetries = 2
 
-const isStoreUnavailable = (error: unknown): boolean =>
-  typeof error === "object" && error !== null && "_tag" in error && error._tag === "StoreUnavailable"
+const isStoreUnavailable = Predicate.isTagged("StoreUnavailable")
 
 /** Runs `self` again after StoreUnavailable, at most storeOutageRetries times; any other failure is the answer at once. */
 export const retryStoreOutage = <A, E, R>(self: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>

@@ -35,7 +35,7 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
         all.filter((r) => r.workspaceId === workspaceId &&
           (requester.connectionId !== null ? r.connectionId === requester.connectionId : r.apiKeyId === requester.apiKeyId) &&
           (before === null || r.createdAt < before.createdAt || (r.createdAt === before.createdAt && r.id < before.id)))
-          .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+          .sort(newestFirst((r) => r.createdAt))
           .slice(0, Math.max(0, limit))),
     listPending: (workspaceId) =>
       Effect.map(table.all, (all) =>

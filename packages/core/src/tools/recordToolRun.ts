@@ -1,12 +1,11 @@
 // The last step of the pipeline (architecture §One tool pipeline: "audit entry and credit charge"): after the platform
-// answered, in one unit of work, the charge (only for an accepted answer: credits/creditRules.ts), the tool-usage
-// record and, for a write that changed a platform, its ToolWriteApplied event, which the audit reader makes the
-// `tool.write_applied` entry. Shared by direct calls and approved writes.
+// answered, in one unit of work, the charge settled (the reservation kept for an accepted answer, credits/creditRules.ts,
+// else given back), the tool-usage record and, for a write that changed a platform, its ToolWriteApplied event, which
+// the audit reader makes the `tool.write_applied` entry. Shared by direct calls and approved writes.
 import { Clock, Effect } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { isChargedAnswer, lowCreditsNotice } from "../credits/creditRules.ts"
-import { type CreditReservation, refundCredits, workspaceNotInLedger } from "../credits/reserveCredits.ts"
-import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { type CreditReservation, refundCredits } from "../credits/reserveCredits.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
 import type { PlatformAnswer, ProposedChange } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -35,9 +34,9 @@ export interface ToolRun {
   readonly requestId: WriteRequestId | null
   /**
    * The credits reserved before the call (null: it cost nothing). Kept for an accepted answer, refunded for any
-   * other. Absent: charged here, after the call (the older rule, docs/decisions.md).
+   * other: every run is reserved first (docs/decisions.md, "Reserve, then settle"), so none runs uncharged.
    */
-  readonly reserved?: CreditReservation | null
+  readonly reserved: CreditReservation | null
   /** The usage record's id: the reservation's reference, when one was taken. */
   readonly usageId?: string
 }
@@ -53,33 +52,13 @@ export const recordToolRunWrites = Effect.fn("tools.recordToolRunWrites")(functi
   const charged = isChargedAnswer(run.answer.providerStatus)
   const notices: Array<string> = []
   let credits = 0
-  if (run.reserved !== undefined) {
-    // Reserved before the call (credits/reserveCredits.ts): an accepted answer keeps it, any other gets it back.
-    if (charged && run.reserved !== null) {
-      credits = run.reserved.amount
-      const notice = lowCreditsNotice(run.reserved.balanceAfter)
-      if (notice !== null) notices.push(notice)
-    } else if (!charged) {
-      yield* refundCredits(run.reserved)
-    }
-  } else if (charged && run.tool.credits > 0) {
-    // Charged after the call (a caller that did not reserve): a concurrent call may have spent the balance since.
-    // The change already happened, so it is not undone: the shortfall is logged and this call goes uncharged.
-    const left = yield* (yield* CreditsLedger).charge({
-      workspaceId: run.workspaceId, amount: run.tool.credits, reason: `tool:${run.tool.name}`,
-      reference: run.requestId ?? usageId, now
-    }).pipe(
-      Effect.map((balanceAfter) => ({ charged: true, balanceAfter })),
-      Effect.catchTags({
-        InsufficientCredits: (e) =>
-          Effect.as(Effect.logWarning("tool call ran but its credits could not be charged").pipe(Effect.annotateLogs({ tool: run.tool.name })), { charged: false, balanceAfter: e.left }),
-        InvalidCreditAmount: () => Effect.succeed({ charged: false, balanceAfter: 0 }),
-        CreditsWorkspaceNotFound: workspaceNotInLedger("CreditsLedger.charge")
-      })
-    )
-    if (left.charged) credits = run.tool.credits
-    const notice = lowCreditsNotice(left.balanceAfter)
+  // Reserved before the call (credits/reserveCredits.ts): an accepted answer keeps it, any other gets it back.
+  if (charged && run.reserved !== null) {
+    credits = run.reserved.amount
+    const notice = lowCreditsNotice(run.reserved.balanceAfter)
     if (notice !== null) notices.push(notice)
+  } else if (!charged) {
+    yield* refundCredits(run.reserved)
   }
   const outcome: ToolOutcome = charged ? "succeeded" : "failed"
   yield* (yield* ToolUsageLog).record({
