@@ -81,11 +81,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
         WHERE r.hash = ${refreshHash}`.pipe(
         unavailable("GrantReader.refreshGrounds"),
-        Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.gen(function* () {
-          const connection = yield* decodeConnection(row)
-          const { approverRole } = yield* decodeRole(row)
-          return Option.some({ connection, role: { _tag: "Confirmed" as const, role: approverRole } })
-        }))
+        Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.map(groundsOf(row), Option.some))
       ),
     recheckExchange: (codeHash, clientId) =>
       sql`SELECT (SELECT version FROM authorization_codes WHERE hash = ${codeHash}) AS code_version,
