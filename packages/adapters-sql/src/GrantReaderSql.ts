@@ -43,6 +43,9 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
       const { approverRole } = yield* decodeRole(row)
       return { connection, role: { _tag: "Confirmed" as const, role: approverRole } }
     })
+  // The client of a combined row: none when its left join found no client.
+  const clientOf = (row: Record<string, unknown>) =>
+    row[prefixedClientId] === null ? Effect.succeedNone : Effect.map(decodeClient(clientRowOf(row)), Option.some)
   const clientSelect = sql.literal(clientColumns.map((c) => `cl.${c} AS ${clientPrefix}${c}`).join(", "))
   return GrantReader.of({
     // One row always (the client and the grant are each left-joined to it): absent parts come back as NULLs.
@@ -57,7 +60,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         unavailable("GrantReader.clientAndRefreshGrounds"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), grounds: Option.none() }
-          const client = row[prefixedClientId] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const client = yield* clientOf(row)
           const grounds = row["id"] === null || row["id"] === undefined ? Option.none() : Option.some(yield* groundsOf(row))
           return { client, grounds }
         }))
@@ -70,7 +73,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         unavailable("GrantReader.clientAndCode"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), code: Option.none() }
-          const client = row[prefixedClientId] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const client = yield* clientOf(row)
           const code = row["hash"] === null || row["hash"] === undefined ? Option.none() : Option.some(yield* decodeCode(row))
           return { client, code }
         }))
