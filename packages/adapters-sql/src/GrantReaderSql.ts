@@ -37,6 +37,13 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const decodeRecheck = decodeRow(Recheck, recheckSource)
   const decodeClient = decodeRow(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" })
   const decodeCode = decodeRow(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
+  // The connection a refresh hash was ever issued to, with its approver's membership role (refreshGrounds' read, and
+  // the grounds part of clientAndRefreshGrounds').
+  const groundsByHash = (refreshHash: string) =>
+    sql`SELECT c.*, m.role AS approver_role
+      FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
+      LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
+      WHERE r.hash = ${refreshHash}`
   const groundsOf = (row: Record<string, unknown>) =>
     Effect.gen(function* () {
       const connection = yield* decodeConnection(row)
@@ -53,10 +60,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
       sql`SELECT ${clientSelect}, g.*
         FROM (SELECT 1) AS one
         LEFT JOIN clients cl ON cl.client_id = ${clientId}
-        LEFT JOIN (SELECT c.*, m.role AS approver_role
-          FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
-          LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
-          WHERE r.hash = ${refreshHash}) AS g ON true`.pipe(
+        LEFT JOIN (${groundsByHash(refreshHash)}) AS g ON true`.pipe(
         unavailable("GrantReader.clientAndRefreshGrounds"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), grounds: Option.none() }
@@ -79,10 +83,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         }))
       ),
     refreshGrounds: (refreshHash) =>
-      sql`SELECT c.*, m.role AS approver_role
-        FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
-        LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
-        WHERE r.hash = ${refreshHash}`.pipe(
+      groundsByHash(refreshHash).pipe(
         unavailable("GrantReader.refreshGrounds"),
         Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.map(groundsOf(row), Option.some))
       ),
