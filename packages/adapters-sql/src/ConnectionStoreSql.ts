@@ -17,6 +17,7 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
   const findByRefreshHash = decodeFirstRow(Connection, source("findByRefreshHash"))
   const listByWorkspace = decodeRows(Connection, source("listByWorkspace"))
   const listByClient = decodeRows(Connection, source("listByClient"))
+  const listExpiredActive = decodeRows(Connection, source("listExpiredActive"))
   // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched, then
   // `following` (CTEs that write only when it matched too). Of racing refreshes that loaded one version, one row
   // matches; the losers write nothing.
@@ -73,7 +74,7 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
       sql`SELECT * FROM connections WHERE status = 'active' AND expires_at <= ${now}
           ORDER BY expires_at, id LIMIT ${limit}`.pipe(
         unavailable("ConnectionStore.listExpiredActive"),
-        Effect.flatMap(listByClient)
+        Effect.flatMap(listExpiredActive)
       )
   })
 }))

@@ -37,12 +37,22 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const decodeRecheck = decodeRow(Recheck, recheckSource)
   const decodeClient = decodeRow(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" })
   const decodeCode = decodeRow(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
+  // The connection a refresh hash was ever issued to, with its approver's membership role (refreshGrounds' read, and
+  // the grounds part of clientAndRefreshGrounds').
+  const groundsByHash = (refreshHash: string) =>
+    sql`SELECT c.*, m.role AS approver_role
+      FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
+      LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
+      WHERE r.hash = ${refreshHash}`
   const groundsOf = (row: Record<string, unknown>) =>
     Effect.gen(function* () {
       const connection = yield* decodeConnection(row)
       const { approverRole } = yield* decodeRole(row)
       return { connection, role: { _tag: "Confirmed" as const, role: approverRole } }
     })
+  // The client of a combined row: none when its left join found no client.
+  const clientOf = (row: Record<string, unknown>) =>
+    row[prefixedClientId] === null ? Effect.succeedNone : Effect.map(decodeClient(clientRowOf(row)), Option.some)
   const clientSelect = sql.literal(clientColumns.map((c) => `cl.${c} AS ${clientPrefix}${c}`).join(", "))
   return GrantReader.of({
     // One row always (the client and the grant are each left-joined to it): absent parts come back as NULLs.
@@ -50,14 +60,11 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
       sql`SELECT ${clientSelect}, g.*
         FROM (SELECT 1) AS one
         LEFT JOIN clients cl ON cl.client_id = ${clientId}
-        LEFT JOIN (SELECT c.*, m.role AS approver_role
-          FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
-          LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
-          WHERE r.hash = ${refreshHash}) AS g ON true`.pipe(
+        LEFT JOIN (${groundsByHash(refreshHash)}) AS g ON true`.pipe(
         unavailable("GrantReader.clientAndRefreshGrounds"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), grounds: Option.none() }
-          const client = row[prefixedClientId] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const client = yield* clientOf(row)
           const grounds = row["id"] === null || row["id"] === undefined ? Option.none() : Option.some(yield* groundsOf(row))
           return { client, grounds }
         }))
@@ -70,22 +77,15 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         unavailable("GrantReader.clientAndCode"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), code: Option.none() }
-          const client = row[prefixedClientId] === null ? Option.none() : Option.some(yield* decodeClient(clientRowOf(row)))
+          const client = yield* clientOf(row)
           const code = row["hash"] === null || row["hash"] === undefined ? Option.none() : Option.some(yield* decodeCode(row))
           return { client, code }
         }))
       ),
     refreshGrounds: (refreshHash) =>
-      sql`SELECT c.*, m.role AS approver_role
-        FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
-        LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
-        WHERE r.hash = ${refreshHash}`.pipe(
+      groundsByHash(refreshHash).pipe(
         unavailable("GrantReader.refreshGrounds"),
-        Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.gen(function* () {
-          const connection = yield* decodeConnection(row)
-          const { approverRole } = yield* decodeRole(row)
-          return Option.some({ connection, role: { _tag: "Confirmed" as const, role: approverRole } })
-        }))
+        Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.map(groundsOf(row), Option.some))
       ),
     recheckExchange: (codeHash, clientId) =>
       sql`SELECT (SELECT version FROM authorization_codes WHERE hash = ${codeHash}) AS code_version,

@@ -26,7 +26,7 @@ import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
 import { aClient, aConnection, aConsentPage, unique, uniqueHash } from "./contracts/fixtures.ts"
 import { refreshGrant, seedAdminWorkspace, seedCode, TokenWorld } from "./tokenWorld.ts"
-import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
+import { backends } from "./databases.ts"
 import { oauthAnswer } from "@adgate/adapters-http"
 import { audited } from "./audited.ts"
 
@@ -45,11 +45,6 @@ const connectionOf = (refreshToken: string) => Effect.gen(function* () {
   const hash = yield* (yield* Secrets).hash(refreshToken)
   return Option.getOrThrow(yield* (yield* ConnectionStore).findByRefreshHash(hash))
 })
-
-const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
-  ["PGlite", true, () => pgliteDatabase()],
-  ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
-]
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(`atomicity on ${name}`, () => {
   layer(TokenWorld.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {

@@ -42,3 +42,9 @@ export const processDatabase = (url: string) =>
 export const postgresDatabase = (url: string) =>
   Layer.unwrap(Effect.map(freshPostgresDatabase(url), (fresh) =>
     SqlDatabase({ databaseUrl: Option.some(Redacted.make(fresh)), dataDir: tempDataDir() })))
+
+/** The databases a suite runs on, each with whether it runs: PGlite always, PostgreSQL when DATABASE_URL is set. */
+export const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
+  ["PGlite", true, () => pgliteDatabase()],
+  ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
+]

@@ -21,7 +21,7 @@ import {
   aClient, aCode, aConnection, aConsentPage, anAccessToken, anApiKey, anAuditEntry, aMail, aSession, aUser,
   aWorkspace, t0, unique, uniqueHash
 } from "./contracts/fixtures.ts"
-import { databaseUrl, freshPostgresDatabase, pgliteDatabase, postgresDatabase, tempDataDir } from "./databases.ts"
+import { backends, databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { clientPurgeStatements } from "../src/runHousekeeping.ts"
 
@@ -122,11 +122,6 @@ const storedWithHistory = (connection: Connection, at: ReadonlyArray<number>, la
 
 const ended = (c: Connection, at: number): Connection =>
   ({ ...c, version: c.version + 1, status: "ended", endedReason: "disconnected", endedAt: at })
-
-const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
-  ["PGlite", true, () => pgliteDatabase()],
-  ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
-]
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, () => {
   // The token world (the SQL stores with secrets and the issuer), so that a test can drive the token endpoint.

@@ -13,7 +13,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
 import { aCode, aConnection, anAccessToken, unique, uniqueHash } from "./contracts/fixtures.ts"
-import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
+import { backends } from "./databases.ts"
 
 const readers = ["probe-a", "probe-b"]
 
@@ -42,11 +42,6 @@ const exchangeRows = Effect.gen(function* () {
   const spent = { ...code, version: 2, status: "used" as const, connectionId: connection.id }
   return { code, spent, connection, token, follows }
 })
-
-const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
-  ["PGlite", true, () => pgliteDatabase()],
-  ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
-]
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveWith on ${name}`, () => {
   layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {

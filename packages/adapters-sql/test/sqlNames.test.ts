@@ -8,12 +8,7 @@ import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
 import { anAuditEntry, aTask, aWriteRequest } from "./contracts/fixtures.ts"
-import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
-
-const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [
-  ["PGlite", true, () => pgliteDatabase()],
-  ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
-]
+import { backends } from "./databases.ts"
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, () => {
   layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(`column names on ${name}`, (it) => {
