@@ -5,10 +5,11 @@
 // app place. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {
   AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest, IdempotencyStore,
-  maxAppsPerWorkspace, queueWriteRequest, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore,
+  maxAppsPerWorkspace, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets, WriteRequestStore,
   UserId,
   ConnectionId
 } from "@adgate/core"
+import { queueWithoutCall } from "@adgate/core/testing"
 import { type Connection, type IdempotentResponse, SecretHash } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option, Ref } from "effect"
@@ -42,7 +43,7 @@ const seedWriteRequest = Effect.gen(function* () {
   // The connection that asked is live: an approval checks it (docs/decisions.md, Write requests).
   const connection = aConnection({ workspaceId: seeded.workspaceId, approverId: seeded.editor })
   yield* (yield* ConnectionStore).insert(connection)
-  const request = yield* queueWriteRequest({
+  const request = yield* queueWithoutCall({
     workspaceId: seeded.workspaceId, connectionId: connection.id, apiKeyId: null, requestedBy: seeded.editor,
     tool: "meta__pause_campaign", arguments: { campaignId: "c1" }, reason: "approval"
   })

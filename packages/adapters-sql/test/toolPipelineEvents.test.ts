@@ -8,9 +8,7 @@ import {
   Platforms, type Principal, queueWriteRequest, recordToolRun, SecretHash, Transactor, UserId, WorkspaceId,
   WriteRequestStore, type WriteRequestId
 } from "@adgate/core"
-import {
-  CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto, ToolSearchMemory
-} from "@adgate/core/testing"
+import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto, ToolSearchMemory, queueWithoutCall } from "@adgate/core/testing"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, Layer, Option, Redacted, Ref } from "effect"
@@ -149,7 +147,7 @@ const rolledBack = (world: Layer.Layer<World>) => Effect.gen(function* () {
 /** Spec §Events mails the person about what would change: a request queued without a preview is audited, not mailed. */
 const withoutPreview = (world: Layer.Layer<World>) => Effect.gen(function* () {
   yield* seed
-  const request = yield* queueWriteRequest({
+  const request = yield* queueWithoutCall({
     workspaceId: ws, connectionId: null, apiKeyId: keyOf("wait"), requestedBy: admin, tool: "ads__pause_campaign",
     arguments: { accountId: "act_1", campaignId: "c1" }, reason: "approval"
   })

@@ -3,13 +3,14 @@
 // once (PostgreSQL: two connection pools, FOR UPDATE SKIP LOCKED), with one audit entry per withdrawn request; a
 // request a person approved meanwhile is left to the execution check. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  ApiKeyStore, AuditLog, ConnectionStore, decideWriteRequest, endConnection, queueWriteRequest, revokeApiKey, WriteRequestStore,
+  ApiKeyStore, AuditLog, ConnectionStore, decideWriteRequest, endConnection, revokeApiKey, WriteRequestStore,
   type WriteRequestInput,
   ApiKeyId,
   ConnectionId,
   SecretHash,
   WriteRequestId
 } from "@adgate/core"
+import { queueWithoutCall } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -37,10 +38,10 @@ const seedRequests = Effect.gen(function* () {
   })
   const ofConnection = { connectionId: connection.id, apiKeyId: null }
   const ofKey = { connectionId: null, apiKeyId: keyId }
-  const connectionRequests = [yield* queueWriteRequest(input("c1", ofConnection)), yield* queueWriteRequest(input("c2", ofConnection))]
-  const approved = yield* queueWriteRequest(input("c3", ofConnection))
+  const connectionRequests = [yield* queueWithoutCall(input("c1", ofConnection)), yield* queueWithoutCall(input("c2", ofConnection))]
+  const approved = yield* queueWithoutCall(input("c3", ofConnection))
   yield* decideWriteRequest({ id: approved.id, workspaceId, deciderId: userId, decision: "approve", argumentsHash: approved.argumentsHash })
-  const keyRequests = [yield* queueWriteRequest(input("c4", ofKey)), yield* queueWriteRequest(input("c5", ofKey))]
+  const keyRequests = [yield* queueWithoutCall(input("c4", ofKey)), yield* queueWithoutCall(input("c5", ofKey))]
   return { workspaceId, userId, connectionId: connection.id, keyId, connectionRequests, keyRequests, approved }
 })
 

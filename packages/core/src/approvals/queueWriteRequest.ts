@@ -34,10 +34,7 @@ export interface QueuedCall {
   readonly summary: string | null
 }
 
-/** A request queued without a call's facts (the lifecycle's own tests, embedding): no app, no preview. */
-const noCall = (input: WriteRequestInput): QueuedCall => ({ clientId: null, toolTitle: input.tool, summary: null })
-
-export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(function* (input: WriteRequestInput, call: QueuedCall = noCall(input)) {
+export const queueWriteRequest = Effect.fn("approvals.queueWriteRequest")(function* (input: WriteRequestInput, call: QueuedCall) {
   const now = yield* Clock.currentTimeMillis
   const request: WriteRequest = {
     ...input,

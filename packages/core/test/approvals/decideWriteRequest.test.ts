@@ -5,13 +5,14 @@ import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
-  decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, queueWriteRequest, recordWriteOutcome, WriteRequestStore,
+  decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, recordWriteOutcome, WriteRequestStore,
   writeRequestLifetimeMs, type WriteRequestInput,
   WorkspaceId,
   UserId,
   ConnectionId,
   WriteRequestId
 } from "@adgate/core"
+import { queueWithoutCall } from "@adgate/core/testing"
 import { inWorld, people, ws } from "./world.ts"
 
 const input: WriteRequestInput = {
@@ -24,7 +25,7 @@ const approveBy = (id: WriteRequestId, deciderId: UserId, argumentsHash: string)
 describe("queueWriteRequest (spec §POST /tools/{name} 202)", () => {
   it.effect("queues a pending rwq_ request bound to the fingerprint of the exact call, due in 7 days", () => inWorld(Effect.gen(function* () {
     yield* TestClock.adjust(1000)
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     assert.match(request.id, /^rwq_[A-Za-z0-9_-]{43}$/)
     assert.deepStrictEqual([request.status, request.createdAt, request.expiresAt, request.version], ["pending_approval", 1000, 1000 + writeRequestLifetimeMs, 1])
     assert.strictEqual(request.argumentsHash, yield* hashToolCall(input.tool, { reason: "overspend", campaignId: "c1" }))
@@ -35,7 +36,7 @@ describe("queueWriteRequest (spec §POST /tools/{name} 202)", () => {
 
 describe("decideWriteRequest (checklist 177)", () => {
   it.effect("an editor approves the payload they were shown → approved, by them, and it leaves the queue", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     yield* TestClock.adjust(5000)
     const approved = yield* approveBy(request.id, people.editor, request.argumentsHash)
     assert.deepStrictEqual([approved.status, approved.decidedBy, approved.decidedAt], ["approved", people.editor, 5000])
@@ -44,7 +45,7 @@ describe("decideWriteRequest (checklist 177)", () => {
   })))
 
   it.effect("an admin rejects → rejected; a second decision is WriteRequestNotPending naming the status", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     const rejected = yield* decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })
     assert.strictEqual(rejected.status, "rejected")
     const error = yield* Effect.flip(approveBy(request.id, people.editor, request.argumentsHash))
@@ -52,7 +53,7 @@ describe("decideWriteRequest (checklist 177)", () => {
   })))
 
   it.effect("a viewer, or an admin of another workspace, cannot decide; another workspace's request is not found", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.viewer, request.argumentsHash)))._tag, "WriteRequestDecisionNotAllowed")
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.outsider, request.argumentsHash)))._tag, "WriteRequestDecisionNotAllowed")
     const elsewhere = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: WorkspaceId.make("ws_other"), deciderId: people.outsider, decision: "reject" }))
@@ -62,14 +63,14 @@ describe("decideWriteRequest (checklist 177)", () => {
   })))
 
   it.effect("an approval of another payload is refused and the request stays pending (checklist 177)", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     const edited = yield* hashToolCall(input.tool, { campaignId: "c1", reason: "overspend", budget: 0 })
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.admin, edited)))._tag, "WriteRequestPayloadMismatch")
     assert.strictEqual(Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id)).status, "pending_approval")
   })))
 
   it.effect("two concurrent decisions on one request: exactly one wins, the other is WriteRequestNotPending", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     const results = yield* Effect.all([
       Effect.result(approveBy(request.id, people.editor, request.argumentsHash)),
       Effect.result(decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: people.admin, decision: "reject" }))
@@ -82,7 +83,7 @@ describe("decideWriteRequest (checklist 177)", () => {
   })))
 
   it.effect("a decision after 7 days unanswered is WriteRequestExpired, and the request is stored expired", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     yield* TestClock.adjust(writeRequestLifetimeMs)
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.admin, request.argumentsHash)))._tag, "WriteRequestExpired")
     const stored = Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id))
@@ -92,10 +93,10 @@ describe("decideWriteRequest (checklist 177)", () => {
 
 describe("expireWriteRequests (spec §States: Write request, unanswered → expired)", () => {
   it.effect("expires exactly the pending requests whose 7 days have passed", () => inWorld(Effect.gen(function* () {
-    const old = yield* queueWriteRequest(input)
+    const old = yield* queueWithoutCall(input)
     yield* TestClock.adjust(1000)
-    const young = yield* queueWriteRequest(input)
-    const decided = yield* queueWriteRequest(input)
+    const young = yield* queueWithoutCall(input)
+    const decided = yield* queueWithoutCall(input)
     yield* decideWriteRequest({ id: decided.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })
     yield* TestClock.adjust(writeRequestLifetimeMs - 1000)
     assert.deepStrictEqual(yield* expireWriteRequests(), [old.id])
@@ -107,7 +108,7 @@ describe("expireWriteRequests (spec §States: Write request, unanswered → expi
     assert.deepStrictEqual(statuses, ["expired", "expired", "rejected"])
   })))
   it.effect("each expiry causes one WriteExpired (spec §Events), and a pass that expires nothing causes none", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     yield* TestClock.adjust(writeRequestLifetimeMs)
     const now = yield* Clock.currentTimeMillis
     yield* expireWriteRequests()
@@ -119,7 +120,7 @@ describe("expireWriteRequests (spec §States: Write request, unanswered → expi
 
 describe("recordWriteOutcome (spec §Write request: providerStatus once it ran)", () => {
   it.effect("an approved write that ran is executed with the platform's status and answer; a second report is refused", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     yield* approveBy(request.id, people.admin, request.argumentsHash)
     const done = yield* recordWriteOutcome(request.id, { _tag: "Executed", providerStatus: 200, result: { status: "PAUSED" } })
     assert.deepStrictEqual([done.status, done.providerStatus, done.result], ["executed", 200, { status: "PAUSED" }])
@@ -128,7 +129,7 @@ describe("recordWriteOutcome (spec §Write request: providerStatus once it ran)"
   })))
 
   it.effect("a pending or unknown request cannot have an outcome", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(input)
+    const request = yield* queueWithoutCall(input)
     assert.strictEqual((yield* Effect.flip(recordWriteOutcome(request.id, { _tag: "Failed", providerStatus: 422, result: "no" })))._tag, "WriteRequestNotApproved")
     assert.strictEqual((yield* Effect.flip(recordWriteOutcome(WriteRequestId.make("rwq_unknown"), { _tag: "Failed", providerStatus: 422, result: "no" })))._tag, "WriteRequestNotFound")
   })))

@@ -9,7 +9,6 @@ import {
   drainOutbox,
   endConnection,
   executeWriteRequest,
-  queueWriteRequest,
   resumeApprovedWrites,
   revokeApiKey,
   withdrawForEndedRequesters,
@@ -18,7 +17,7 @@ import {
   ApiKeyId,
   ConnectionId
 } from "@adgate/core"
-import { AuditLogMemory } from "@adgate/core/testing"
+import { AuditLogMemory, queueWithoutCall } from "@adgate/core/testing"
 import { TestClock } from "effect/testing"
 import { audited as auditedIn } from "../support/audited.ts"
 import { people as pipelinePeople, ws as pipelineWs } from "../tools/world.ts"
@@ -46,11 +45,11 @@ const withAudit = <A, E>(effect: Effect.Effect<A, E, any>) => inWorld(Effect.pro
 describe("the withdrawals reader: an ended credential's pending writes are withdrawn", () => {
   it.effect("a connection ended (disconnected): its pending requests end rejected naming it, with an audit entry; others' requests and decided ones are untouched", () => withAudit(Effect.gen(function* () {
     yield* seedConnection(ws, people.admin, ConnectionId.make("con_2"))
-    const mine = yield* queueWriteRequest(byConnection)
-    const alsoMine = yield* queueWriteRequest({ ...byConnection, arguments: { campaignId: "c2" } })
-    const decided = yield* queueWriteRequest({ ...byConnection, arguments: { campaignId: "c3" } })
+    const mine = yield* queueWithoutCall(byConnection)
+    const alsoMine = yield* queueWithoutCall({ ...byConnection, arguments: { campaignId: "c2" } })
+    const decided = yield* queueWithoutCall({ ...byConnection, arguments: { campaignId: "c3" } })
     yield* decideWriteRequest({ id: decided.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })
-    const theirs = yield* queueWriteRequest({ ...byConnection, connectionId: ConnectionId.make("con_2") })
+    const theirs = yield* queueWithoutCall({ ...byConnection, connectionId: ConnectionId.make("con_2") })
     yield* TestClock.adjust(1000)
     yield* endConnection(ConnectionId.make("con_1"), "disconnected", people.admin)
     // Until the reader runs the requests still wait (the decision itself refuses meanwhile, below).
@@ -73,7 +72,7 @@ describe("the withdrawals reader: an ended credential's pending writes are withd
 
   it.effect("an API key revoked: its pending requests are withdrawn, naming the key (key_revoked)", () => withAudit(Effect.gen(function* () {
     yield* seedApiKey(ws, people.admin, ApiKeyId.make("key_1"))
-    const request = yield* queueWriteRequest(byKey(ApiKeyId.make("key_1")))
+    const request = yield* queueWithoutCall(byKey(ApiKeyId.make("key_1")))
     yield* revokeApiKey({ keyId: ApiKeyId.make("key_1"), workspaceId: ws, actorId: people.admin })
     yield* drainWithdrawals
     const withdrawn = yield* find(request.id)
@@ -88,8 +87,8 @@ describe("the withdrawals reader: an ended credential's pending writes are withd
 
   it.effect("a connection a year old ended by housekeeping, or by role loss: the same withdrawal, naming the reason", () => withAudit(Effect.gen(function* () {
     yield* seedConnection(ws, people.admin, ConnectionId.make("con_2"))
-    const first = yield* queueWriteRequest(byConnection)
-    const second = yield* queueWriteRequest({ ...byConnection, connectionId: ConnectionId.make("con_2") })
+    const first = yield* queueWithoutCall(byConnection)
+    const second = yield* queueWithoutCall({ ...byConnection, connectionId: ConnectionId.make("con_2") })
     yield* endConnection(ConnectionId.make("con_1"), "expired", null)
     yield* endConnection(ConnectionId.make("con_2"), "role_lost", null)
     yield* drainWithdrawals
@@ -100,8 +99,8 @@ describe("the withdrawals reader: an ended credential's pending writes are withd
 
 describe("the decision refuses an approval whose requester ended, before the reader runs", () => {
   it.effect("approving after the connection ended: RequesterEnded, and the request is withdrawn (committed); rejecting still works", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(byConnection)
-    const other = yield* queueWriteRequest({ ...byConnection, arguments: { campaignId: "c2" } })
+    const request = yield* queueWithoutCall(byConnection)
+    const other = yield* queueWithoutCall({ ...byConnection, arguments: { campaignId: "c2" } })
     yield* endConnection(ConnectionId.make("con_1"), "revoked", null)
     const refused = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: people.admin, decision: "approve", argumentsHash: request.argumentsHash }))
     assert.deepInclude(refused, { _tag: "RequesterEnded", requestId: request.id, credentialId: ConnectionId.make("con_1"), reason: "revoked" })
@@ -118,9 +117,9 @@ describe("the decision refuses an approval whose requester ended, before the rea
 
   it.effect("approving after the API key was revoked, or for a credential that does not exist: refused (fail closed)", () => inWorld(Effect.gen(function* () {
     yield* seedApiKey(ws, people.admin, ApiKeyId.make("key_1"))
-    const revoked = yield* queueWriteRequest(byKey(ApiKeyId.make("key_1")))
+    const revoked = yield* queueWithoutCall(byKey(ApiKeyId.make("key_1")))
     yield* revokeApiKey({ keyId: ApiKeyId.make("key_1"), workspaceId: ws, actorId: people.admin })
-    const unknown = yield* queueWriteRequest(byKey(ApiKeyId.make("key_unknown")))
+    const unknown = yield* queueWithoutCall(byKey(ApiKeyId.make("key_unknown")))
     for (const [request, reason] of [[revoked, "key_revoked"], [unknown, "credential_unknown"]] as const) {
       const refused = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: people.editor, decision: "approve", argumentsHash: request.argumentsHash }))
       assert.deepInclude(refused, { _tag: "RequesterEnded", reason })
@@ -129,7 +128,7 @@ describe("the decision refuses an approval whose requester ended, before the rea
   })))
 
   it.effect("a connection past its 365 days that housekeeping has not ended yet is no longer live", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(byConnection)
+    const request = yield* queueWithoutCall(byConnection)
     yield* TestClock.adjust(365 * 24 * 60 * 60 * 1000)
     const refused = yield* Effect.flip(decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: people.admin, decision: "approve", argumentsHash: request.argumentsHash }))
     // The request's own 7 days passed first: the late decision records that; either way nothing is approved.

@@ -9,11 +9,11 @@ import {
   decideWriteRequest,
   findOwnWriteRequest,
   isWithdrawn,
-  queueWriteRequest,
   withdrawWriteRequest,
   WorkspaceId,
   type WriteRequestInput
 } from "@adgate/core"
+import { queueWithoutCall } from "@adgate/core/testing"
 import { findRequest, inWorld, people, ws } from "./world.ts"
 
 const con1 = ConnectionId.make("con_1")
@@ -24,7 +24,7 @@ const byConnection: WriteRequestInput = {
 
 describe("withdrawWriteRequest (the app's own withdrawal)", () => {
   it.effect("the credential that asked withdraws its pending request: rejected, decided by that credential, a withdrawal", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(byConnection)
+    const request = yield* queueWithoutCall(byConnection)
     const withdrawn = yield* withdrawWriteRequest({ id: request.id, workspaceId: ws, requesterId: con1 })
     assert.deepInclude(withdrawn, { status: "rejected", decidedBy: con1 })
     assert.isTrue(isWithdrawn(yield* findRequest(request.id)))
@@ -33,8 +33,8 @@ describe("withdrawWriteRequest (the app's own withdrawal)", () => {
   })))
 
   it.effect("another app's request, or one of another workspace, is not found and stays as it was", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(byConnection)
-    const keyRequest = yield* queueWriteRequest({ ...byConnection, connectionId: null, apiKeyId: ApiKeyId.make("key_1") })
+    const request = yield* queueWithoutCall(byConnection)
+    const keyRequest = yield* queueWithoutCall({ ...byConnection, connectionId: null, apiKeyId: ApiKeyId.make("key_1") })
     for (const [workspaceId, requesterId] of [[ws, "con_2"], [ws, "key_1"], [WorkspaceId.make("ws_other"), con1]] as const) {
       assert.isTrue(Option.isNone(yield* findOwnWriteRequest(workspaceId, requesterId, request.id)))
       const refused = yield* Effect.flip(withdrawWriteRequest({ id: request.id, workspaceId, requesterId }))
@@ -47,7 +47,7 @@ describe("withdrawWriteRequest (the app's own withdrawal)", () => {
   })))
 
   it.effect("a person's decline is not a withdrawal", () => inWorld(Effect.gen(function* () {
-    const request = yield* queueWriteRequest(byConnection)
+    const request = yield* queueWithoutCall(byConnection)
     const declined = yield* decideWriteRequest({ id: request.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })
     assert.deepStrictEqual([declined.status, isWithdrawn(declined)], ["rejected", false])
   })))
