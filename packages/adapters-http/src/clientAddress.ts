@@ -34,10 +34,14 @@ export const countedAddress = (address: string): string => {
   return result
 }
 
-const countedCacheSize = 4096
+/** At most this many addresses are remembered. */
+export const countedCacheSize = 4096
 /** The longest text of an address: 45 characters for IPv6 with an IPv4 tail, and room for a zone (`%eth0`). */
 const longestAddress = 64
 const counted = new Map<string, string>()
+
+/** How many addresses are remembered now: what the tests check stays bounded. */
+export const rememberedAddresses = (): number => counted.size
 
 const countAddress = (address: string): string => {
   if (!ipaddr.isValid(address)) return address
