@@ -181,7 +181,10 @@ const clip = (text: string, max = 80) => (text.length > max ? `${text.slice(0, m
 const describeRequest = (r: WriteRequest) => {
   switch (r.status) {
     case "executed": return `request ${r.id} approved and executed: the platform answered ${r.providerStatus}`
-    case "failed": return `request ${r.id} approved but failed: ${requesterEndingOf(r) !== null ? requesterEndedMessage(requesterEndingOf(r)!) : r.providerStatus === null ? "the platform was not reached" : `the platform answered ${r.providerStatus}`}`
+    case "failed": {
+      const ending = requesterEndingOf(r)
+      return `request ${r.id} approved but failed: ${ending !== null ? requesterEndedMessage(ending) : r.providerStatus === null ? "the platform was not reached" : `the platform answered ${r.providerStatus}`}`
+    }
     case "approved": return `request ${r.id} approved; it runs as soon as the platform answers (housekeeping retries it)`
     case "rejected": return `request ${r.id} rejected`
     default: return `request ${r.id} is ${r.status}`

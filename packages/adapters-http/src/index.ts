@@ -11,3 +11,4 @@ export { MetadataDocumentFetcherHttps } from "./cimd/MetadataDocumentFetcherHttp
 export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJsonError } from "./oauth/errors.ts"
 export { bearerChallenge, protectedResourceMetadataUrl, refusalAnswer, type RefusalAnswer } from "./rest/bearerAnswers.ts"
 export { taskReportAnswer } from "./rest/taskReportAnswer.ts"
+export { requestStatusUrl } from "./rest/restApi.ts"

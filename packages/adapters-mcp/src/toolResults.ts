@@ -3,6 +3,7 @@
 // refusal as a tool result with `isError` carrying the same `{error, message}` REST gives (core toolRefusalCodes).
 import { type ToolCallAnswer, type ToolCallRefusal, toolRefusalCodes, toolRefusalMessage } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
+import { requestStatusUrl } from "@adgate/adapters-http"
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -21,8 +22,8 @@ const detailsOf = (details: Record<string, unknown>) => {
   return fields
 }
 
-/** Where a queued write is followed on REST (spec §GET /requests/{id}). */
-export const requestStatusUrl = (origin: string, requestId: string) => `${origin}/api/v1/requests/${requestId}`
+// Where a queued write is followed on REST (spec §GET /requests/{id}): the REST API's own link, not a second copy.
+export { requestStatusUrl }
 
 /** A result of a workspace tool or a run platform tool: JSON text, and the object as structured content. */
 export const jsonResult = (value: unknown): CallToolResult => ({

@@ -1,29 +1,21 @@
 // A queued write followed as an MCP task, whose API key is then revoked (docs/decisions.md, Write requests): the
 // outbox's withdrawals reader withdraws the request, and the task it is reports `failed` (the app did not cancel it:
 // its credential was ended), with an error result; nothing reached the platform.
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { Effect, Option } from "effect"
 import { createApiKey, revokeApiKey, WriteRequestStore, WriteRequestId } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { createTaskSessionFromClient } from "@modelcontextprotocol/ext-tasks/client"
 import { taskResultOf, taskStatusOf } from "../src/writeRequestTasks.ts"
-import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "./support/mcpTestServer.ts"
+import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
 let world: SeededWorld
-let drop: () => Promise<void>
 
-beforeAll(async () => {
-  const database = await freshDatabase()
-  drop = database.drop
-  server = await startMcpTestServer(database)
-  world = await seedWorld(server)
-}, 90_000)
-
-afterAll(async () => {
-  await server?.close()
-  await drop?.()
+useMcpTestServer((started, seeded) => {
+  server = started
+  world = seeded
 })
 
 describe("the MCP task of a write whose API key was revoked while it waited", () => {

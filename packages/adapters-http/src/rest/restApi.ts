@@ -121,6 +121,8 @@ const bearer = (anyOf: ReadonlyArray<Scope> | null, challengeScopes: ReadonlyArr
 const iso = (ms: number): string => new Date(ms).toISOString()
 const taskUrl = (taskId: string) => `${restBasePath}/tasks/${encodeURIComponent(taskId)}`
 const requestUrl = (requestId: string) => `${restBasePath}/requests/${encodeURIComponent(requestId)}`
+/** Where a queued write is followed (spec §GET /requests/{id}), absolute: the one link the REST and MCP answers render. */
+export const requestStatusUrl = (origin: string, requestId: string) => `${origin}${requestUrl(requestId)}`
 const ok = (body: object, status = 200, headers?: Readonly<Record<string, string>>): RestAnswer =>
   ({ status, body: { ok: true, ...body }, ...(headers === undefined ? {} : { headers }) })
 
@@ -364,7 +366,7 @@ const taskRoute = route({
     const task = yield* findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? ""))
     const { url, ...view } = taskView(task)
     const origin = (yield* Issuer).origin
-    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report, (id) => `${origin}${requestUrl(id)}`), url })
+    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report, (id) => requestStatusUrl(origin, id)), url })
   })
 })
 

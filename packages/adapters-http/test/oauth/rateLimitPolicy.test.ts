@@ -3,7 +3,7 @@
 // trusted proxy the forwarded client is counted, from anyone else X-Forwarded-For changes nothing; IPv6 per /64.
 import { afterAll, describe, expect, it } from "vitest"
 import { defaultLimits, type RateLimitPolicy } from "@adgate/core"
-import { clientAddress, compileTrustedProxies, countedAddress } from "../../src/clientAddress.ts"
+import { clientAddress, compileTrustedProxies, countedAddress, countedCacheSize, rememberedAddresses } from "../../src/clientAddress.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { registerApp } from "./oauthClient.ts"
 
@@ -131,6 +131,19 @@ describe("clientAddress", () => {
     expect(countedAddress("::ffff:192.0.2.7")).toBe("192.0.2.7")
     expect(countedAddress("2001:db8:a:b:c:d:e:f")).toBe("2001:db8:a:b::/64")
     expect(countedAddress("not an address")).toBe("not an address")
+  })
+
+  it("the counted addresses remembered stay bounded: at most countedCacheSize, and no text longer than an address", () => {
+    for (let i = 0; i < 3 * countedCacheSize; i++) {
+      countedAddress(`2001:db8:${(i % 65536).toString(16)}::${i.toString(16)}`)
+      expect(rememberedAddresses()).toBeLessThanOrEqual(countedCacheSize)
+    }
+    // Room for one more (a full cache is cleared first), so that a text kept would show as one more.
+    if (rememberedAddresses() === countedCacheSize) countedAddress("192.0.2.200")
+    const before = rememberedAddresses()
+    const forwarded = "x".repeat(8000)
+    expect(countedAddress(forwarded)).toBe(forwarded)
+    expect(rememberedAddresses()).toBe(before)
   })
 
   it("a TRUSTED_PROXIES entry that is not an address or range is refused", () => {

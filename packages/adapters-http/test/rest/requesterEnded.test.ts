@@ -17,6 +17,7 @@ import {
   WriteRequestStore,
   ApiKeyId,
   ConnectionId,
+  type WriteRequest,
   WriteRequestId
 } from "@adgate/core"
 import {
@@ -141,6 +142,17 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       return { ...write, requestId: queued.body.requestId as string }
     }
 
+    /** Queues the pause with a new API key whose writes wait: the key, the write and its stored request. */
+    const queuePauseWithNewKey = async () => {
+      const key = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "wait" })
+      const write = await queuePause(key)
+      return { key, write, request: await requestOf(write.requestId) }
+    }
+
+    /** The workspace admin revokes the API key that asked for `request`. */
+    const revokeKeyOf = (request: WriteRequest) =>
+      server.run(revokeApiKey({ keyId: request.apiKeyId ?? ApiKeyId.make(""), workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
+
     it("a connection ended at /oauth/revoke: its pending write is withdrawn, approving it is refused, the platform never saw it", async () => {
       const { client, tokens } = await connectWaitingApp()
       const write = await queuePause(tokens.access_token)
@@ -181,10 +193,8 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
     }, 60_000)
 
     it("an API key revoked: its pending write is withdrawn and cannot be approved; the platform never saw it", async () => {
-      const key = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "wait" })
-      const write = await queuePause(key)
-      const request = await requestOf(write.requestId)
-      await server.run(revokeApiKey({ keyId: request.apiKeyId ?? ApiKeyId.make(""), workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
+      const { key, write, request } = await queuePauseWithNewKey()
+      await revokeKeyOf(request)
       expect((await restClient(server, key).get(`/requests/${write.requestId}`)).status).toBe(401)
       await server.run(drainReaders)
       const seen = await restClient(server, reader).get(`/requests/${write.requestId}`)
@@ -196,15 +206,13 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
     }, 60_000)
 
     it("approved but not yet run when the key is revoked: it ends failed (requester_ended) without a platform call", async () => {
-      const key = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "wait" })
-      const write = await queuePause(key)
-      const request = await requestOf(write.requestId)
+      const { write, request } = await queuePauseWithNewKey()
       const appliedBefore = await platform.applied(server)
       // Approved (the process that approved has not run it yet), then the key is revoked.
       await server.run(decideWriteRequest({
         id: request.id, workspaceId: workspaceId(), deciderId: server.users.editor.id, decision: "approve", argumentsHash: request.argumentsHash
       }).pipe(Effect.orDie))
-      await server.run(revokeApiKey({ keyId: request.apiKeyId ?? ApiKeyId.make(""), workspaceId: workspaceId(), actorId: server.users.admin.id }).pipe(Effect.orDie))
+      await revokeKeyOf(request)
       await server.run(drainReaders)
       expect((await requestOf(write.requestId)).status).toBe("approved")
       const ran = await server.run(executeWriteRequest(request.id).pipe(Effect.orDie))

@@ -118,7 +118,8 @@ export const cookiesFrom = (response: Response, previous = ""): string => {
   return [...jar].map(([k, v]) => `${k}=${v}`).join("; ")
 }
 
-const refuseEverything = Layer.succeed(MetadataDocumentFetcher, MetadataDocumentFetcher.of({
+/** The default MetadataDocumentFetcher of a test server: every URL refused, so no test reaches the network. */
+export const refuseEverything = Layer.succeed(MetadataDocumentFetcher, MetadataDocumentFetcher.of({
   fetch: (url) => Effect.fail(new MetadataDocumentUnavailable({ url, reason: "the test server fetches no documents" }))
 }))
 

@@ -15,7 +15,6 @@ import {
   Directory,
   Issuer,
   MetadataDocumentFetcher,
-  MetadataDocumentUnavailable,
   PasswordHasher,
   PeopleStore,
   Prefix,
@@ -32,7 +31,7 @@ import { connectSandboxPlatforms, PlatformsSandbox, ToolSearchMiniSearch } from 
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { makeHttpApp, PasswordHasherScrypt } from "@adgate/adapters-http"
 import { McpRoutes } from "../../src/index.ts"
-import { cookiesFrom, csrfTokenIn } from "../../../adapters-http/test/support/testServer.ts"
+import { cookiesFrom, csrfTokenIn, refuseEverything } from "../../../adapters-http/test/support/testServer.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
@@ -51,10 +50,6 @@ export interface SeededWorld {
   readonly admin: Person
   readonly editor: Person
 }
-
-const refuseEverything = Layer.succeed(MetadataDocumentFetcher, MetadataDocumentFetcher.of({
-  fetch: (url) => Effect.fail(new MetadataDocumentUnavailable({ url, reason: "the test server fetches no documents" }))
-}))
 
 const admin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(SqlClient.SqlClient, f).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 })))
