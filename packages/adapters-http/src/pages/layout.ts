@@ -46,12 +46,16 @@ export const htmlHeaders = {
 export interface PageOptions {
   readonly title: string
   readonly body: Html
+  /** The header strip; default: the brand alone (pages before sign-in). Signed-in pages pass workspaceFrame's. */
+  readonly header?: Html
+  /** A management page: a wider column for tables. */
+  readonly wide?: boolean
   readonly status?: number
   readonly headers?: Readonly<Record<string, string>>
 }
 
 /** The whole document around `body`; the response is `text/html; charset=utf-8` and never cached. */
-export const renderDocument = (title: string, body: Html): Html =>
+export const renderDocument = (title: string, body: Html, options: { readonly header?: Html; readonly wide?: boolean } = {}): Html =>
   html`<!doctype html>
 <html lang="en">
 <head>
@@ -63,8 +67,8 @@ export const renderDocument = (title: string, body: Html): Html =>
 <script src="${scriptPath}" defer></script>
 </head>
 <body>
-<header class="top"><span class="brand">adgate</span></header>
-<main>
+${options.header ?? html`<header class="top"><span class="brand">adgate</span></header>`}
+<main${options.wide === true ? html` class="wide"` : ""}>
 ${body}
 </main>
 </body>
@@ -76,7 +80,10 @@ export const seeOther = (location: string): HttpServerResponse.HttpServerRespons
   HttpServerResponse.redirect(location, { status: 303, headers: { "cache-control": "no-store" } })
 
 export const renderPage = (options: PageOptions): HttpServerResponse.HttpServerResponse =>
-  HttpServerResponse.text(renderDocument(options.title, options.body).value, {
+  HttpServerResponse.text(renderDocument(options.title, options.body, {
+    ...(options.header === undefined ? {} : { header: options.header }),
+    ...(options.wide === undefined ? {} : { wide: options.wide })
+  }).value, {
     status: options.status ?? 200,
     contentType: "text/html; charset=utf-8",
     headers: { ...htmlHeaders, ...options.headers }
@@ -106,32 +113,72 @@ ${options.requestId === undefined || options.requestId === "" ? "" : html`<p cla
 </section>`
   })
 
-/** The stylesheet served at `stylesheetPath`. */
-export const stylesheet = `:root{color-scheme:light dark;--fg:#1d232b;--bg:#f6f7f9;--card:#fff;--muted:#5c6673;--accent:#2457d6;--danger:#b42318;--border:#d7dce3}
-@media (prefers-color-scheme:dark){:root{--fg:#e7eaee;--bg:#14171b;--card:#1d2127;--muted:#9aa4b1;--accent:#7aa2ff;--danger:#ff8a80;--border:#333a44}}
+/**
+ * The stylesheet served at `stylesheetPath`: one calm design for every page, light and dark. Every text/background
+ * pair meets WCAG AA (4.5:1; the figures are in docs/decisions.md, Pages): in dark mode the accent is light, so a
+ * filled button's text is dark (`--on-accent`), never white on a light blue.
+ */
+export const stylesheet = `:root{color-scheme:light dark;--fg:#1d232b;--bg:#f6f7f9;--card:#fff;--muted:#4f5966;--accent:#1f4fc4;--on-accent:#fff;--danger:#a61b12;--on-danger:#fff;--ok:#0b5c2e;--ok-bg:#d7f5e3;--warn:#7a2e0e;--warn-bg:#fde7c8;--info:#1a3d8f;--info-bg:#dfe8fb;--neutral:#3a424d;--neutral-bg:#e7eaee;--border:#c9d0d9;--focus:#1f4fc4}
+@media (prefers-color-scheme:dark){:root{--fg:#e7eaee;--bg:#14171b;--card:#1d2127;--muted:#a9b2bd;--accent:#8fb0ff;--on-accent:#0b1a3d;--danger:#ff9b92;--on-danger:#3b0603;--ok:#8fe3b0;--ok-bg:#0f3320;--warn:#ffc98a;--warn-bg:#3d2405;--info:#b5cbff;--info-bg:#18284d;--neutral:#d3d8de;--neutral-bg:#2c323a;--border:#3b434e;--focus:#8fb0ff}}
 *{box-sizing:border-box}
 body{margin:0;font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:var(--fg);background:var(--bg)}
-.top{padding:.75rem 1.25rem;border-bottom:1px solid var(--border);background:var(--card);display:flex;gap:1rem;align-items:center;justify-content:space-between}
-.brand{font-weight:700;letter-spacing:.02em}
+a{color:var(--accent)}
+:focus-visible{outline:3px solid var(--focus);outline-offset:2px}
+.top{padding:.6rem 1.25rem;border-bottom:1px solid var(--border);background:var(--card);display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:center;justify-content:space-between}
+.brand{font-weight:700;letter-spacing:.02em;color:var(--fg);text-decoration:none}
+.who{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.who select{width:auto;max-width:14rem}
+.switch{display:flex;gap:.35rem;align-items:center}
 main{max-width:40rem;margin:2rem auto;padding:0 1rem}
+main.wide{max-width:72rem;margin-top:1rem}
+nav.sections{display:flex;flex-wrap:wrap;gap:.25rem;margin:0 0 1rem;border-bottom:1px solid var(--border)}
+nav.sections a{padding:.5rem .75rem;text-decoration:none;color:var(--muted);border-bottom:3px solid transparent}
+nav.sections a[aria-current=page]{color:var(--fg);border-bottom-color:var(--accent);font-weight:600}
 .card{background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1.5rem;margin-bottom:1rem}
 h1{font-size:1.4rem;margin:0 0 1rem}
+h2{font-size:1.15rem;margin:0 0 .75rem}
+h3{font-size:1rem;margin:1rem 0 .5rem}
 label{display:block;margin:.75rem 0 .25rem;font-weight:600}
-input[type=email],input[type=password],input[type=text],select{width:100%;padding:.5rem;border:1px solid var(--border);border-radius:.375rem;font:inherit;background:var(--bg);color:var(--fg)}
-button,.button{display:inline-block;margin-top:1rem;padding:.5rem 1rem;border-radius:.375rem;border:1px solid var(--accent);background:var(--accent);color:#fff;font:inherit;cursor:pointer;text-decoration:none}
+input[type=email],input[type=password],input[type=text],input[type=number],select,textarea{width:100%;padding:.5rem;border:1px solid var(--border);border-radius:.375rem;font:inherit;background:var(--bg);color:var(--fg)}
+textarea{min-height:6rem;font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9rem}
+button,.button{display:inline-block;margin-top:1rem;padding:.5rem 1rem;border-radius:.375rem;border:1px solid var(--accent);background:var(--accent);color:var(--on-accent);font:inherit;cursor:pointer;text-decoration:none}
 button.secondary,.button.secondary{background:transparent;color:var(--accent)}
+button.danger,.button.danger{background:var(--danger);border-color:var(--danger);color:var(--on-danger)}
+button.small,.button.small{margin-top:0;padding:.25rem .6rem;font-size:.9rem}
 button:disabled{opacity:.5;cursor:not-allowed}
 .inline{display:inline}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+.actions form{margin:0}
 .muted{color:var(--muted);font-size:.9rem}
 .error h1{color:var(--danger)}
 .alert{border-left:4px solid var(--danger);padding:.5rem .75rem;background:var(--bg);margin-bottom:1rem}
-.warning{border-left:4px solid #d99a00;padding:.5rem .75rem;background:var(--bg)}
-.badge{display:inline-block;vertical-align:middle;margin-right:.35rem;padding:.1rem .5rem;border-radius:999px;font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;line-height:1.4}
-.badge.unverified{color:#7a2e0e;background:#fde7c8;border:1px solid #d99a00}
-.badge.verified{color:#0b5c2e;background:#d7f5e3;border:1px solid #2f9e5b}
+.warning{border-left:4px solid #b07b00;padding:.5rem .75rem;background:var(--bg)}
+.notice{border-left:4px solid var(--ok);padding:.5rem .75rem;background:var(--card);margin:0 0 1rem}
+.secret{display:flex;gap:.5rem;align-items:center;flex-wrap:wrap}
+.secret code{padding:.4rem .6rem;background:var(--bg);border:1px solid var(--border);border-radius:.375rem;word-break:break-all}
+.badge{display:inline-block;vertical-align:middle;margin-right:.35rem;padding:.1rem .5rem;border-radius:999px;font-size:.75rem;font-weight:700;letter-spacing:.04em;text-transform:uppercase;line-height:1.4;border:1px solid currentColor}
+.badge.unverified,.badge.pending,.badge.pending_approval,.badge.expired{color:var(--warn);background:var(--warn-bg)}
+.badge.verified,.badge.executed,.badge.approved,.badge.active{color:var(--ok);background:var(--ok-bg)}
+.badge.failed,.badge.rejected,.badge.declined,.badge.ended{color:var(--danger);background:var(--card)}
+.badge.neutral,.badge.withdrawn,.badge.revoked{color:var(--neutral);background:var(--neutral-bg)}
+.badge.info{color:var(--info);background:var(--info-bg)}
 .struck{text-decoration:line-through;color:var(--muted)}
 ul.plain{list-style:none;padding:0}
 code{font-family:ui-monospace,SFMono-Regular,Menlo,monospace;font-size:.9em}
+.table-wrap{overflow-x:auto}
+table{width:100%;border-collapse:collapse;font-size:.95rem}
+th,td{text-align:left;vertical-align:top;padding:.5rem .6rem;border-bottom:1px solid var(--border)}
+th{font-size:.85rem;color:var(--muted);font-weight:600}
+.num{text-align:right;font-variant-numeric:tabular-nums}
+.figures{display:flex;flex-wrap:wrap;gap:1rem;margin-bottom:1rem}
+.figure{flex:1 1 10rem;background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1rem}
+.figure strong{display:block;font-size:1.5rem}
+.chart svg{width:100%;height:auto;display:block}
+.chart .axis{stroke:var(--border)}
+.chart text{fill:var(--muted);font-size:11px}
+details>summary{cursor:pointer}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+@media (max-width:40rem){th,td{padding:.4rem}.top{padding:.5rem .75rem}main.wide{padding:0 .5rem}}
 `
 
 /**
