@@ -75,7 +75,7 @@ const isHttps = (uri: string): boolean => parseRawUri(uri)?.scheme === "https"
 /** Same members, whatever the order; a list with a repeated URI is never equal to a product's set. */
 const sameSet = (a: ReadonlyArray<string>, b: ReadonlyArray<string>): boolean => {
   const left = new Set(a)
-  return left.size === a.length && a.length === b.length && b.every((uri) => left.has(uri))
+  return left.size === a.length && new Set(b).size === b.length && a.length === b.length && b.every((uri) => left.has(uri))
 }
 
 /** The product whose exact redirect-URI set this is, if any (dynamic registration). */
