@@ -102,10 +102,13 @@ export const recogniseClient = (
 /**
  * The redirect URIs a registration may carry beyond the ordinary rules (decision 32's reverse-domain form): only the
  * exact app-scheme URIs of a recognised product's set, and only when the registration's whole set is that set
- * (Cursor's `cursor://anysphere.cursor-mcp/oauth/callback`). Anything else is checked as before.
+ * of a public client (Cursor's `cursor://anysphere.cursor-mcp/oauth/callback`). Anything else is checked as before.
  */
 export const exemptRedirectUris = (products: ReadonlyArray<RecognisedProduct>, body: unknown): ReadonlyArray<string> => {
   if (typeof body !== "object" || body === null) return []
+  // Only for a public client (PKCE alone, as every client here): an app scheme is no place for a client secret.
+  const method = (body as Record<string, unknown>)["token_endpoint_auth_method"]
+  if (method !== undefined && method !== "none") return []
   const uris = (body as Record<string, unknown>)["redirect_uris"]
   if (!Array.isArray(uris) || !uris.every((u): u is string => typeof u === "string")) return []
   if (productOfRedirectSet(products, uris) === null) return []

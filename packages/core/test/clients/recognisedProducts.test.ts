@@ -159,6 +159,11 @@ describe("recognition where clients are registered and resolved", () => {
         const error = yield* Effect.flip(register(uris))
         assert.strictEqual(error._tag, "InvalidRedirectUri", uris.join(" "))
       }
+      // Cursor's exact set asking for a client secret: an app scheme is accepted for a public client only.
+      const confidential = yield* Effect.flip(registerClient({
+        body: { redirect_uris: cursorSet, token_endpoint_auth_method: "client_secret_basic" }, remoteAddress: "192.0.2.9", serviceOrigin: ISSUER
+      }))
+      assert.strictEqual(confidential._tag, "InvalidRedirectUri")
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("a configured product is recognised; without it the same set is not", () =>
