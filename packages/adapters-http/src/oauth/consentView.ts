@@ -74,12 +74,13 @@ export const noscriptNotice =
   "Allow access becomes clickable only with JavaScript: it is enabled a moment after this page opens, so that a click " +
   "meant for something else cannot grant access. Without JavaScript you can still Cancel."
 
-const writeModeNames = { wait: "Wait for approval", apply: "Apply ordinary changes at once" } as const
+const writeModeNames = { wait: "wait for approval", apply: "ordinary ones apply at once" } as const
 
 /**
- * The page, laid out so that Allow access is reached without scrolling on a laptop screen: who asks and a summary of
- * what is asked with the workspace switch folded (one card), the details folded (`<details>`: each permission's
- * checkbox, the platforms, the write choice), then the buttons; the full redirect URI follows, folded too. Field names are the
+ * The page, laid out so that Allow access is reached without scrolling on a laptop screen, in one card: who asks and a
+ * summary (where the answer goes, account, workspace with its switch folded, surface), then the form's details folded
+ * (`<details>`, each summary line naming the current choice: the permission count, the platforms, the write setting),
+ * then the buttons; the full redirect URI follows, folded too. Field names are the
  * form's contract with POST /oauth/consent.
  */
 export const renderConsentPage = (view: ConsentView, status = 200): HttpServerResponse.HttpServerResponse => {
@@ -101,11 +102,12 @@ export const renderConsentPage = (view: ConsentView, status = 200): HttpServerRe
   const permissionCount = html`${String(tickedCount)} of ${String(options.scopes.length)} ticked${
     notAvailable === 0 ? "" : html` <span class="muted">(${String(notAvailable)} not available to you)</span>`}`
   const platformSummary = chosenPlatforms === "all"
-    ? "All connected platforms, including ones connected later"
-    : `Only ${chosenPlatforms.length === 1 ? "1 ticked platform" : `${chosenPlatforms.length} ticked platforms`}`
+    ? "all connected, including later ones"
+    : `only ${chosenPlatforms.length === 1 ? "1 ticked platform" : `${chosenPlatforms.length} ticked platforms`}`
 
-  // The summary: everything the spec lists, one line each; the details below only refine the choices.
-  const summary = html`<section class="card consent">
+  // The summary: who asks, where the answer goes, the account, the workspace and the surface, one line each; the
+  // folded details that follow name the permission count, the platforms and the write setting in their summary lines.
+  const summary = html`
 <h1>${appLabel({ name: app.name, verified: app.verified, documentHost: app.verified || app.kind !== "metadata_document" ? null : app.documentHost })} wants to connect to ${workspaceName}</h1>
 ${app.verified ? "" : html`<p class="warning" role="note">adgate has not verified this app. Its name is what the app says about itself.
 Only allow access if you trust it and you started this connection yourself.</p>`}
@@ -115,11 +117,8 @@ ${loopback
 <dl class="summary">
 <dt>Sends you back to</dt><dd><strong>${app.redirectHost}</strong></dd>
 <dt>Signed in as</dt><dd>${person.user.name} <span class="muted">(${person.user.email})</span></dd>
-<dt>Workspace</dt><dd><strong>${workspaceName}</strong>${membership === undefined ? "" : html` <span class="muted">(${membership.role}, ${membership.workspace.plan} plan)</span>`}<br><span class="muted">An app connects to one workspace.</span></dd>
-<dt>Connects to</dt><dd>The app connects to <strong>${surfaceNames[options.surface]}</strong>.</dd>
-<dt>Permissions</dt><dd>${permissionCount}</dd>
-${options.showPlatforms ? html`<dt>Platforms</dt><dd>${platformSummary}</dd>` : ""}
-${asksChanges ? html`<dt>Changes</dt><dd>${writeModeNames[applyChosen ? "apply" : "wait"]}</dd>` : ""}
+<dt>Workspace</dt><dd><strong>${workspaceName}</strong> <span class="muted">(${membership === undefined ? "" : `${membership.role}, ${membership.workspace.plan} plan; `}an app connects to one workspace)</span></dd>
+<dt>Connects to</dt><dd><strong>${surfaceNames[options.surface]}</strong></dd>
 </dl>
 ${person.workspaces.length > 1
   ? html`<details class="fold">
@@ -135,8 +134,7 @@ ${person.workspaces.map((w) => html`<option value="${w.workspace.id}"${w.workspa
 <p class="muted">Switching workspace ends this request: you then start again from the app.</p>
 </form>
 </details>`
-  : ""}
-</section>`
+  : ""}`
 
   const permissions = html`<details class="fold">
 <summary>Permissions: ${permissionCount}</summary>
@@ -175,7 +173,7 @@ ${platformList.map((p) => html`<li><label><input type="checkbox" name="platform"
 
   const writeChoice = asksChanges
     ? html`<details class="fold">
-<summary>Changes made through the app: ${writeModeNames[applyChosen ? "apply" : "wait"]}</summary>
+<summary>Changes: ${writeModeNames[applyChosen ? "apply" : "wait"]}</summary>
 <fieldset>
 <legend>Changes made through the app</legend>
 <label><input type="radio" name="write_mode" value="wait"${applyChosen ? "" : html` checked`}> Wait for approval: each proposed change waits in Write approvals until an admin or editor approves it, and you get an e-mail.</label>
@@ -185,8 +183,7 @@ ${options.canApplyAtOnce ? "" : html`<p class="muted">Only a workspace admin can
 </details>`
     : ""
 
-  const decision = html`<section class="card">
-${view.notice === undefined ? "" : html`<p class="alert" role="alert">${view.notice}</p>`}
+  const decision = html`${view.notice === undefined ? "" : html`<p class="alert" role="alert">${view.notice}</p>`}
 <form method="post" action="${oauthPaths.consent}">
 <input type="hidden" name="page" value="${view.pageId}">
 <input type="hidden" name="csrf_token" value="${view.csrfToken}">
@@ -199,8 +196,7 @@ ${writeChoice}
 </div>
 <noscript><p class="warning" role="note">${noscriptNotice}</p></noscript>
 <p class="muted">Nothing is granted before you select Allow access. This page is valid for 10 minutes.</p>
-</form>
-</section>`
+</form>`
 
   // After the buttons, folded: the full address the answer goes to and where the app's description is served.
   const more = html`<details class="card fold">
@@ -215,6 +211,6 @@ ${app.kind === "metadata_document" && app.documentHost !== null
     title: "Allow access?",
     status,
     headers: { "content-security-policy": contentSecurityPolicy({ formAction: formAction === null ? [] : [formAction] }) },
-    body: html`${summary}${decision}${more}`
+    body: html`<section class="card consent">${summary}${decision}</section>${more}`
   })
 }

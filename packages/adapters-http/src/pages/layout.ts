@@ -180,7 +180,7 @@ details>summary{cursor:pointer}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){th,td{padding:.4rem}.top{padding:.5rem .75rem}main.wide{padding:0 .5rem}}
 .card.consent{padding:1.25rem}
-.consent h1{margin-bottom:.5rem}
+.consent h1{font-size:1.25rem;margin-bottom:.5rem}
 .consent .warning{margin:.5rem 0}
 dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.75rem 0 0}
 dl.summary dt{color:var(--muted);font-weight:600}

@@ -112,7 +112,7 @@ describe("the consent page names the app through appLabel", () => {
     expect(html).toContain('<strong>Visual Studio Code</strong> <span class="badge verified">Verified</span> is asking to connect')
   })
 
-  it("a summary first (who, workspace, surface, permissions, changes), then the folded details, then Allow access; a noscript line", async () => {
+  it("a summary first (who, where to, account, workspace, surface), then the folded details naming the permission count and choices, then Allow access; a noscript line", async () => {
     const { client_id } = await registerDynamic(as, { redirect_uris: ["https://dyn.example/cb"], client_name: "Helper" })
     const url = authorizationUrl(as, {
       response_type: "code", client_id, redirect_uri: "https://dyn.example/cb", code_challenge: challenge, code_challenge_method: "S256",
@@ -125,10 +125,12 @@ describe("the consent page names the app through appLabel", () => {
       return index
     }
     const summary = at('<dl class="summary">')
-    for (const line of ["<dt>Workspace</dt>", "<dt>Connects to</dt>", "<dt>Permissions</dt><dd>3 of 4 ticked", "<dt>Changes</dt><dd>Wait for approval", "<dt>Platforms</dt>"])
+    for (const line of ["<dt>Sends you back to</dt>", "<dt>Signed in as</dt>", "<dt>Workspace</dt>", "<dt>Connects to</dt>"])
       expect(at(line)).toBeGreaterThan(summary)
-    const details = at("<details class=\"fold\">\n<summary>Permissions: 3 of 4 ticked")
-    expect(details).toBeGreaterThan(at("</dl>"))
+    // The folded details follow the summary; their summary lines name the count and the current choices.
+    const end = at("</dl>")
+    for (const line of ["<summary>Permissions: 3 of 4 ticked", "<summary>Platforms: all connected, including later ones", "<summary>Changes: wait for approval"])
+      expect(at(line)).toBeGreaterThan(end)
     expect(at('value="allow"')).toBeGreaterThan(at("<legend>Changes made through the app</legend>"))
     expect(at("<noscript>")).toBeGreaterThan(at('value="allow"'))
     expect(page).toContain("Allow access becomes clickable only with JavaScript")
