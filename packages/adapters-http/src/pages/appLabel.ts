@@ -18,4 +18,5 @@ export const appLabel = (app: AppLabelInput): Html =>
       app.documentHost === undefined || app.documentHost === null ? "" : html` described at <strong>${app.documentHost}</strong>`}`
 
 /** A stored client's label: appIdentity, then appLabel. */
-export const clientLabel = (client: Parameters<typeof appIdentity>[0] | Client): Html => appLabel(appIdentity(client))
+export const clientLabel = (client: Pick<Client, "name" | "recognised" | "kind" | "documentHost" | "productName">): Html =>
+  appLabel(appIdentity(client))

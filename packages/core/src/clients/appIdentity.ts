@@ -12,7 +12,7 @@ export interface AppIdentity {
   readonly documentHost: string | null
 }
 
-export const appIdentity = (client: Pick<Client, "name" | "recognised" | "kind" | "documentHost"> & { readonly productName?: string | null | undefined }): AppIdentity => {
+export const appIdentity = (client: Pick<Client, "name" | "recognised" | "kind" | "documentHost" | "productName">): AppIdentity => {
   const product = client.recognised ? client.productName ?? null : null
   // A recognised row written before products had names (or a test's) keeps its own name, still verified.
   if (client.recognised) return { name: product ?? client.name, verified: true, documentHost: null }
