@@ -1,7 +1,8 @@
 // The consent page's HTML (spec §GET /oauth/authorize "The consent page shows", §Authentication 9; checklist M
 // 153–160, I 124): who asks (verified, or Unverified app with its self-given name in quotes and the document host),
 // where the answer goes, the account, the workspace with its switcher, the surface, one checkbox per permission,
-// platforms, the write-approval choice, and Allow access (enabled after a moment) / Cancel.
+// platforms, the write-approval choice, and Allow access (enabled after a moment, with a noscript line) / Cancel: a
+// summary first, the details folded, so that Allow access is in view on a laptop screen.
 import type { ConsentOptions, NotGrantable, Scope, Surface } from "@adgate/core"
 import type { HttpServerResponse } from "effect/http"
 import { html, renderPage } from "../pages/layout.ts"
@@ -74,14 +75,14 @@ export const noscriptNotice =
   "Allow access becomes clickable only with JavaScript: it is enabled a moment after this page opens, so that a click " +
   "meant for something else cannot grant access. Without JavaScript you can still Cancel."
 
-const writeModeNames = { wait: "wait for approval", apply: "ordinary ones apply at once" } as const
+const writeModeNames = { wait: "wait for approval", apply: "ordinary changes apply at once" } as const
 
 /**
  * The page, laid out so that Allow access is reached without scrolling on a laptop screen, in one card: who asks and a
  * summary (where the answer goes, account, workspace with its switch folded, surface), then the form's details folded
  * (`<details>`, each summary line naming the current choice: the permission count, the platforms, the write setting),
- * then the buttons; the full redirect URI follows, folded too. Field names are the
- * form's contract with POST /oauth/consent.
+ * then the buttons; the full redirect URI follows, folded too. Field names are the form's contract with POST
+ * /oauth/consent.
  */
 export const renderConsentPage = (view: ConsentView, status = 200): HttpServerResponse.HttpServerResponse => {
   const { options, person } = view
