@@ -13,9 +13,8 @@ export interface AppIdentity {
 }
 
 export const appIdentity = (client: Pick<Client, "name" | "recognised" | "kind" | "documentHost" | "productName">): AppIdentity => {
-  const product = client.recognised ? client.productName ?? null : null
-  // A recognised row written before products had names (or a test's) keeps its own name, still verified.
-  if (client.recognised) return { name: product ?? client.name, verified: true, documentHost: null }
+  // A recognised row without a product name (one written before products had names) keeps its own, still verified.
+  if (client.recognised) return { name: client.productName ?? client.name, verified: true, documentHost: null }
   return { name: client.name, verified: false, documentHost: client.kind === "metadata_document" ? client.documentHost : null }
 }
 
