@@ -1,5 +1,6 @@
 // A person disconnects an app on the management page (spec §What the service does 5, §States: Connection).
-// Admins and editors of the workspace may disconnect any of its connections; the approver may disconnect their own.
+// Admins and editors of the workspace may disconnect any of its connections; the approver may disconnect their own;
+// the instance's operator (the CLI, actor null) any.
 import { Effect, Option } from "effect"
 import { ConnectionNotFound, NotAllowedToManage } from "./errors.ts"
 import { endConnection } from "./endConnection.ts"
@@ -12,15 +13,18 @@ import type { ConnectionId } from "./Connection.ts"
 export interface DisconnectInput {
   readonly connectionId: ConnectionId
   readonly workspaceId: WorkspaceId
-  readonly actorId: UserId
+  /** The person disconnecting it, or null for the instance's operator (the CLI). */
+  readonly actorId: UserId | null
 }
 
 export const disconnectConnection = Effect.fn("connections.disconnectConnection")(function* (input: DisconnectInput) {
   const found = yield* (yield* ConnectionStore).find(input.connectionId)
   // Another workspace's connection is answered as unknown: ids never confirm what exists elsewhere.
   if (Option.isNone(found) || found.value.workspaceId !== input.workspaceId) return yield* new ConnectionNotFound()
-  const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
-  const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
-  if (!mayManage) return yield* new NotAllowedToManage()
+  if (input.actorId !== null) {
+    const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
+    const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
+    if (!mayManage) return yield* new NotAllowedToManage()
+  }
   return yield* endConnection(input.connectionId, "disconnected", input.actorId, found.value)
 })

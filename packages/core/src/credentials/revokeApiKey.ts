@@ -15,7 +15,8 @@ import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 export interface RevokeApiKeyInput {
   readonly keyId: ApiKeyId
   readonly workspaceId: WorkspaceId
-  readonly actorId: UserId
+  /** The person revoking it (an admin or editor of the workspace), or null for the instance's operator (the CLI). */
+  readonly actorId: UserId | null
 }
 
 /** Revoked at `now` by `actorId`, once: a revoked key stays as it was (and causes no second event). */
@@ -31,9 +32,11 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const ofWorkspace = Effect.map(keys.find(input.keyId), Option.filter((k: ApiKey) => k.workspaceId === input.workspaceId))
   const found = yield* ofWorkspace
   if (Option.isNone(found)) return yield* new ApiKeyNotFound()
-  const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
-  if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
-  if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  if (input.actorId !== null) {
+    const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
+    if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
+    if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  }
   return yield* runCommand({
     load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),
