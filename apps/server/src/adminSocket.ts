@@ -29,6 +29,15 @@ const sha256 = (text: string) => createHash("sha256").update(text, "utf8").diges
 const errorCode = (cause: unknown): unknown =>
   typeof cause === "object" && cause !== null && "code" in cause ? cause.code : undefined
 
+/** Sets the umask to 0177 and answers the one it replaced; none in a worker thread, which may not set it (the chmod still does). */
+const ownerOnlyUmask = (): number | undefined => {
+  try {
+    return process.umask(0o177)
+  } catch {
+    return undefined
+  }
+}
+
 const CommandRequest = Schema.Struct({ argv: Schema.Array(Schema.String) })
 const decodeRequest = Schema.decodeUnknownOption(Schema.fromJsonString(CommandRequest))
 const decodeAnswer = Schema.decodeUnknownOption(Schema.fromJsonString(CommandAnswer))
@@ -112,14 +121,14 @@ export const AdminSocket = (dataDir: string) =>
         server.once("error", (cause) => resume(Effect.fail(new AdminSocketRefused({ message: `cannot open the admin socket ${socketPath}: ${cause.message}` }))))
         // The socket is created (bind) inside listen(), synchronously: under this umask it is born 0600, never
         // connectable by others for an instant; the chmod makes sure whatever the file system did.
-        const umask = process.umask(0o177)
+        const umask = ownerOnlyUmask()
         try {
           server.listen(socketPath, () => {
             chmodSync(socketPath, 0o600)
             resume(Effect.succeed(server))
           })
         } finally {
-          process.umask(umask)
+          if (umask !== undefined) process.umask(umask)
         }
       }),
       (server) => Effect.promise(() => new Promise<void>((resolve) => {
