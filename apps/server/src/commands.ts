@@ -142,7 +142,8 @@ export const runCommand = (argv: ReadonlyArray<string>, say: (line: string) => v
         if (email === undefined) return yield* new UsageInvalid({ message: "user password <email>" })
         // Generated only: a password typed on a command line stays in the shell's history and the process list.
         const password = yield* generatePassword
-        const user = yield* setPassword({ email, password })
+        const user = yield* findUser(email)
+        yield* setPassword({ userId: user.id, password })
         yield* print(`new password set for ${user.email} (${user.id}); the old one no longer signs in`)
         yield* print(`password: ${password}   (shown only this once)`)
         return
@@ -372,6 +373,12 @@ const sentences: { readonly [K in CommandFailure["_tag"]]: (error: Extract<Comma
   UserInvalid: (e) => e.reason === "email_malformed"
     ? `${e.email} is not an e-mail address`
     : `a password needs at least ${passwordMinLength} characters`,
+  PasswordRefused: (e) => ({
+    too_short: `a password needs at least ${passwordMinLength} characters`,
+    too_long: "the password is too long",
+    not_repeated: "the two passwords differ",
+    wrong_current_password: "the current password is not right"
+  })[e.reason],
   EmailTaken: (e) => `a person with ${e.email} exists already`,
   UserNotFound: (e) => `no person with ${e.email}`,
   WorkspaceInvalid: () => "a workspace needs a name",

@@ -1,19 +1,18 @@
 // A person disconnects an app on the management page (spec §What the service does 5, §States: Connection).
-// Admins and editors of the workspace may disconnect any of its connections; the approver may disconnect their own;
-// the instance's operator (the CLI, actor null) any.
+// Admins and editors of the workspace may disconnect any of its connections; the approver may disconnect their own.
 import { Effect, Option } from "effect"
 import { ConnectionNotFound, NotAllowedToManage } from "./errors.ts"
 import { endConnection } from "./endConnection.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
-import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "./Connection.ts"
 
 export interface DisconnectInput {
   readonly connectionId: ConnectionId
   readonly workspaceId: WorkspaceId
-  /** The person disconnecting it, or null for the instance's operator (the CLI). */
+  /** The person disconnecting it, or null for the instance's operator (the CLI), who has an admin's say in every workspace. */
   readonly actorId: UserId | null
 }
 
@@ -21,10 +20,8 @@ export const disconnectConnection = Effect.fn("connections.disconnectConnection"
   const found = yield* (yield* ConnectionStore).find(input.connectionId)
   // Another workspace's connection is answered as unknown: ids never confirm what exists elsewhere.
   if (Option.isNone(found) || found.value.workspaceId !== input.workspaceId) return yield* new ConnectionNotFound()
-  if (input.actorId !== null) {
-    const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
-    const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
-    if (!mayManage) return yield* new NotAllowedToManage()
-  }
+  const role = input.actorId === null ? Option.some<Role>("admin") : yield* (yield* Directory).role(input.workspaceId, input.actorId)
+  const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
+  if (!mayManage) return yield* new NotAllowedToManage()
   return yield* endConnection(input.connectionId, "disconnected", input.actorId, found.value)
 })

@@ -10,12 +10,12 @@ import { moved, type Transition, unchanged } from "../commands/Transition.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
-import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface RevokeApiKeyInput {
   readonly keyId: ApiKeyId
   readonly workspaceId: WorkspaceId
-  /** The person revoking it (an admin or editor of the workspace), or null for the instance's operator (the CLI). */
+  /** The person revoking it, or null for the instance's operator (the CLI), who has an admin's say in every workspace. */
   readonly actorId: UserId | null
 }
 
@@ -32,11 +32,9 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const ofWorkspace = Effect.map(keys.find(input.keyId), Option.filter((k: ApiKey) => k.workspaceId === input.workspaceId))
   const found = yield* ofWorkspace
   if (Option.isNone(found)) return yield* new ApiKeyNotFound()
-  if (input.actorId !== null) {
-    const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
-    if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
-    if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
-  }
+  const role = input.actorId === null ? Option.some<Role>("admin") : yield* (yield* Directory).role(input.workspaceId, input.actorId)
+  if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
+  if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
   return yield* runCommand({
     load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),
