@@ -35,15 +35,6 @@ describe("disconnectConnection (management page)", () => {
     assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
     assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "ConnectionNotFound")
   })))
-  it.effect("the instance's operator (actor null, the CLI) disconnects any connection of the workspace, audited without a person", () => run(Effect.gen(function* () {
-    const { tokens, connection } = yield* connect()
-    assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: connection.id, workspaceId: WorkspaceId.make("ws_other"), actorId: null })))._tag, "ConnectionNotFound")
-    const outcome = yield* disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: null })
-    assert.deepStrictEqual([outcome.endedNow, outcome.connection.endedReason], [true, "disconnected"])
-    assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
-    const audit = (yield* audited(ws)).at(-1)
-    assert.deepStrictEqual([audit?.action, audit?.actorId, audit?.detail], ["connection.ended", null, { reason: "disconnected" }])
-  })))
   it.effect("ending twice writes one audit entry: an ended connection never revives nor ends again", () => run(Effect.gen(function* () {
     const { connection } = yield* connect()
     yield* endConnection(connection.id, "revoked", null)
