@@ -124,13 +124,18 @@ export const AdminSocket = (dataDir: string) =>
         const umask = ownerOnlyUmask()
         try {
           server.listen(socketPath, () => {
-            chmodSync(socketPath, 0o600)
-            resume(Effect.succeed(server))
+            try {
+              chmodSync(socketPath, 0o600)
+              resume(Effect.succeed(server))
+            } catch (cause) {
+              server.close()
+              resume(Effect.fail(new AdminSocketRefused({ message: `cannot make the admin socket ${socketPath} its owner's only: ${String(errorCode(cause) ?? cause)}` })))
+            }
           })
         } finally {
           if (umask !== undefined) process.umask(umask)
         }
-      }),
+      }).pipe(Effect.tapError(() => Effect.sync(() => rmSync(secretPath, { force: true })))),
       (server) => Effect.promise(() => new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()
