@@ -160,23 +160,18 @@ export const sendToRunningServer = (dataDir: string, argv: ReadonlyArray<string>
   Effect.gen(function* () {
     const socketPath = join(dataDir, adminSocketFile)
     const secretPath = join(dataDir, adminSecretFile)
-    const present = yield* Effect.sync(() => {
-      try {
-        return statSync(socketPath).isSocket()
-      } catch {
-        return false
-      }
+    const notOwner = (cause: unknown, what: string) => new AdminSocketRefused({
+      message: `${what} cannot be read (${String(errorCode(cause) ?? "unreadable")}): run the command as the user who owns the data folder ${dataDir}.`
     })
+    const present = yield* Effect.try({ try: () => statSync(socketPath).isSocket(), catch: (cause) => cause }).pipe(
+      Effect.catch((cause) => errorCode(cause) === "ENOENT" ? Effect.succeed(false) : Effect.fail(notOwner(cause, `The admin socket ${socketPath}`))))
     if (!present) return nobody
     const secret = yield* Effect.try({
       try: () => Option.some(readFileSync(secretPath, "utf8").trim()),
       catch: (cause) => cause
     }).pipe(Effect.catch((cause) => errorCode(cause) === "ENOENT"
       ? Effect.succeed(Option.none<string>())
-      : Effect.fail(new AdminSocketRefused({
-        message: `A server is running on the data folder ${dataDir}, but its admin secret ${secretPath} cannot be read ` +
-          `(${String(errorCode(cause) ?? "unreadable")}): run the command as the user who owns the data folder.`
-      }))))
+      : Effect.fail(notOwner(cause, `A server is running on the data folder, but its admin secret ${secretPath}`))))
     if (Option.isNone(secret)) return nobody
     const body = JSON.stringify({ argv })
     const answered = yield* Effect.callback<Option.Option<{ readonly status: number; readonly text: string }>, AdminSocketRefused>((resume) => {
