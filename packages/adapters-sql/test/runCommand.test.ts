@@ -61,7 +61,7 @@ const approve = (id: WriteRequestId, argumentsHash: string) => Effect.gen(functi
     load: store.find(id),
     missing: () => new WriteRequestNotFound({ requestId: id }),
     transition: (request, now) => transitionWriteRequest(request, { _tag: "Approve", deciderId: UserId.make("usr_probe"), argumentsHash }, now),
-    save: store.save
+    writes: { _tag: "Save", save: store.save }
   })
 })
 
@@ -109,8 +109,7 @@ const contract = (name: string, ports: Layer.Layer<Ports, unknown>, rollsBack: b
         load: store.find(request.id),
         missing: () => new WriteRequestNotFound({ requestId: request.id }),
         transition: (r, now) => transitionWriteRequest(r, { _tag: "Approve", deciderId: UserId.make("usr_probe"), argumentsHash: r.argumentsHash }, now),
-        save: store.save,
-        then: () => Effect.fail("the write after the save failed" as const)
+        writes: { _tag: "SaveThen", save: store.save, then: () => Effect.fail("the write after the save failed" as const) }
       }))
       assert.strictEqual(answer, "the write after the save failed")
       assert.deepStrictEqual(Option.getOrThrow(yield* store.find(request.id)), request)
@@ -151,7 +150,7 @@ describe("what the runner sends (issue 8: no round trip of its own)", () => {
         missing: () => new WriteRequestNotFound({ requestId: request.id }),
         // A change no reader keeps (a probe's own transition): nothing but the save is to be written.
         transition: (r, now) => moved({ ...r, version: r.version + 1, updatedAt: now }, null),
-        save: store.save
+        writes: { _tag: "Save", save: store.save }
       }))
       assert.deepStrictEqual(texts, ["SELECT * FROM", "UPDATE write_requests SET"])
     }))

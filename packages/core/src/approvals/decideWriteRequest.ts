@@ -47,6 +47,6 @@ export const decideWriteRequest = Effect.fn("approvals.decideWriteRequest")(func
     // A decision after the deadline marks the request expired (committed) and is refused; if housekeeping got there
     // first, the reload after the lost race answers WriteRequestNotPending.
     transition: (request, now) => transitionWriteRequest(request, event, now),
-    save: store.save
+    writes: { _tag: "Save", save: store.save }
   })
 })

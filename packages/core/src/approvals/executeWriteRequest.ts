@@ -25,21 +25,29 @@ import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
 import { type WriteRequest, writeExecutionLeaseMs, type WriteRequestId } from "./WriteRequest.ts"
 
+/** One move on the runner: the save alone (with its events). */
+const move = (id: WriteRequestId, event: WriteRequestEvent) =>
+  Effect.flatMap(WriteRequestStore, (store) => runCommand({
+    load: store.find(id),
+    missing: () => new WriteRequestNotFound({ requestId: id }),
+    transition: (request, now) => transitionWriteRequest(request, event, now),
+    writes: { _tag: "Save", save: store.save }
+  }))
+
 /**
- * One move on the runner; `then` writes in the same unit of work as the save, and its events are appended with the
- * transition's (one outbox INSERT).
+ * One move on the runner whose `then` writes in the same unit of work as the save (the usage, the charge); its
+ * events are appended with the transition's (one outbox INSERT).
  */
-const move = <B = WriteRequest, E2 = never, R = never>(
+const moveThen = <B, E2, R>(
   id: WriteRequestId,
   event: WriteRequestEvent,
-  then?: (done: WriteRequest) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
+  then: (done: WriteRequest) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
 ) =>
   Effect.flatMap(WriteRequestStore, (store) => runCommand({
     load: store.find(id),
     missing: () => new WriteRequestNotFound({ requestId: id }),
     transition: (request, now) => transitionWriteRequest(request, event, now),
-    save: store.save,
-    ...(then === undefined ? {} : { then })
+    writes: { _tag: "SaveThen", save: store.save, then }
   }))
 
 /** Ends a claimed request without a platform answer, `result` saying why. */
@@ -105,7 +113,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
       const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
         ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
         : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
-      return yield* move(id, outcome, (done) =>
+      return yield* moveThen(id, outcome, (done) =>
         Effect.map(recordToolRunWrites({
           workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
           actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,

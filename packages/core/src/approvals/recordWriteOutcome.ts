@@ -14,6 +14,6 @@ export const recordWriteOutcome = Effect.fn("approvals.recordWriteOutcome")(func
     load: store.find(id),
     missing: () => new WriteRequestNotFound({ requestId: id }),
     transition: (request, now) => transitionWriteRequest(request, outcome, now),
-    save: store.save
+    writes: { _tag: "Save", save: store.save }
   })
 })

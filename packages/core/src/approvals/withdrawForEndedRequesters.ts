@@ -24,7 +24,7 @@ export const withdrawRequestsOf = Effect.fn("approvals.withdrawRequestsOf")(func
       load: loadReadFirst(Option.some(request), store.find(request.id)),
       missing: () => new WriteRequestNotFound({ requestId: request.id }),
       transition: (current, now) => transitionWriteRequest(current, { _tag: "WithdrawForEndedRequester", ending }, now),
-      save: store.save
+      writes: { _tag: "Save", save: store.save }
     }).pipe(
       Effect.as(true),
       // Decided, expired or withdrawn meanwhile (another process, a person): nothing is left to do.

@@ -24,6 +24,6 @@ export const withdrawWriteRequest = Effect.fn("approvals.withdrawWriteRequest")(
     load: findOwnWriteRequest(input.workspaceId, input.requesterId, input.id),
     missing: () => new WriteRequestNotFound({ requestId: input.id }),
     transition: (request, now) => transitionWriteRequest(request, { _tag: "Withdraw", requesterId: input.requesterId }, now),
-    save: store.save
+    writes: { _tag: "Save", save: store.save }
   })
 })

@@ -136,8 +136,11 @@ export const decideConsent = Effect.fn("authorize.decideConsent")(function* (inp
     load: loadReadFirst(located, consents.find(input.pageId)),
     missing: () => new ConsentPageNotFound(),
     transition: (page, now) => decideTransition(page, input, csrfHash, checked, now),
-    save: consents.save,
-    then: (decided) => Effect.map(issueOrDecline(decided), (answer) => ({ answer, events: [] }))
+    writes: {
+      _tag: "SaveThen",
+      save: consents.save,
+      then: (decided) => Effect.map(issueOrDecline(decided), (answer) => ({ answer, events: [] }))
+    }
   }).pipe(
     // A race lost every time: the page was decided by the other posts.
     Effect.catchTag("Conflict", () => Effect.fail(new ConsentAlreadyDecided()))

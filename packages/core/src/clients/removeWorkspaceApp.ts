@@ -53,8 +53,11 @@ export const removeWorkspaceApp = Effect.fn("clients.removeWorkspaceApp")(functi
     load: clients.find(input.clientId),
     missing: () => new WorkspaceAppNotFound(),
     transition: (client, now) => removeTransition(client, input.workspaceId, now),
-    save: clients.save,
-    then: (client) => Effect.map(endActiveConnections(client.clientId, input.actorId), (ended) => ({ answer: { client, ended }, events: [] }))
+    writes: {
+      _tag: "SaveThen",
+      save: clients.save,
+      then: (client) => Effect.map(endActiveConnections(client.clientId, input.actorId), (ended) => ({ answer: { client, ended }, events: [] }))
+    }
   })
   // The mark is seen by others only once committed: an exchange that committed its connection meanwhile and looked
   // the client up before this commit (codes/exchangeCode.ts) is found by this second look, after the commit.

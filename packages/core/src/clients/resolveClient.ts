@@ -91,10 +91,13 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
       const next = refreshed(current)
       return moved(Option.some(next), next)
     },
-    save: (next) => Option.match(next, {
-      onNone: () => Effect.void,
-      onSome: (c) => c.version === 1 ? clients.insert(c) : clients.save(c)
-    })
+    writes: {
+      _tag: "Save",
+      save: (next) => Option.match(next, {
+        onNone: () => Effect.void,
+        onSome: (c) => c.version === 1 ? clients.insert(c) : clients.save(c)
+      })
+    }
   }).pipe(Effect.catchTag("Conflict", () => Effect.fail(unknown("the client changed while it was being read"))))
 })
 

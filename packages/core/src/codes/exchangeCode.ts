@@ -64,29 +64,32 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         _tag: "Exchange", clientId: attempt.client.clientId, redirectUri: attempt.redirectUri, verifierChallenge,
         surface: attempt.surface, connectionId
       }, now),
-      save: codes.save,
-      // The connection and its first access token are planned as rows: with the store's saveWith, the code's
-      // compare-and-set, both inserts and the ConnectionOpened are one statement on SQL (issue 11).
-      plan: (spent) => Effect.map(
-        planConnection({ code: { ...spent, connectionId } }),
-        ({ opened, accessToken, event }) => ({
-          answer: { opened, version: spent.version }, rows: { connection: opened.connection, accessToken }, events: [event]
+      writes: {
+        _tag: "SavePlanned",
+        save: codes.save,
+        // The connection and its first access token are planned as rows: with the store's saveWith, the code's
+        // compare-and-set, both inserts and the ConnectionOpened are one statement on SQL (issue 11).
+        plan: (spent) => Effect.map(
+          planConnection({ code: { ...spent, connectionId } }),
+          ({ opened, accessToken, event }) => ({
+            answer: { opened, version: spent.version }, rows: { connection: opened.connection, accessToken }, events: [event]
+          })
+        ),
+        write: (rows: OpenedRows) => Effect.andThen(connections.insert(rows.connection), accessTokens.insert(rows.accessToken)),
+        saveWith: saveWith === undefined ? undefined : (next: AuthorizationCode, rows: OpenedRows | null, outbox: OutboxAppend) =>
+          saveWith(next, { connections: rows === null ? [] : [rows.connection], accessTokens: rows === null ? [] : [rows.accessToken], outbox }),
+        // Only a reuse writes beside its refusal; any other refusal opens no transaction.
+        onRefused: (error, code) => error._tag !== "CodeReused" ? null : Effect.gen(function* () {
+          // A reuse moves the code's version on, so that an exchange still opening its connection sees it (below); a
+          // lost race here means another reuse already moved it, which is all that is needed.
+          yield* codes.save({ ...code, version: code.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))
+          // RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends; its
+          // ConnectionEnded is appended by endConnection's own command, in this same unit of work.
+          if (error.connectionId !== null)
+            yield* endConnection(error.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void))
+          return [] as ReadonlyArray<DomainEvent>
         })
-      ),
-      write: (rows: OpenedRows) => Effect.andThen(connections.insert(rows.connection), accessTokens.insert(rows.accessToken)),
-      saveWith: saveWith === undefined ? undefined : (next: AuthorizationCode, rows: OpenedRows | null, outbox: OutboxAppend) =>
-        saveWith(next, { connections: rows === null ? [] : [rows.connection], accessTokens: rows === null ? [] : [rows.accessToken], outbox }),
-      // Only a reuse writes beside its refusal; any other refusal opens no transaction.
-      onRefused: (error, code) => error._tag !== "CodeReused" ? null : Effect.gen(function* () {
-        // A reuse moves the code's version on, so that an exchange still opening its connection sees it (below); a
-        // lost race here means another reuse already moved it, which is all that is needed.
-        yield* codes.save({ ...code, version: code.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))
-        // RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends; its
-        // ConnectionEnded is appended by endConnection's own command, in this same unit of work.
-        if (error.connectionId !== null)
-          yield* endConnection(error.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void))
-        return [] as ReadonlyArray<DomainEvent>
-      })
+      }
     })
     // A second exchange, or the app's removal, may have happened while the connection was being opened: its
     // endConnection found nothing to end yet. Re-read after committing, so that one side always sees the other.

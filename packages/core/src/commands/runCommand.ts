@@ -1,6 +1,8 @@
 // The command runner (architecture §Commands and events): load by key → pure transition → compare-and-set save →
 // the events to the outbox, the save and the events in one unit of work → a refusal that carries state is committed
-// and only then failed. A lost race is decided again under the one retry policy (retryOnConflict).
+// and only then failed. A lost race is decided again under the one retry policy (retryOnConflict). How a command
+// writes is one of three named shapes (`Writes`), so that a reader sees it at the command's definition and a
+// combination the runner does not support does not compile.
 import { Clock, Effect, Option, Result } from "effect"
 import type { DomainEvent } from "./DomainEvent.ts"
 import type { Transition } from "./Transition.ts"
@@ -9,40 +11,79 @@ import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
 import { EventOutbox, type OutboxAppend } from "../ports/EventOutbox.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
+/** The store's compare-and-set save of the next state. */
+export type Save<S, R> = (next: S) => Effect.Effect<void, Conflict | StoreUnavailable, R>
+
+/**
+ * Writes that follow a refusal in the same unit of work, committed before the refusal is answered (a reused code
+ * ends the connection it made); `state` is what the transition refused on. Answers the events they cause; null when
+ * this refusal needs none, so that it opens no transaction.
+ */
+export type OnRefused<S, E, E3, R3> = (error: E, state: S) => Effect.Effect<ReadonlyArray<DomainEvent>, E3, R3> | null
+
+/**
+ * Save alone: the next state by compare-and-set, with the transition's events. No event a reader keeps: the save is
+ * the one statement, no transaction; else the save and one append of the events in one unit of work.
+ */
+export interface SaveAlone<S, E, R, E3, R3> {
+  readonly _tag: "Save"
+  readonly save: Save<S, R>
+  /** A refusal that commits writes of its own (see OnRefused). */
+  readonly onRefused?: OnRefused<S, E, E3, R3>
+}
+
+/**
+ * Save then follow-up writes, in one unit of work: after an accepted transition's save, `then` writes what follows
+ * it (a consent's code, an app's connections ended, a write's usage and charge); the events it returns are appended
+ * with the transition's, and its answer is the command's. A refusal is saved as by SaveAlone.
+ */
+export interface SaveThen<S, A, B, E2, R> {
+  readonly _tag: "SaveThen"
+  readonly save: Save<S, R>
+  readonly then: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
+}
+
+/**
+ * Save with planned rows: `plan` makes the rows an accepted transition adds (a connection, its tokens) without
+ * writing them, with the answer and the events they cause. The runner writes the next state, the rows and the events
+ * together: by the store's `saveWith` when it has one (one statement on SQL, no transaction), else `save`, `write`
+ * and the events' append in one unit of work.
+ */
+export interface SavePlanned<S, A, E, B, E2, R, E3, R3, W> {
+  readonly _tag: "SavePlanned"
+  readonly save: Save<S, R>
+  readonly plan: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly rows: W; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
+  /** Writes planned rows through the stores, inside the runner's unit of work. */
+  readonly write: (rows: W) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * The store's one atomic write (ConnectionStore.saveWith, CodeStore.saveWith: one statement on SQL, no
+   * transaction), undefined when the store has none: `next` with the planned rows (null for a refusal that saves)
+   * and the events for the outbox, all or nothing, a Conflict when the compare-and-set does not match. Used for
+   * every save that has rows or events to go with it and no `onRefused` writes after it.
+   */
+  readonly saveWith: ((next: S, rows: W | null, outbox: OutboxAppend) => Effect.Effect<void, Conflict | StoreUnavailable, R>) | undefined
+  /** A refusal that commits writes of its own (see OnRefused). */
+  readonly onRefused?: OnRefused<S, E, E3, R3>
+}
+
+/** How a command writes: save alone, save then follow-up writes, or save with planned rows. */
+export type Writes<S, A, E, B, E2, R, E3, R3, W> =
+  | SaveAlone<S, E, R, E3, R3>
+  | SaveThen<S, A, B, E2, R>
+  | SavePlanned<S, A, E, B, E2, R, E3, R3, W>
+
+/**
+ * A command: how it decides (`load`, `missing`, `transition`) and how it writes (`writes`). `B` is the command's
+ * answer (the transition's `A` unless `then` or `plan` answers another), `E2` what `then` or `plan` may fail with,
+ * `E3`/`R3` what a refusal's own writes may fail with and need, `W` the planned rows.
+ */
 export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never, W = never> {
   /** The state by the command's key; none answers `missing`. */
   readonly load: Effect.Effect<Option.Option<S>, StoreUnavailable, R>
   readonly missing: () => M
   /** The lifecycle's pure transition at `now`. */
   readonly transition: (state: S, now: number) => Transition<S, A, E>
-  /** The store's compare-and-set save. */
-  readonly save: (next: S) => Effect.Effect<void, Conflict | StoreUnavailable, R>
-  /**
-   * Writes that follow an accepted transition in the same unit of work (open the connection and issue its tokens);
-   * the events they return are appended with the transition's.
-   */
-  readonly then?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
-  /**
-   * In place of `then`, rows as data: the rows an accepted transition adds (a connection, its tokens), made without
-   * writing them, with the answer and the events they cause. The runner writes `next`, the rows and the events
-   * together: by `saveWith` when the store has it, else `save`, `write` and the events' append in one unit of work.
-   */
-  readonly plan?: (answer: A, next: S | null) => Effect.Effect<{ readonly answer: B; readonly rows: W; readonly events: ReadonlyArray<DomainEvent> }, E2, R>
-  /** Writes planned rows through the stores, inside the runner's unit of work; required with `plan`. */
-  readonly write?: (rows: W) => Effect.Effect<void, StoreUnavailable>
-  /**
-   * The store's one atomic write (ConnectionStore.saveWith, CodeStore.saveWith: one statement on SQL, no
-   * transaction, issue 11): `next` with the planned rows (null for a refusal that saves) and the events for the
-   * outbox, all or nothing, a Conflict when the compare-and-set does not match. Used for every save that has rows or
-   * events to go with it and no `then` or `onRefused` writes after it.
-   */
-  readonly saveWith?: ((next: S, rows: W | null, outbox: OutboxAppend) => Effect.Effect<void, Conflict | StoreUnavailable, R>) | undefined
-  /**
-   * Writes that follow a refusal in the same unit of work, committed before the refusal is answered (a reused code
-   * ends the connection it made); `state` is what the transition refused on. Answers the events they cause; null when
-   * this refusal needs none, so that it opens no transaction.
-   */
-  readonly onRefused?: (error: E, state: S) => Effect.Effect<ReadonlyArray<DomainEvent>, E3, R3> | null
+  readonly writes: Writes<S, A, E, B, E2, R, E3, R3, W>
 }
 
 /**
@@ -57,45 +98,45 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
   Effect.gen(function* () {
     const transactor = yield* Transactor
     const outbox = yield* EventOutbox
-    // Without `then` or `plan`, B is A (the type's default): the transition's answer is the command's.
+    const writes = command.writes
+    // A SaveAlone answers the transition's answer: B is A there (the type's default).
     const answerOf = (outcome: Result.Result<A, E>) => outcome as unknown as Result.Result<B, E>
     const attempt = Effect.gen(function* () {
       const found = yield* command.load
       if (Option.isNone(found)) return yield* Effect.fail(command.missing())
       const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
-      const afterRefusal = Result.isFailure(decided.outcome) && command.onRefused !== undefined
-        ? command.onRefused(decided.outcome.failure, found.value)
+      const afterRefusal = Result.isFailure(decided.outcome) && writes._tag !== "SaveThen" && writes.onRefused !== undefined
+        ? writes.onRefused(decided.outcome.failure, found.value)
         : null
-      const thenWrites = Result.isSuccess(decided.outcome) && command.then !== undefined
+      const then = Result.isSuccess(decided.outcome) && writes._tag === "SaveThen" ? writes.then : null
       // The planned rows of an accepted transition: made before any write (minting, building records), written below.
       let answer = answerOf(decided.outcome)
       let rows: W | null = null
       let events = decided.events
-      if (Result.isSuccess(decided.outcome) && command.plan !== undefined) {
-        if (command.write === undefined) return yield* Effect.die(new Error("runCommand: a command with plan needs write"))
-        const planned = yield* command.plan(decided.outcome.success, decided.next)
+      if (Result.isSuccess(decided.outcome) && writes._tag === "SavePlanned") {
+        const planned = yield* writes.plan(decided.outcome.success, decided.next)
         answer = Result.succeed(planned.answer)
         rows = planned.rows
         events = [...events, ...planned.events]
       }
       const keepsEvents = events.length > 0 && outbox.readers.length > 0
-      const follows = rows !== null || thenWrites || afterRefusal !== null
+      const follows = rows !== null || then !== null || afterRefusal !== null
       if (decided.next === null && !keepsEvents && !follows) return answer
       // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
       if (decided.next !== null && !keepsEvents && !follows) {
-        yield* command.save(decided.next)
+        yield* writes.save(decided.next)
         return answer
       }
-      // The save with its rows and events in one store write, when the store has one and nothing else follows.
-      if (decided.next !== null && command.saveWith !== undefined && !thenWrites && afterRefusal === null) {
-        yield* command.saveWith(decided.next, rows, { events: keepsEvents ? events : [], readers: outbox.readers })
+      // The save with its rows and events in one store write, when the store has one and no refusal's writes follow.
+      if (decided.next !== null && writes._tag === "SavePlanned" && writes.saveWith !== undefined && afterRefusal === null) {
+        yield* writes.saveWith(decided.next, rows, { events: keepsEvents ? events : [], readers: outbox.readers })
         return answer
       }
       return yield* transactor.atomically(Effect.gen(function* () {
-        if (decided.next !== null) yield* command.save(decided.next)
-        if (rows !== null && command.write !== undefined) yield* command.write(rows)
-        if (Result.isSuccess(decided.outcome) && command.then !== undefined) {
-          const after = yield* command.then(decided.outcome.success, decided.next)
+        if (decided.next !== null) yield* writes.save(decided.next)
+        if (rows !== null && writes._tag === "SavePlanned") yield* writes.write(rows)
+        if (then !== null && Result.isSuccess(decided.outcome)) {
+          const after = yield* then(decided.outcome.success, decided.next)
           events = [...events, ...after.events]
           answer = Result.succeed(after.answer)
         }

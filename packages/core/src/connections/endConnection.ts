@@ -18,7 +18,7 @@ export const endConnection = Effect.fn("connections.endConnection")(
       load: read === undefined ? store.find(connectionId) : loadReadFirst(Option.some(read), store.find(connectionId)),
       missing: () => new ConnectionNotFound(),
       transition: (connection, now) => endTransition(connection, reason, actorId, now),
-      save: store.save
+      writes: { _tag: "Save", save: store.save }
     })
   }
 )

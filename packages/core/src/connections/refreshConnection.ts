@@ -50,21 +50,24 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
       _tag: "Refresh", presentedHash, clientId: attempt.clientId, role, scope: attempt.scope, surface: attempt.surface,
       nextRefreshHash: refresh.hash
     }, now),
-    save: store.save,
     // The new access token is planned as a row: with the store's saveWith, the compare-and-set and its insert are one
     // statement on SQL (issue 11); an ending (reuse, role lost) is saved with its ConnectionEnded the same way.
-    plan: ({ connection, issue }) => Effect.map(planTokenPair({
-      connectionId: connection.id,
-      clientId: connection.clientId,
-      workspaceId: connection.workspaceId,
-      generation: issue.generation,
-      scopes: issue.scopes,
-      surface: issue.surface,
-      refresh
-    }), ({ record, tokens }) => ({ answer: { connection, tokens }, rows: record, events: [] })),
-    write: accessTokens.insert,
-    saveWith: saveWith === undefined ? undefined : (next, record, outbox) =>
-      saveWith(next, { connections: [], accessTokens: record === null ? [] : [record], outbox })
+    writes: {
+      _tag: "SavePlanned",
+      save: store.save,
+      plan: ({ connection, issue }) => Effect.map(planTokenPair({
+        connectionId: connection.id,
+        clientId: connection.clientId,
+        workspaceId: connection.workspaceId,
+        generation: issue.generation,
+        scopes: issue.scopes,
+        surface: issue.surface,
+        refresh
+      }), ({ record, tokens }) => ({ answer: { connection, tokens }, rows: record, events: [] })),
+      write: accessTokens.insert,
+      saveWith: saveWith === undefined ? undefined : (next, record, outbox) =>
+        saveWith(next, { connections: [], accessTokens: record === null ? [] : [record], outbox })
+    }
   })
   return { connection: rotated.connection, tokens: rotated.tokens, approvedScopes: rotated.connection.scopes }
 })

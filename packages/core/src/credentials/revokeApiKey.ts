@@ -39,6 +39,6 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
     load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),
     transition: (key, now) => revokeTransition(key, now, input.actorId),
-    save: keys.save
+    writes: { _tag: "Save", save: keys.save }
   })
 })

@@ -14,6 +14,6 @@ export const advanceTask = Effect.fn("tasks.advanceTask")(function* (id: TaskId,
     load: store.find(id),
     missing: () => new TaskNotFound({ taskId: id }),
     transition: (task, now) => transitionTask(task, event, now),
-    save: store.save
+    writes: { _tag: "Save", save: store.save }
   })
 })

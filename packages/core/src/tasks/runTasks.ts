@@ -69,7 +69,7 @@ const move = (task: Task, event: TaskEvent) =>
       load: heldOnce(task),
       missing: () => new Conflict({ entity: "task" }),
       transition: (held, now) => transitionTask(held, event, now),
-      save: store.save
+      writes: { _tag: "Save", save: store.save }
     })
   })
 

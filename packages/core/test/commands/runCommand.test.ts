@@ -32,9 +32,12 @@ const countingCommand = (losses: number, failure?: StoreUnavailable) => Effect.g
     load: Effect.as(Ref.update(loads, (n) => n + 1), Option.some<Counter>({ id: "c", version: 1, value: 0 })),
     missing: () => "missing" as const,
     transition: (c: Counter) => moved({ ...c, version: c.version + 1, value: c.value + 1 }, "incremented" as const),
-    save: (): Effect.Effect<void, Conflict | StoreUnavailable> => Ref.updateAndGet(saves, (n) => n + 1).pipe(Effect.flatMap(
-      (n): Effect.Effect<void, Conflict | StoreUnavailable> =>
-        failure !== undefined ? Effect.fail(failure) : n <= losses ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
+    writes: {
+      _tag: "Save",
+      save: (): Effect.Effect<void, Conflict | StoreUnavailable> => Ref.updateAndGet(saves, (n) => n + 1).pipe(Effect.flatMap(
+        (n): Effect.Effect<void, Conflict | StoreUnavailable> =>
+          failure !== undefined ? Effect.fail(failure) : n <= losses ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
+    }
   })
   return { run, loads, saves }
 })
@@ -63,8 +66,11 @@ describe("the runner's retry policy (architecture §Persistence is compare-and-s
       missing: () => "missing" as const,
       transition: (c: Counter) => moved({ ...c, version: c.version + 1, value: c.value + 1 }, c.value + 1),
       // The state read first is stale: its save loses; the one read again wins.
-      save: (next: Counter): Effect.Effect<void, Conflict> => Effect.andThen(Ref.update(saves, (n) => n + 1),
-        next.version === stored.version + 1 ? Effect.void : Effect.fail(new Conflict({ entity: "counter" })))
+      writes: {
+        _tag: "Save",
+        save: (next: Counter): Effect.Effect<void, Conflict> => Effect.andThen(Ref.update(saves, (n) => n + 1),
+          next.version === stored.version + 1 ? Effect.void : Effect.fail(new Conflict({ entity: "counter" })))
+      }
     })
     assert.strictEqual(yield* run, 6)
     assert.deepStrictEqual([yield* Ref.get(reads), yield* Ref.get(saves)], [1, 2])
@@ -82,7 +88,7 @@ describe("the runner's retry policy (architecture §Persistence is compare-and-s
       load: Effect.succeed(Option.some<Counter>({ id: "c", version: 1, value: 0 })),
       missing: () => "missing" as const,
       transition: () => refused("no" as const),
-      save: () => Ref.update(saves, (n) => n + 1)
+      writes: { _tag: "Save", save: () => Ref.update(saves, (n) => n + 1) }
     }))
     assert.deepStrictEqual([answer, yield* Ref.get(saves)], ["no", 0])
   }).pipe(Effect.provide(ports)))
@@ -101,7 +107,7 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     load: Effect.succeed(counter),
     missing: () => "missing" as const,
     transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const, [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") }]),
-    save: () => Ref.update(saved, (n) => n + 1)
+    writes: { _tag: "Save", save: () => Ref.update(saved, (n) => n + 1) }
   })
 
   it.effect("a save whose events no reader keeps is the save alone: no unit of work opened", () => Effect.gen(function* () {
@@ -125,9 +131,12 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     load: Effect.succeed(counter),
     missing: () => "missing" as const,
     transition: () => refused("reused" as const),
-    save: () => Effect.void,
-    onRefused: () => afterRefusal === "nothing" ? null
-      : Effect.as(Ref.update(written, (n) => n + 1), [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const])
+    writes: {
+      _tag: "Save",
+      save: () => Effect.void,
+      onRefused: () => afterRefusal === "nothing" ? null
+        : Effect.as(Ref.update(written, (n) => n + 1), [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const])
+    }
   })
 
   it.effect("a refusal whose onRefused has nothing to do opens no unit of work", () => Effect.gen(function* () {
@@ -152,17 +161,20 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     load: Effect.succeed(counter),
     missing: () => "missing" as const,
     transition: (c: Counter) => moved({ ...c, version: 2 }, "ok" as const),
-    save: () => Ref.update(calls, (all) => [...all, "save"]),
-    plan: (answer) => Effect.succeed({
-      answer: `${answer}+row`, rows: "row",
-      events: [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const]
-    }),
-    write: (rows: string) => Ref.update(calls, (all) => [...all, `write ${rows}`]),
-    saveWith: !withSaveWith ? undefined : (next: Counter, rows: string | null, outbox: OutboxAppend) =>
-      Ref.modify(calls, (all): readonly [boolean, ReadonlyArray<string>] => {
-        const lost = all.filter((c) => c === "lost").length < losses
-        return [lost, [...all, lost ? "lost" : `saveWith v${next.version} ${rows} ${outbox.events.map((e) => e._tag).join(",")} for ${outbox.readers.join(",")}`]]
-      }).pipe(Effect.flatMap((lost) => lost ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
+    writes: {
+      _tag: "SavePlanned",
+      save: () => Ref.update(calls, (all) => [...all, "save"]),
+      plan: (answer) => Effect.succeed({
+        answer: `${answer}+row`, rows: "row",
+        events: [{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make("rwq_1"), workspaceId: WorkspaceId.make("ws_1") } as const]
+      }),
+      write: (rows: string) => Ref.update(calls, (all) => [...all, `write ${rows}`]),
+      saveWith: !withSaveWith ? undefined : (next: Counter, rows: string | null, outbox: OutboxAppend) =>
+        Ref.modify(calls, (all): readonly [boolean, ReadonlyArray<string>] => {
+          const lost = all.filter((c) => c === "lost").length < losses
+          return [lost, [...all, lost ? "lost" : `saveWith v${next.version} ${rows} ${outbox.events.map((e) => e._tag).join(",")} for ${outbox.readers.join(",")}`]]
+        }).pipe(Effect.flatMap((lost) => lost ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
+    }
   })
 
   it.effect("planned rows with the store's saveWith: one call with the save, the rows and the events, no unit of work; a lost race is decided again", () => Effect.gen(function* () {
@@ -209,4 +221,61 @@ describe("the runner's cost (issue 11: the token endpoint must not get slower)",
     }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
     assert.deepStrictEqual([yield* Ref.get(units), claimed.map((e) => e.event)], [1, [replaced("rwq_before")]])
   }))
+})
+
+describe("how a command writes is one named shape (Writes): a combination the runner does not support does not compile", () => {
+  // The `@ts-expect-error` lines are the test: `tsc --noEmit` (npm test runs it first) fails if any of them stops
+  // being an error. The commands are built, never run: an invalid one must not get that far.
+  const load = Effect.succeed(Option.some<Counter>({ id: "c", version: 1, value: 0 }))
+  const missing = () => "missing" as const
+  const transition = (c: Counter) => moved({ ...c, version: c.version + 1 }, "ok" as const)
+  const save = (_next: Counter) => Effect.void
+  const then = (answer: "ok") => Effect.succeed({ answer: `${answer}+then`, events: [] })
+  const plan = (answer: "ok") => Effect.succeed({ answer: `${answer}+row`, rows: "row", events: [] })
+  const write = (_rows: string) => Effect.void
+  const onRefused = () => null
+
+  it("each shape alone compiles and answers its own answer type", () => {
+    const alone: Effect.Effect<"ok", unknown, unknown> = runCommand({ load, missing, transition, writes: { _tag: "Save", save, onRefused } })
+    const followed: Effect.Effect<string, unknown, unknown> = runCommand({ load, missing, transition, writes: { _tag: "SaveThen", save, then } })
+    const planned: Effect.Effect<string, unknown, unknown> = runCommand({
+      load, missing, transition, writes: { _tag: "SavePlanned", save, plan, write, saveWith: undefined, onRefused }
+    })
+    assert.strictEqual([alone, followed, planned].every(Effect.isEffect), true)
+  })
+
+  it("a command states how it writes: without `writes` it does not compile", () => {
+    // @ts-expect-error `writes` is required: no shape is assumed
+    runCommand({ load, missing, transition })
+  })
+
+  it("planned rows need their write: `plan` without `write` does not compile", () => {
+    runCommand({
+      load, missing, transition,
+      // @ts-expect-error a SavePlanned without `write` (it died at run time before)
+      writes: { _tag: "SavePlanned", save, plan, saveWith: undefined }
+    })
+  })
+
+  it("`then` and `plan` exclude each other", () => {
+    // @ts-expect-error a SaveThen has no planned rows
+    runCommand({ load, missing, transition, writes: { _tag: "SaveThen", save, then, plan, write } })
+    // @ts-expect-error a SavePlanned has no follow-up `then`
+    runCommand({ load, missing, transition, writes: { _tag: "SavePlanned", save, plan, write, saveWith: undefined, then } })
+  })
+
+  it("`saveWith` goes only with planned rows", () => {
+    const saveWith = (_next: Counter, _rows: string | null, _outbox: OutboxAppend) => Effect.void
+    // @ts-expect-error a save alone has no saveWith
+    runCommand({ load, missing, transition, writes: { _tag: "Save", save, saveWith } })
+    // @ts-expect-error a SaveThen's writes follow the save in a unit of work: no one-statement saveWith
+    runCommand({ load, missing, transition, writes: { _tag: "SaveThen", save, then, saveWith } })
+  })
+
+  it("`then` is not a save alone's, and a refusal's own writes do not combine with `then`", () => {
+    // @ts-expect-error a save alone has no `then`
+    runCommand({ load, missing, transition, writes: { _tag: "Save", save, then } })
+    // @ts-expect-error a SaveThen has no `onRefused`
+    runCommand({ load, missing, transition, writes: { _tag: "SaveThen", save, then, onRefused } })
+  })
 })
