@@ -23,6 +23,14 @@ export const AuditLogSql = Layer.effect(AuditLog, Effect.gen(function* () {
       sql`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId} ORDER BY position`.pipe(
         unavailable("AuditLog.list"),
         Effect.flatMap(decode)
+      ),
+    // The expression of the index audit_entries_by_credential (migration 0012), as core credentialOfEntry reads it.
+    listOfCredential: (workspaceId, credentialId, limit) =>
+      sql`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId}
+        AND coalesce(connection_id, nullif(detail->>'apiKeyId', ''), nullif(detail->>'credential', '')) = ${credentialId}
+        ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
+        unavailable("AuditLog.listOfCredential"),
+        Effect.flatMap(decode)
       )
   })
 }))

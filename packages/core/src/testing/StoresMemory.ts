@@ -2,6 +2,7 @@
 // contract suite as the SQL stores (packages/adapters-sql/test/contracts).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { AuditEntry, MailMessage } from "../audit/AuditEntry.ts"
+import { credentialOfEntry } from "../audit/credentialOfEntry.ts"
 import type { AccessToken, ApiKey } from "../credentials/records.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { Mailer } from "../ports/Mailer.ts"
@@ -27,6 +28,7 @@ export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* 
   return ClientStore.of({
     insert: (client) => table.insert(client.clientId, client),
     find: table.find,
+    findMany: (clientIds) => Effect.map(table.all, (all) => all.filter((c) => clientIds.includes(c.clientId))),
     save: (next) => table.save(next.clientId, next),
     listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
     // Counted and inserted in one Ref.modify, as the SQL store does under its per-workspace lock.
@@ -116,7 +118,10 @@ export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   const entries = yield* Ref.make<ReadonlyArray<AuditEntry>>([])
   return AuditLog.of({
     append: (entry) => Ref.update(entries, (all) => [...all, entry]),
-    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId))
+    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
+    listOfCredential: (workspaceId, credentialId, limit) =>
+      Effect.map(Ref.get(entries), (all) =>
+        all.filter((e) => e.workspaceId === workspaceId && credentialOfEntry(e) === credentialId).reverse().slice(0, Math.max(0, limit)))
   })
 }))
 
