@@ -21,20 +21,20 @@ type ApiMcpPorts = CorePorts | ToolUsageLog | WriteRequestStore
 /** How many audit entries a row's page shows; the audit log has them all. */
 const auditTrailLength = 50
 
-/** The refusals of a row's page (one row each): an unknown row, or a person `mayEnd` refuses. */
+/** The refusals of a row's pages, one row per core error (a missing or extra row does not compile). */
+export const connectedAppPageErrors = {
+  ConnectedAppNotFound: () => ({ status: 404, title: "No such connected app", message: "This workspace has no connection or API key with this id." }),
+  NotAllowedToEnd: (view) => ({
+    status: 403, title: "Not allowed",
+    message: view.role === "viewer"
+      ? `A viewer cannot disconnect apps or revoke keys in ${view.workspace.name}.`
+      : "An editor can disconnect only the apps they approved and revoke only the keys they created. Ask a workspace admin."
+  })
+} as const satisfies Record<(ConnectedAppNotFound | NotAllowedToEnd)["_tag"], (view: WorkspaceView) => { readonly status: number; readonly title: string; readonly message: string }>
+
 const rowRefusal = (view: WorkspaceView, error: ConnectedAppNotFound | NotAllowedToEnd) =>
   Effect.map(Effect.service(RequestId), (requestId) =>
-    error._tag === "ConnectedAppNotFound"
-      ? renderErrorPage({
-        status: 404, title: "No such connected app", requestId, returnTo: pagePaths.apiMcp(view.workspace.id),
-        message: "This workspace has no connection or API key with this id."
-      })
-      : renderErrorPage({
-        status: 403, title: "Not allowed", requestId, returnTo: pagePaths.apiMcp(view.workspace.id),
-        message: view.role === "viewer"
-          ? `A viewer cannot disconnect apps or revoke keys in ${view.workspace.name}.`
-          : "An editor can disconnect only the apps they approved and revoke only the keys they created. Ask a workspace admin."
-      }))
+    renderErrorPage({ ...connectedAppPageErrors[error._tag](view), requestId, returnTo: pagePaths.apiMcp(view.workspace.id) }))
 
 export const ApiMcpRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
