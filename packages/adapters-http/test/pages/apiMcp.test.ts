@@ -8,7 +8,7 @@ import * as oauth from "oauth4webapi"
 import { Effect, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  ClientId, ClientStore, ConnectionStore, type ConnectionId, CreditsLedger, drainOutbox, recordAuditOfEvents, MetadataDocumentFetcher, ToolUsageLog, usageWindow, WriteRequestStore
+  ClientId, ClientStore, ConnectionStore, Directory, PasswordHasher, PeopleStore, Prefix, Secrets, UserId, type ConnectionId, CreditsLedger, drainOutbox, recordAuditOfEvents, MetadataDocumentFetcher, ToolUsageLog, usageWindow, WriteRequestStore
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
@@ -156,6 +156,21 @@ const suite = (name: string, start: (options: TestServerOptions) => Promise<Star
       expect(status).toBe(200)
       expect(html).toContain("Usage at a glance")
       expect(html).toContain("Connected apps")
+    })
+
+    it("a person in no workspace gets a page that says so, with Sign out, instead of the API & MCP page", async () => {
+      const loner = { email: `loner-${Date.now()}@paid.test`, password: "loner-password-1" }
+      await server.run(Effect.gen(function* () {
+        const id = UserId.make(yield* (yield* Secrets).generate(Prefix.user))
+        yield* (yield* Directory).createUser({ id, email: loner.email, name: "Lone Person", createdAt: 0 })
+        yield* (yield* PeopleStore).setPasswordHash(id, yield* (yield* PasswordHasher).hash(loner.password))
+      }).pipe(Effect.orDie))
+      const cookie = await server.signIn(loner.email, loner.password)
+      const home = await page("/", cookie)
+      expect(home.status).toBe(200)
+      expect(home.html).toContain("You are not a member of any workspace yet.")
+      expect(home.html).toContain('action="/signout"')
+      expect((await server.get(pagePaths.apiMcp(ws()), cookie)).status).toBe(404)
     })
 
     it("a connection and an API key are rows alike: app label, who approved or created it, scopes, surface, platforms, writes, status", async () => {
