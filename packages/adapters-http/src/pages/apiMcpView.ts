@@ -149,7 +149,7 @@ ${overview.apps.length === 0
 <th scope="col">Writes</th><th scope="col">Last used</th><th scope="col" class="num">Credits (${overview.window.days.length} days)</th><th scope="col">Status</th></tr></thead>
 <tbody>
 ${overview.apps.map((row) => html`<tr id="row-${row.id}">
-<td><a href="${pagePaths.connectedApp(ws, row.id)}">${connectedAppLabel(row)}</a><br><span class="muted">${kindWords(row)}</span></td>
+<td><a href="${pagePaths.connectedApp(ws, row.id)}">${connectedAppLabel(row)}</a>${row.kind === "api_key" ? "" : html`<br><span class="muted">${kindWords(row)}</span>`}</td>
 <td>${personOf(row.owner)}<br>${timeOf(row.createdAt)}</td>
 <td>${scopesOf(row)}</td>
 <td>${surfaceWords[row.surface]}</td>

@@ -190,6 +190,7 @@ figure.chart{margin:0;background:var(--card);border:1px solid var(--border);bord
 .figure a{display:inline-block;margin-top:.25rem}
 .figures-table{margin:0 0 1.5rem}
 table.facts th{width:12rem}
+table.connected-apps time,table.audit-trail time{white-space:nowrap}
 .end-form{margin-top:1rem;border-top:1px solid var(--border);padding-top:.5rem}
 `
 
