@@ -2,4 +2,3 @@
 // Other packages import it through @adgate/core; other core folders import only the files it exports.
 export * from "./AuditEntry.ts"
 export * from "./auditOfEvent.ts"
-export * from "./credentialOfEntry.ts"

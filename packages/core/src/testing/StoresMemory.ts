@@ -2,7 +2,6 @@
 // contract suite as the SQL stores (packages/adapters-sql/test/contracts).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { AuditEntry, MailMessage } from "../audit/AuditEntry.ts"
-import { credentialOfEntry } from "../audit/credentialOfEntry.ts"
 import type { AccessToken, ApiKey } from "../credentials/records.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { Mailer } from "../ports/Mailer.ts"
@@ -119,9 +118,12 @@ export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   return AuditLog.of({
     append: (entry) => Ref.update(entries, (all) => [...all, entry]),
     list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
-    listOfCredential: (workspaceId, credentialId, limit) =>
-      Effect.map(Ref.get(entries), (all) =>
-        all.filter((e) => e.workspaceId === workspaceId && credentialOfEntry(e) === credentialId).reverse().slice(0, Math.max(0, limit)))
+    page: (workspaceId, query) => Effect.map(Ref.get(entries), (all) =>
+      all.filter((e) => e.workspaceId === workspaceId &&
+        (query.app === null || e.clientId === query.app || e.connectionId === query.app || e.detail["apiKeyId"] === query.app) &&
+        (query.actions === null || query.actions.includes(e.action)))
+        .reverse()
+        .slice(Math.max(0, query.offset), Math.max(0, query.offset) + Math.max(0, query.limit)))
   })
 }))
 
