@@ -306,7 +306,7 @@ const sentences: { readonly [K in CliFailure["_tag"]]: (error: Extract<CliFailur
     not_a_member: "the creator is not a member of the workspace",
     role_cannot_connect: "the creator is a viewer; only a workspace admin or editor can create API keys",
     apply_needs_admin: "--tool-writes apply needs a workspace admin as the creator",
-    not_creator: "an editor revokes only the keys they created; a workspace admin revokes any"
+    not_your_key: "an editor revokes only the keys they created"
   }[e.reason],
   ApiKeyScopeNotGrantable: (e) => apiKeyRefused + {
     role_cannot_connect: `${e.scope} cannot be granted by a viewer`,

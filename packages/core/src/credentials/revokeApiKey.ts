@@ -35,7 +35,7 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
   if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
   if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
-  if (!mayEnd(role.value, input.actorId, { ownerId: found.value.createdBy })) return yield* new ApiKeyNotAllowed({ reason: "not_creator" })
+  if (!mayEnd(role.value, input.actorId, { ownerId: found.value.createdBy })) return yield* new ApiKeyNotAllowed({ reason: "not_your_key" })
   return yield* runCommand({
     load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),

@@ -29,7 +29,7 @@ export const canConnect = (role: Role): boolean => role === "admin" || role === 
  * admin any row; an editor the rows they approved or created (`ownerId`: a connection's approver, a key's creator);
  * a viewer, or someone no longer a member (`role` null), none (docs/decisions.md, Connections and keys).
  */
-export const mayEnd = (role: Role | null, userId: UserId, row: { readonly ownerId: UserId }): boolean =>
+export const mayEnd = (role: Role | null, userId: UserId | null, row: { readonly ownerId: UserId }): boolean =>
   role === "admin" || (role === "editor" && row.ownerId === userId)
 
 /**

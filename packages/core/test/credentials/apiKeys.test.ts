@@ -46,11 +46,11 @@ describe("revokeApiKey", () => {
     assert.isNotNull(revoked.revokedAt)
     assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.admin })).version, revoked.version)
   })))
-  it.effect("an editor revokes the keys they created, not another person's (mayEnd: not_creator)", () => run(Effect.gen(function* () {
+  it.effect("an editor revokes the keys they created, not another person's (mayEnd: not_your_key)", () => run(Effect.gen(function* () {
     const { key: admins } = yield* createApiKey(input)
     const { key: own } = yield* createApiKey({ ...input, actorId: people.editor })
     const refused = yield* Effect.flip(revokeApiKey({ keyId: admins.id, workspaceId: ws, actorId: people.editor }))
-    assert.deepStrictEqual(refused._tag === "ApiKeyNotAllowed" ? refused.reason : refused._tag, "not_creator")
+    assert.deepStrictEqual(refused._tag === "ApiKeyNotAllowed" ? refused.reason : refused._tag, "not_your_key")
     assert.isNull(Option.getOrThrow(yield* (yield* ApiKeyStore).find(admins.id)).revokedAt)
     assert.isNotNull((yield* revokeApiKey({ keyId: own.id, workspaceId: ws, actorId: people.editor })).revokedAt)
   })))

@@ -33,6 +33,9 @@ describe("who may grant what (spec §Resources: Scopes)", () => {
     assert.isFalse(mayEnd("editor", me, { ownerId: other }))
     assert.isFalse(mayEnd("viewer", me, { ownerId: me }))
     assert.isFalse(mayEnd(null, me, { ownerId: me }))
+    // No person (the instance's operator) decides by the role it is given.
+    assert.isTrue(mayEnd("admin", null, { ownerId: other }))
+    assert.isFalse(mayEnd("editor", null, { ownerId: other }))
   })
   it("unknown words are ignored and offline_access changes nothing", () => {
     assert.deepStrictEqual(parseScopes("openid tools:read offline_access  tasks:read profile"), ["tasks:read", "tools:read"])
