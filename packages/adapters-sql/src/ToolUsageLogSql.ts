@@ -46,7 +46,7 @@ export const ToolUsageLogSql = Layer.effect(ToolUsageLog, Effect.gen(function* (
         unavailable("ToolUsageLog.usageByCredentialAndDay"),
         Effect.flatMap(decodeDays)
       ),
-    // Each credential's latest call is the last entry of its partial index (migration 0012): one look-up per id, in
+    // Each credential's latest call is the last entry of its partial index (migration 0013): one look-up per id, in
     // one statement, whatever the length of the workspace's history.
     lastCalls: (workspaceId, credentialIds) =>
       credentialIds.length === 0

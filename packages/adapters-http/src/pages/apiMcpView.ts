@@ -7,7 +7,7 @@ import {
 } from "@adgate/core"
 import { html, type Html, raw } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
-import { connectedAppLabel, connectedAppName } from "./appIdentity.ts"
+import { connectedAppLabel, connectedAppName } from "./connectedAppLabel.ts"
 import { formatFigure, isoDay, renderBarChart, seriesColours, type ChartSeries } from "./usageChart.ts"
 import type { WorkspaceView } from "./workspaceFrame.ts"
 
