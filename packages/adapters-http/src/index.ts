@@ -9,6 +9,3 @@ export { People, type Person, type PeopleShape, type PeoplePorts } from "./peopl
 export { PasswordHasherScrypt, makePasswordHasherScrypt } from "./people/PasswordHasherScrypt.ts"
 export { MetadataDocumentFetcherHttps } from "./cimd/MetadataDocumentFetcherHttps.ts"
 export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJsonError } from "./oauth/errors.ts"
-export { bearerChallenge, protectedResourceMetadataUrl, refusalAnswer, type RefusalAnswer } from "./rest/bearerAnswers.ts"
-export { taskReportAnswer } from "./rest/taskReportAnswer.ts"
-export { requestStatusUrl } from "./rest/restApi.ts"

@@ -78,7 +78,7 @@ export const callByName = (principal: Principal, name: string, args: Schema.Json
   }
   return Effect.gen(function* () {
     const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
-    return answerResult(answer, (yield* Issuer).origin)
+    return answerResult(answer)
   }).pipe(Effect.catch((refusal) => Effect.succeed(refusalResult(refusal))))
 }
 
@@ -92,32 +92,61 @@ export const callAsTask = (principal: Principal, name: string, args: Schema.Json
     const { origin } = yield* Issuer
     const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
     const complete = (result: CallToolResult) => era === "legacy" ? result : { resultType: "complete", ...result }
-    if (answer._tag === "Ran") return complete(answerResult(answer, origin))
+    if (answer._tag === "Ran") return complete(answerResult(answer))
     const request = yield* findOwnRequest(principal, answer.requestId)
-    if (Option.isNone(request)) return complete(answerResult(answer, origin))
+    if (Option.isNone(request)) return complete(answerResult(answer))
     const now = yield* Clock.currentTimeMillis
     if (era === "legacy") return { task: taskOf(request.value, origin, now) }
     const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
     return { resultType: "task", ...task }
   }).pipe(Effect.catch((refusal) => Effect.succeed(era === "legacy" ? refusalResult(refusal as never) : { resultType: "complete", ...refusalResult(refusal as never) })))
 
+/** The 2025-era revisions this server speaks: those without JSON-RPC batches (MCP 2025-06-18 removed them). */
+export const legacyProtocolVersions = ["2025-11-25", "2025-06-18"] as const
+
 const taskPageSize = 50
 const taskIdParams = Schema.toStandardSchemaV1(Schema.Struct({ taskId: Schema.String }))
 const cursorParams = Schema.toStandardSchemaV1(Schema.UndefinedOr(Schema.Struct({ cursor: Schema.optional(Schema.String) })))
 
-export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" | "modern" = "legacy"): Server => {
+/** What a 2025-era request's server knows of the HTTP request: its end, and how long tasks/result may wait. */
+export interface LegacyRequest {
+  /** Aborted when the HTTP request ends unanswered (the client gave up). */
+  readonly signal?: AbortSignal
+  readonly taskResultWaitMs: number
+}
+
+/** How often tasks/result reads a working task again while it waits for its end. */
+export const taskResultPollMs = 500
+
+const sleep = (ms: number, signals: ReadonlyArray<AbortSignal>) => new Promise<void>((resolve) => {
+  const done = () => {
+    clearTimeout(timer)
+    for (const s of signals) s.removeEventListener("abort", done)
+    resolve()
+  }
+  const timer = setTimeout(done, ms)
+  for (const s of signals) s.addEventListener("abort", done, { once: true })
+})
+
+export const makeMcpServer = (
+  principal: Principal, run: Runner, era: "legacy" | "modern" = "legacy", legacy: LegacyRequest = { taskResultWaitMs: 0 }
+): Server => {
   const server = new Server(serverInfo, {
     capabilities: era === "legacy"
       // MCP 2025-11-25 §Tasks: queued writes are tasks; listed per connection and withdrawable while pending.
       ? { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
       // 2026-07-28: Tasks is the extension `io.modelcontextprotocol/tasks` (answered in mcpHandler.ts).
       : { tools: { listChanged: false }, extensions: { "io.modelcontextprotocol/tasks": {} } } as ServerCapabilities,
-    instructions
+    instructions,
+    // The 2025 revisions served: 2025-03-26 and older had JSON-RPC batches, which mcpHandler.ts refuses, so a client
+    // asking for one of them is offered 2025-11-25 at initialize (and a request naming one is 400).
+    ...(era === "legacy" ? { supportedProtocolVersions: [...legacyProtocolVersions] } : {})
   })
   server.setRequestHandler("tools/list", async (request) => {
     const tools = await run(listedTools(principal).pipe(Effect.orDie))
     const start = cursorOffset(request.params?.cursor)
-    if (start < 0 || start > tools.length) throw new Error("invalid cursor")
+    // MCP §Pagination: an invalid cursor is -32602 (Invalid params).
+    if (start < 0 || start > tools.length) throw invalidParams("Invalid cursor: use the nextCursor of a tools/list answer.")
     const next = start + toolsPageSize
     return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) }
   })
@@ -135,9 +164,18 @@ export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" |
   // The SDK keeps the 2025-11-25 task methods off its typed surface (no runtime of its own): registered by name.
   server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params) =>
     taskOf(await own(params.taskId), await origin(), await now()))
-  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params) => {
-    const found = await own(params.taskId)
-    if (taskStatusOf(found) === "working") throw invalidParams(`Task ${found.id} is still working; ask tasks/get until it ends.`)
+  // MCP 2025-11-25 §Tasks, Result retrieval: a task that has not ended is waited for until it ends, bounded by the
+  // request's own timeout (legacy.taskResultWaitMs, or sooner when the client closes the request).
+  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params, ctx) => {
+    let found = await own(params.taskId)
+    const signals = [ctx.mcpReq.signal, ...(legacy.signal === undefined ? [] : [legacy.signal])]
+    const until = Date.now() + legacy.taskResultWaitMs
+    while (taskStatusOf(found) === "working") {
+      if (Date.now() >= until || signals.some((s) => s.aborted))
+        throw invalidParams(`Task ${found.id} is still working; ask tasks/result again, or tasks/get until it ends.`)
+      await sleep(Math.min(taskResultPollMs, Math.max(0, until - Date.now())), signals)
+      found = await own(params.taskId)
+    }
     return taskResultOf(found, await origin())
   })
   server.setRequestHandler("tasks/list", { params: cursorParams }, async (params) => {

@@ -191,7 +191,7 @@ describe("tools/call through the core pipeline", () => {
     const queued = result.structuredContent as { requestId: WriteRequestId; statusUrl: string; status: string; message: string }
     expect(queued.requestId).toMatch(/^rwq_/)
     expect(queued.status).toBe("pending_approval")
-    expect(queued.statusUrl).toBe(`${server.origin}/api/v1/requests/${queued.requestId}`)
+    expect(queued.statusUrl).toBe(`/api/v1/requests/${queued.requestId}`)
     expect(queued.message).toContain("Nothing has changed yet")
     const decision = await client.callTool({ name: "get_write_request", arguments: { requestId: queued.requestId } })
     expect((decision.structuredContent as { status: string }).status).toBe("pending_approval")
@@ -247,7 +247,7 @@ describe("get_task", () => {
       expect(result.isError ?? false).toBe(false)
       const changes = (result.structuredContent as { report: { changes: ReadonlyArray<Record<string, unknown>> } }).report.changes
       expect(changes.map((c) => [c["requestId"], c["statusUrl"], Object.keys(c).indexOf("statusUrl") - Object.keys(c).indexOf("requestId")]))
-        .toEqual([["rwq_waiting", `${server.origin}/api/v1/requests/rwq_waiting`, 1], [null, null, 1]])
+        .toEqual([["rwq_waiting", "/api/v1/requests/rwq_waiting", 1], [null, null, 1]])
     }
     await client.close()
   })

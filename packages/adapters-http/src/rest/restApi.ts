@@ -3,20 +3,22 @@
 // routes from it and openApiDocument.ts generates /api/v1/openapi.json from it, so the two cannot drift.
 import { Effect, Schema } from "effect"
 import {
-  type Account as PlatformAccount, Directory, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
+  type Account as PlatformAccount, defaultInputLimits, Directory, InputLimits, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
   TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools, platformAllowed,
   listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
-  toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest,
+  toolAvailability, toolListLimit, type Tool, type WriteRequest,
   TaskId, WriteRequestId
 } from "@adgate/core"
-import { taskReportAnswer } from "./taskReportAnswer.ts"
-import { BodyNotObject, restErrorAnswer, type RestRefusal, type RestRefusalTag } from "./errors.ts"
+import {
+  BodyNotObject, QueryInvalid, isoTime, isoTimeOrNull, requestStatusPath, restBasePath, restErrorAnswer, type RestRefusal, type RestRefusalTag,
+  taskPath, taskReportAnswer, taskView
+} from "@adgate/answers"
 import {
   AccountsBody, MeBody, OpenApiBody, RequestBody, TaskBody, TaskCreatedBody, TaskGoalBody, TaskListBody, ToolArgumentsBody,
   ToolBody, ToolQueuedBody, ToolRanBody, ToolsBody
 } from "./restSchemas.ts"
 
-export const restBasePath = "/api/v1"
+export { restBasePath }
 
 /** A query parameter: decoded from its text; the OpenAPI document shows the decoded type. */
 type QueryCodec = Schema.Codec<any, string>
@@ -118,11 +120,6 @@ const toolScopes: ReadonlyArray<Scope> = ["tools:read", "tools:write", "tools:ra
 const bearer = (anyOf: ReadonlyArray<Scope> | null, challengeScopes: ReadonlyArray<Scope> = anyOf ?? []): BearerAccess =>
   ({ _tag: "Bearer", anyOf, challengeScopes })
 
-const iso = (ms: number): string => new Date(ms).toISOString()
-const taskUrl = (taskId: string) => `${restBasePath}/tasks/${encodeURIComponent(taskId)}`
-const requestUrl = (requestId: string) => `${restBasePath}/requests/${encodeURIComponent(requestId)}`
-/** Where a queued write is followed (spec §GET /requests/{id}), absolute: the one link the REST and MCP answers render. */
-export const requestStatusUrl = (origin: string, requestId: string) => `${origin}${requestUrl(requestId)}`
 const ok = (body: object, status = 200, headers?: Readonly<Record<string, string>>): RestAnswer =>
   ({ status, body: { ok: true, ...body }, ...(headers === undefined ? {} : { headers }) })
 
@@ -138,15 +135,10 @@ const listEntry = (tool: Tool, withSchema: boolean) => ({
   ...(withSchema ? { inputSchema: tool.inputSchema } : {})
 })
 
-const taskView = (task: Task) => ({
-  taskId: task.id, goal: task.goal, status: task.status, createdAt: iso(task.createdAt), updatedAt: iso(task.updatedAt),
-  url: taskUrl(task.id)
-})
-
 const requestView = (request: WriteRequest) => ({
   requestId: request.id, status: request.status, providerStatus: request.providerStatus, providerBody: request.result,
-  tool: request.tool, arguments: request.arguments, reason: request.reason, createdAt: iso(request.createdAt),
-  decidedAt: request.decidedAt === null ? null : iso(request.decidedAt), expiresAt: iso(request.expiresAt)
+  tool: request.tool, arguments: request.arguments, reason: request.reason, createdAt: isoTime(request.createdAt),
+  decidedAt: isoTimeOrNull(request.decidedAt), expiresAt: isoTime(request.expiresAt)
 })
 
 /** Accounts a credential sees: those of the platforms its connection allows (all for "all"). */
@@ -216,7 +208,7 @@ const toolsRoute = route({
   access: bearer(toolScopes),
   pathParams: [],
   query: {
-    q: { schema: Schema.String, description: "Words of what you want to do; ranks the tools by intent" },
+    q: { schema: Schema.String, description: `Words of what you want to do; ranks the tools by intent. At most ${defaultInputLimits.maxSearchQueryLength} characters by default (ADGATE_MAX_SEARCH_QUERY_LENGTH); longer is 400 invalid_query` },
     family: { schema: Schema.String, description: "Only tools of this platform family, e.g. gads" },
     kind: { schema: ToolKind, description: "read or write" },
     limit: { schema: PositiveIntFromString, description: `Page size, default ${toolListLimit.default}, at most ${toolListLimit.max} (larger is cut to it)` },
@@ -227,6 +219,10 @@ const toolsRoute = route({
   successes: [{ status: 200, description: "A page of callable tools", schema: ToolsBody }],
   refusals: ["InsufficientScope", "ToolScopeMissing", "QueryInvalid", "PlatformUnavailable"],
   handle: ({ principal, query }) => Effect.gen(function* () {
+    // The one search-text limit of both surfaces (core InputLimits; MCP search_tools applies it to `query`).
+    const { maxSearchQueryLength } = yield* InputLimits
+    if (query.q !== undefined && query.q.length > maxSearchQueryLength)
+      return yield* new QueryInvalid({ parameter: "q", message: `is longer than ${maxSearchQueryLength} characters` })
     const request = {
       q: query.q ?? null, family: query.family ?? null, kind: query.kind ?? null, limit: query.limit ?? null,
       offset: query.offset ?? null
@@ -295,7 +291,7 @@ const callToolRoute = route({
     const replayed = answer.replayed ? { "idempotent-replayed": "true" } : undefined
     if (answer._tag === "Queued") {
       return ok({
-        queued: true, requestId: answer.requestId, status: answer.status, reason: answer.reason, statusUrl: requestUrl(answer.requestId)
+        queued: true, requestId: answer.requestId, status: answer.status, reason: answer.reason, statusUrl: requestStatusPath(answer.requestId)
       }, 202, replayed)
     }
     return ok({ result: answer.result, ...(answer.notices.length > 0 ? { notices: [...answer.notices] } : {}) }, 200, replayed)
@@ -351,7 +347,7 @@ const startTaskRoute = route({
     // The task runs with this credential's rights (its scopes, the connection's or key's write setting).
     const task = yield* startTask(taskInputOf(principal, goal))
     const issuer = yield* Issuer
-    return ok({ taskId: task.id, status: task.status, url: taskUrl(task.id) }, 201, { location: `${issuer.origin}${taskUrl(task.id)}` })
+    return ok({ taskId: task.id, status: task.status, url: taskPath(task.id) }, 201, { location: `${issuer.origin}${taskPath(task.id)}` })
   })
 })
 
@@ -365,8 +361,7 @@ const taskRoute = route({
   handle: ({ principal, params }) => Effect.gen(function* () {
     const task = yield* findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? ""))
     const { url, ...view } = taskView(task)
-    const origin = (yield* Issuer).origin
-    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report, (id) => requestStatusUrl(origin, id)), url })
+    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report), url })
   })
 })
 

@@ -24,7 +24,7 @@ import {
   PlatformsMemoryState,
   type MemoryPlatformState
 } from "@adgate/core/testing"
-import { restErrorAnswer } from "../../src/rest/errors.ts"
+import { restErrorAnswer } from "@adgate/answers"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
