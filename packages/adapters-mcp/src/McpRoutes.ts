@@ -10,6 +10,8 @@ import { makeMcpHandler, mcpPath, notThisEndpoint } from "./mcpHandler.ts"
 export interface McpRoutesOptions {
   /** Browser origins besides the service's own that may call /api/mcp. */
   readonly allowedOrigins?: ReadonlyArray<string>
+  /** How long tasks/result waits for a task that has not ended (mcpHandler.ts; default 60 s). */
+  readonly taskResultWaitMs?: number
 }
 
 export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>

@@ -4,13 +4,14 @@
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
 import { Clock, Effect, Option, Schema } from "effect"
 import { authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, type Scope } from "@adgate/core"
-import { CredentialInQuery, jsonRpcErrorBody, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
+import { CredentialInQuery, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
 import {
   type AuthInfo, classifyInboundRequest, createMcpHandler, DEFAULT_REQUEST_TIMEOUT_MSEC, isLegacyRequest, MissingRequiredClientCapabilityError,
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { logOutage } from "./toolResults.ts"
 import { workspaceTools } from "./workspaceTools.ts"
 import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 
@@ -41,7 +42,9 @@ const json = (status: number, body: unknown, headers: Readonly<Record<string, st
  * body and Retry-After, the challenge naming this surface's metadata (RFC 9728 §5.1) and, on a 401, the scopes to ask
  * for.
  */
-const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }) => {
+const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }, run?: Runner) => {
+  const outage = outageOf(refusal)
+  if (outage !== null && run !== undefined) void run(logOutage(outage, refusal._tag))
   const answer = refusalAnswer(refusal, { ...context, resource: "mcp", scopes: defaultScopes })
   return json(answer.status, answer.body, answer.headers)
 }
@@ -205,7 +208,7 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
     const authorization = request.headers.get("authorization")
     const auth = await authenticate(authorization)
-    if (auth._tag === "Refused") return refused(auth.error, { origin })
+    if (auth._tag === "Refused") return refused(auth.error, { origin }, run)
     const { principal } = auth
     // Stateless: no stream to resume (GET) and no session to end (DELETE).
     if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST", ...noStore } })

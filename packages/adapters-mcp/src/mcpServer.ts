@@ -2,10 +2,12 @@
 // tools/list by the connection's scopes and platform choice, paginated; tools/call through the core pipeline.
 // Spec §MCP server; MCP 2025-06-18 §Tools (pagination, annotations, output schemas, isError).
 import { Clock, Effect, Option, Schema } from "effect"
-import { callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit } from "@adgate/core"
+import {
+  callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit, toolRefusalCodes
+} from "@adgate/core"
 import { type CallToolResult, ProtocolError, Server, type ServerCapabilities, type Tool as McpTool } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
-import { answerResult, refusalResult } from "./toolResults.ts"
+import { answerResult, logIfOutage, refusalResult } from "./toolResults.ts"
 import { findOwnRequest, listOwnRequests, taskOf, taskResultOf, taskStatusOf, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 import { runWorkspaceTool, workspaceToolVisible, workspaceTools } from "./workspaceTools.ts"
 
@@ -79,7 +81,21 @@ export const callByName = (principal: Principal, name: string, args: Schema.Json
   return Effect.gen(function* () {
     const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
     return answerResult(answer)
-  }).pipe(Effect.catch((refusal) => Effect.succeed(refusalResult(refusal))))
+  }).pipe(
+    Effect.catch((refusal) => Effect.as(logIfOutage(refusal), refusalResult(refusal))),
+    Effect.flatMap((result) => Effect.map(Platforms, (platforms) => fitOutputSchema(platforms.tools.find((t) => t.name === name), result)))
+  )
+}
+
+/**
+ * MCP 2025-11-25 §Tools, Output schema: a tool that declares one answers structured content that conforms to it. A
+ * refusal's `{error, message, …}` does not, so for such a tool it is carried as text only (the same JSON), and a host
+ * that validates shows the refusal instead of a schema mismatch. Tools without an output schema keep both.
+ */
+export const fitOutputSchema = (tool: Tool | undefined, result: CallToolResult): CallToolResult => {
+  if (tool?.outputSchema === null || tool === undefined || result.isError !== true || result.structuredContent === undefined) return result
+  const { structuredContent: _, ...textOnly } = result
+  return textOnly
 }
 
 export type Runner = <A>(effect: Effect.Effect<A, never, McpPorts>) => Promise<A>
@@ -99,7 +115,10 @@ export const callAsTask = (principal: Principal, name: string, args: Schema.Json
     if (era === "legacy") return { task: taskOf(request.value, origin, now) }
     const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
     return { resultType: "task", ...task }
-  }).pipe(Effect.catch((refusal) => Effect.succeed(era === "legacy" ? refusalResult(refusal as never) : { resultType: "complete", ...refusalResult(refusal as never) })))
+  }).pipe(Effect.catch((refusal) => Effect.map(Platforms, (platforms) => {
+    const result = fitOutputSchema(platforms.tools.find((t) => t.name === name), refusalResult(refusal as never))
+    return era === "legacy" ? result : { resultType: "complete", ...result }
+  })))
 
 /** The 2025-era revisions this server speaks: those without JSON-RPC batches (MCP 2025-06-18 removed them). */
 export const legacyProtocolVersions = ["2025-11-25", "2025-06-18"] as const
@@ -142,8 +161,18 @@ export const makeMcpServer = (
     // asking for one of them is offered 2025-11-25 at initialize (and a request naming one is 400).
     ...(era === "legacy" ? { supportedProtocolVersions: [...legacyProtocolVersions] } : {})
   })
+  // A read a JSON-RPC method answers from: an outage (a store, the directory, the platforms) is a JSON-RPC error whose
+  // data names the same code a tool result or REST would (temporarily_unavailable …), logged with its port.
+  const read = async <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E, McpPorts>): Promise<A> => {
+    const result = await run(Effect.result(effect))
+    if (result._tag === "Success") return result.success
+    await run(logIfOutage(result.failure))
+    const tag = result.failure._tag
+    const error = Object.hasOwn(toolRefusalCodes, tag) ? toolRefusalCodes[tag as keyof typeof toolRefusalCodes] : "temporarily_unavailable"
+    throw new ProtocolError(-32603, "The service cannot answer right now; nothing was changed. Retry in a moment.", { error })
+  }
   server.setRequestHandler("tools/list", async (request) => {
-    const tools = await run(listedTools(principal).pipe(Effect.orDie))
+    const tools = await read(listedTools(principal))
     const start = cursorOffset(request.params?.cursor)
     // MCP §Pagination: an invalid cursor is -32602 (Invalid params).
     if (start < 0 || start > tools.length) throw invalidParams("Invalid cursor: use the nextCursor of a tools/list answer.")
@@ -155,7 +184,7 @@ export const makeMcpServer = (
     return run(callByName(principal, request.params.name, args))
   })
   const own = async (taskId: string) => {
-    const found = await run(findOwnRequest(principal, taskId).pipe(Effect.orDie))
+    const found = await read(findOwnRequest(principal, taskId))
     if (Option.isNone(found)) throw invalidParams(`No task ${taskId} for this connection.`)
     return found.value
   }
@@ -179,7 +208,7 @@ export const makeMcpServer = (
     return taskResultOf(found, await origin())
   })
   server.setRequestHandler("tasks/list", { params: cursorParams }, async (params) => {
-    const page = await run(listOwnRequests(principal, params?.cursor, taskPageSize).pipe(Effect.orDie))
+    const page = await read(listOwnRequests(principal, params?.cursor, taskPageSize))
     const o = await origin()
     const t = await now()
     return { tasks: page.requests.map((r) => taskOf(r, o, t)), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) }

@@ -3,14 +3,14 @@
 // Each names the scopes it needs; its arguments are checked by the same ArgumentValidator as platform tools.
 import { Effect, Option, Schema } from "effect"
 import {
-  ArgumentValidator, callTool, describeTool, findWorkspaceTask, findWriteRequest, listTools, listWorkspaceTasks,
+  ArgumentValidator, callTool, defaultInputLimits, describeTool, InputLimits, findWorkspaceTask, findWriteRequest, listTools, listWorkspaceTasks,
   Platforms, platformAllowed, type Principal, type Scope, startTask, taskInputOf, taskListLimit, TaskId, TaskStatus, ToolArgumentsInvalid,
   type ToolCallRefusal, WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
 import { isoTime, isoTimeOrNull, requestStatusPath, taskPath, taskReportAnswer, taskView } from "@adgate/answers"
 import type { McpPorts } from "./McpPorts.ts"
-import { answerResult, jsonResult, refusalResult } from "./toolResults.ts"
+import { answerResult, jsonResult, logIfOutage, refusalResult } from "./toolResults.ts"
 
 export interface WorkspaceTool {
   readonly name: string
@@ -31,7 +31,7 @@ const object = (properties: Record<string, Schema.Json>, required: ReadonlyArray
 
 /** A store, the directory or the platform did not answer: the same refusal codes as a tool call. */
 const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal, R>): Effect.Effect<A | CallToolResult, never, R> =>
-  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error))))
+  effect.pipe(Effect.catch((error) => Effect.as(logIfOutage(error), refusalResult(error))))
 
 const notFound = (what: string, id: string): CallToolResult => {
   const body = { error: "not_found", message: `No ${what} ${id} in this workspace.` }
@@ -48,7 +48,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     description: "Find the platform tools this connection may call, ranked by what you want to do. Start here: " +
       "search by intent (\"pause a campaign\", \"spend by channel\"), then read a tool's schema with describe_tool.",
     inputSchema: object({
-      query: { type: "string", description: "What you want to do, in words." },
+      query: { type: "string", description: `What you want to do, in words (at most ${defaultInputLimits.maxSearchQueryLength} characters unless the service sets another limit).` },
       family: { type: "string", description: "Only tools of this platform family (gads, meta, ga4, shopify)." },
       kind: { type: "string", enum: ["read", "write"] },
       limit: { type: "integer", minimum: 1, maximum: 100 },
@@ -57,9 +57,14 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     readOnly: true,
     anyOf: tools,
     run: (principal, args) => refused(Effect.gen(function* () {
+      // The one search-text limit of both surfaces (core InputLimits; REST GET /tools?q= answers 400 past it).
+      const { maxSearchQueryLength } = yield* InputLimits
+      const query = str(args, "query")
+      if (query !== null && query.length > maxSearchQueryLength)
+        return yield* new ToolArgumentsInvalid({ tool: "search_tools", problems: [{ path: "/query", message: `must be at most ${maxSearchQueryLength} characters (was ${query.length})` }] })
       const kind = str(args, "kind")
       const found = yield* listTools(principal, {
-        q: str(args, "query"), family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
+        q: query, family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
         limit: int(args, "limit"), offset: int(args, "offset")
       })
       return jsonResult({

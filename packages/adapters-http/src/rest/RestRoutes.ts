@@ -6,8 +6,8 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticateBearer, InputLimits, Issuer, nestsDeeperThan, requireScope } from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import {
-  BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, hasMatrixParameters, isRestRefusal, MethodNotAllowed, QueryInvalid,
-  RouteNotFound
+  BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, hasMatrixParameters, isRestRefusal, MethodNotAllowed, type Outage, outageOf,
+  QueryInvalid, RouteNotFound
 } from "@adgate/answers"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type BearerRoute, isPublicRoute, type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
@@ -68,13 +68,18 @@ const unexpected = (cause: Cause.Cause<unknown>) =>
     )
   })
 
+/** An outage refused as 503: one WARN line naming the port that failed (the request line says only the status). */
+const logOutage = (outage: Outage, failure: string) =>
+  Effect.logWarning("port unavailable").pipe(Effect.annotateLogs({ surface: "rest", port: outage.port, operation: outage.operation, failure }))
+
 const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
   <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
     effect.pipe(Effect.catchCause((cause) => {
       const failure = cause.reasons.find(Cause.isFailReason)
-      return failure !== undefined && isRestRefusal(failure.error)
-        ? Effect.succeed(restRefusalResponse(failure.error, origin, scopes))
-        : unexpected(cause)
+      if (failure === undefined || !isRestRefusal(failure.error)) return unexpected(cause)
+      const response = restRefusalResponse(failure.error, origin, scopes)
+      const outage = outageOf(failure.error)
+      return outage === null ? Effect.succeed(response) : Effect.as(logOutage(outage, failure.error._tag), response)
     }))
 
 /**
