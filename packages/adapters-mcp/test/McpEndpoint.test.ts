@@ -221,7 +221,9 @@ describe("tools/call through the core pipeline", () => {
     const client = await connect(await apiKey(["tools:read"]), "auto")
     const bad = await client.callTool({ name: "gads__list_campaigns", arguments: {} })
     expect(bad.isError).toBe(true)
-    expect(bad.structuredContent).toMatchObject({ error: "invalid_arguments" })
+    // gads__list_campaigns declares an output schema: its refusal is the same JSON as text only (MCP §Output schema).
+    expect(bad.structuredContent).toBeUndefined()
+    expect(JSON.parse((bad.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ error: "invalid_arguments" })
     const unknown = await client.callTool({ name: "nope__nothing", arguments: {} })
     expect(unknown.structuredContent).toMatchObject({ error: "tool_not_found" })
     await client.close()
