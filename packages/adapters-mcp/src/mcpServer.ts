@@ -198,11 +198,12 @@ export const makeMcpServer = (
   server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params, ctx) => {
     let found = await own(params.taskId)
     const signals = [ctx.mcpReq.signal, ...(legacy.signal === undefined ? [] : [legacy.signal])]
-    const until = Date.now() + legacy.taskResultWaitMs
+    const until = (await now()) + legacy.taskResultWaitMs
     while (taskStatusOf(found) === "working") {
-      if (Date.now() >= until || signals.some((s) => s.aborted))
+      const left = until - (await now())
+      if (left <= 0 || signals.some((s) => s.aborted))
         throw invalidParams(`Task ${found.id} is still working; ask tasks/result again, or tasks/get until it ends.`)
-      await sleep(Math.min(taskResultPollMs, Math.max(0, until - Date.now())), signals)
+      await sleep(Math.min(taskResultPollMs, left), signals)
       found = await own(params.taskId)
     }
     return taskResultOf(found, await origin())
