@@ -10,6 +10,7 @@ import {
   ArgumentValidator, createApiKey, CreditsLedger, decideAndExecute, type Scope, ToolUsageLog, WriteRequestStore
 } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
+import { makeMcpHandler } from "../src/index.ts"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
@@ -208,6 +209,28 @@ describe("tasks/result on a task that has not ended (MCP 2025-11-25 §Tasks, Res
     expect(body.error).toBeUndefined()
     expect(body.result?.isError ?? false).toBe(false)
     expect(body.result?._meta?.["io.modelcontextprotocol/related-task"]).toEqual({ taskId })
+  })
+
+  it("the wait is bounded: by the request's own timeout (then -32602, ask again), and it ends when the client closes the request", async () => {
+    const key = await apiKey(["tools:read", "tools:write"])
+    const created = await post(key, toolCall(1, "gads__update_campaign_budget", { accountId, campaignId: "20481001", dailyBudget: 62 }, { task: { ttl: 60_000 } }))
+    const { taskId } = (await created.json() as { result: { task: { taskId: string } } }).result.task
+    // The endpoint's handler itself, on this server's ports, with a short wait (McpRoutesOptions.taskResultWaitMs).
+    const handler = makeMcpHandler({ origin: server.origin, run: server.run, taskResultWaitMs: 700 })
+    const ask = (signal?: AbortSignal) => {
+      const body = JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tasks/result", params: { taskId } })
+      return handler(new Request(`${server.origin}/api/mcp`, { method: "POST", headers: mcpHeaders(key), body, ...(signal === undefined ? {} : { signal }) }), body)
+    }
+    const started = Date.now()
+    const timedOut = await ask()
+    expect(Date.now() - started).toBeGreaterThanOrEqual(700)
+    expect(await timedOut.json()).toMatchObject({ id: 9, error: { code: -32602, message: expect.stringContaining("still working") } })
+    const closing = new AbortController()
+    const closedAt = Date.now()
+    setTimeout(() => closing.abort(), 150)
+    const closed = await ask(closing.signal)
+    expect(Date.now() - closedAt).toBeLessThan(650)
+    expect(await closed.json()).toMatchObject({ error: { code: -32602 } })
   })
 })
 
