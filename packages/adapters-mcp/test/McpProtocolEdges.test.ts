@@ -188,6 +188,30 @@ describe("an outage of ours (a store that cannot answer) on MCP reads as on REST
     expect(warnings.filter((l) => l.includes("surface=rest"))).toHaveLength(1)
     expect(warnings.join("\n")).not.toContain(key)
   })
+
+  it("a tool call whose connected accounts cannot be read (our database) is temporarily_unavailable on MCP as on REST, not platform_unavailable, logged with port=Platforms", async () => {
+    const key = await apiKey(["tools:read"])
+    const client = await connect(key)
+    const logged = server.logs.length
+    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sandbox_accounts RENAME TO sandbox_accounts_away`))
+    try {
+      const overMcp = await client.callTool({ name: "gads__list_campaigns", arguments: { accountId } })
+      expect(overMcp.isError).toBe(true)
+      const text = (overMcp.content as Array<{ text: string }>)[0]!.text
+      expect(JSON.parse(text)).toMatchObject({ error: "temporarily_unavailable" })
+      const overRest = await server.fetch("/api/v1/tools/gads__list_campaigns", {
+        method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body: JSON.stringify({ accountId })
+      })
+      expect(overRest.status).toBe(503)
+      expect(await overRest.json()).toMatchObject({ error: "temporarily_unavailable" })
+    } finally {
+      await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sandbox_accounts_away RENAME TO sandbox_accounts`))
+      await client.close()
+    }
+    const warnings = server.logs.slice(logged).filter((l) => l.includes("level=WARN") && l.includes("port=Platforms"))
+    expect(warnings.some((l) => l.includes("surface=mcp") && l.includes("failure=StoreUnavailable"))).toBe(true)
+    expect(warnings.some((l) => l.includes("surface=rest"))).toBe(true)
+  })
 })
 
 describe("tasks/result on a task that has not ended (MCP 2025-11-25 §Tasks, Result retrieval)", () => {

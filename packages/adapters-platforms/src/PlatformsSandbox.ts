@@ -3,7 +3,7 @@
 // CredentialCipher and opened only here, for the call. Also the SandboxConnections service that connects a
 // workspace to a family (the demo seeding and tests use it).
 import {
-  type Account, kindOfCall, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
+  type Account, kindOfCall, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, StoreUnavailable, type ToolCall
 } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { Clock, Context, Effect, Layer, type Schema } from "effect"
@@ -49,6 +49,14 @@ const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.E
   Effect.mapError(self, (error) => new PlatformUnavailable({
     platform,
     message: `${platform} sandbox: ${step} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
+  }))
+
+// The connected accounts are the service's own records (platform_connections), read from its database: a failing read
+// is an outage of ours (503 temporarily_unavailable), not a platform that did not answer.
+const ourOutage = (operation: string) => <A, E, R>(self: Effect.Effect<A, E | SqlError.SqlError, R>) =>
+  Effect.mapError(self, (error) => new StoreUnavailable({
+    operation,
+    message: `${operation} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
   }))
 
 // PGlite answers jsonb parsed, node-postgres too; a driver that answers text is parsed here.
@@ -152,7 +160,7 @@ export const PlatformsSandbox: Layer.Layer<
         const out: Array<Account> = []
         for (const r of rows) if (byFamily.has(r.family)) out.push({ platform: r.family, id: r.id, name: r.name, status: r.status })
         return out
-      }).pipe(unavailable("platforms", "accounts")),
+      }).pipe(ourOutage("Platforms.accounts")),
       preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
         const platform = platformOf(call)
         if (platform === undefined) return unknownFamily(call)

@@ -5,6 +5,7 @@
 import { Context, Effect, Schema } from "effect"
 import type { PlatformFamily, Tool } from "../tools/Tool.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { StoreUnavailable } from "./errors.ts"
 
 /** Spec §Resources: Account: platform, id, name, status. `id` is the `accountId` argument tools take. */
 export const Account = Schema.Struct({
@@ -76,9 +77,11 @@ export interface PlatformsShape {
   readonly tools: ReadonlyArray<Tool>
   /**
    * The workspace's connected accounts of every family (spec §GET /accounts), or of `family` only: a tool call needs
-   * its own platform's, and need not read the others. An adapter may ignore `family`; callers filter anyway.
+   * its own platform's, and need not read the others. An adapter may ignore `family`; callers filter anyway. The
+   * connections are the service's own records: a store that cannot read them is StoreUnavailable (an outage of ours,
+   * 503 temporarily_unavailable), PlatformUnavailable only when a platform itself does not answer.
    */
-  readonly accounts: (workspaceId: WorkspaceId, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
+  readonly accounts: (workspaceId: WorkspaceId, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable | StoreUnavailable>
   /**
    * What a write call would change. Fails only when the platform cannot be read; a call the platform would refuse
    * (unknown account or object) answers a change with null fields, and `execute` then answers the refusal.
