@@ -276,7 +276,7 @@ describe("tool results and their output schemas (MCP 2025-11-25 §Tools, Output 
     expect(withSchema.map((t) => t.name).sort()).toEqual(Object.keys(successes).sort())
     const checked: Array<string> = []
     for (const tool of tools) {
-      // The refusal of the review: an accountId sent as a number; then a call with no arguments at all.
+      // A refusal a host met: an accountId sent as a number; then a call with no arguments at all.
       for (const args of [{ accountId: 1234 }, {}, ...(successes[tool.name] === undefined ? [] : [successes[tool.name]!])]) {
         const result = await client.callTool({ name: tool.name, arguments: args })
         const text = (result.content as Array<{ type: string; text?: string }>).find((c) => c.type === "text")?.text ?? ""
