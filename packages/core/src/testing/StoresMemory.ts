@@ -116,7 +116,13 @@ export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   const entries = yield* Ref.make<ReadonlyArray<AuditEntry>>([])
   return AuditLog.of({
     append: (entry) => Ref.update(entries, (all) => [...all, entry]),
-    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId))
+    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
+    page: (workspaceId, query) => Effect.map(Ref.get(entries), (all) =>
+      all.filter((e) => e.workspaceId === workspaceId &&
+        (query.app === null || e.clientId === query.app || e.connectionId === query.app || e.detail["apiKeyId"] === query.app) &&
+        (query.actions === null || query.actions.includes(e.action)))
+        .reverse()
+        .slice(Math.max(0, query.offset), Math.max(0, query.offset) + Math.max(0, query.limit)))
   })
 }))
 
