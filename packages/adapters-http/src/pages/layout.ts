@@ -179,6 +179,14 @@ th{font-size:.85rem;color:var(--muted);font-weight:600}
 details>summary{cursor:pointer}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){th,td{padding:.4rem}.top{padding:.5rem .75rem}main.wide{padding:0 .5rem}}
+dl.facts,dl.change{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:.75rem 0}
+dl.facts dt,dl.change dt{font-weight:600;color:var(--muted)}
+dl.facts dd,dl.change dd{margin:0}
+.before-after span{color:var(--muted)}
+pre.answer{overflow-x:auto;padding:.75rem;background:var(--bg);border:1px solid var(--border);border-radius:.375rem;font-size:.85rem;max-height:24rem}
+form.filter label{margin:0}
+form.filter select{width:auto}
+@media (max-width:40rem){dl.facts,dl.change{grid-template-columns:1fr}}
 `
 
 /**
