@@ -12,13 +12,9 @@ import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { approvalPaths, historyPageSize } from "../../src/pages/approvals/ApprovalsRoutes.ts"
 import { createKey, restClient } from "../rest/restClient.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
+import { readable } from "../support/pageText.ts"
 
 type WebServer = Omit<TestServer, "directory">
-
-/** A page's text without its tags, entities decoded: what a person reads. */
-export const readable = (page: string): string =>
-  page.replace(/<[^>]+>/g, " ").replaceAll("&amp;", "&").replaceAll("&quot;", '"').replaceAll("&#39;", "'")
-    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replace(/\s+/g, " ")
 
 interface Write {
   readonly tool: string
