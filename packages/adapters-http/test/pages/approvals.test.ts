@@ -10,7 +10,8 @@ import { PlatformsMemoryState, type MemoryPlatformState } from "@adgate/core/tes
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { approvalPaths, historyPageSize } from "../../src/pages/approvals/ApprovalsRoutes.ts"
-import { createKey, restClient } from "../rest/restClient.ts"
+import { createKey, obtainToken, restClient } from "../rest/restClient.ts"
+import { discover } from "../oauth/oauthClient.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
 import { readable } from "../support/pageText.ts"
 
@@ -134,11 +135,18 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       expect(text).toContain(budget.shows)
       expect(text).toContain(pause.shows)
       expect(html.indexOf(`id="${first}"`)).toBeGreaterThan(-1)
-      expect(html.indexOf(`id="${first}"`)).toBeLessThan(html.indexOf(`id="${second}"`))
+      // Oldest first; two queued in the same millisecond are in id order.
+      const key = async (id: string) => {
+        const r = await server.run(findWriteRequest(ws(), WriteRequestId.make(id)).pipe(Effect.orDie))
+        return [r.createdAt, r.id] as const
+      }
+      const [a, b] = [await key(first), await key(second)]
+      const [older, newer] = a[0] < b[0] || (a[0] === b[0] && a[1] < b[1]) ? [first, second] : [second, first]
+      expect(html.indexOf(`id="${older}"`)).toBeLessThan(html.indexOf(`id="${newer}"`))
       expect(text).toContain(`${server.users.admin.name} through API key “rest test key”`)
       expect(text).toContain("The API key's Tool writes setting is “Wait for approval”.")
       expect(text).toContain("The workspace has no guardrails set.")
-      expect(text).toMatch(/Expires \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in 6 days\)/)
+      expect(text).toMatch(/Expires \d{4}-\d\d-\d\d \d\d:\d\d UTC \(in [67] days\)/)
       expect(text).toMatch(/Account (Acme Ads|.+\(gads \d{10}\))/)
       expect(html).toContain(approvalPaths.approve(ws(), first))
       expect(html).toContain(approvalPaths.decline(ws(), first))
@@ -247,6 +255,45 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       expect((await server.get(pagePaths.approval(ws(), "rwq_nothing"), cookies["admin"])).status).toBe(404)
       expect(await statusOf(id)).toBe("pending_approval")
       await (await server.postForm(approvalPaths.decline(ws(), id), { csrf_token: adminForm.csrf_token }, cookies["admin"])).body?.cancel()
+    }, 60_000)
+
+    it("a write an OAuth connection proposed names its app (Unverified, in quotes) and the connection's setting", async () => {
+      // The admin's session works in the paid workspace, so the consent connects the app there.
+      const csrf = /name="csrf_token" value="([^"]+)"/.exec((await page(pagePaths.approvals(ws()), "admin")).html)![1]!
+      const switched = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: ws(), return_to: "/" }, cookies["admin"])
+      expect(switched.status).toBe(303)
+      const token = await obtainToken(server, await discover(server), cookies["admin"], {
+        scope: "tools:read tools:write", resource: `${server.origin}/api/v1`, writeMode: "wait"
+      })
+      const write = await platform.budgetRaise(server, reader)
+      const queued = await restClient(server, token).post(`/tools/${write.tool}`, write.args)
+      expect(queued.status).toBe(202)
+      const id = queued.body.requestId as string
+      const text = readable((await page(pagePaths.approval(ws(), id), "editor")).html)
+      expect(text).toContain(write.shows)
+      expect(text).toMatch(new RegExp(`${server.users.admin.name} through Unverified app “REST host” \\(connection con_`))
+      expect(text).toContain("The connection's write setting is “Wait for approval”.")
+      const { csrf_token } = await formOf(id, "editor")
+      await (await server.postForm(approvalPaths.decline(ws(), id), { csrf_token }, cookies["editor"])).body?.cancel()
+    }, 60_000)
+
+    it("an API credential cannot decide: the REST API has no decision route, and the request keeps waiting", async () => {
+      const write = await platform.budgetRaise(server, reader)
+      const id = await queue(write)
+      const { arguments_hash } = await formOf(id, "editor")
+      for (const path of [`/requests/${id}/approve`, `/requests/${id}/decide`, `/requests/${id}`]) {
+        const answer = await restClient(server, waiting).post(path, { decision: "approve", argumentsHash: arguments_hash })
+        expect([404, 405], path).toContain(answer.status)
+      }
+      // A session cookie with a bearer-less POST from another origin is no way in either (same-site check).
+      const crossSite = await server.fetch(approvalPaths.approve(ws(), id), {
+        method: "POST", body: new URLSearchParams(await formOf(id, "editor")).toString(),
+        headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookies["editor"], origin: "https://evil.example" }
+      })
+      expect(crossSite.status).toBe(403)
+      expect(await statusOf(id)).toBe("pending_approval")
+      const { csrf_token } = await formOf(id, "editor")
+      await (await server.postForm(approvalPaths.decline(ws(), id), { csrf_token }, cookies["editor"])).body?.cancel()
     }, 60_000)
 
     it("the history is filtered by outcome and paged, newest first; an unknown filter is refused 400", async () => {

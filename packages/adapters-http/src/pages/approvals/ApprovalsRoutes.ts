@@ -4,7 +4,7 @@
 // Approve (runs it at once through the core's decideAndExecute) and Decline; below, the requests no longer waiting,
 // filterable by outcome and paged. Only a workspace admin or editor decides, only here with a signed-in session and
 // a CSRF-checked form (never with an API credential); a viewer reads.
-import { Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
   decideAndExecute, findWriteRequest, type Guardrails, listPendingWriteRequests, outcomeOfWriteRequest, WriteRequestId,
@@ -208,7 +208,7 @@ const listPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequ
       const requestId = yield* Effect.service(RequestId)
       return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.approvals(view.workspace.id), requestId })
     }
-    const now = Date.now()
+    const now = yield* Clock.currentTimeMillis
     const pending = yield* listPendingWriteRequests(view.workspace.id)
     const shown = yield* Effect.flatMap(factsOf(pending.slice(0, pendingShown)), (all) => Effect.forEach(all, pendingFactsOf, { concurrency: 4 }))
     const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, (query.page - 1) * historyPageSize, historyPageSize + 1)
@@ -252,7 +252,7 @@ const detailPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRe
       return renderWorkspacePage({
         view, section: "approvals", title,
         body: html`${noticeOf(request)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
-${pendingCard(view, pending, Date.now(), "h2")}`
+${pendingCard(view, pending, yield* Clock.currentTimeMillis, "h2")}`
       })
     }
     const outcome = outcomeOfWriteRequest(wr)
