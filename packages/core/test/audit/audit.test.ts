@@ -75,8 +75,8 @@ describe("audit log and connection e-mail", () => {
   })
 })
 
-// Issue: declined, failed, expired and withdrawn writes and API keys left no entry. Every event is one now (the
-// mapping's switch ends in a `never` check); these name the entries a person looks for.
+// Every event is an entry (the mapping's switch ends in a `never` check); these name the entries a person looks for
+// about writes that did not simply run, API keys and removed apps.
 describe("every write request move, API key and app removal is an audit entry", () => {
   const requestId = WriteRequestId.make("rwq_9")
   const keyId = ApiKeyId.make("key_9")
