@@ -17,7 +17,7 @@ export const AuditAction = Schema.Literals([
   "api_key.created", "api_key.revoked",
   // Every move of a task (docs/tasks.md, Statuses), from its events by the audit reader.
   "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled",
-  // A workspace's settings set by a person or the CLI (issue 8), from their events by the audit reader.
+  // A workspace's settings set by a person or the CLI, from their events by the audit reader.
   "guardrails.changed", "member.role_changed", "workspace.plan_changed", "credits.set",
   // A workspace's own OAuth app registered or removed.
   "app.registered", "app.removed"

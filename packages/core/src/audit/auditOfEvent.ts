@@ -1,8 +1,8 @@
-// Which domain events are audit log entries (spec §Events: "Audit log entries are written for approving, declining
-// and ending a connection"; ours: a tool write queued for a person or applied to a platform, every move of a task,
-// docs/tasks.md, a pending write withdrawn because its requester ended, and issue 8's settings: guardrails, a member's
-// role, the plan, the credits; a workspace app registered), with their non-secret facts. The adapters' audit reader
-// (adapters-sql/src/readers) writes them from the outbox; core services never write these entries themselves.
+// Which audit log entry each domain event is (spec §Events: "Audit log entries are written for approving, declining
+// and ending a connection"; ours: every event — a write queued, decided, run, failed, expired or withdrawn, a tool
+// write applied, every move of a task, API keys created and revoked, own apps registered and removed, and the
+// workspace's settings), with its non-secret facts. The adapters' audit reader (adapters-sql/src/readers) writes them
+// from the outbox; core services never write these entries themselves.
 import { Effect, Option, type Schema } from "effect"
 import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
