@@ -5,7 +5,7 @@
 // server, and on PostgreSQL with the sandbox platforms when DATABASE_URL is set.
 import { Effect, Exit, Option, Ref, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { decideWriteRequest, findWriteRequest, WriteRequestId } from "@adgate/core"
+import { decideWriteRequest, findWriteRequest, WriteRequestId, WriteRequestStore } from "@adgate/core"
 import { PlatformsMemoryState, type MemoryPlatformState } from "@adgate/core/testing"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
@@ -227,6 +227,22 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       expect(await statusOf(id)).toBe("executed")
       expect((await platform.campaign(server, reader, write)).budget).toBe(before.budget + 5)
       if (appliedBefore !== null) expect(await platform.applied(server)).toBe(appliedBefore + 1)
+    }, 60_000)
+
+    it("approving past the deadline says it expired and applies nothing", async () => {
+      const write = await platform.budgetRaise(server, reader)
+      const before = await platform.campaign(server, reader, write)
+      const id = await queue(write)
+      const form = await formOf(id, "editor")
+      const request = await server.run(findWriteRequest(ws(), WriteRequestId.make(id)).pipe(Effect.orDie))
+      await server.run(Effect.flatMap(WriteRequestStore, (s) => s.save({ ...request, version: request.version + 1, expiresAt: request.createdAt })).pipe(Effect.orDie))
+      const late = await approve(id, "editor", form)
+      expect(late.status).toBe(409)
+      expect(readable(await late.text())).toContain("has expired: it was not applied")
+      expect(await statusOf(id)).toBe("expired")
+      expect((await platform.campaign(server, reader, write)).budget).toBe(before.budget)
+      const shown = readable((await page(pagePaths.approvals(ws(), { status: "expired" }), "viewer")).html)
+      expect(shown).toContain("Expired")
     }, 60_000)
 
     it("a POST without the CSRF token or with another session's token is refused 403 and changes nothing", async () => {
