@@ -80,6 +80,14 @@ const endReasonWords: Readonly<Record<string, string>> = {
   no_permission_approved: "no permission was approved"
 }
 
+/** The kinds a `kind` filter names: every kind (""), a group's, or one; "unknown" for anything else. */
+const actionsOfKind = (kind: string): ReadonlyArray<AuditAction> | null | "unknown" => {
+  if (kind === "") return null
+  if (Object.hasOwn(auditKindGroups, kind)) return auditKindGroups[kind as keyof typeof auditKindGroups].actions
+  const one = AuditActionSchema.literals.find((a) => a === kind)
+  return one === undefined ? "unknown" : [one]
+}
+
 /** The query's filters and page; a value the page does not know is refused with a sentence. */
 const auditQuery = (request: HttpServerRequest.HttpServerRequest) => {
   const params = new URL(request.url, "http://x").searchParams
@@ -87,11 +95,8 @@ const auditQuery = (request: HttpServerRequest.HttpServerRequest) => {
   const kind = params.get("kind") ?? ""
   const page = params.get("page") ?? "1"
   if (app.length > 512) return { problem: "The app filter is too long." } as const
-  const actions: ReadonlyArray<AuditAction> | null = kind === "" ? null
-    : kind in auditKindGroups ? auditKindGroups[kind as keyof typeof auditKindGroups].actions
-    : (AuditActionSchema.literals as ReadonlyArray<string>).includes(kind) ? [kind as AuditAction]
-    : undefined as never
-  if (actions === undefined) return { problem: `There is no kind “${kind.slice(0, 40)}” to filter by.` } as const
+  const actions = actionsOfKind(kind)
+  if (actions === "unknown") return { problem: `There is no kind “${kind.slice(0, 40)}” to filter by.` } as const
   if (!/^[1-9][0-9]{0,5}$/.test(page) || Number(page) > maxAuditPage) return { problem: `The page must be a number from 1 to ${maxAuditPage}.` } as const
   return { app: app === "" ? null : app, kind, actions, page: Number(page) } as const
 }
