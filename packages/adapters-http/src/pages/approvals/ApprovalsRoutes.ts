@@ -12,7 +12,7 @@ import {
 } from "@adgate/core"
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
-import { appLabel } from "../../oauth/consentView.ts"
+import { clientLabel } from "../appLabel.ts"
 import { html, type Html, renderErrorPage } from "../layout.ts"
 import { pagePaths } from "../pagePaths.ts"
 import {
@@ -62,7 +62,8 @@ const outcomeBadge = (facts: RequestFacts): Html => {
 
 export const appWords = (app: RequestingApp): Html => {
   switch (app.kind) {
-    case "connection": return html`${appLabel({ name: app.name, verified: app.verified })} <span class="muted">(connection ${app.id})</span>`
+    case "connection":
+      return html`${app.client === null ? html`<span class="muted">an app no longer known</span>` : clientLabel(app.client)} <span class="muted">(connection ${app.id})</span>`
     case "api_key": return html`API key <strong>“${app.name ?? app.id}”</strong> <span class="muted">(${app.id})</span>`
     case "unknown": return html`<span class="muted">an unknown app</span>`
   }

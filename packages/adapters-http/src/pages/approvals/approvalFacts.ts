@@ -4,13 +4,13 @@
 // through the core's ports; a platform that cannot be read leaves the preview out and says so.
 import { Effect, Option } from "effect"
 import {
-  type Account, ApiKeyStore, checkGuardrails, ClientStore, ConnectionStore, Directory, type Guardrails, GuardrailStore,
+  type Account, ApiKeyStore, type Client, checkGuardrails, ClientStore, ConnectionStore, Directory, type Guardrails, GuardrailStore,
   Platforms, type ProposedChange, type Tool, type User, type UserId, type WriteRequest
 } from "@adgate/core"
 
 /** The app that asked: a connection's client (its name, verified or not) or an API key (its name). */
 export type RequestingApp =
-  | { readonly kind: "connection"; readonly id: string; readonly name: string | null; readonly verified: boolean; readonly clientId: string | null }
+  | { readonly kind: "connection"; readonly id: string; readonly client: Client | null }
   | { readonly kind: "api_key"; readonly id: string; readonly name: string | null }
   | { readonly kind: "unknown" }
 
@@ -52,10 +52,7 @@ const appOf = (request: WriteRequest) =>
     if (request.connectionId !== null) {
       const connection = Option.getOrNull(yield* (yield* ConnectionStore).find(request.connectionId))
       const client = connection === null ? null : Option.getOrNull(yield* (yield* ClientStore).find(connection.clientId))
-      return {
-        kind: "connection", id: request.connectionId, name: client?.name ?? null, verified: client?.recognised ?? false,
-        clientId: connection?.clientId ?? null
-      } satisfies RequestingApp
+      return { kind: "connection", id: request.connectionId, client } satisfies RequestingApp
     }
     if (request.apiKeyId !== null) {
       const key = Option.getOrNull(yield* (yield* ApiKeyStore).find(request.apiKeyId))

@@ -4,12 +4,12 @@
 import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
-  type AuditAction, AuditAction as AuditActionSchema, type AuditEntry, AuditLog, ApiKeyStore, ClientStore, ConnectionStore,
+  appIdentity, type AuditAction, AuditAction as AuditActionSchema, type Client, type AuditEntry, AuditLog, ApiKeyStore, ClientStore, ConnectionStore,
   Directory, type UserId
 } from "@adgate/core"
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
-import { appLabel } from "../../oauth/consentView.ts"
+import { clientLabel } from "../appLabel.ts"
 import { html, type Html, renderErrorPage } from "../layout.ts"
 import { pagePaths } from "../pagePaths.ts"
 import { renderWorkspacePage, withWorkspace, type WorkspaceView } from "../workspaceFrame.ts"
@@ -111,22 +111,21 @@ const appDirectory = (workspaceId: WorkspaceView["workspace"]["id"]) =>
     ])
     const clients = yield* ClientStore
     const names = new Map<string, { readonly label: Html; readonly option: string }>()
-    const clientNames = new Map<string, { readonly name: string | null; readonly verified: boolean }>()
-    for (const app of ownApps) clientNames.set(app.clientId, { name: app.name, verified: app.recognised })
+    const clientsById = new Map<string, Client | null>()
+    for (const app of ownApps) clientsById.set(app.clientId, app)
     for (const c of connections) {
-      if (!clientNames.has(c.clientId)) {
-        const client = Option.getOrNull(yield* clients.find(c.clientId))
-        clientNames.set(c.clientId, { name: client?.name ?? null, verified: client?.recognised ?? false })
-      }
+      if (!clientsById.has(c.clientId)) clientsById.set(c.clientId, Option.getOrNull(yield* clients.find(c.clientId)))
     }
-    for (const [clientId, client] of clientNames) {
-      names.set(clientId, { label: appLabel(client), option: `App “${client.name ?? clientId}”` })
+    const labelOf = (client: Client | null): Html => client === null ? html`<span class="muted">an app no longer known</span>` : clientLabel(client)
+    const nameOf = (client: Client | null, clientId: string): string => client === null ? clientId : appIdentity(client).name ?? clientId
+    for (const [clientId, client] of clientsById) {
+      names.set(clientId, { label: labelOf(client), option: `App “${nameOf(client, clientId)}”` })
     }
     for (const c of connections) {
-      const client = clientNames.get(c.clientId) ?? { name: null, verified: false }
+      const client = clientsById.get(c.clientId) ?? null
       names.set(c.id, {
-        label: html`${appLabel(client)} <span class="muted">(connection ${c.id})</span>`,
-        option: `Connection of “${client.name ?? c.clientId}” (${c.id})`
+        label: html`${labelOf(client)} <span class="muted">(connection ${c.id})</span>`,
+        option: `Connection of “${nameOf(client, c.clientId)}” (${c.id})`
       })
     }
     for (const k of keys) {
