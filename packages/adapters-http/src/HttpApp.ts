@@ -8,6 +8,7 @@ import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { ApprovalsRoutes } from "./pages/approvals/ApprovalsRoutes.ts"
 import { AuditRoutes } from "./pages/audit/AuditRoutes.ts"
+import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -39,8 +40,8 @@ export const HealthRoutes = HttpRouter.use((router) =>
 
 export const makeHttpApp = () =>
   Layer.mergeAll(
-    HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes, SecurityMiddleware,
-    ClientAddressMiddleware
+    HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes,
+    SecurityMiddleware, ClientAddressMiddleware
   ).pipe(
     Layer.provide(People.layer)
   )

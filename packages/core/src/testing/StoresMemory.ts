@@ -27,6 +27,7 @@ export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* 
   return ClientStore.of({
     insert: (client) => table.insert(client.clientId, client),
     find: table.find,
+    findMany: (clientIds) => Effect.map(table.all, (all) => all.filter((c) => clientIds.includes(c.clientId))),
     save: (next) => table.save(next.clientId, next),
     listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
     // Counted and inserted in one Ref.modify, as the SQL store does under its per-workspace lock.
