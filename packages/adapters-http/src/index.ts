@@ -12,3 +12,4 @@ export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJson
 export { bearerChallenge, protectedResourceMetadataUrl, refusalAnswer, type RefusalAnswer } from "./rest/bearerAnswers.ts"
 export { taskReportAnswer } from "./rest/taskReportAnswer.ts"
 export { requestStatusUrl } from "./rest/restApi.ts"
+export { appConnectedMail, changeWaitingMail, mailWords, MailWordsHttp } from "./mail/mailWords.ts"

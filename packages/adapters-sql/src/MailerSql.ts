@@ -1,7 +1,7 @@
 // Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first. The
 // MailMessage Schema is the row (tableRow), its `to` kept in the column `recipient`; `position` keeps the order.
 import { MailMessage, Mailer } from "@adgate/core"
-import { Effect, Layer, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"
@@ -26,6 +26,17 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
         Effect.flatMap(decode)
       ),
     markSent: (id, at) =>
-      sql`UPDATE mail_outbox SET sent_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, unavailable("Mailer.markSent"))
+      sql`UPDATE mail_outbox SET sent_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, unavailable("Mailer.markSent")),
+    recent: (limit) =>
+      sql`SELECT * FROM mail_outbox ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
+        unavailable("Mailer.recent"),
+        Effect.flatMap(decode)
+      ),
+    find: (id) =>
+      sql`SELECT * FROM mail_outbox WHERE id = ${id}`.pipe(
+        unavailable("Mailer.find"),
+        Effect.flatMap(decode),
+        Effect.map(Arr.head)
+      )
   })
 }))
