@@ -13,3 +13,4 @@ export { bearerChallenge, protectedResourceMetadataUrl, refusalAnswer, type Refu
 export { taskReportAnswer } from "./rest/taskReportAnswer.ts"
 export { requestStatusUrl } from "./rest/restApi.ts"
 export { appConnectedMail, changeWaitingMail, mailWords, MailWordsHttp } from "./mail/mailWords.ts"
+export { DevelopmentMailbox, type DevelopmentMailboxShape, MailboxRoutes } from "./mail/MailboxRoutes.ts"

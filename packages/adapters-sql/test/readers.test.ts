@@ -42,7 +42,7 @@ const exactlyOnceAcrossProcesses = (a: Layer.Layer<World>, b: Layer.Layer<World>
   assert.deepStrictEqual(entries.map((e) => [e.action, e.detail["reason"] ?? null]), [["connection.approved", null], ["connection.ended", "disconnected"]])
   const mail = yield* Effect.provide(mailTo(adminEmail), b)
   assert.strictEqual(mail.length, 1, "one mail to the one admin, however many processes drained")
-  assert.include(mail[0]?.subject ?? "", "was connected to Token Ads")
+  assert.include(mail[0]?.subject ?? "", "Token Ads")
 })
 
 const directoryDown = Effect.map(Directory, (directory) => Directory.of({

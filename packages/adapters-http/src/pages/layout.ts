@@ -179,6 +179,7 @@ th{font-size:.85rem;color:var(--muted);font-weight:600}
 details>summary{cursor:pointer}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){th,td{padding:.4rem}.top{padding:.5rem .75rem}main.wide{padding:0 .5rem}}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;font:.95rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);padding:1rem;border:1px solid var(--border);border-radius:.375rem}
 `
 
 /**
