@@ -6,13 +6,13 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
-import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import { DevelopmentMailbox, makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailSender } from "./MailSender.ts"
-import { seedOnFirstStart } from "./seed.ts"
+import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
 import { TaskRunner } from "./taskRunner.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
@@ -23,7 +23,13 @@ export const serverLayer = (config: AppConfig) => {
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
   const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
-  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
+  // Without SMTP_URL the mail is only logged, so the instance's admin (the first admin, ADGATE_ADMIN_EMAIL) reads it
+  // on the development mailbox page (docs/decisions.md, Development mailbox).
+  const mailbox = Layer.succeed(DevelopmentMailbox, {
+    open: Option.isNone(config.smtpUrl),
+    instanceAdmins: [Option.getOrElse(config.adminEmail, () => defaultAdminEmail)]
+  })
+  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies), mailbox)
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
