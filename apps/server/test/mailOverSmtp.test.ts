@@ -111,9 +111,9 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
       const logs: Array<string> = []
       await sendTo(smtp.url, world, scope, logs)
 
-      const connectedMail = (m: ReceivedMail) => m.subject.includes("was connected to Demo")
+      const connectedMail = (m: ReceivedMail) => m.subject.startsWith("App connected to Demo")
       const toAdmin = await smtp.waitFor((m) => m.to.includes(admin.email) && connectedMail(m))
-      await smtp.waitFor((m) => m.to.includes(ops.email) && connectedMail(m))
+      const toOps = await smtp.waitFor((m) => m.to.includes(ops.email) && connectedMail(m))
       const toAsker = await smtp.waitFor((m) => m.subject.startsWith("Approval needed"))
       // A few more passes: nothing is sent twice.
       await sleep(500)
@@ -123,7 +123,9 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
       assert.isFalse(smtp.received.some((m) => m.to.includes(editor.email) || m.to.includes(viewer.email)), "an editor or viewer is not told")
       assert.deepStrictEqual(await pending(world), [])
 
-      assert.strictEqual(toAdmin.subject, `Unverified app "Report Helper" was connected to Demo`)
+      assert.strictEqual(toAdmin.subject, `App connected to Demo: Unverified app "Report Helper"`)
+      assert.include(toAdmin.text, "You connected an app to the workspace Demo.")
+      assert.include(toOps.text, "Hello Ops,\n\nAdmin <admin@example.com> connected an app to the workspace Demo.")
       assert.include(toAdmin.text, "Approved by: Admin <admin@example.com>")
       assert.include(toAdmin.text, "(tasks:read)")
       assert.deepStrictEqual(toAdmin.links, [absolute(baseUrl, pagePaths.connectedApp(workspace.id, connected.connectionId))])

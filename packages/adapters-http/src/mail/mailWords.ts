@@ -25,7 +25,7 @@ const flat = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f
 /** The app as the consent page names it: a verified product's name, or an Unverified app with its name in quotes. */
 export const mailAppLabel = (app: MailApp): string => {
   if (app.verified && app.name !== null) return `${oneLine(app.name)} (verified)`
-  const described = URL.canParse(app.clientId) && app.clientId.startsWith("https:") ? `, described at ${new URL(app.clientId).host}` : ""
+  const described = URL.canParse(app.clientId) && app.clientId.startsWith("https:") ? ` (described at ${new URL(app.clientId).host})` : ""
   return `Unverified app "${oneLine(app.name ?? "unnamed app")}"${described}`
 }
 
@@ -56,13 +56,14 @@ const utcMinute = (ms: number): string => `${new Date(ms).toISOString().slice(0,
 export const appConnectedMail = (facts: AppConnectedFacts, origin: string): MailText => {
   const app = mailAppLabel(facts.app)
   const workspace = oneLine(facts.workspace.name)
-  const approver = facts.approver === null ? `A former member (${facts.approverId})` : personLabel(facts.approver)
+  const approver = facts.approver === null ? `a former member (${facts.approverId})` : personLabel(facts.approver)
+  const who = facts.approver !== null && facts.approver.email === facts.recipient.email ? "You" : approver.charAt(0).toUpperCase() + approver.slice(1)
   return {
-    subject: `${app} was connected to ${workspace}`,
+    subject: `App connected to ${workspace}: ${app}`,
     text: [
       `Hello ${oneLine(facts.recipient.name)},`,
       "",
-      `${approver} connected ${app} to the workspace ${workspace}.`,
+      `${who} connected an app to the workspace ${workspace}.`,
       "",
       `App: ${app}`,
       `Approved by: ${approver}`,

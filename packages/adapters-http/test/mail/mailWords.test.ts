@@ -44,8 +44,9 @@ const urls = (text: string) => [...text.matchAll(/https?:\/\/\S+/g)].map((m) => 
 describe("the app-connected mail", () => {
   it("names the unverified app with its self-given name in quotes and its document's host, the approver and each permission in the consent page's words", () => {
     const mail = appConnectedMail(connected(), origin)
-    assert.strictEqual(mail.subject, `Unverified app "Helper", described at tool.example was connected to Acme Ads`)
+    assert.strictEqual(mail.subject, `App connected to Acme Ads: Unverified app "Helper" (described at tool.example)`)
     assert.include(mail.text, "Hello Ada,")
+    assert.include(mail.text, "Ann <ann@acme.example> connected an app to the workspace Acme Ads.")
     assert.include(mail.text, "Approved by: Ann <ann@acme.example>")
     assert.include(mail.text, "  - See tasks, their plans, results and reports (tasks:read)")
     assert.include(mail.text, "  - Call platform write tools (changes) (tools:write)")
@@ -63,9 +64,15 @@ describe("the app-connected mail", () => {
 
   it("a verified product is named by its product name; an approver the Directory no longer knows, by id", () => {
     const mail = appConnectedMail(connected({ app: { clientId: "https://claude.ai/x", name: "Claude", verified: true }, approver: null }), origin)
-    assert.strictEqual(mail.subject, "Claude (verified) was connected to Acme Ads")
-    assert.include(mail.text, "A former member (usr_ann) connected Claude (verified)")
+    assert.strictEqual(mail.subject, "App connected to Acme Ads: Claude (verified)")
+    assert.include(mail.text, "A former member (usr_ann) connected an app")
+    assert.include(mail.text, "App: Claude (verified)\n")
     assert.notInclude(mail.text, "Unverified")
+  })
+
+  it("an admin who approved it is told it was them", () => {
+    const mail = appConnectedMail(connected({ recipient: { email: "ann@acme.example", name: "Ann" } }), origin)
+    assert.include(mail.text, "You connected an app to the workspace Acme Ads.")
   })
 
   it("a self-given name cannot write lines of its own into the mail or its subject", () => {
