@@ -6,7 +6,7 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
-import { DevelopmentMailbox, makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import { absolute, DevelopmentMailbox, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
@@ -24,11 +24,13 @@ export const serverLayer = (config: AppConfig) => {
   const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
   // Without SMTP_URL the mail is only logged, so the instance's admin (the first admin, ADGATE_ADMIN_EMAIL) reads it
-  // on the development mailbox page (docs/decisions.md, Development mailbox).
-  const mailbox = Layer.succeed(DevelopmentMailbox, {
-    open: Option.isNone(config.smtpUrl),
-    instanceAdmins: [Option.getOrElse(config.adminEmail, () => defaultAdminEmail)]
-  })
+  // on the development mailbox page (docs/decisions.md, Mail and the development mailbox).
+  const instanceAdmin = Option.getOrElse(config.adminEmail, () => defaultAdminEmail)
+  const mailbox = Layer.effect(DevelopmentMailbox, Effect.gen(function* () {
+    const open = Option.isNone(config.smtpUrl)
+    if (open) yield* Effect.logInfo(`SMTP_URL is not set: mail is logged, and ${instanceAdmin} reads it at ${absolute(config.baseUrl, pagePaths.mailbox)}`)
+    return { open, instanceAdmins: [instanceAdmin] }
+  }))
   const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies), mailbox)
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.

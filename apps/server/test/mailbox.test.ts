@@ -1,4 +1,4 @@
-// The server's development mailbox (docs/decisions.md, Development mailbox): with no SMTP_URL the instance's admin
+// The server's development mailbox (docs/decisions.md, Mail and the development mailbox): with no SMTP_URL the instance's admin
 // (ADGATE_ADMIN_EMAIL, the first admin) opens /mailbox; with SMTP_URL set it answers 404. The server's whole layer in
 // this process, as `npm start` composes it.
 import { afterAll, assert, describe, it } from "@effect/vitest"
@@ -18,10 +18,14 @@ const adminPassword = "owner-password-1"
 const start = async (extra: Record<string, string>) => {
   const dataDir = mkdtempSync(join(tmpdir(), "adgate-mailbox-"))
   const port = await freePort()
+  const logs: Array<string> = []
   const env = { ...environment(dataDir, port), ADGATE_ADMIN_EMAIL: adminEmail, ADGATE_ADMIN_PASSWORD: adminPassword, ...extra }
   const fiber = Effect.runFork(Effect.gen(function* () {
     return yield* Layer.launch(serverLayer(yield* loadAppConfig))
-  }).pipe(Effect.provide(Layer.mergeAll(ConfigProvider.layer(ConfigProvider.fromEnv({ env })), Logger.layer([])))))
+  }).pipe(Effect.provide(Layer.mergeAll(
+    ConfigProvider.layer(ConfigProvider.fromEnv({ env })),
+    Logger.layer([Logger.map(Logger.formatSimple, (line) => { logs.push(line) })])
+  ))))
   const origin = `http://127.0.0.1:${port}`
   const deadline = Date.now() + 60_000
   for (;;) {
@@ -32,6 +36,7 @@ const start = async (extra: Record<string, string>) => {
   }
   return {
     origin,
+    logs,
     stop: async () => {
       await Effect.runPromise(Fiber.interrupt(fiber))
       rmSync(dataDir, { recursive: true, force: true })
@@ -58,9 +63,10 @@ describe("the server's development mailbox", () => {
     for (const stop of stops) await stop()
   })
 
-  it("without SMTP_URL the first admin (ADGATE_ADMIN_EMAIL) opens the mailbox", async () => {
+  it("without SMTP_URL the first admin (ADGATE_ADMIN_EMAIL) opens the mailbox, and the start says where it is", async () => {
     const server = await start({})
     stops.push(server.stop)
+    assert.isTrue(server.logs.some((l) => l.includes(`SMTP_URL is not set: mail is logged, and ${adminEmail} reads it at http://localhost:`) && l.includes("/mailbox")), server.logs.join("\n"))
     const page = await fetch(`${server.origin}${pagePaths.mailbox}`, { headers: { cookie: await signedIn(server.origin) } })
     assert.strictEqual(page.status, 200)
     assert.include(await page.text(), "<h1>Mailbox</h1>")
@@ -69,6 +75,7 @@ describe("the server's development mailbox", () => {
   it("with SMTP_URL set the mailbox answers 404, to the first admin too", async () => {
     const server = await start({ SMTP_URL: "smtp://127.0.0.1:1" })
     stops.push(server.stop)
+    assert.isFalse(server.logs.some((l) => l.includes("SMTP_URL is not set")))
     const page = await fetch(`${server.origin}${pagePaths.mailbox}`, { headers: { cookie: await signedIn(server.origin) } })
     assert.strictEqual(page.status, 404)
   }, 90_000)

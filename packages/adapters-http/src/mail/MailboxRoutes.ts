@@ -1,4 +1,4 @@
-// The development mailbox (docs/service.md, Mail; docs/decisions.md, Development mailbox): with no SMTP_URL the
+// The development mailbox (docs/service.md, Mail; docs/decisions.md, Mail and the development mailbox): with no SMTP_URL the
 // mail is only logged, so the instance's admins can read it here, as a new user would in their inbox: the newest
 // messages (recipient, subject, time) and each message's text with its links clickable. Anyone else, and everyone
 // when SMTP_URL is set, gets 404: the page does not exist for them.

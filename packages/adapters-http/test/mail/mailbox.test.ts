@@ -1,4 +1,4 @@
-// The development mailbox page (docs/service.md, Mail; docs/decisions.md, Development mailbox): with no SMTP_URL the
+// The development mailbox page (docs/service.md, Mail; docs/decisions.md, Mail and the development mailbox): with no SMTP_URL the
 // instance's admins read the newest mail and each message, its links to our pages clickable; a workspace's editor or
 // viewer, a person not named instance admin, and everyone when SMTP_URL is set get 404.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
