@@ -85,7 +85,7 @@ export const appConnectedMail = (facts: AppConnectedFacts, origin: string): Mail
 export const changeWaitingMail = (facts: ChangeWaitingFacts, origin: string): MailText => {
   const workspace = oneLine(facts.workspace.name)
   return {
-    subject: `Approval needed in ${workspace}: ${oneLine(facts.toolTitle)}`,
+    subject: `Approval needed in ${workspace}: ${oneLine(facts.toolTitle)} (${facts.requestId})`,
     text: [
       `Hello ${oneLine(facts.recipient.name)},`,
       "",
@@ -99,9 +99,7 @@ export const changeWaitingMail = (facts: ChangeWaitingFacts, origin: string): Ma
       `Unanswered, it expires on ${utcMinute(facts.expiresAt)}.`,
       "",
       "See it, approve or decline it under Write approvals:",
-      absolute(origin, pagePaths.approval(facts.workspace.id, facts.requestId)),
-      "",
-      `Request ${facts.requestId}.`
+      absolute(origin, pagePaths.approval(facts.workspace.id, facts.requestId))
     ].join("\n")
   }
 }

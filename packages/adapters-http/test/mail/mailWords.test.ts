@@ -87,7 +87,7 @@ describe("the app-connected mail", () => {
 describe("the change-waiting mail", () => {
   it("says the change in words, why it waits, who can decide and when it expires", () => {
     const mail = changeWaitingMail(waiting(), origin)
-    assert.strictEqual(mail.subject, "Approval needed in Acme Ads: Set campaign budget")
+    assert.strictEqual(mail.subject, "Approval needed in Acme Ads: Set campaign budget (rwq_42)")
     assert.include(mail.text, "Hello Eddie,")
     assert.include(mail.text, "  Budget of campaign Spring sale: 50.00 → 55.00 EUR")
     assert.include(mail.text, "Tool: Set campaign budget (gads__set_campaign_budget)")
