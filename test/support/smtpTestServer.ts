@@ -11,6 +11,8 @@ export interface ReceivedMail {
   readonly to: ReadonlyArray<string>
   readonly subject: string
   readonly text: string
+  /** The HTML part, "" when the mail has none. */
+  readonly html: string
   /** Every http(s) URL in the text, in order. */
   readonly links: ReadonlyArray<string>
   /** The raw message as it came over the wire (headers and body). */
@@ -52,6 +54,7 @@ export const startSmtpTestServer = async (options: { readonly port?: number } = 
             to: session.envelope.rcptTo.map((r) => r.address),
             subject: parsed.subject ?? "",
             text,
+            html: typeof parsed.html === "string" ? parsed.html : "",
             links: linksIn(text),
             raw: raw.toString("utf8")
           })

@@ -6,7 +6,7 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
-import { absolute, DevelopmentMailbox, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import { absolute, DevelopmentMailbox, mailHtml, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
@@ -42,7 +42,7 @@ export const serverLayer = (config: AppConfig) => {
     ExpiredConnectionsSchedule,
     OutboxSchedule,
     TaskRunner,
-    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
+    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, htmlOf: (text) => mailHtml(text, config.baseUrl) })
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }
 

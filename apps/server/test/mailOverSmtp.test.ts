@@ -11,7 +11,7 @@ import {
   type WorkspaceId, type UserId
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
-import { absolute, pagePaths } from "@adgate/adapters-http"
+import { absolute, mailHtml, pagePaths } from "@adgate/adapters-http"
 import { aClient, aCode } from "../../../packages/adapters-sql/test/contracts/fixtures.ts"
 import { type ReceivedMail, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
 import { MailSender } from "../src/MailSender.ts"
@@ -72,7 +72,10 @@ type World = Context.Context<Layer.Success<ReturnType<typeof taskWorld>>>
 /** Sends the outbox to `smtp` every 100 ms for the life of `scope`; the log lines are kept in `logs`. */
 const sendTo = (url: string, world: World, scope: Scope.Scope, logs: Array<string>) =>
   Effect.runPromise(Layer.buildWithScope(
-    MailSender({ smtpUrl: Option.some(Redacted.make(url)), from: "adgate <no-reply@localhost>", every: "100 millis" }).pipe(
+    MailSender({
+      smtpUrl: Option.some(Redacted.make(url)), from: "adgate <no-reply@localhost>", every: "100 millis",
+      htmlOf: (text) => mailHtml(text, baseUrl)
+    }).pipe(
       Layer.provide(Layer.succeedContext(world)),
       Layer.provide(Logger.layer([Logger.map(Logger.formatSimple, (line) => { logs.push(line) })]))
     ),
@@ -128,7 +131,10 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
       assert.include(toOps.text, "Hello Ops,\n\nAdmin <admin@example.com> connected an app to the workspace Demo.")
       assert.include(toAdmin.text, "Approved by: Admin <admin@example.com>")
       assert.include(toAdmin.text, "(tasks:read)")
-      assert.deepStrictEqual(toAdmin.links, [absolute(baseUrl, pagePaths.connectedApp(workspace.id, connected.connectionId))])
+      const rowLink = absolute(baseUrl, pagePaths.connectedApp(workspace.id, connected.connectionId))
+      assert.deepStrictEqual(toAdmin.links, [rowLink])
+      assert.include(toAdmin.html, `<a href="${rowLink}">${rowLink}</a>`, "the HTML part links to the same row")
+      assert.include(toAdmin.html, "Unverified app &quot;Report Helper&quot;")
       assert.match(toAdmin.raw, /^From: adgate <no-reply@localhost>/m)
 
       assert.deepStrictEqual(toAsker.to, [ops.email])

@@ -12,6 +12,6 @@ export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJson
 export { bearerChallenge, protectedResourceMetadataUrl, refusalAnswer, type RefusalAnswer } from "./rest/bearerAnswers.ts"
 export { taskReportAnswer } from "./rest/taskReportAnswer.ts"
 export { requestStatusUrl } from "./rest/restApi.ts"
-export { appConnectedMail, changeWaitingMail, mailWords, MailWordsHttp } from "./mail/mailWords.ts"
+export { appConnectedMail, changeWaitingMail, mailHtml, mailWords, MailWordsHttp } from "./mail/mailWords.ts"
 export { DevelopmentMailbox, type DevelopmentMailboxShape, MailboxRoutes } from "./mail/MailboxRoutes.ts"
 export { absolute, pagePaths } from "./pages/pagePaths.ts"

@@ -10,6 +10,7 @@ import { People } from "../people/People.ts"
 import { html, type Html, renderErrorPage } from "../pages/layout.ts"
 import { pagePaths } from "../pages/pagePaths.ts"
 import { renderPersonPage } from "../pages/workspaceFrame.ts"
+import { linkedText } from "./linkedText.ts"
 import { RequestId } from "../security.ts"
 
 export interface DevelopmentMailboxShape {
@@ -34,23 +35,6 @@ const isInstanceAdmin = (mailbox: DevelopmentMailboxShape, person: Person) =>
   mailbox.instanceAdmins.some((email) => email.trim().toLowerCase() === person.user.email.trim().toLowerCase())
 
 const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
-
-/**
- * A mail's text with the links to this service's own pages clickable; any other address stays text (a name someone
- * chose, quoted in a mail, cannot become a link here).
- */
-export const linkedText = (text: string, origin: string): Html => {
-  const parts: Array<Html | string> = []
-  let last = 0
-  for (const match of text.matchAll(/https?:\/\/[^\s<>"]+/g)) {
-    const url = match[0]
-    if (!url.startsWith(`${origin}/`)) continue
-    parts.push(text.slice(last, match.index), html`<a href="${url}">${url}</a>`)
-    last = match.index + url.length
-  }
-  parts.push(text.slice(last))
-  return html`${parts}`
-}
 
 const list = (mails: ReadonlyArray<MailMessage>): Html =>
   mails.length === 0

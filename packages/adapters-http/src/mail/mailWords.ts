@@ -8,6 +8,8 @@ import {
   type MailWordsShape, type PlatformChoice, type Surface, type WaitReason, type WriteMode
 } from "@adgate/core"
 import { scopeDescriptions } from "../oauth/consentView.ts"
+import { html } from "../pages/layout.ts"
+import { linkedText } from "./linkedText.ts"
 import { absolute, pagePaths } from "../pages/pagePaths.ts"
 
 /**
@@ -114,3 +116,11 @@ export const mailWords = (origin: string): MailWordsShape => ({
 export const MailWordsHttp = Layer.effect(MailWords, Effect.gen(function* () {
   return mailWords((yield* Issuer).origin)
 }))
+
+/**
+ * The HTML part of a mail, made from its text: the same words, escaped, line breaks kept, and the links to this
+ * service's own pages clickable (any other address stays text, as on the development mailbox).
+ */
+export const mailHtml = (text: string, origin: string): string =>
+  html`<!doctype html>
+<html><body><div style="white-space:pre-wrap;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif;font-size:15px;line-height:1.5">${linkedText(text, origin)}</div></body></html>`.value

@@ -5,7 +5,7 @@ import { Effect } from "effect"
 import {
   ConnectionId, Issuer, MailWords, WorkspaceId, WriteRequestId, type AppConnectedFacts, type ChangeWaitingFacts
 } from "@adgate/core"
-import { appConnectedMail, changeWaitingMail, MailWordsHttp } from "../../src/mail/mailWords.ts"
+import { appConnectedMail, changeWaitingMail, mailHtml, MailWordsHttp } from "../../src/mail/mailWords.ts"
 import { absolute, pagePaths } from "../../src/pages/pagePaths.ts"
 
 const origin = "https://adgate.example"
@@ -111,3 +111,16 @@ it.effect("MailWordsHttp links on the Issuer's origin", () =>
     assert.deepStrictEqual(urls(words.appConnected(connected()).text), ["http://127.0.0.1:9999/workspaces/ws_acme/api-mcp/connected/con_123"])
     assert.deepStrictEqual(urls(words.changeWaiting(waiting()).text), ["http://127.0.0.1:9999/workspaces/ws_acme/approvals/rwq_42"])
   }).pipe(Effect.provide(MailWordsHttp), Effect.provide(Issuer.layer("http://127.0.0.1:9999"))))
+
+describe("the HTML part", () => {
+  it("is the text, escaped, with the links to our own pages clickable and any other address left as text", () => {
+    const mail = appConnectedMail(connected({ app: { clientId: "cli_1", name: `<script>alert(1)</script> https://evil.example/x`, verified: false } }), origin)
+    const markup = mailHtml(mail.text, origin)
+    const link = absolute(origin, pagePaths.connectedApp("ws_acme", "con_123"))
+    assert.include(markup, `<a href="${link}">${link}</a>`)
+    assert.include(markup, "&lt;script&gt;alert(1)&lt;/script&gt; https://evil.example/x")
+    assert.notInclude(markup, "<script>")
+    assert.notInclude(markup, `href="https://evil.example`)
+    assert.strictEqual([...markup.matchAll(/<a /g)].length, 1)
+  })
+})
