@@ -1,7 +1,8 @@
 // The words of every mail the service sends (spec §Events; docs/service.md, Mail), beside the pages' words: the app
 // named as the consent page names it, the permissions in the consent page's words, and links that are the pages' own
-// addresses (pagePaths) made absolute on the issuer, so a link opens the right row of the right workspace. Plain text;
-// no secret ever reaches a mail (the facts carry none). The mail reader (adapters-sql) decides who gets which.
+// addresses (pagePaths) made absolute on the issuer, so a link opens the right row of the right workspace. A mail is
+// text, with an HTML part made from it (mailHtml); no secret ever reaches a mail (the facts carry none). The mail
+// reader (adapters-sql) decides who gets which.
 import { Effect, Layer } from "effect"
 import {
   Issuer, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailApp, type MailPerson, type MailText,
