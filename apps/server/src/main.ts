@@ -6,7 +6,7 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
-import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
+import { builtInProducts, ExpiredConnectionsSchedule, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { absolute, DevelopmentMailbox, mailHtml, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { AdminSocket } from "./adminSocket.ts"
@@ -33,7 +33,12 @@ export const serverLayer = (config: AppConfig) => {
     if (open) yield* Effect.logInfo(`SMTP_URL is not set: mail is logged, and ${instanceAdmin} reads it at ${absolute(config.baseUrl, pagePaths.mailbox)}`)
     return { open, instanceAdmins: [instanceAdmin] }
   }))
-  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies), mailbox)
+  const policy = Layer.mergeAll(
+    Layer.succeed(RateLimits, config.rateLimits),
+    Layer.succeed(TrustedProxies, config.trustedProxies),
+    Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts),
+    mailbox
+  )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),

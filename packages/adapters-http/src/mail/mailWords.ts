@@ -28,7 +28,7 @@ const flat = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f
 /** The app as the consent page names it: a verified product's name, or an Unverified app with its name in quotes. */
 export const mailAppLabel = (app: MailApp): string => {
   if (app.verified && app.name !== null) return `${oneLine(app.name)} (verified)`
-  const described = URL.canParse(app.clientId) && app.clientId.startsWith("https:") ? ` (described at ${new URL(app.clientId).host})` : ""
+  const described = app.documentHost === null ? "" : ` (described at ${oneLine(app.documentHost)})`
   return `Unverified app "${oneLine(app.name ?? "unnamed app")}"${described}`
 }
 

@@ -15,7 +15,7 @@ const connected = (over: Partial<AppConnectedFacts> = {}): AppConnectedFacts => 
   recipient: { email: "ada@acme.example", name: "Ada" },
   workspace,
   connectionId: ConnectionId.make("con_123"),
-  app: { clientId: "https://tool.example/client.json", name: "Helper", verified: false },
+  app: { clientId: "https://tool.example/client.json", name: "Helper", verified: false, documentHost: "tool.example" },
   approver: { email: "ann@acme.example", name: "Ann" },
   approverId: "usr_ann",
   scopes: ["tasks:read", "tools:write"],
@@ -63,7 +63,7 @@ describe("the app-connected mail", () => {
   })
 
   it("a verified product is named by its product name; an approver the Directory no longer knows, by id", () => {
-    const mail = appConnectedMail(connected({ app: { clientId: "https://claude.ai/x", name: "Claude", verified: true }, approver: null }), origin)
+    const mail = appConnectedMail(connected({ app: { clientId: "https://claude.ai/x", name: "Claude", verified: true, documentHost: null }, approver: null }), origin)
     assert.strictEqual(mail.subject, "App connected to Acme Ads: Claude (verified)")
     assert.include(mail.text, "A former member (usr_ann) connected an app")
     assert.include(mail.text, "App: Claude (verified)\n")
@@ -76,7 +76,7 @@ describe("the app-connected mail", () => {
   })
 
   it("a self-given name cannot write lines of its own into the mail or its subject", () => {
-    const mail = appConnectedMail(connected({ app: { clientId: "cli_1", name: "Helper\r\nBcc: x@evil.example\n\nClick https://evil.example/login", verified: false } }), origin)
+    const mail = appConnectedMail(connected({ app: { clientId: "cli_1", name: "Helper\r\nBcc: x@evil.example\n\nClick https://evil.example/login", verified: false, documentHost: null } }), origin)
     assert.notMatch(mail.subject, /[\r\n]/)
     assert.isFalse(mail.text.split("\n").some((line) => line.startsWith("Click") || line.startsWith("Bcc:")))
     assert.include(mail.text, `App: Unverified app "Helper Bcc: x@evil.example Click https://evil.example/login"\n`,
@@ -114,7 +114,7 @@ it.effect("MailWordsHttp links on the Issuer's origin", () =>
 
 describe("the HTML part", () => {
   it("is the text, escaped, with the links to our own pages clickable and any other address left as text", () => {
-    const mail = appConnectedMail(connected({ app: { clientId: "cli_1", name: `<script>alert(1)</script> https://evil.example/x`, verified: false } }), origin)
+    const mail = appConnectedMail(connected({ app: { clientId: "cli_1", name: `<script>alert(1)</script> https://evil.example/x`, verified: false, documentHost: null } }), origin)
     const markup = mailHtml(mail.text, origin)
     const link = absolute(origin, pagePaths.connectedApp("ws_acme", "con_123"))
     assert.include(markup, `<a href="${link}">${link}</a>`)

@@ -4,8 +4,8 @@
 // the server). It reads the people (and the app) when it handles the event, so a Directory outage fails the pass and
 // the event waits for the next one: the mail is late, never lost nor doubled.
 import {
-  ClientStore, Directory, MailId, Mailer, MailWords, Prefix, Secrets, type ConnectionOpened, type MailPerson, type OutboxEntry,
-  type WorkspaceId, type WriteQueued
+  appIdentity, ClientStore, Directory, MailId, Mailer, MailWords, Prefix, Secrets, type ConnectionOpened, type MailPerson,
+  type OutboxEntry, type WorkspaceId, type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { OutboxReader } from "./OutboxReader.ts"
@@ -37,8 +37,8 @@ const mailAdmins = Effect.fnUntraced(function* (event: typeof ConnectionOpened.T
   const facts = {
     workspace, connectionId: event.connectionId,
     app: Option.match(client, {
-      onNone: () => ({ clientId: event.clientId, name: null, verified: false }),
-      onSome: (c) => ({ clientId: c.clientId, name: c.name, verified: c.recognised })
+      onNone: () => ({ clientId: event.clientId, name: null, verified: false, documentHost: null }),
+      onSome: (c) => ({ clientId: c.clientId, ...appIdentity(c) })
     }),
     approver: Option.getOrNull(Option.map(approver, person)), approverId: event.approverId,
     scopes: event.scopes, surface: event.surface, platforms: event.platforms, writeMode: event.writeMode

@@ -22,6 +22,8 @@ export interface MailApp {
   /** The verified product's name when `verified`, else the client's self-given name (null when it gave none). */
   readonly name: string | null
   readonly verified: boolean
+  /** For an unverified metadata-document client, the host serving its document; otherwise null (appIdentity). */
+  readonly documentHost: string | null
 }
 
 /** An app was connected to a workspace: what each of its admins is told. */
