@@ -7,6 +7,7 @@ import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { MailboxRoutes } from "./mail/MailboxRoutes.ts"
+import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -37,7 +38,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, MailboxRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, MailboxRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
     Layer.provide(People.layer)
   )
 
