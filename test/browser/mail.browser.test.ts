@@ -1,6 +1,7 @@
 // The mail a person gets, read as they would (docs/service.md, Mail), against the real server process: an app is
 // connected through the consent page in Chromium; with SMTP_URL the admin's mail arrives at a real SMTP server
-// (test/support/smtpTestServer.ts) with its link to the connection's row, and the browser opens it; without SMTP_URL
+// (test/support/smtpTestServer.ts) with its link to the connection's row, the browser opens it and disconnects the app
+// there; without SMTP_URL
 // the admin reads the same mail on the development mailbox and follows its link from there.
 import * as oauth from "oauth4webapi"
 import { type Browser, chromium } from "playwright-core"
@@ -87,7 +88,7 @@ describe.skipIf(!existsSync(chromiumPath))("mail in Chromium, against the server
     return server
   }
 
-  it("with SMTP_URL: the admin's mail arrives over SMTP with no token in it, and its link to the connection's row opens signed in", async () => {
+  it("with SMTP_URL: the admin's mail arrives over SMTP with no token in it, its link opens the connection's row, and Disconnect there is one click", async () => {
     smtp = await startSmtpTestServer()
     const server = await start({ SMTP_URL: smtp.url })
     const { page, tokens } = await connectAnApp(browser!, server.origin)
@@ -99,9 +100,13 @@ describe.skipIf(!existsSync(chromiumPath))("mail in Chromium, against the server
     expect(mail.html).toContain(`<a href="${mail.links[0]}">`)
     expect(mail.raw).not.toContain(tokens.access_token)
     expect(mail.raw).not.toContain(tokens.refresh_token!)
-    // Signed in, the link opens where it says (the page itself is Connected apps').
-    await page.goto(mail.links[0]!)
+    // Signed in, the link opens the connection's row, where Disconnect is one click away.
+    const answer = await page.goto(mail.links[0]!)
+    expect(answer?.status()).toBe(200)
     expect(page.url()).toBe(mail.links[0])
+    await expect(page.textContent("main")).resolves.toContain("Mail Test App")
+    await page.click("button:has-text('Disconnect')")
+    await expect(page.textContent("main")).resolves.toContain("Disconnected")
     await page.context().close()
   }, 120_000)
 
@@ -124,6 +129,8 @@ describe.skipIf(!existsSync(chromiumPath))("mail in Chromium, against the server
     expect(href).toMatch(rowLink(server.origin))
     await link.click()
     await page.waitForURL(href!)
+    await expect(page.textContent("main")).resolves.toContain("Mail Test App")
+    expect(await page.locator("button:has-text('Disconnect')").count()).toBe(1)
     await page.context().close()
   }, 120_000)
 })
