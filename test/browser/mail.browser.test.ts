@@ -1,8 +1,7 @@
 // The mail a person gets, read as they would (docs/service.md, Mail), against the real server process: an app is
 // connected through the consent page in Chromium; with SMTP_URL the admin's mail arrives at a real SMTP server
 // (test/support/smtpTestServer.ts) with its link to the connection's row, the browser opens it and disconnects the app
-// there; without SMTP_URL
-// the admin reads the same mail on the development mailbox and follows its link from there.
+// there; without SMTP_URL the admin reads the same mail on the development mailbox and follows its link from there.
 import * as oauth from "oauth4webapi"
 import { type Browser, chromium } from "playwright-core"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"
