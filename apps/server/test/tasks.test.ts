@@ -108,12 +108,11 @@ describe("tasks on the demo workspace (PGlite)", () => {
         const named = mails.filter((m) => m.subject.includes(change.requestId!))
         assert.strictEqual(named.length, 1, `one mail names ${change.requestId}`)
         const mail = named[0]
-        // The tool, the change summary, who can decide and where, the request id.
-        assert.include(mail!.subject, "Approval needed: Pause a campaign")
+        // The tool, the change summary, who can decide, and the link to it under Write approvals.
+        assert.include(mail!.subject, "Approval needed in Demo: Pause a campaign")
         assert.include(mail!.text, preview.summary)
         assert.include(mail!.text, "Who can decide: a workspace admin or editor (Admin <admin@example.com>, Editor <editor@example.com>)")
-        assert.include(mail!.text, `Where: Write approvals in adgate, by request id ${change.requestId}`)
-        assert.include(mail!.text, `Status: http://localhost:8787/api/v1/requests/${change.requestId}`)
+        assert.include(mail!.text, `http://localhost:8787/workspaces/${workspace.id}/approvals/${change.requestId}`)
       }
 
       // Still waiting while one request is undecided; a pass before the re-check time does not even claim it.

@@ -9,3 +9,6 @@ export { People, type Person, type PeopleShape, type PeoplePorts } from "./peopl
 export { PasswordHasherScrypt, makePasswordHasherScrypt } from "./people/PasswordHasherScrypt.ts"
 export { MetadataDocumentFetcherHttps } from "./cimd/MetadataDocumentFetcherHttps.ts"
 export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJsonError } from "./oauth/errors.ts"
+export { appConnectedMail, changeWaitingMail, mailHtml, mailWords, MailWordsHttp } from "./mail/mailWords.ts"
+export { DevelopmentMailbox, type DevelopmentMailboxShape, MailboxRoutes } from "./mail/MailboxRoutes.ts"
+export { absolute, pagePaths } from "./pages/pagePaths.ts"

@@ -211,6 +211,7 @@ pre.answer{overflow-x:auto;padding:.75rem;background:var(--bg);border:1px solid 
 form.filter label{margin:0}
 form.filter select{width:auto}
 @media (max-width:40rem){dl.facts,dl.change{grid-template-columns:1fr}}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;font:.95rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);padding:1rem;border:1px solid var(--border);border-radius:.375rem}
 `
 
 /**
