@@ -203,7 +203,7 @@ const accountsRoute = route({
   access: bearer(["accounts:read", ...toolScopes]),
   pathParams: [], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The connected accounts", schema: AccountsBody }],
-  refusals: ["InsufficientScope", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolRoleNotAllowed", "PlatformUnavailable"],
   handle: ({ principal }) => Effect.gen(function* () {
     const accounts = visibleAccounts(principal, yield* (yield* Platforms).accounts(principal.workspaceId))
     return ok({ accounts: accounts.map((a) => ({ platform: a.platform, id: a.id, name: a.name, status: a.status })) })
@@ -225,7 +225,7 @@ const toolsRoute = route({
   },
   body: null, headers: [],
   successes: [{ status: 200, description: "A page of callable tools", schema: ToolsBody }],
-  refusals: ["InsufficientScope", "ToolScopeMissing", "QueryInvalid", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "QueryInvalid", "PlatformUnavailable"],
   handle: ({ principal, query }) => Effect.gen(function* () {
     const request = {
       q: query.q ?? null, family: query.family ?? null, kind: query.kind ?? null, limit: query.limit ?? null,
@@ -250,7 +250,7 @@ const toolRoute = route({
   access: bearer(toolScopes),
   pathParams: [{ name: "name", description: "`<family>__<tool>`" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The tool", schema: ToolBody }],
-  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolNotFound", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "ToolNotFound", "PlatformUnavailable"],
   handle: ({ principal, params }) => Effect.gen(function* () {
     const { tool, callable, whyNot } = yield* describeTool(principal, params["name"] ?? "")
     return ok({
@@ -308,7 +308,7 @@ const requestRoute = route({
   access: bearer(toolScopes),
   pathParams: [{ name: "id", description: "The requestId (rwq_…)" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The write request", schema: RequestBody }],
-  refusals: ["InsufficientScope", "WriteRequestNotFound"],
+  refusals: ["InsufficientScope", "ToolRoleNotAllowed", "WriteRequestNotFound"],
   handle: ({ principal, params }) => Effect.map(findWriteRequest(principal.workspaceId, WriteRequestId.make(params["id"] ?? "")), (request) =>
     ok({ result: requestView(request) }))
 })

@@ -22,14 +22,14 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import {
-  AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound, ToolScopeMissing
+  AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound
 } from "./errors.ts"
 import { hashToolCall } from "./hashToolCall.ts"
 import { loadStanding, withAccounts } from "./loadAccessGrounds.ts"
 import { recordToolRun } from "./recordToolRun.ts"
 import { routeCall } from "./routeCall.ts"
 import { kindOfCall, type Tool } from "./Tool.ts"
-import { scopeForCall, toolAccess } from "./toolAccess.ts"
+import { scopeForCall, scopeRefusal, toolAccess } from "./toolAccess.ts"
 import type { ToolKind } from "./ToolUsage.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
@@ -186,7 +186,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   // 403 insufficient_scope before anything is read: the scope for this call's kind.
   const kind = kindOfCall(tool, request.arguments)
   const scope = scopeForCall(tool, kind)
-  if (!principal.scopes.includes(scope)) return yield* new ToolScopeMissing({ tool: tool.name, scope })
+  if (!principal.scopes.includes(scope)) return yield* scopeRefusal(principal, tool.name, scope)
   // 403: plan, role and platform choice: the same decision GET /tools lists by. The platform is asked for the
   // accounts only once access is settled, so a refused call never waits on (or reports) a platform outage.
   const standing = yield* loadStanding(principal)
