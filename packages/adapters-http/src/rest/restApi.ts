@@ -339,13 +339,13 @@ const decodeGoal = Schema.decodeUnknownEffect(TaskGoalBody)
 
 const startTaskRoute = route({
   method: "POST", path: "/tasks", operationId: "startTask", summary: "Start a task from a goal",
-  description: "Answers 201 with Location: the task starts in status planning; the planner fills its plan and report.",
+  description: "Answers 201 with Location: the task starts in status planning; the planner fills its plan and report. A balance under the task's credits answers 402 with needed and left, and creates nothing.",
   access: bearer(["tasks:write"]),
   pathParams: [], query: {},
   body: { schema: TaskGoalBody, description: "The goal" },
   headers: [],
   successes: [{ status: 201, description: "The task was created (status planning)", schema: TaskCreatedBody }],
-  refusals: ["InsufficientScope", "TaskGoalInvalid"],
+  refusals: ["InsufficientScope", "TaskGoalInvalid", "InsufficientCredits"],
   handle: ({ principal, body }) => Effect.gen(function* () {
     const { goal } = yield* decodeGoal(body).pipe(Effect.mapError(() => new BodyNotObject({ expected: "{\"goal\": \"<text>\"}" })))
     // The task runs with this credential's rights (its scopes, the connection's or key's write setting).
