@@ -172,6 +172,27 @@ describe("callTool: status rows", () => {
     assert.deepInclude(usage, { tool: "ads__update_campaign_budget", outcome: "refused", credits: 0 })
   })))
 
+  it.effect("422: the spend cap through the pipeline refuses a raise past the account's ceiling, queued or run now; a cut on an account above it runs", () => inPipeline(Effect.gen(function* () {
+    // Brand – Search 100 and Generic 50 are enabled: the account spends 150 a day.
+    const guardrails = yield* GuardrailStore
+    yield* guardrails.save({ ...noGuardrails(ws), maxDailyBudgetPerAccount: 160 })
+    const generic = (dailyBudget: number) => ({ accountId: "act_1", campaignId: "c2", dailyBudget })
+    for (const writeMode of ["apply", "wait"] as const) {
+      const error = yield* refusal(callTool(call("ads__update_campaign_budget", generic(70), { principal: principal({ writeMode }) })))
+      assert.deepInclude(error, { _tag: "GuardrailRefused", guardrail: "daily_budget_per_account" })
+    }
+    assert.strictEqual(yield* executions, 0)
+    assert.strictEqual((yield* (yield* WriteRequestStore).listPending(ws)).length, 0)
+    assert.strictEqual((yield* campaign("c2"))?.dailyBudget, 50)
+    // Up to the ceiling exactly runs.
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", generic(60))))._tag, "Ran")
+    // The ceiling under the account's total: a cut lowers spend and runs; a raise, however small, does not.
+    yield* guardrails.save({ ...noGuardrails(ws), maxDailyBudgetPerAccount: 120 })
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", generic(55))))._tag, "Ran")
+    assert.deepInclude(yield* refusal(callTool(call("ads__update_campaign_budget", generic(56)))), { guardrail: "daily_budget_per_account" })
+    assert.strictEqual((yield* campaign("c2"))?.dailyBudget, 55)
+  })))
+
   it.effect("422: the platform ran the call and refused it: its status and answer, and no charge", () => inPipeline(Effect.gen(function* () {
     const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(0.5))))
     assert.deepInclude(error, { _tag: "PlatformRefused", providerStatus: 400 })
