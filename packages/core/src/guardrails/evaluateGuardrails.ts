@@ -22,12 +22,13 @@ export const evaluateGuardrails = (
    */
   budgetBeforeToday: number | null = null
 ): Result.Result<void, GuardrailRefused> => {
-  if (change.target !== null) {
-    const pattern = matchingNamePattern(guardrails.protectedNames, change.target.name)
+  // The target and every other object the call names (a raw call's path and body, readable or not).
+  for (const named of [...(change.target === null ? [] : [change.target]), ...(change.named ?? [])]) {
+    const pattern = matchingNamePattern(guardrails.protectedNames, named.name)
     if (pattern !== null) {
       return Result.fail(new GuardrailRefused({
         guardrail: "protected_name",
-        reason: `"${change.target.name}" matches the protected name pattern "${pattern}": no tool may change it`
+        reason: `"${named.name}" matches the protected name pattern "${pattern}": no tool may change it`
       }))
     }
   }

@@ -93,6 +93,15 @@ describe("evaluateGuardrails", () => {
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: { type: "product", id: "p", name: "Mug" } }), 0)), null)
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: null }), 0)), null)
   })
+
+  it("protected names are checked on every entity a raw write names, readable or not", () => {
+    const g = { ...none, protectedNames: ["brand*"] }
+    const named = [{ type: "campaign", id: "c2", name: "Generic" }, { type: "campaign", id: "c1", name: "Brand – Search" }]
+    const refused = evaluateGuardrails(g, change({ target: null, dailyBudget: null, named }), 0)
+    assert.strictEqual(refusedBy(refused), "protected_name")
+    if (refused._tag === "Failure") assert.include(refused.failure.reason, "Brand – Search")
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: { type: "campaign", id: "c2", name: "Generic" }, named: [named[0]!] }), 0)), null)
+  })
 })
 
 describe("protected-name patterns (case-insensitive globs over the whole name)", () => {
