@@ -12,6 +12,7 @@ import {
 import { dataFolderInUse } from "@adgate/adapters-sql"
 import { appPorts } from "./appPorts.ts"
 import { loadAppConfig } from "./config.ts"
+import { seedOnFirstStart } from "./seed.ts"
 import { formatLogfmtOneMessage } from "./LogfmtLogger.ts"
 import { UsageInvalid } from "./errors.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
@@ -264,11 +265,19 @@ const guardrailsCommand = (verb: string, rest: ReadonlyArray<string>, flags: Rea
     return yield* print(`guardrails of ${workspace.name} set\n${showCaps(saved)}`)
   })
 
-/** The whole run of one command: configuration from `env`, the database, the command. */
+/**
+ * The whole run of one command: configuration from `env`, the database, the command. On an empty database the CLI
+ * first does what the server's first start does (seed.ts: the demo workspace "Demo", its people, the sandbox
+ * platforms; the passwords once, on stderr), so that the README's walkthrough can create its key before the server
+ * ever started; the first process on an empty database seeds it, whichever it is.
+ */
 const program = (argv: ReadonlyArray<string>, io: CliIo) =>
   Effect.gen(function* () {
     const config = yield* loadAppConfig
-    return yield* runCommand(argv, io.out).pipe(Effect.provide(appPorts(config)))
+    return yield* Effect.andThen(
+      seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword, print: io.err }),
+      runCommand(argv, io.out)
+    ).pipe(Effect.provide(appPorts(config)))
   }).pipe(
     Effect.provide(Layer.mergeAll(
       // Log lines go to stderr: stdout carries only the command's answer.
@@ -328,6 +337,7 @@ const sentences: { readonly [K in CliFailure["_tag"]]: (error: Extract<CliFailur
   Conflict: () => "the request changed while it was being decided: run the command again",
   GuardrailsInvalid: (e) => `The guardrails cannot be set: ${e.message}`,
   DirectoryUnavailable: (e) => `Failed: the database did not answer (${e.message})`,
+  PlatformUnavailable: (e) => `Failed: the ${e.platform} platform could not be reached (${e.message})`,
   StoreUnavailable: (e) => `Failed: the database did not answer (${e.operation}: ${e.message})`,
   SqlError: (e) => {
     const held = dataFolderInUse(e)
