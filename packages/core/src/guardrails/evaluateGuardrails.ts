@@ -52,7 +52,7 @@ export const evaluateGuardrails = (
   const dayCap = dayBudgetChangeCap(guardrails)
   const base = budgetBeforeToday ?? budget?.from ?? null
   if (dayCap !== null && budget !== null && base !== null && changeExceedsPercent(base, budget.to, dayCap) &&
-    Math.abs(budget.to - base) > Math.abs(budget.from - base)) {
+    !(Math.abs(budget.to - base) <= Math.abs(budget.from - base))) {
     return Result.fail(new GuardrailRefused({
       guardrail: "budget_change_per_day",
       reason: `the daily budget was ${amount(base)} before its first change today (UTC); ${amount(budget.to)} would be ` +

@@ -32,9 +32,11 @@ const common = (...values: ReadonlyArray<number>): ReadonlyArray<bigint> => {
 
 /**
  * Whether changing `from` to `to` is more than `capPercent` percent of `from`: |to − from| · 100 > cap · from,
- * exactly. From zero, any change is more (an unbounded percent).
+ * exactly. From zero, any change is more (an unbounded percent); so is any change involving a non-finite amount.
  */
 export const changeExceedsPercent = (from: number, to: number, capPercent: number): boolean => {
+  // An amount that is no number (a platform's preview of a malformed raw body) cannot be shown within the cap.
+  if (!Number.isFinite(from) || !Number.isFinite(to) || !Number.isFinite(capPercent)) return true
   const [f, t, c] = common(from, to, capPercent) as [bigint, bigint, bigint]
   if (f === t) return false
   if (f === 0n) return true
@@ -50,6 +52,7 @@ export const changeExceedsPercent = (from: number, to: number, capPercent: numbe
  * as the cap itself (20.001 % reads 20.01 %, not 20.00 %). "an unbounded change" from zero.
  */
 export const changePercentText = (from: number, to: number): string => {
+  if (!Number.isFinite(from) || !Number.isFinite(to)) return "a change of no known size"
   const [f, t] = common(from, to) as [bigint, bigint]
   if (f === 0n) return "an unbounded change"
   const change = t > f ? t - f : f - t

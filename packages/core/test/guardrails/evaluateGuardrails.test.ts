@@ -49,6 +49,9 @@ describe("evaluateGuardrails", () => {
     assert.strictEqual(changePercentText(100, 120.001), "20.01 %")
     assert.strictEqual(changePercentText(100, 80), "20.00 %")
     assert.strictEqual(changePercentText(0, 5), "an unbounded change")
+    // An amount that is no number fails closed instead of failing the call.
+    assert.isTrue(changeExceedsPercent(100, Number.NaN, 20))
+    assert.strictEqual(refusedBy(evaluateGuardrails({ ...none, maxBudgetChangePercent: 20 }, change({ dailyBudget: { from: 100, to: Number.NaN } }), 0)), "budget_change")
   })
 
   it("change caps cannot be split: two +20 % steps in one UTC day are refused by the day cap, on by default with the per-change cap", () => {
