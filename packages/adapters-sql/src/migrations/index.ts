@@ -12,7 +12,8 @@ import connectionExpiryIndex from "./0008_connection_expiry_index.ts"
 import outboxDoneIndex from "./0009_outbox_done_index.ts"
 import refreshHashPurge from "./0010_refresh_hash_purge.ts"
 import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
-import budgetDayCap from "./0012_budget_day_cap.ts"
+import clientProduct from "./0012_client_product.ts"
+import budgetDayCap from "./0013_budget_day_cap.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_outbox_done_index": outboxDoneIndex,
   "0010_refresh_hash_purge": refreshHashPurge,
   "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued,
-  "0012_budget_day_cap": budgetDayCap
+  "0012_client_product": clientProduct,
+  "0013_budget_day_cap": budgetDayCap
 }
