@@ -13,7 +13,8 @@ import outboxDoneIndex from "./0009_outbox_done_index.ts"
 import refreshHashPurge from "./0010_refresh_hash_purge.ts"
 import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
 import clientProduct from "./0012_client_product.ts"
-import budgetDayCap from "./0013_budget_day_cap.ts"
+import usageByCredentialIndexes from "./0013_usage_by_credential_indexes.ts"
+import budgetDayCap from "./0014_budget_day_cap.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -27,5 +28,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_refresh_hash_purge": refreshHashPurge,
   "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued,
   "0012_client_product": clientProduct,
-  "0013_budget_day_cap": budgetDayCap
+  "0013_usage_by_credential_indexes": usageByCredentialIndexes,
+  "0014_budget_day_cap": budgetDayCap
 }

@@ -1,7 +1,7 @@
 // The per-call record of tool use (architecture §One tool pipeline: "audit entry and credit charge"), read by the
 // audit trail and billing.
 import { Context, Effect } from "effect"
-import type { ToolUsage } from "../tools/ToolUsage.ts"
+import type { CredentialLastCall, ToolUsage, UsageOfDay } from "../tools/ToolUsage.ts"
 import type { StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
@@ -15,6 +15,24 @@ export interface ToolUsageLogShape {
    * when it was not changed since then, or no target was given). One read: the guardrails' day counts.
    */
   readonly changesSince: (workspaceId: WorkspaceId, since: number, budgetTarget?: string | null) => Effect.Effect<ChangesSince, StoreUnavailable>
+  /**
+   * The workspace's calls at or after `from` and before `to`, counted and their credits summed per credential (the
+   * connection, else the API key) and UTC day, ordered by day then credential id; a day without calls has no row.
+   * The store aggregates (one row per credential and day), never by handing back every call.
+   */
+  readonly usageByCredentialAndDay: (
+    workspaceId: WorkspaceId,
+    from: number,
+    to: number
+  ) => Effect.Effect<ReadonlyArray<UsageOfDay>, StoreUnavailable>
+  /**
+   * When each of `credentialIds` (connection or API key ids of the workspace) last made a call, ever; a credential
+   * that never made one has no row. One read for all of them, each answered from an index, never a scan of history.
+   */
+  readonly lastCalls: (
+    workspaceId: WorkspaceId,
+    credentialIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<CredentialLastCall>, StoreUnavailable>
 }
 
 export interface ChangesSince {
