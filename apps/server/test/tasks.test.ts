@@ -207,8 +207,16 @@ describe("tasks on the demo workspace (PGlite)", () => {
       const directory = yield* Directory
       const ledger = yield* CreditsLedger
       const balance = yield* ledger.balance(workspace.id)
+      // Too few credits at the start: refused at once (402), no task.
       yield* directory.setCredits(workspace.id, 3)
-      const poor = yield* runGoal(principal, "weekly performance report for all ad accounts")
+      const refused = yield* Effect.flip(startTask(taskInputOf(principal, "weekly performance report for all ad accounts")))
+      assert.deepStrictEqual(refused._tag === "InsufficientCredits" ? [refused.needed, refused.left] : refused._tag, [5, 3])
+      // Covered at the start and spent meanwhile: the runner's charge refuses it and the task fails saying so.
+      yield* directory.setCredits(workspace.id, balance)
+      const created = yield* startTask(taskInputOf(principal, "weekly performance report for all ad accounts"))
+      yield* directory.setCredits(workspace.id, 3)
+      yield* runTasks(50)
+      const poor = Option.getOrThrow(yield* (yield* TaskStore).find(created.id))
       assert.strictEqual(poor.status, "failed")
       assert.deepStrictEqual(reportOf(poor).failures.map((f) => [f.error, f.message]), [["InsufficientCredits", "A task costs 5 credits; 3 are left in this workspace."]])
       assert.strictEqual(yield* ledger.balance(workspace.id), 3)

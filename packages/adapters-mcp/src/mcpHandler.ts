@@ -3,7 +3,7 @@
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
 import { Clock, Effect, Option, Schema } from "effect"
-import { authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, type Scope } from "@adgate/core"
+import { authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, type Scope, ToolRoleNotAllowed } from "@adgate/core"
 import { CredentialInQuery, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
 import {
   type AuthInfo, classifyInboundRequest, createMcpHandler, DEFAULT_REQUEST_TIMEOUT_MSEC, isLegacyRequest, MissingRequiredClientCapabilityError,
@@ -54,7 +54,10 @@ const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readon
  * a step-up authorization keeps what works today.
  */
 const insufficientScope = (origin: string, principal: Principal, scope: Scope) =>
-  refused(new InsufficientScope({ scope, anyOf: [scope] }), { origin, stepUpScopes: [...new Set([...principal.scopes, scope])] })
+  // A scope the credential carries but its person's role no longer holds: the role is the refusal (as on REST).
+  principal.withheldScopes?.includes(scope) === true
+    ? refused(new ToolRoleNotAllowed({ userId: principal.userId }), { origin })
+    : refused(new InsufficientScope({ scope, anyOf: [scope] }), { origin, stepUpScopes: [...new Set([...principal.scopes, scope])] })
 
 const jsonRpcError = (status: number, code: number, message: string) => json(status, jsonRpcErrorBody(code, message))
 

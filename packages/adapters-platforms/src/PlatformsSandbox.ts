@@ -75,6 +75,36 @@ const rawPersonDecision = (platform: SandboxPlatform, call: SandboxCall) =>
     return platform.tools.find((t) => t.name === `${platform.family.id}__${meant.tool}`)?.personDecision ?? true
   })
 
+/** Every string and number in a JSON value (keys too), as text. */
+const textsOf = (value: Schema.Json | undefined, out: Array<string> = []): Array<string> => {
+  if (typeof value === "string") out.push(value)
+  else if (typeof value === "number") out.push(String(value))
+  else if (Array.isArray(value)) for (const v of value) textsOf(v, out)
+  else if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k)
+      textsOf(v, out)
+    }
+  }
+  return out
+}
+
+/**
+ * The objects a raw call names, whether or not the platform can read it (guardrails check protected names on each):
+ * every object of the workspace's accounts of the platform whose id is a word of the path or of any body value
+ * (`customers/1/campaigns/20481001` names 20481001), or whose name is a body value. Conservative: a number that
+ * happens to equal an id names that object too.
+ */
+const namedByRaw = (call: SandboxCall) =>
+  Effect.map(call.store.allObjects, (objects) => {
+    const texts = [typeof call.args["path"] === "string" ? call.args["path"] : "", ...textsOf(call.args["body"])]
+    const words = new Set(texts.flatMap((t) => t.split(/[^A-Za-z0-9_]+/)).filter((w) => w.length > 0))
+    const values = new Set(texts.map((t) => t.trim().normalize("NFC").toLowerCase()))
+    return objects
+      .filter((o) => words.has(o.id) || values.has(o.name.trim().normalize("NFC").toLowerCase()))
+      .map((o) => ({ type: o.type, id: o.id, name: o.name }))
+  })
+
 export const PlatformsSandbox: Layer.Layer<
   Platforms | SandboxConnections,
   Migrator.MigrationError | SqlError.SqlError,
@@ -167,7 +197,8 @@ export const PlatformsSandbox: Layer.Layer<
         const sandboxCall = sandboxCallOf(call, platform)
         return provide(Effect.gen(function* () {
           const change = yield* platform.preview(sandboxCall)
-          return { ...change, personDecision: call.tool.raw ? yield* rawPersonDecision(platform, sandboxCall) : call.tool.personDecision }
+          if (!call.tool.raw) return { ...change, personDecision: call.tool.personDecision }
+          return { ...change, personDecision: yield* rawPersonDecision(platform, sandboxCall), named: yield* namedByRaw(sandboxCall) }
         })).pipe(unavailable(platform.family.id, "preview"))
       },
       execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {

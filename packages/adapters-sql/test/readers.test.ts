@@ -149,7 +149,7 @@ const guardrailsAudited = Effect.gen(function* () {
   yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
   yield* setGuardrails(workspaceId, null, { maxDailyBudgetPerAccount: 500 })
   const caps = (maxDailyBudgetPerAccount: number | null) =>
-    ({ maxBudgetChangePercent: null, maxChangesPerDay: null, maxDailyBudgetPerAccount, protectedNames: [] })
+    ({ maxBudgetChangePercent: null, maxBudgetChangePercentPerDay: null, maxChangesPerDay: null, maxDailyBudgetPerAccount, protectedNames: [] })
   assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => [e.action, e.actorId, e.detail]), [
     ["guardrails.changed", userId, { before: caps(null), after: caps(100) }],
     ["guardrails.changed", null, { before: caps(100), after: caps(500) }]

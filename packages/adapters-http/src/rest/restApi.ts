@@ -195,7 +195,7 @@ const accountsRoute = route({
   access: bearer(["accounts:read", ...toolScopes]),
   pathParams: [], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The connected accounts", schema: AccountsBody }],
-  refusals: ["InsufficientScope", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolRoleNotAllowed", "PlatformUnavailable"],
   handle: ({ principal }) => Effect.gen(function* () {
     const accounts = visibleAccounts(principal, yield* (yield* Platforms).accounts(principal.workspaceId))
     return ok({ accounts: accounts.map((a) => ({ platform: a.platform, id: a.id, name: a.name, status: a.status })) })
@@ -217,7 +217,7 @@ const toolsRoute = route({
   },
   body: null, headers: [],
   successes: [{ status: 200, description: "A page of callable tools", schema: ToolsBody }],
-  refusals: ["InsufficientScope", "ToolScopeMissing", "QueryInvalid", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "QueryInvalid", "PlatformUnavailable"],
   handle: ({ principal, query }) => Effect.gen(function* () {
     // The one search-text limit of both surfaces (core InputLimits; MCP search_tools applies it to `query`).
     const { maxSearchQueryLength } = yield* InputLimits
@@ -246,7 +246,7 @@ const toolRoute = route({
   access: bearer(toolScopes),
   pathParams: [{ name: "name", description: "`<family>__<tool>`" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The tool", schema: ToolBody }],
-  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolNotFound", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "ToolNotFound", "PlatformUnavailable"],
   handle: ({ principal, params }) => Effect.gen(function* () {
     const { tool, callable, whyNot } = yield* describeTool(principal, params["name"] ?? "")
     return ok({
@@ -304,7 +304,7 @@ const requestRoute = route({
   access: bearer(toolScopes),
   pathParams: [{ name: "id", description: "The requestId (rwq_…)" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The write request", schema: RequestBody }],
-  refusals: ["InsufficientScope", "WriteRequestNotFound"],
+  refusals: ["InsufficientScope", "ToolRoleNotAllowed", "WriteRequestNotFound"],
   handle: ({ principal, params }) => Effect.map(findWriteRequest(principal.workspaceId, WriteRequestId.make(params["id"] ?? "")), (request) =>
     ok({ result: requestView(request) }))
 })
@@ -335,13 +335,13 @@ const decodeGoal = Schema.decodeUnknownEffect(TaskGoalBody)
 
 const startTaskRoute = route({
   method: "POST", path: "/tasks", operationId: "startTask", summary: "Start a task from a goal",
-  description: "Answers 201 with Location: the task starts in status planning; the planner fills its plan and report.",
+  description: "Answers 201 with Location: the task starts in status planning; the planner fills its plan and report. A balance under the task's credits answers 402 with needed and left, and creates nothing.",
   access: bearer(["tasks:write"]),
   pathParams: [], query: {},
   body: { schema: TaskGoalBody, description: "The goal" },
   headers: [],
   successes: [{ status: 201, description: "The task was created (status planning)", schema: TaskCreatedBody }],
-  refusals: ["InsufficientScope", "TaskGoalInvalid"],
+  refusals: ["InsufficientScope", "TaskGoalInvalid", "InsufficientCredits"],
   handle: ({ principal, body }) => Effect.gen(function* () {
     const { goal } = yield* decodeGoal(body).pipe(Effect.mapError(() => new BodyNotObject({ expected: "{\"goal\": \"<text>\"}" })))
     // The task runs with this credential's rights (its scopes, the connection's or key's write setting).

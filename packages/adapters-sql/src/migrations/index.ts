@@ -15,6 +15,7 @@ import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
 import clientProduct from "./0012_client_product.ts"
 import usageByCredentialIndexes from "./0013_usage_by_credential_indexes.ts"
 import historyPages from "./0014_history_pages.ts"
+import budgetDayCap from "./0015_budget_day_cap.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -29,5 +30,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued,
   "0012_client_product": clientProduct,
   "0013_usage_by_credential_indexes": usageByCredentialIndexes,
-  "0014_history_pages": historyPages
+  "0014_history_pages": historyPages,
+  "0015_budget_day_cap": budgetDayCap
 }

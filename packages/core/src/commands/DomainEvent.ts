@@ -113,7 +113,10 @@ export const TaskCancelled = Schema.TaggedStruct("TaskCancelled", taskFacts)
 
 /** A workspace's caps and protected names, as a guardrails event tells them (guardrails/Guardrails.ts). */
 const GuardrailSettings = Schema.Struct({
-  maxBudgetChangePercent: Schema.NullOr(Schema.Number), maxChangesPerDay: Schema.NullOr(Schema.Number),
+  maxBudgetChangePercent: Schema.NullOr(Schema.Number),
+  /** Absent in events stored before the day cap existed. */
+  maxBudgetChangePercentPerDay: Schema.optionalKey(Schema.NullOr(Schema.Number)),
+  maxChangesPerDay: Schema.NullOr(Schema.Number),
   maxDailyBudgetPerAccount: Schema.NullOr(Schema.Number), protectedNames: Schema.Array(Schema.String)
 })
 /**

@@ -49,6 +49,13 @@ export interface ProposedChange {
   /** One line for people: "Raise the daily budget of "Brand – Search" from 120.00 to 132.00". */
   readonly summary: string
   /**
+   * Every object the call names besides `target`, whether or not the platform can read the call: for a raw call,
+   * each object of the workspace's account whose id its path or body holds, or whose name a body value is. Protected
+   * names are checked on each (a raw write naming a protected campaign is refused even when it cannot be read).
+   * Absent or empty: the call names `target` only.
+   */
+  readonly named?: ReadonlyArray<{ readonly type: string; readonly id: string | null; readonly name: string }>
+  /**
    * This call always waits for a person, whatever the credential's write setting (spec §What the service does 6):
    * a property of the call, not of the tool, because a raw call can mean a delete, an activation or website code.
    * For a raw call it is the person's decision of the tool the call means; a raw write the platform cannot read as

@@ -194,9 +194,14 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
       Effect.map(Ref.get(usages), (all) =>
         all.map((u, i) => [u, i] as const).filter(([u]) => u.workspaceId === workspaceId)
           .sort(([a, i], [b, j]) => b.at - a.at || j - i).slice(0, Math.max(0, limit)).map(([u]) => u)),
-    changesSince: (workspaceId, since) =>
-      Effect.map(Ref.get(usages), (all) =>
-        all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since).length),
+    changesSince: (workspaceId, since, budgetTarget) =>
+      Effect.map(Ref.get(usages), (all) => {
+        const changes = all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since)
+        // Recorded in order: the first of the target's is its first change since `since` (the earliest `at`).
+        const first = budgetTarget === undefined || budgetTarget === null ? undefined
+          : changes.filter((u) => u.budgetTarget === budgetTarget).sort((a, b) => a.at - b.at)[0]
+        return { changes: changes.length, budgetBefore: first?.budgetFrom ?? null }
+      }),
     usageByCredentialAndDay: (workspaceId, from, to) =>
       Effect.map(Ref.get(usages), (all) => {
         const days = new Map<string, { credentialId: string; day: number; calls: number; credits: number }>()

@@ -102,7 +102,7 @@ export const pendingFactsOf = (facts: RequestFacts) =>
     const accountId = change.accountId ?? (typeof request.arguments["accountId"] === "string" ? request.arguments["accountId"] : null)
     const accounts = yield* platforms.accounts(request.workspaceId, tool.family).pipe(Effect.orElseSucceed(() => []))
     const account = accounts.find((a) => a.platform === tool.family && a.id === accountId) ?? null
-    const guardrailRefusal = yield* checkGuardrails(request.workspaceId, change).pipe(
+    const guardrailRefusal = yield* checkGuardrails(request.workspaceId, tool, change).pipe(
       Effect.as(null),
       Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(refusal.reason))
     )
