@@ -404,10 +404,12 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       const session = aSession({ createdAt: 0, expiresAt: (yield* Clock.currentTimeMillis) + 30_000 })
       yield* sessions.insertSession(session)
       // Passes run on their own fiber against a real database, so the first pass (at start) may still be running
-      // when the clock moves: move it a minute at a time, looking after each, until a pass has removed the session.
+      // when the clock moves: move it a minute at a time, giving each pass real time to reach the database (a busy
+      // machine may take a while), until a pass has removed the session.
       let found = yield* sessions.findSession(session.hash)
-      for (let minutes = 0; minutes < 50 && Option.isSome(found); minutes++) {
+      for (let minutes = 0; minutes < 100 && Option.isSome(found); minutes++) {
         yield* TestClock.adjust("1 minute")
+        yield* Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 50)))
         found = yield* sessions.findSession(session.hash)
       }
       assert.isTrue(Option.isNone(found))
