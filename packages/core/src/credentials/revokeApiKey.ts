@@ -1,4 +1,4 @@
-// Revokes an API key from the management page (spec §Authentication 11): a command on the runner (compare-and-set
+// Revokes an API key from the management page (spec §Authentication 11; who may: apiKeyRules.ts): a command on the runner (compare-and-set
 // on the key's version and one ApiKeyRevoked event, in one unit of work); revoking twice is harmless. The event is
 // what withdraws the key's pending write requests (the outbox's withdrawals reader). /oauth/revoke never revokes API keys
 // (checklist decision 97).
@@ -7,6 +7,7 @@ import type { ApiKey, ApiKeyId } from "./records.ts"
 import { ApiKeyNotAllowed, ApiKeyNotFound } from "./errors.ts"
 import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { moved, type Transition, unchanged } from "../commands/Transition.ts"
+import { canRevokeApiKey } from "./apiKeyRules.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
@@ -34,6 +35,8 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
   if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
   if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  // An editor revokes only the keys they created; an admin any (apiKeyRules.ts).
+  if (!canRevokeApiKey(role.value, input.actorId, found.value)) return yield* new ApiKeyNotAllowed({ reason: "not_your_key" })
   return yield* runCommand({
     load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),

@@ -31,3 +31,16 @@ export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {
 export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", {
   email: Schema.String
 }) {}
+
+/**
+ * A new password is not accepted (changePassword.ts): shorter than passwordMinLength, longer than passwordMaxLength,
+ * the two entries differ, or (changing one's own) the current password is not right. Nothing changed.
+ */
+export class PasswordRefused extends Schema.TaggedError<PasswordRefused>()("PasswordRefused", {
+  reason: Schema.Literals(["too_short", "too_long", "not_repeated", "wrong_current_password"])
+}) {}
+
+/** Too many wrong current passwords for this account from this address: nothing was checked (as sign-in). */
+export class PasswordChangeThrottled extends Schema.TaggedError<PasswordChangeThrottled>()("PasswordChangeThrottled", {
+  retryAfterSeconds: Schema.Number
+}) {}
