@@ -1,7 +1,7 @@
 // API keys (spec §Authentication 11, §Tokens and codes: ap_live_, shown once, stored as a hash).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets, WorkspaceId, UserId } from "@adgate/core"
+import { ApiKeyStore, apiKeyFormOptions, createApiKey, Directory, revokeApiKey, Secrets, WorkspaceId, UserId } from "@adgate/core"
 import { people, seed, World, ws } from "../token/world.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
@@ -42,8 +42,26 @@ describe("revokeApiKey", () => {
     const { key } = yield* createApiKey(input)
     assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.viewer })))._tag, "ApiKeyNotAllowed")
     assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "ApiKeyNotFound")
-    const revoked = yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })
+    const revoked = yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.admin })
     assert.isNotNull(revoked.revokedAt)
-    assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })).version, revoked.version)
+    assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.admin })).version, revoked.version)
   })))
+  it.effect("an editor revokes the keys they created, never another person's; an admin revokes any", () => run(Effect.gen(function* () {
+    const admins = (yield* createApiKey(input)).key
+    const editors = (yield* createApiKey({ ...input, actorId: people.editor })).key
+    const refused = yield* Effect.flip(revokeApiKey({ keyId: admins.id, workspaceId: ws, actorId: people.editor }))
+    assert.deepStrictEqual(refused._tag === "ApiKeyNotAllowed" ? refused.reason : refused._tag, "not_your_key")
+    assert.isNull(Option.getOrThrow(yield* (yield* ApiKeyStore).find(admins.id)).revokedAt)
+    assert.isNotNull((yield* revokeApiKey({ keyId: editors.id, workspaceId: ws, actorId: people.editor })).revokedAt)
+    assert.isNotNull((yield* revokeApiKey({ keyId: admins.id, workspaceId: ws, actorId: people.admin })).revokedAt)
+  })))
+  it.effect("the New key form offers each scope with why it cannot be chosen, and apply-at-once to an admin only", () => Effect.sync(() => {
+    const reasons = (role: "admin" | "editor" | "viewer", plan: "paid" | "free") =>
+      Object.fromEntries(apiKeyFormOptions(role, plan).scopes.map((s) => [s.scope, s.reason]))
+    assert.deepStrictEqual(reasons("admin", "paid"), { "tasks:read": null, "tasks:write": null, "accounts:read": null, "tools:read": null, "tools:write": null, "tools:raw": null })
+    assert.deepStrictEqual(reasons("admin", "free")["tools:read"], "needs_paid_plan")
+    assert.deepStrictEqual([reasons("editor", "paid")["tasks:read"], reasons("editor", "paid")["tools:write"]], [null, "needs_admin"])
+    assert.deepStrictEqual([apiKeyFormOptions("admin", "paid").canApplyAtOnce, apiKeyFormOptions("editor", "paid").canApplyAtOnce], [true, false])
+    assert.deepStrictEqual([apiKeyFormOptions("editor", "free").canCreate, apiKeyFormOptions("viewer", "paid").canCreate], [true, false])
+  }))
 })
