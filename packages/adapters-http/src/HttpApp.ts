@@ -6,6 +6,8 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
+import { OwnAppsRoutes } from "./pages/OwnAppsRoutes.ts"
+import { AccountRoutes } from "./pages/AccountRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -36,7 +38,8 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware,
+    OwnAppsRoutes, AccountRoutes).pipe(
     Layer.provide(People.layer)
   )
 

@@ -179,17 +179,31 @@ th{font-size:.85rem;color:var(--muted);font-weight:600}
 details>summary{cursor:pointer}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){th,td{padding:.4rem}.top{padding:.5rem .75rem}main.wide{padding:0 .5rem}}
+dl.facts dt{font-weight:600;margin-top:.5rem}
+dl.facts dd{margin:0 0 .25rem}
+fieldset{border:1px solid var(--border);border-radius:.375rem;margin:1rem 0 0;padding:.5rem .75rem}
+nav.pages{display:flex;gap:1rem;margin-top:1rem}
 `
 
 /**
  * The script served at `scriptPath`: a button or input with `data-enable-after="<ms>"` is rendered `disabled`
- * and enabled once the page has been on screen that long (the consent page's "Allow access").
+ * and enabled once the page has been on screen that long (the consent page's "Allow access"). A button with
+ * `data-copy="<id>"` is rendered `hidden` (without the script the value is selected by hand) and, shown, copies the
+ * text of the element with that id (a key or secret shown once).
  */
 export const script = `"use strict";
 document.addEventListener("DOMContentLoaded",function(){
   document.querySelectorAll("[data-enable-after]").forEach(function(el){
     var ms=parseInt(el.getAttribute("data-enable-after")||"0",10);
     setTimeout(function(){el.disabled=false;},isFinite(ms)?ms:0);
+  });
+  document.querySelectorAll("button[data-copy]").forEach(function(button){
+    var target=document.getElementById(button.getAttribute("data-copy")||"");
+    if(!target||!navigator.clipboard)return;
+    button.hidden=false;
+    button.addEventListener("click",function(){
+      navigator.clipboard.writeText(target.textContent||"").then(function(){button.textContent="Copied";},function(){button.textContent="Copy failed: select it by hand";});
+    });
   });
 });
 `

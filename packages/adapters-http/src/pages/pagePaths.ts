@@ -15,6 +15,8 @@ export const pagePaths = {
   /** Where sign-in lands: the API & MCP page of the workspace the session works in. */
   home: "/",
   account: "/account",
+  /** The account page's Change password form posts here. */
+  accountPassword: "/account/password",
   mailbox: "/mailbox",
   workspace: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}`,
   /** API & MCP: usage at a glance and Connected apps. */
@@ -29,7 +31,9 @@ export const pagePaths = {
   approval: (ws: WorkspaceId | string, requestId: string) => `/workspaces/${enc(ws)}/approvals/${enc(requestId)}`,
   audit: (ws: WorkspaceId | string, filter: { readonly app?: string; readonly kind?: string; readonly page?: number } = {}) =>
     `/workspaces/${enc(ws)}/audit${query(filter)}`,
-  settings: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/settings`
+  settings: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/settings`,
+  /** Settings with a page of the credits ledger (1 is the newest). */
+  settingsLedger: (ws: WorkspaceId | string, page: number) => `/workspaces/${enc(ws)}/settings${query({ page: page > 1 ? page : undefined })}`
 } as const
 
 /** The same address, absolute on `origin` (for mail). */
