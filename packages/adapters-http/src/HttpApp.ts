@@ -8,6 +8,7 @@ import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { OwnAppsRoutes } from "./pages/OwnAppsRoutes.ts"
 import { AccountRoutes } from "./pages/AccountRoutes.ts"
+import { ApiKeysRoutes } from "./pages/ApiKeysRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -39,7 +40,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 
 export const makeHttpApp = () =>
   Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware,
-    OwnAppsRoutes, AccountRoutes).pipe(
+    OwnAppsRoutes, ApiKeysRoutes, AccountRoutes).pipe(
     Layer.provide(People.layer)
   )
 

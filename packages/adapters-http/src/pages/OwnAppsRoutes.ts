@@ -6,11 +6,12 @@ import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import {
   canManageWorkspaceApps, canReadWorkspaceApps, type Client, ClientId, listWorkspaceApps, maxAppsPerWorkspace, maxClientNameLength,
-  maxRedirectUris, registerWorkspaceApp, removeWorkspaceApp, Role, workspaceAppWithConnections
+  maxRedirectUris, registerWorkspaceApp, removeWorkspaceApp, workspaceAppWithConnections
 } from "@adgate/core"
 import { formatWhen } from "./formatting.ts"
 import { html, type Html } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
+import { rolesWhere } from "./pageRoles.ts"
 import type { PagePorts } from "./PagePorts.ts"
 import {
   doneAndBack, formField, noticeOf, renderWorkspacePage, requireRole, withWorkspace, withWorkspaceForm, type WorkspaceView
@@ -152,9 +153,6 @@ const appNotFound = (view: WorkspaceView) =>
     body: html`<p>This workspace has no app with this client ID, or it was removed.</p>
 <p><a href="${pagePaths.ownApps(view.workspace.id)}">Back to the apps</a></p>`
   })
-
-/** The roles a core rule allows, for the 403 page that names them. */
-export const rolesWhere = (allowed: (role: Role) => boolean): ReadonlyArray<Role> => Role.literals.filter(allowed)
 
 export const OwnAppsRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {

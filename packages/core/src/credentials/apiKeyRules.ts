@@ -7,7 +7,8 @@ import type { ApiKey } from "./records.ts"
 import { canConnect, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
 import { allScopes, type Scope } from "../scopes/Scope.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
-import type { Plan, Role, UserId, WorkspaceId } from "../workspaces/Workspace.ts"
+import { Directory } from "../ports/Directory.ts"
+import type { Plan, Role, User, UserId, WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Whether a person with `role` may create API keys at all. */
 export const canCreateApiKeys = (role: Role): boolean => canConnect(role)
@@ -32,13 +33,19 @@ export const apiKeyFormOptions = (role: Role, plan: Plan): ApiKeyFormOptions => 
   canApplyAtOnce: canChooseApplyAtOnce(role)
 })
 
-/** The workspace's keys, newest first (revoked ones too: the list shows their status). */
+/**
+ * The workspace's keys, newest first (revoked ones too: the list shows their status), each with its creator (null
+ * when the person no longer exists).
+ */
 export const listApiKeys = Effect.fn("credentials.listApiKeys")(function* (workspaceId: WorkspaceId) {
   const keys = yield* (yield* ApiKeyStore).listByWorkspace(workspaceId)
-  return [...keys].sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
-})
-
-/** A key of the workspace, or none (another workspace's key is none too). */
-export const findApiKey = Effect.fn("credentials.findApiKey")(function* (workspaceId: WorkspaceId, keyId: ApiKey["id"]) {
-  return Option.filter(yield* (yield* ApiKeyStore).find(keyId), (k) => k.workspaceId === workspaceId)
+  const directory = yield* Directory
+  const members = new Map((yield* directory.members(workspaceId)).map((m) => [m.user.id, m.user] as const))
+  const creators = new Map<UserId, User | null>(members)
+  // Creators who left the workspace: read one by one (few, and only for the keys they left behind).
+  for (const key of keys)
+    if (!creators.has(key.createdBy)) creators.set(key.createdBy, Option.getOrNull(yield* directory.user(key.createdBy)))
+  return [...keys]
+    .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
+    .map((key) => ({ key, creator: creators.get(key.createdBy) ?? null }))
 })
