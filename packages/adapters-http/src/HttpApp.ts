@@ -9,6 +9,7 @@ import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { OwnAppsRoutes } from "./pages/OwnAppsRoutes.ts"
 import { AccountRoutes } from "./pages/AccountRoutes.ts"
 import { ApiKeysRoutes } from "./pages/ApiKeysRoutes.ts"
+import { SettingsRoutes } from "./pages/SettingsRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -40,7 +41,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 
 export const makeHttpApp = () =>
   Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware,
-    OwnAppsRoutes, ApiKeysRoutes, AccountRoutes).pipe(
+    OwnAppsRoutes, ApiKeysRoutes, SettingsRoutes, AccountRoutes).pipe(
     Layer.provide(People.layer)
   )
 
