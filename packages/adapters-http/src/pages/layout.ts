@@ -182,6 +182,8 @@ details>summary{cursor:pointer}
 dl.facts dt{font-weight:600;margin-top:.5rem}
 dl.facts dd{margin:0 0 .25rem}
 fieldset{border:1px solid var(--border);border-radius:.375rem;margin:1rem 0 0;padding:.5rem .75rem}
+fieldset legend{font-weight:600;padding:0 .25rem}
+fieldset label{font-weight:400}
 nav.pages{display:flex;gap:1rem;margin-top:1rem}
 `
 
