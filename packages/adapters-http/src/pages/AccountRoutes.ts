@@ -3,20 +3,31 @@
 // current password checked and throttled like sign-in, every other session of the person ended.
 import { Effect, Option } from "effect"
 import { HttpRouter, UrlParams } from "effect/http"
-import { changePassword, passwordMaxLength, passwordMinLength, type PasswordRefused } from "@adgate/core"
+import { changePassword, type PasswordChangeThrottled, passwordMaxLength, passwordMinLength, type PasswordRefused } from "@adgate/core"
 import { People, type Person } from "../people/People.ts"
 import { html } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
 import type { PagePorts } from "./PagePorts.ts"
 import { doneAndBack, formExpired, formField, noticeOf, renderPersonPage } from "./workspaceFrame.ts"
 
-/** The page's words for each refusal of a new password. */
-const refusals: Readonly<Record<PasswordRefused["reason"], string>> = {
+/** The page's words for each reason a new password is refused. */
+const refusedWords: Readonly<Record<PasswordRefused["reason"], string>> = {
   wrong_current_password: "The current password is not right.",
   too_short: `The new password needs at least ${passwordMinLength} characters.`,
   too_long: `The new password may have at most ${passwordMaxLength} characters.`,
   not_repeated: "The two new passwords are not the same."
 }
+
+/** The core's refusals of a password change, as the page says them: one row each. */
+type PasswordRefusal = PasswordRefused | PasswordChangeThrottled
+export const passwordRefusals = {
+  PasswordRefused: (e) => ({ status: 400, message: refusedWords[e.reason] }),
+  PasswordChangeThrottled: (e) => ({
+    status: 429, message: `Too many wrong current passwords. Try again in ${Math.max(1, Math.ceil(e.retryAfterSeconds / 60))} minutes.`
+  })
+} as const satisfies { readonly [K in PasswordRefusal["_tag"]]: (e: Extract<PasswordRefusal, { readonly _tag: K }>) => { readonly status: number; readonly message: string } }
+
+const isPasswordRefusal = (e: { readonly _tag: string }): e is PasswordRefusal => Object.hasOwn(passwordRefusals, e._tag)
 
 const accountPage = (person: Person, options: { readonly notice?: ReturnType<typeof noticeOf>; readonly problem?: string; readonly status?: number } = {}) =>
   renderPersonPage({
@@ -80,16 +91,9 @@ export const AccountRoutes = HttpRouter.use((router) =>
               `Your password is changed. ${ended === 0 ? "No other session was signed in." : `${ended} other ${ended === 1 ? "session was" : "sessions were"} signed out.`}`)
           }
           const error = outcome.failure
-          switch (error._tag) {
-            case "PasswordRefused":
-              return accountPage(person, { problem: refusals[error.reason], status: 400 })
-            case "PasswordChangeThrottled":
-              return accountPage(person, {
-                problem: `Too many wrong current passwords. Try again in ${Math.ceil(error.retryAfterSeconds / 60)} minutes.`, status: 429
-              })
-            default:
-              return yield* error
-          }
+          if (!isPasswordRefusal(error)) return yield* error
+          const row = (passwordRefusals[error._tag] as (e: PasswordRefusal) => { readonly status: number; readonly message: string })(error)
+          return accountPage(person, { problem: row.message, status: row.status })
         })).pipe(Effect.provideContext(context)))
   })
 )

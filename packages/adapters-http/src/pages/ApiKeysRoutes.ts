@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { HttpRouter, UrlParams } from "effect/http"
 import {
-  type ApiKey, ApiKeyId, apiKeyFormOptions, apiKeyNameMaxLength, allScopes, canCreateApiKeys, canRevokeApiKey, createApiKey, listApiKeys,
+  type ApiKey, ApiKeyId, type ApiKeyInvalid, type ApiKeyNotAllowed, type ApiKeyNotFound, type ApiKeyScopeNotGrantable, apiKeyFormOptions, apiKeyNameMaxLength, allScopes, canCreateApiKeys, canRevokeApiKey, createApiKey, listApiKeys,
   revokeApiKey, type Scope, type User, type WriteMode
 } from "@adgate/core"
 import { notGrantableReasons, scopeDescriptions } from "../oauth/consentView.ts"
@@ -130,12 +130,27 @@ const notFound = (view: WorkspaceView) =>
     body: html`<p>This workspace has no such API key.</p><p><a href="${pagePaths.apiKeys(view.workspace.id)}">Back to the keys</a></p>`
   })
 
-const notAllowedWords = {
+const notAllowedWords: Readonly<Record<ApiKeyNotAllowed["reason"], string>> = {
   not_a_member: "You are not a member of this workspace.",
   role_cannot_connect: "Your role in this workspace cannot create or revoke API keys.",
   apply_needs_admin: "Only a workspace admin can choose to apply changes at once.",
   not_your_key: "You can revoke only the keys you created; a workspace admin can revoke any."
-} as const
+}
+
+/** The core's refusals of creating and revoking a key, as the page says them: one row each. */
+type KeyRefusal = ApiKeyInvalid | ApiKeyNotAllowed | ApiKeyScopeNotGrantable | ApiKeyNotFound
+interface KeyRefusalRow {
+  readonly status: number
+  readonly message: string
+}
+export const keyRefusals = {
+  ApiKeyInvalid: (e) => ({ status: 400, message: `The key was not created: ${e.message}.` }),
+  ApiKeyNotAllowed: (e) => ({ status: 403, message: notAllowedWords[e.reason] }),
+  ApiKeyScopeNotGrantable: (e) => ({ status: 403, message: `${e.scope} cannot be chosen: ${notGrantableReasons[e.reason]}.` }),
+  ApiKeyNotFound: () => ({ status: 404, message: "This workspace has no such API key." })
+} as const satisfies { readonly [K in KeyRefusal["_tag"]]: (e: Extract<KeyRefusal, { readonly _tag: K }>) => KeyRefusalRow }
+
+const isKeyRefusal = (e: { readonly _tag: string }): e is KeyRefusal => Object.hasOwn(keyRefusals, e._tag)
 
 const isScope = (value: string): value is Scope => (allScopes as ReadonlyArray<string>).includes(value)
 
@@ -174,16 +189,9 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
           }).pipe(Effect.result)
           if (outcome._tag === "Success") return createdPage(view, outcome.success.key, outcome.success.secret)
           const error = outcome.failure
-          switch (error._tag) {
-            case "ApiKeyInvalid":
-              return yield* again(`The key was not created: ${error.message}.`, 400)
-            case "ApiKeyNotAllowed":
-              return yield* again(notAllowedWords[error.reason], 403)
-            case "ApiKeyScopeNotGrantable":
-              return yield* again(`${error.scope} cannot be chosen: ${notGrantableReasons[error.reason]}.`, 403)
-            default:
-              return yield* error
-          }
+          if (!isKeyRefusal(error)) return yield* error
+          const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
+          return yield* again(row.message, row.status)
         })).pipe(Effect.provideContext(context)))
 
     yield* router.add("POST", `${routePath}/:keyId/revoke`, () =>
@@ -193,17 +201,13 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
           const outcome = yield* revokeApiKey({ keyId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(Effect.result)
           if (outcome._tag === "Success") return doneAndBack(pagePaths.apiKeys(view.workspace.id), `${outcome.success.name} is revoked.`)
           const error = outcome.failure
-          switch (error._tag) {
-            case "ApiKeyNotFound":
-              return notFound(view)
-            case "ApiKeyNotAllowed":
-              return renderWorkspacePage({
-                view, section: "keys", title: "Not allowed", status: 403,
-                body: html`<p>${notAllowedWords[error.reason]}</p><p><a href="${pagePaths.apiKeys(view.workspace.id)}">Back to the keys</a></p>`
-              })
-            default:
-              return yield* error
-          }
+          if (!isKeyRefusal(error)) return yield* error
+          if (error._tag === "ApiKeyNotFound") return notFound(view)
+          const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
+          return renderWorkspacePage({
+            view, section: "keys", title: "Not allowed", status: row.status,
+            body: html`<p>${row.message}</p><p><a href="${pagePaths.apiKeys(view.workspace.id)}">Back to the keys</a></p>`
+          })
         })).pipe(Effect.provideContext(context)))
   })
 )

@@ -5,8 +5,9 @@
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import {
-  canManageWorkspaceApps, canReadWorkspaceApps, type Client, ClientId, listWorkspaceApps, maxAppsPerWorkspace, maxClientNameLength,
-  maxRedirectUris, registerWorkspaceApp, removeWorkspaceApp, workspaceAppWithConnections
+  canManageWorkspaceApps, canReadWorkspaceApps, type Client, ClientId, type InvalidClientMetadata, type InvalidRedirectUri, listWorkspaceApps,
+  maxAppsPerWorkspace, maxClientNameLength, maxRedirectUris, type NotAllowed, type RedirectUrisRejected, registerWorkspaceApp,
+  removeWorkspaceApp, type TooManyApps, workspaceAppWithConnections
 } from "@adgate/core"
 import { formatWhen } from "./formatting.ts"
 import { html, type Html } from "./layout.ts"
@@ -26,12 +27,37 @@ interface RegisterForm {
 
 const emptyForm: RegisterForm = { name: "", redirectUris: "", type: "server" }
 
+type RedirectLines = ReadonlyArray<{ readonly line: number; readonly uri: string }>
+
 /** The non-blank lines of the textarea, each with its line number (1-based), trimmed. */
-export const redirectLines = (text: string): ReadonlyArray<{ readonly line: number; readonly uri: string }> =>
+export const redirectLines = (text: string): RedirectLines =>
   text.split(/\r\n|\r|\n/).flatMap((raw, i) => {
     const uri = raw.trim()
     return uri === "" ? [] : [{ line: i + 1, uri }]
   })
+
+/** The core's refusals of a registration, as the form shows them: one row each (a missing or extra row does not compile). */
+type RegisterRefusal = NotAllowed | InvalidClientMetadata | InvalidRedirectUri | RedirectUrisRejected | TooManyApps
+interface RefusalRow {
+  readonly status: number
+  readonly problems: ReadonlyArray<string>
+}
+export const registerRefusals = {
+  // Each refused URI by its line in the textarea (the core names its place in the list of non-blank lines).
+  RedirectUrisRejected: (e, lines) => ({
+    status: 400,
+    problems: e.problems.map((p) => {
+      const at = lines[p.index]
+      return at === undefined ? `${p.reason}.` : `Line ${at.line} (${at.uri}): ${p.reason}.`
+    })
+  }),
+  InvalidRedirectUri: (e) => ({ status: 400, problems: [`Redirect URIs: ${e.description}.`] }),
+  InvalidClientMetadata: (e) => ({ status: 400, problems: [`Name: ${e.description}.`] }),
+  TooManyApps: (e) => ({ status: 409, problems: [`This workspace has ${e.limit} apps, the most it may have. Remove one to register another.`] }),
+  NotAllowed: () => ({ status: 403, problems: ["Only a workspace admin registers apps."] })
+} as const satisfies { readonly [K in RegisterRefusal["_tag"]]: (e: Extract<RegisterRefusal, { readonly _tag: K }>, lines: RedirectLines) => RefusalRow }
+
+const isRegisterRefusal = (e: { readonly _tag: string }): e is RegisterRefusal => Object.hasOwn(registerRefusals, e._tag)
 
 const typeLabel = (client: Client): string => client.authMethod === "none" ? "Public app (PKCE only)" : "Server app (client secret)"
 
@@ -193,23 +219,9 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
           }).pipe(Effect.result)
           if (outcome._tag === "Success") return registeredPage(view, outcome.success.client, outcome.success.clientSecret)
           const error = outcome.failure
-          switch (error._tag) {
-            case "RedirectUrisRejected":
-              return yield* again(error.problems.map((p) => {
-                const at = lines[p.index]
-                return at === undefined ? p.reason : `Line ${at.line} (${at.uri}): ${p.reason}.`
-              }), 400)
-            case "InvalidRedirectUri":
-              return yield* again([`Redirect URIs: ${error.description}.`], 400)
-            case "InvalidClientMetadata":
-              return yield* again([`Name: ${error.description}.`], 400)
-            case "TooManyApps":
-              return yield* again([`This workspace has ${error.limit} apps, the most it may have. Remove one to register another.`], 409)
-            case "NotAllowed":
-              return yield* again(["Only a workspace admin registers apps."], 403)
-            default:
-              return yield* error
-          }
+          if (!isRegisterRefusal(error)) return yield* error
+          const row = (registerRefusals[error._tag] as (e: RegisterRefusal, lines: RedirectLines) => RefusalRow)(error, lines)
+          return yield* again(row.problems, row.status)
         })).pipe(Effect.provideContext(context)))
 
     yield* router.add("GET", `${routePath}/:clientId`, () =>

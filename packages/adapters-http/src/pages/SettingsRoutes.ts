@@ -4,7 +4,8 @@
 import { Effect } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
-  canChangeGuardrails, changeGuardrails, type CreditEntry, creditHistory, type GuardrailChanges, type Guardrails, showGuardrails
+  canChangeGuardrails, changeGuardrails, type CreditEntry, creditHistory, type GuardrailChanges, type Guardrails, type GuardrailsInvalid,
+  type GuardrailsNotAllowed, showGuardrails
 } from "@adgate/core"
 import { formatCredits, formatWhen } from "./formatting.ts"
 import { html, type Html } from "./layout.ts"
@@ -114,6 +115,15 @@ ${history.hasOlder ? html`<a href="${pagePaths.settingsLedger(view.workspace.id,
 </nav>`}
 </section>`
 
+/** The core's refusals of a guardrails change, as the form says them: one row each. */
+type GuardrailsRefusal = GuardrailsInvalid | GuardrailsNotAllowed
+export const guardrailsRefusals = {
+  GuardrailsInvalid: (e) => ({ status: 400, message: `The guardrails were not saved: ${e.message}.` }),
+  GuardrailsNotAllowed: () => ({ status: 403, message: "Only a workspace admin changes the guardrails." })
+} as const satisfies { readonly [K in GuardrailsRefusal["_tag"]]: (e: Extract<GuardrailsRefusal, { readonly _tag: K }>) => { readonly status: number; readonly message: string } }
+
+const isGuardrailsRefusal = (e: { readonly _tag: string }): e is GuardrailsRefusal => Object.hasOwn(guardrailsRefusals, e._tag)
+
 /** The ledger page asked for (`?page=`), 1 when absent or not a whole number. */
 const ledgerPageOf = (request: HttpServerRequest.HttpServerRequest): number => {
   const value = new URL(request.url, "http://x").searchParams.get("page") ?? "1"
@@ -171,20 +181,15 @@ export const SettingsRoutes = HttpRouter.use((router) =>
             [name, (formField(form, inputName(name)) ?? "").slice(0, 16_384)])) as GuardrailsForm
           const again = (problem: string, status: number) =>
             settingsPage(view, request.modify({ url: pagePaths.settings(view.workspace.id) }), { form: sent, problem, status })
-          if (!canChangeGuardrails(view.role)) return yield* again("Only a workspace admin changes the guardrails.", 403)
+          if (!canChangeGuardrails(view.role)) return yield* again(guardrailsRefusals.GuardrailsNotAllowed().message, 403)
           const changes = changesOf(sent)
           if (typeof changes === "string") return yield* again(changes, 400)
           const outcome = yield* changeGuardrails({ workspaceId: view.workspace.id, actorId: view.person.user.id, changes }).pipe(Effect.result)
           if (outcome._tag === "Success") return doneAndBack(`${pagePaths.settings(view.workspace.id)}`, "The guardrails are saved.")
           const error = outcome.failure
-          switch (error._tag) {
-            case "GuardrailsInvalid":
-              return yield* again(`The guardrails were not saved: ${error.message}.`, 400)
-            case "GuardrailsNotAllowed":
-              return yield* again("Only a workspace admin changes the guardrails.", 403)
-            default:
-              return yield* error
-          }
+          if (!isGuardrailsRefusal(error)) return yield* error
+          const row = (guardrailsRefusals[error._tag] as (e: GuardrailsRefusal) => { readonly status: number; readonly message: string })(error)
+          return yield* again(row.message, row.status)
         })).pipe(Effect.provideContext(context)))
   })
 )
