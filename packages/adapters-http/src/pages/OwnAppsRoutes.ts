@@ -160,10 +160,12 @@ const appPage = (view: WorkspaceView, client: Client, activeConnections: number)
 ${canManageWorkspaceApps(view.role)
   ? html`<section class="card">
 <h2>Remove this app</h2>
-<p class="warning">Removing ${client.name ?? "this app"} ends ${activeConnections === 1 ? "its 1 active connection" : html`its ${activeConnections} active connections`} at once: their refresh tokens stop working and every access token of them is refused. Nobody can connect with it again.</p>
+<p class="warning">${activeConnections === 0
+  ? html`${client.name ?? "This app"} has no active connection. Once removed, nobody can connect with it again.`
+  : html`Removing ${client.name ?? "this app"} ends ${activeConnections === 1 ? "its 1 active connection" : `its ${activeConnections} active connections`} at once: their refresh tokens stop working and every access token of them is refused. Nobody can connect with it again.`}</p>
 <form method="post" action="${pagePaths.ownApp(view.workspace.id, client.clientId)}/remove" class="actions">
 <input type="hidden" name="csrf_token" value="${view.person.csrfToken}">
-<button type="submit" class="danger">Remove app and end ${activeConnections} ${activeConnections === 1 ? "connection" : "connections"}</button>
+<button type="submit" class="danger">${activeConnections === 0 ? "Remove app" : `Remove app and end ${activeConnections} ${activeConnections === 1 ? "connection" : "connections"}`}</button>
 <a href="${pagePaths.ownApps(view.workspace.id)}">Cancel</a>
 </form>
 </section>`
