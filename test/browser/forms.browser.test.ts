@@ -120,4 +120,22 @@ describe.skipIf(!existsSync(chromiumPath))("the workspace's own pages in Chromiu
     expect(server!.output()).not.toContain(key!)
     expect(server!.output()).not.toContain(secret!)
   }, 90_000)
+
+  it("without JavaScript the pages work and the Copy button stays hidden: the key is selected by hand", async () => {
+    const origin = server!.origin
+    const context = await browser!.newContext({ javaScriptEnabled: false })
+    const page = await context.newPage()
+    await page.goto(`${origin}/signin?return_to=%2Faccount`)
+    await page.fill("input[name=email]", admin.email)
+    await page.fill("input[name=password]", "a brand new passphrase")
+    await page.click("button[type=submit]")
+    await page.waitForURL(`${origin}/account`)
+    const workspacePath = new URL(await page.getAttribute("main a[href^='/workspaces/']", "href") ?? "", origin).pathname.replace(/\/api-mcp$/, "")
+    await page.goto(`${origin}${workspacePath}/keys`)
+    await page.fill("input[name=name]", "No script")
+    await page.click("form[action$='/keys'] button[type=submit]")
+    expect(await page.textContent("#new-key")).toMatch(/^ap_live_/)
+    expect(await page.isVisible("button[data-copy=new-key]")).toBe(false)
+    await context.close()
+  }, 60_000)
 })

@@ -9,3 +9,8 @@ export class ConfigurationInvalid extends Schema.TaggedError<ConfigurationInvali
 export class UsageInvalid extends Schema.TaggedError<UsageInvalid>()("UsageInvalid", {
   message: Schema.String
 }) {}
+
+/** The running server's admin socket could not be used: its secret unreadable, refused, or an answer not understood. */
+export class AdminSocketRefused extends Schema.TaggedError<AdminSocketRefused>()("AdminSocketRefused", {
+  message: Schema.String
+}) {}

@@ -1,13 +1,15 @@
 // The adgate server process (`npm start`): configuration from the environment, the database (PostgreSQL or the
-// embedded PGlite), first-start seeding, the HTTP application, housekeeping, the task runner and the mail sender. SIGTERM or
-// SIGINT stops it gracefully (listener closed, database closed, lock released) with exit code 0.
+// embedded PGlite), first-start seeding, the HTTP application, housekeeping, the task runner, the mail sender and, on
+// the embedded database, the CLI's admin socket. SIGTERM or SIGINT stops it gracefully (listener closed, database
+// closed, lock released) with exit code 0.
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
-import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
+import { builtInProducts, ExpiredConnectionsSchedule, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
+import { AdminSocket } from "./adminSocket.ts"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { LogfmtLogger } from "./LogfmtLogger.ts"
@@ -23,7 +25,11 @@ export const serverLayer = (config: AppConfig) => {
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
   const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
-  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
+  const policy = Layer.mergeAll(
+    Layer.succeed(RateLimits, config.rateLimits),
+    Layer.succeed(TrustedProxies, config.trustedProxies),
+    Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts)
+  )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
@@ -34,7 +40,10 @@ export const serverLayer = (config: AppConfig) => {
     ExpiredConnectionsSchedule,
     OutboxSchedule,
     TaskRunner,
-    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom })
+    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom }),
+    // The CLI's way in while this server holds the embedded database; with PostgreSQL the CLI opens the database
+    // itself (docs/decisions.md, "The operator CLI while the server runs").
+    Option.isNone(config.databaseUrl) ? AdminSocket(config.dataDir) : Layer.empty
   ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
 }
 
@@ -84,6 +93,8 @@ export const describeServerFailure = (cause: Cause.Cause<unknown>): string | und
           "the embedded database allows one process at a time; run several servers against PostgreSQL (DATABASE_URL)."
       return `adgate: the database could not be opened: ${oneLine(error.message)} (check DATABASE_URL or ADGATE_DATA_DIR)`
     }
+    case "AdminSocketRefused":
+      return `adgate: ${oneLine(error.message)} (check ADGATE_DATA_DIR)`
     case "ServeError":
       return `adgate: cannot listen: ${oneLine(error.cause?.code ?? error.cause?.message ?? error.message)} (check PORT and HOST)`
     default:

@@ -6,20 +6,21 @@ import { endConnection } from "./endConnection.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
-import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "./Connection.ts"
 
 export interface DisconnectInput {
   readonly connectionId: ConnectionId
   readonly workspaceId: WorkspaceId
-  readonly actorId: UserId
+  /** The person disconnecting it, or null for the instance's operator (the CLI), who has an admin's say in every workspace. */
+  readonly actorId: UserId | null
 }
 
 export const disconnectConnection = Effect.fn("connections.disconnectConnection")(function* (input: DisconnectInput) {
   const found = yield* (yield* ConnectionStore).find(input.connectionId)
   // Another workspace's connection is answered as unknown: ids never confirm what exists elsewhere.
   if (Option.isNone(found) || found.value.workspaceId !== input.workspaceId) return yield* new ConnectionNotFound()
-  const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
+  const role = input.actorId === null ? Option.some<Role>("admin") : yield* (yield* Directory).role(input.workspaceId, input.actorId)
   const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
   if (!mayManage) return yield* new NotAllowedToManage()
   return yield* endConnection(input.connectionId, "disconnected", input.actorId, found.value)

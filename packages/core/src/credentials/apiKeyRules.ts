@@ -16,8 +16,11 @@ export const canCreateApiKeys = (role: Role): boolean => canConnect(role)
 /** Whether "apply ordinary changes at once" is this person's to choose (as on the consent page: an admin's). */
 export const canChooseApplyAtOnce = (role: Role): boolean => role === "admin"
 
-/** Whether a person with `role` (`actorId`) may revoke `key`: an admin any, an editor their own, nobody else. */
-export const canRevokeApiKey = (role: Role, actorId: UserId, key: ApiKey): boolean =>
+/**
+ * Whether a person with `role` (`actorId`) may revoke `key`: an admin (or the instance's operator, null, who has an
+ * admin's say) any, an editor their own, nobody else.
+ */
+export const canRevokeApiKey = (role: Role, actorId: UserId | null, key: ApiKey): boolean =>
   role === "admin" || (role === "editor" && key.createdBy === actorId)
 
 /** The New key form of one person: every scope, each with why it cannot be chosen (null: it can). */

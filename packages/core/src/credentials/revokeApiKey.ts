@@ -11,12 +11,13 @@ import { canRevokeApiKey } from "./apiKeyRules.ts"
 import { canConnect } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
-import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
+import type { Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 
 export interface RevokeApiKeyInput {
   readonly keyId: ApiKeyId
   readonly workspaceId: WorkspaceId
-  readonly actorId: UserId
+  /** The person revoking it, or null for the instance's operator (the CLI), who has an admin's say in every workspace. */
+  readonly actorId: UserId | null
 }
 
 /** Revoked at `now` by `actorId`, once: a revoked key stays as it was (and causes no second event). */
@@ -32,7 +33,7 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const ofWorkspace = Effect.map(keys.find(input.keyId), Option.filter((k: ApiKey) => k.workspaceId === input.workspaceId))
   const found = yield* ofWorkspace
   if (Option.isNone(found)) return yield* new ApiKeyNotFound()
-  const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
+  const role = input.actorId === null ? Option.some<Role>("admin") : yield* (yield* Directory).role(input.workspaceId, input.actorId)
   if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
   if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
   // An editor revokes only the keys they created; an admin any (apiKeyRules.ts).
