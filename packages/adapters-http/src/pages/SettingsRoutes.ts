@@ -16,9 +16,12 @@ import { doneAndBack, formField, noticeOf, renderWorkspacePage, withWorkspace, w
 /** A numeric cap of the guardrails: its words on the page and whether it takes whole numbers only. */
 interface CapField {
   readonly label: string
+  /** What the cap does, and what leaving it empty means. */
   readonly help: string
   readonly unit: string
   readonly integer: boolean
+  /** What an empty cap is called where it is read. */
+  readonly unset: string
 }
 
 type CapName = Exclude<keyof GuardrailChanges, "protectedNames">
@@ -30,21 +33,24 @@ type CapName = Exclude<keyof GuardrailChanges, "protectedNames">
 export const capFields: Readonly<Record<CapName, CapField>> = {
   maxBudgetChangePercent: {
     label: "Largest budget change per write",
-    help: "In percent of the current daily budget, up or down.",
+    help: "In percent of the current daily budget, up or down. Leave empty for no cap.",
     unit: "%",
-    integer: false
+    integer: false,
+    unset: "not set"
   },
   maxChangesPerDay: {
     label: "Changes per day",
-    help: "How many writes may change the platforms per UTC day, across the whole workspace.",
+    help: "How many writes may change the platforms per UTC day, across the whole workspace. Leave empty for no cap.",
     unit: "changes",
-    integer: true
+    integer: true,
+    unset: "not set"
   },
   maxDailyBudgetPerAccount: {
     label: "Highest total daily budget per account",
-    help: "In the account's currency: no change may take an account's total daily budget above it.",
+    help: "In the account's currency: no change may take an account's total daily budget above it. Leave empty for no cap.",
     unit: "per day",
-    integer: false
+    integer: false,
+    unset: "not set"
   }
 }
 
@@ -62,7 +68,7 @@ const inputName = (name: string) => name.replace(/[A-Z]/g, (c) => `_${c.toLowerC
 
 const guardrailsFacts = (g: Guardrails): Html =>
   html`<dl class="facts">
-${capNames.map((name) => html`<dt>${capFields[name].label}</dt><dd>${g[name] === null ? html`<span class="muted">not set</span>` : `${g[name]} ${capFields[name].unit}`}</dd>`)}
+${capNames.map((name) => html`<dt>${capFields[name].label}</dt><dd>${g[name] === null ? html`<span class="muted">${capFields[name].unset}</span>` : `${g[name]} ${capFields[name].unit}`}</dd>`)}
 <dt>Protected names</dt><dd>${g.protectedNames.length === 0 ? html`<span class="muted">none</span>` : html`<ul class="plain">${g.protectedNames.map((p) => html`<li><code>${p}</code></li>`)}</ul>`}</dd>
 </dl>`
 
@@ -75,8 +81,8 @@ ${canChangeGuardrails(view.role)
 <form method="post" action="${pagePaths.settings(view.workspace.id)}/guardrails">
 <input type="hidden" name="csrf_token" value="${view.person.csrfToken}">
 ${capNames.map((name) => html`<label for="${inputName(name)}">${capFields[name].label} <span class="muted">(${capFields[name].unit})</span></label>
-<input id="${inputName(name)}" name="${inputName(name)}" type="number" min="0" step="${capFields[name].integer ? "1" : "any"}" value="${form[name]}" aria-describedby="${inputName(name)}_help" placeholder="not set">
-<p class="muted" id="${inputName(name)}_help">${capFields[name].help} Leave empty for no cap.</p>`)}
+<input id="${inputName(name)}" name="${inputName(name)}" type="number" min="0" step="${capFields[name].integer ? "1" : "any"}" value="${form[name]}" aria-describedby="${inputName(name)}_help" placeholder="${capFields[name].unset}">
+<p class="muted" id="${inputName(name)}_help">${capFields[name].help}</p>`)}
 <label for="protected_names">Protected names, one pattern per line</label>
 <textarea id="protected_names" name="protected_names" aria-describedby="protected_help">${form.protectedNames}</textarea>
 <p class="muted" id="protected_help">Campaign, ad set or product names no tool may change. Case does not matter; <code>*</code> matches any run of characters and <code>?</code> one, e.g. <code>Brand*</code>.</p>
