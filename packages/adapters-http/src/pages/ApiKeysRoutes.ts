@@ -181,7 +181,7 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
           const again = (problem: string, status: number) =>
             Effect.map(listApiKeys(view.workspace.id), (keys) => keysPage(view, keys, { form: sent, problem, status }))
           const unknown = sent.scopes.find((s) => !isScope(s))
-          if (unknown !== undefined) return yield* again(`${unknown} is not a scope.`, 400)
+          if (unknown !== undefined) return yield* again(`${unknown.slice(0, 64)} is not a scope.`, 400)
           if (sent.toolWrites !== "wait" && sent.toolWrites !== "apply") return yield* again("Choose how tool writes are handled.", 400)
           const outcome = yield* createApiKey({
             workspaceId: view.workspace.id, actorId: view.person.user.id, name: sent.name,
