@@ -6,6 +6,7 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
+import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
 import { OwnAppsRoutes } from "./pages/OwnAppsRoutes.ts"
 import { AccountRoutes } from "./pages/AccountRoutes.ts"
 import { ApiKeysRoutes } from "./pages/ApiKeysRoutes.ts"
@@ -40,7 +41,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware,
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware,
     OwnAppsRoutes, ApiKeysRoutes, SettingsRoutes, AccountRoutes).pipe(
     Layer.provide(People.layer)
   )

@@ -4,7 +4,7 @@
 // they created; a viewer neither. createApiKey and revokeApiKey enforce these; the page renders them.
 import { Effect, Option } from "effect"
 import type { ApiKey } from "./records.ts"
-import { canConnect, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
+import { canConnect, mayEnd, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
 import { allScopes, type Scope } from "../scopes/Scope.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import { Directory } from "../ports/Directory.ts"
@@ -16,12 +16,9 @@ export const canCreateApiKeys = (role: Role): boolean => canConnect(role)
 /** Whether "apply ordinary changes at once" is this person's to choose (as on the consent page: an admin's). */
 export const canChooseApplyAtOnce = (role: Role): boolean => role === "admin"
 
-/**
- * Whether a person with `role` (`actorId`) may revoke `key`: an admin (or the instance's operator, null, who has an
- * admin's say) any, an editor their own, nobody else.
- */
+/** Whether a person with `role` (`actorId`; null: the operator) may revoke `key`: the Connected apps rule, `mayEnd`. */
 export const canRevokeApiKey = (role: Role, actorId: UserId | null, key: ApiKey): boolean =>
-  role === "admin" || (role === "editor" && key.createdBy === actorId)
+  mayEnd(role, actorId, { ownerId: key.createdBy })
 
 /** The New key form of one person: every scope, each with why it cannot be chosen (null: it can). */
 export interface ApiKeyFormOptions {

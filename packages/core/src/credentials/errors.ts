@@ -25,8 +25,8 @@ export class RequestsThrottled extends Schema.TaggedError<RequestsThrottled>()("
 }) {}
 
 /**
- * The person may not create or revoke this API key (apiKeyRules.ts): not a member, a role that connects nothing,
- * "apply at once" chosen by a non-admin, or an editor revoking a key someone else created.
+ * The person may not create or revoke this API key in this workspace (admin or editor only; an editor revokes only
+ * the keys they created: `not_your_key`).
  */
 export class ApiKeyNotAllowed extends Schema.TaggedError<ApiKeyNotAllowed>()("ApiKeyNotAllowed", {
   reason: Schema.Literals(["not_a_member", "role_cannot_connect", "apply_needs_admin", "not_your_key"])
