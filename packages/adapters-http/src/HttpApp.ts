@@ -6,6 +6,9 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
+import { ApprovalsRoutes } from "./pages/approvals/ApprovalsRoutes.ts"
+import { AuditRoutes } from "./pages/audit/AuditRoutes.ts"
+import { MailboxRoutes } from "./mail/MailboxRoutes.ts"
 import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
 import { OwnAppsRoutes } from "./pages/OwnAppsRoutes.ts"
 import { AccountRoutes } from "./pages/AccountRoutes.ts"
@@ -41,8 +44,10 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware,
-    OwnAppsRoutes, ApiKeysRoutes, SettingsRoutes, AccountRoutes).pipe(
+  Layer.mergeAll(
+    HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes, MailboxRoutes,
+    OwnAppsRoutes, ApiKeysRoutes, SettingsRoutes, AccountRoutes, SecurityMiddleware, ClientAddressMiddleware
+  ).pipe(
     Layer.provide(People.layer)
   )
 

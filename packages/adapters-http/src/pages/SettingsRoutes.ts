@@ -38,6 +38,13 @@ export const capFields: Readonly<Record<CapName, CapField>> = {
     integer: false,
     unset: "not set"
   },
+  maxBudgetChangePercentPerDay: {
+    label: "Largest budget change per day",
+    help: "The total change of one daily budget in a UTC day, in percent of its value before the day's first change, so that the per-write cap cannot be taken in steps. Leave empty to let the per-write cap bound the day too.",
+    unit: "%",
+    integer: false,
+    unset: "as per write"
+  },
   maxChangesPerDay: {
     label: "Changes per day",
     help: "How many writes may change the platforms per UTC day, across the whole workspace. Leave empty for no cap.",

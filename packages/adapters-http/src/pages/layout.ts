@@ -203,8 +203,15 @@ figure.chart{margin:0;background:var(--card);border:1px solid var(--border);bord
 table.facts th{width:12rem}
 table.connected-apps time,table.audit-trail time{white-space:nowrap}
 .end-form{margin-top:1rem;border-top:1px solid var(--border);padding-top:.5rem}
-dl.facts dt{font-weight:600;margin-top:.5rem}
-dl.facts dd{margin:0 0 .25rem}
+dl.facts,dl.change{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:.75rem 0}
+dl.facts dt,dl.change dt{font-weight:600;color:var(--muted)}
+dl.facts dd,dl.change dd{margin:0}
+.before-after span{color:var(--muted)}
+pre.answer{overflow-x:auto;padding:.75rem;background:var(--bg);border:1px solid var(--border);border-radius:.375rem;font-size:.85rem;max-height:24rem}
+form.filter label{margin:0}
+form.filter select{width:auto}
+@media (max-width:40rem){dl.facts,dl.change{grid-template-columns:1fr}}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;font:.95rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);padding:1rem;border:1px solid var(--border);border-radius:.375rem}
 main.wide fieldset{border:1px solid var(--border);border-radius:.375rem;margin:1rem 0 0;padding:.5rem .75rem}
 main.wide fieldset legend{font-weight:600;padding:0 .25rem}
 main.wide fieldset label{font-weight:400}

@@ -17,7 +17,9 @@ export const pagePaths = {
   account: "/account",
   /** The account page's Change password form posts here. */
   accountPassword: "/account/password",
+  /** The development mailbox (no SMTP_URL): the newest mail, and one message. */
   mailbox: "/mailbox",
+  mailboxMessage: (mailId: string) => `/mailbox/${enc(mailId)}`,
   workspace: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}`,
   /** API & MCP: usage at a glance and Connected apps. */
   apiMcp: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/api-mcp`,
