@@ -1,7 +1,7 @@
 // The person's part in a real browser (Debian's Chromium through playwright-core) against the real server process
 // (`apps/server/src/main.ts`, as `npm start` runs it, on the embedded database): an app registers, the person signs
 // in and approves on the consent page, and the app exchanges the code with oauth4webapi (spec §GET /oauth/authorize,
-// §Authentication 9; issue 4 "a person can sign in and approve a connection on the consent page").
+// §Authentication 9: a person can sign in and approve a connection on the consent page).
 import * as oauth from "oauth4webapi"
 import { type Browser, chromium } from "playwright-core"
 import { existsSync, mkdtempSync, rmSync } from "node:fs"

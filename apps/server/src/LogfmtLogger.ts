@@ -1,7 +1,7 @@
 // The process's log output (README "Logs"): one logfmt line per event on stdout with exactly one `message=` key.
 // Effect's logfmt writes one `message=` per logged value, so `logWarning("text", data)` would repeat the key (invalid
 // logfmt); here the values are joined into the one message, and structured data belongs in annotations. Lines are
-// buffered and written together, so that logging never blocks the event loop once per request (issue 11).
+// buffered and written together, so that logging never blocks the event loop once per request.
 import { type Duration, Effect, Logger } from "effect"
 
 /** The logged values as one message text: strings as they are, anything else as compact JSON. */

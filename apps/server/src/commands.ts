@@ -330,7 +330,7 @@ const showCaps = (g: Guardrails) => [
   `protected names:              ${g.protectedNames.length === 0 ? "none" : g.protectedNames.join(", ")}`
 ].join("\n")
 
-/** A workspace's guardrails (issue 9: settable with the CLI now, the page comes later). */
+/** A workspace's guardrails, shown and set from the CLI. */
 const guardrailsCommand = (verb: string, rest: ReadonlyArray<string>, flags: ReadonlyMap<string, string>, print: (line: string) => Effect.Effect<void>) =>
   Effect.gen(function* () {
     const [workspaceRef] = rest

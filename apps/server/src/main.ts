@@ -72,7 +72,7 @@ const program = Effect.gen(function* () {
   if (!config.tracing) Error.stackTraceLimit = 0
   return yield* Layer.launch(serverLayer(config)).pipe(
     // Spans off unless asked for: no tracer is configured, and a recorded span costs a native span object, its clock
-    // reads and its attributes on every traced call and SQL statement (issue 11, bench/README.md).
+    // reads and its attributes on every traced call and SQL statement (bench/README.md).
     Effect.withTracerEnabled(config.tracing),
     Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
   )

@@ -1,4 +1,4 @@
-// The background task runner of the server process (issue 9, Tasks; docs/tasks.md): TaskRunnerSchedule with the
+// The background task runner of the server process (docs/tasks.md): TaskRunnerSchedule with the
 // deterministic planner; every other port (the tool pipeline's, the tool search) from appPorts.
 import { Layer } from "effect"
 import { TaskPlannerRules, TaskRunnerSchedule } from "@adgate/core"

@@ -45,7 +45,7 @@ describe("log lines", () => {
   })
 })
 
-describe("buffered writes (issue 11: logging never blocks the event loop)", () => {
+describe("buffered writes: logging never blocks the event loop", () => {
   it.effect("lines are written together once per window, one line each, and what is left when the scope closes", () =>
     Effect.gen(function* () {
       const writes: Array<string> = []

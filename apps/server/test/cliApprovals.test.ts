@@ -1,5 +1,5 @@
-// The CLI's write approvals and guardrails (issue 9: "approval by a workspace admin or editor (a core service and CLI
-// commands now)", "Settable with the CLI now"), in process on the embedded database of a seeded demo workspace.
+// The CLI's write approvals and guardrails (approval by a workspace admin or editor, through a core service and
+// CLI commands; guardrails set with the CLI), in process on the embedded database of a seeded demo workspace.
 import { assert, describe, it } from "vitest"
 import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"

@@ -1,4 +1,4 @@
-// The demo workspace of `npm start` (issue 9, Done when): first-start seeding connects the four sandbox platforms
+// The demo workspace of `npm start`: first-start seeding connects the four sandbox platforms
 // with data worth looking at, through the server's own composition (appPorts) on the embedded database.
 import { Platforms } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"

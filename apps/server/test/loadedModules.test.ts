@@ -1,4 +1,4 @@
-// What the server process loads (issue 11, bench/README.md round 5): importing main.ts brings in the whole module graph
+// What the server process loads (bench/README.md round 5): importing main.ts brings in the whole module graph
 // of `npm start` without starting it (import.meta.main is false), in a fresh Node process that records every module
 // loaded. Libraries the server never uses on its own stay out: the `redis` client that @effect/platform-node's barrel
 // would pull in (~650 modules), and nodemailer, which is imported only when SMTP_URL is set.

@@ -1,4 +1,4 @@
-// First-start seeding (issue 4 "People") when several server processes share one PostgreSQL database and start
+// First-start seeding when several server processes share one PostgreSQL database and start
 // together: exactly one demo workspace, admin and editor, and every process starts. Only when DATABASE_URL is set.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option, Redacted } from "effect"

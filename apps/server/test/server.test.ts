@@ -1,4 +1,4 @@
-// The server and the CLI as a person runs them (issue 4 "Configuration", "People", CLI; issue 7 CLI corrections):
+// The server and the CLI as a person runs them (README: configuration, people, the CLI):
 // ONE smoke test of the real process (start, seed, /health, sign-in, the CLI answered by the server that holds the
 // embedded database, SIGTERM → exit 0); everything else in this process: the server's layers, and the CLI's
 // `runCli`, which the `npm run adgate` entry calls.

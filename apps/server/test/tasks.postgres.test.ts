@@ -1,4 +1,4 @@
-// Tasks on PostgreSQL under real concurrency (issue 9, Tasks: "claimed with FOR UPDATE SKIP LOCKED"): many runners
+// Tasks on PostgreSQL under real concurrency (docs/tasks.md: claimed with FOR UPDATE SKIP LOCKED): many runners
 // claiming at once never claim one task twice, and two runners working through the same queue run each task once,
 // charging it once. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {

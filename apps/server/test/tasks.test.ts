@@ -1,4 +1,4 @@
-// Tasks on a demo-like workspace (issue 9, Tasks: "a task for each goal reaches its report on the demo workspace";
+// Tasks on a demo-like workspace (a task for each goal reaches its report on the demo workspace;
 // docs/tasks.md): the four goals planned from the tool search and the accounts, run by the background runner one
 // pass at a time through the one tool pipeline, writes queued under the key's approval rules, and the report's
 // numbers checked against what the platforms answered. PGlite here; tasks.postgres.test.ts runs the races.

@@ -1,4 +1,4 @@
-// The workspace tools of the MCP server (issue 10; spec §What the service does: accounts, tasks, find, describe and
+// The workspace tools of the MCP server (spec §What the service does: accounts, tasks, find, describe and
 // call platform tools, the decision on a queued write): what a model uses besides the platform tools themselves.
 // Each names the scopes it needs; its arguments are checked by the same ArgumentValidator as platform tools.
 import { Effect, Option, Schema } from "effect"

@@ -1,4 +1,4 @@
-// Queued writes as MCP tasks (MCP 2025-11-25 §Tasks; issue 10): the task IS the write request in the database — task
+// Queued writes as MCP tasks (MCP 2025-11-25 §Tasks): the task IS the write request in the database — task
 // id = request id — so any server process answers tasks/get, tasks/result, tasks/list and tasks/cancel, and a
 // restart loses nothing. Status: pending or approved → working (naming who decides and where); executed → completed
 // with the platform's result; declined, expired or failed on the platform → failed (on 2026-07-28: completed with the

@@ -1,5 +1,5 @@
-// Rate limits and credential binding at /api/mcp (issue 10: "Per-connection and per-key rate limits as on REST";
-// "a REST-only token is refused like an unknown token"; spec §Limits, §Authentication 5, 7; RFC 6750 §3.1, RFC 8707):
+// Rate limits and credential binding at /api/mcp (per-connection and per-key rate limits as on REST;
+// a REST-only token is refused like an unknown token; spec §Limits, §Authentication 5, 7; RFC 6750 §3.1, RFC 8707):
 // a server allowing three API requests a minute per key and per connection, MCP and REST counting together.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"

@@ -1,4 +1,4 @@
-// The whole connection as an AI host makes it (issue 10, "Tests that must exist"; MCP 2025-06-18 §Authorization;
+// The whole connection as an AI host makes it (MCP 2025-06-18 §Authorization;
 // RFC 9728, RFC 8414, RFC 7591, RFC 7636, RFC 8707, RFC 9207, RFC 7009): the MCP SDK's Client, Streamable HTTP
 // transport and OAuth client provider against the real server, the person's part being only sign-in and consent
 // posted over HTTP. Once with the 2025-11-25 handshake and once negotiating 2026-07-28; once with dynamic

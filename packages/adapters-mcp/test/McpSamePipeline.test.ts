@@ -1,5 +1,5 @@
-// MCP tools/call is the core pipeline (architecture §One tool pipeline; issue 10 "the same outcome, credits and
-// audit entries"): the same calls made over MCP, over REST (POST /api/v1/tools/{name} on the same server) and
+// MCP tools/call is the core pipeline (architecture §One tool pipeline: the same outcome, credits
+// and audit entries): the same calls made over MCP, over REST (POST /api/v1/tools/{name} on the same server) and
 // directly through core callTool end the same, cost the same credits and leave the same usage and audit entries.
 import { describe, expect, it } from "vitest"
 import { Effect, Option } from "effect"

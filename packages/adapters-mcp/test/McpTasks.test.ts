@@ -1,4 +1,4 @@
-// Queued writes followed as MCP tasks (issue 10; MCP 2025-11-25 §Tasks): the ext-tasks requester calls a write that
+// Queued writes followed as MCP tasks (MCP 2025-11-25 §Tasks): the ext-tasks requester calls a write that
 // waits for a person, a person decides through the core service, and the polling is answered by a SECOND server
 // (a second process's worth of layers on the same PostgreSQL when DATABASE_URL is set; on PGlite, one instance).
 // The task is the write request in the database: completed with the platform's result when approved and executed,

@@ -1,4 +1,4 @@
-// GrantReader on SQL (issue 11): the reads of a refresh and of a code exchange's re-check, each one statement. A
+// GrantReader on SQL: the reads of a refresh and of a code exchange's re-check, each one statement. A
 // refresh: the connection by any refresh hash with its approver's membership. The re-check: the code's version and
 // whether its client is still usable.
 import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgate/core"

@@ -1,4 +1,4 @@
-// GuardrailStore on SQL (issue 9, Guardrails): one row per workspace, replaced whole on save. The Guardrails Schema
+// GuardrailStore on SQL: one row per workspace, replaced whole on save. The Guardrails Schema
 // is the row (tableRow).
 import { Guardrails, GuardrailStore } from "@adgate/core"
 import { Effect, Layer } from "effect"

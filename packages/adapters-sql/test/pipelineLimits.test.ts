@@ -1,4 +1,4 @@
-// The workspace's own limits under real concurrency (checklist 178; issue 9 Guardrails; review F4, F10): credits are
+// The workspace's own limits under real concurrency (checklist 178; docs/decisions.md, Guardrails): credits are
 // reserved before the platform call, so N parallel calls the balance covers k times run exactly k times and the rest
 // get 402; a workspace's writes are checked and applied under its lock, so the changes-per-day cap holds for
 // parallel writes. On PGlite and, when DATABASE_URL is set, PostgreSQL.
@@ -93,7 +93,7 @@ const suite = (name: string, database: () => Layer.Layer<SqlClient.SqlClient, un
       assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 0)
     }))
 
-    it.effect("changes per day holds for parallel writes: 10 at once with maxChangesPerDay 3, exactly 3 run (issue 9 Guardrails)", () => Effect.gen(function* () {
+    it.effect("changes per day holds for parallel writes: 10 at once with maxChangesPerDay 3, exactly 3 run", () => Effect.gen(function* () {
       const ws = WorkspaceId.make("ws_cap")
       yield* (yield* GuardrailStore).save({ ...noGuardrails(ws), maxChangesPerDay: 3 })
       const results = yield* Effect.forEach(Array.from({ length: 10 }, (_, i) => i), (i) => Effect.result(budgetWrite(ws, i)), { concurrency: "unbounded" })

@@ -1,4 +1,4 @@
-// The tool pipeline's exactly-once on PostgreSQL under real concurrency (issue 9, "Tests that must exist"): the same
+// The tool pipeline's exactly-once on PostgreSQL under real concurrency: the same
 // Idempotency-Key sent 16 times at once executes once and answers the same body each time; an approved write run by
 // 16 executors at once executes once. Only when DATABASE_URL is set (PGlite serialises every statement).
 import {

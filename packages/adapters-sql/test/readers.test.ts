@@ -143,7 +143,7 @@ onEachDatabase("the outbox's order", "", "a reader claims events in the order th
 
 onEachDatabase("a task's audit entries", " (docs/tasks.md, Statuses)", "every move of a task reaches the audit log through the audit reader, once", taskAudited)
 
-/** Guardrails set twice (issue 8): two guardrails.changed entries naming who set them, with the caps before and after. */
+/** Guardrails set twice: two guardrails.changed entries naming who set them, with the caps before and after. */
 const guardrailsAudited = Effect.gen(function* () {
   const { workspaceId, userId } = yield* seedAdminWorkspace
   yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
@@ -156,10 +156,10 @@ const guardrailsAudited = Effect.gen(function* () {
   ])
 })
 
-onEachDatabase("guardrails' audit entries", " (issue 8)", "each setting of the guardrails reaches the audit log with who set them", guardrailsAudited)
+onEachDatabase("guardrails' audit entries", "", "each setting of the guardrails reaches the audit log with who set them", guardrailsAudited)
 
 /**
- * A member's role set, changed and ended (issue 8): each member.role_changed entry names the role before, which the
+ * A member's role set, changed and ended: each member.role_changed entry names the role before, which the
  * Directory's write answers in its one statement (no read of its own), committed with its event.
  */
 const memberRolesAudited = Effect.gen(function* () {
@@ -177,7 +177,7 @@ const memberRolesAudited = Effect.gen(function* () {
   assert.isTrue(Option.isNone(yield* (yield* Directory).role(workspaceId, dana)))
 })
 
-onEachDatabase("a member's role audit entries", " (issue 8)", "each setting of a member's role reaches the audit log with the role before and after", memberRolesAudited)
+onEachDatabase("a member's role audit entries", "", "each setting of a member's role reaches the audit log with the role before and after", memberRolesAudited)
 
 /**
  * An upgrade on a database whose outbox still holds WriteQueued rows of the previous release (appended in the seconds

@@ -139,7 +139,7 @@ const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
     return texts
   })
 
-describe("what the runner sends (issue 8: no round trip of its own)", () => {
+describe("what the runner sends: no round trip of its own", () => {
   layer(sqlPorts.pipe(Layer.provideMerge(pgliteDatabase())), { timeout: "60 seconds" })("PGlite", (it) => {
     it.effect("a compare-and-set save without events is its load and its UPDATE alone: no BEGIN, no COMMIT", () => Effect.gen(function* () {
       const store = yield* WriteRequestStore

@@ -1,5 +1,5 @@
 // The stores' one-statement save with following rows (ports/Stores.ts FollowingWrites, adapters-sql
-// followingWrites.ts; issue 11): the rows and events are written exactly when the compare-and-set matches, and a
+// followingWrites.ts): the rows and events are written exactly when the compare-and-set matches, and a
 // failure of any part leaves nothing, the save included. PGlite, and PostgreSQL when DATABASE_URL is set.
 import {
   AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites,

@@ -1,4 +1,4 @@
-// What one token request costs the database (issue 11, bench/README.md §Findings): every statement the core's token
+// What one token request costs the database (bench/README.md §Findings): every statement the core's token
 // endpoint sends for an exchange and for a refresh, counted at the PGlite driver (the statements are the ones sent
 // to PostgreSQL: one compiler). A refresh writes no client row in steady state and reads each row once; the writes
 // of a rotation and of an exchange are one statement each (the store's saveWith), with no BEGIN/COMMIT.
@@ -39,7 +39,7 @@ const kind = (text: string): string => {
   return known.find(([pattern]) => pattern.test(text))?.[1] ?? text
 }
 
-describe("statements per token request (issue 11)", () => {
+describe("statements per token request", () => {
   layer(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())), { timeout: "60 seconds" })("PGlite", (it) => {
     it.effect("an exchange: the client with the code in one read, one write statement (no BEGIN/COMMIT) and the re-check", () =>
       Effect.gen(function* () {

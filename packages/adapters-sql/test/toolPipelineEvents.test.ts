@@ -1,4 +1,4 @@
-// The tool pipeline's audit entries and mail come from its events (issue 8; spec §Events): a queued write's
+// The tool pipeline's audit entries and mail come from its events (spec §Events): a queued write's
 // WriteQueued reaches the audit log (`write_request.queued`) and the connecting person's mail through the audit and
 // mail readers exactly once, even with two processes draining at once; an applied write's ToolWriteApplied reaches
 // the audit log (`tool.write_applied`) once; a unit of work that fails after the event was appended leaves none.
@@ -163,7 +163,7 @@ const withoutPreview = (world: Layer.Layer<World>) => Effect.gen(function* () {
 const fresh = (build: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
   Effect.map(Layer.build(pipelinePorts.pipe(Layer.provideMerge(build()))), (context) => Layer.succeedContext(context))
 
-describe("the tool pipeline's events on the memory ports (issue 8)", () => {
+describe("the tool pipeline's events on the memory ports", () => {
   it.effect("a queued write reaches the audit log and the requester's mail exactly once (three drains at once)", () =>
     Effect.gen(function* () {
       const world = Layer.succeedContext(yield* Layer.build(memoryWorld()))
@@ -175,7 +175,7 @@ describe("the tool pipeline's events on the memory ports (issue 8)", () => {
     Effect.gen(function* () { yield* withoutPreview(Layer.succeedContext(yield* Layer.build(memoryWorld()))) }).pipe(Effect.scoped))
 })
 
-describe("the tool pipeline's events on PGlite (issue 8)", () => {
+describe("the tool pipeline's events on PGlite", () => {
   it.effect("a queued write reaches the audit log and the requester's mail exactly once (one client, three drains at once)", () =>
     Effect.gen(function* () {
       const world = yield* fresh(() => pgliteDatabase())
@@ -189,7 +189,7 @@ describe("the tool pipeline's events on PGlite (issue 8)", () => {
     Effect.gen(function* () { yield* withoutPreview(yield* fresh(() => pgliteDatabase())) }).pipe(Effect.scoped), { timeout: 60_000 })
 })
 
-describe.runIf(Option.isSome(databaseUrl))("the tool pipeline's events on PostgreSQL (issue 8)", () => {
+describe.runIf(Option.isSome(databaseUrl))("the tool pipeline's events on PostgreSQL", () => {
   const postgres = (url: string) => () =>
     SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })
   const freshUrl = freshPostgresDatabase(Option.getOrElse(databaseUrl, () => ""))

@@ -1,6 +1,6 @@
 // Brute-force protection of client authentication at /oauth/token and /oauth/revoke (OAuth 2.1 §2.4.1, checklist 63
 // and 172; docs/limits.md): decided after the core has verified the credentials, so the right secret, or a public
-// client that needs none, is never refused (issue 7: a limit must not lock legitimate traffic out). A failed
+// client that needs none, is never refused (a limit must not lock legitimate traffic out). A failed
 // authentication counts against the address, and a wrong secret also against the client it named; a failure past
 // either limit answers 429 temporarily_unavailable with Retry-After instead of 401. Successful requests count nothing.
 import { Clock, Effect, Schema } from "effect"

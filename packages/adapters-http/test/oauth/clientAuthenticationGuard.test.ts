@@ -1,4 +1,4 @@
-// Brute-force protection of client authentication (OAuth 2.1 §2.4.1, checklist 63 and 172; issue 7: a limit that
+// Brute-force protection of client authentication (OAuth 2.1 §2.4.1, checklist 63 and 172; a limit that
 // locks out legitimate traffic is a bug): failures are counted per address, and wrong secrets per client_id; past a
 // limit the failing attempts answer 429 temporarily_unavailable with Retry-After, while the right secret, or a
 // public client that needs none, is never refused.
@@ -55,7 +55,7 @@ describe("failed client authentications from one address (checklist 63)", () => 
     expect((await refreshWith("wrong", from)).status).toBe(401)
   })
 
-  it("the right secret passes from an address over its failure limit (issue 7: no lock-out of the right secret)", async () => {
+  it("the right secret passes from an address over its failure limit (no lock-out of the right secret)", async () => {
     const from = "198.51.100.20"
     for (let i = 0; i <= perAddress.count; i++) await refreshWith("wrong", from)
     expect((await refreshWith("wrong", from)).status).toBe(429)
@@ -77,7 +77,7 @@ describe("failed client authentications from one address (checklist 63)", () => 
   })
 })
 
-describe("public clients have no secret to guess (issue 7)", () => {
+describe("public clients have no secret to guess", () => {
   it("a public client's refreshes work after 100 bad-secret requests naming it", async () => {
     const as = await discover(server)
     const cookie = await server.signIn(server.users.admin.email, server.users.admin.password)

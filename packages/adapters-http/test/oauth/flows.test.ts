@@ -1,4 +1,4 @@
-// Every flow of issue 4 driven by oauth4webapi against a real server on an ephemeral port, the person's part over
+// Every OAuth flow driven by oauth4webapi against a real server on an ephemeral port, the person's part over
 // HTTP: public client with PKCE, server apps with client_secret_basic and _post, dynamic registration then sign-in,
 // refresh rotation, revocation, and the RFC 9207 iss check.
 import * as oauth from "oauth4webapi"

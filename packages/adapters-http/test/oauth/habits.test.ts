@@ -1,4 +1,4 @@
-// Real clients' habits that must work (issue 4), driven by oauth4webapi: a metadata-document client served by a
+// Real clients' habits that must work, driven by oauth4webapi: a metadata-document client served by a
 // local https server (its certificate trusted only here) with portless loopback redirects and an ephemeral port,
 // loopback ports, per-connector https callbacks, two registrations for one sign-in, refresh without resource or
 // offline_access, and refused refreshes that spend nothing.

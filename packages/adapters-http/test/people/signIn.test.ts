@@ -1,4 +1,4 @@
-// Sign-in, sign-out and the workspace switch over HTTP (issue 4 "People"; checklist M 154, 157, 162; RFC 6749
+// Sign-in, sign-out and the workspace switch over HTTP (checklist M 154, 157, 162; RFC 6749
 // §10.12 CSRF; RFC 9700 §4.11.1 open redirects).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { mkdtempSync, rmSync } from "node:fs"
@@ -219,7 +219,7 @@ describe("sign-in over HTTP", () => {
   })
 })
 
-describe("sign-in throttling with the default limits (issue 7: failed attempts only)", () => {
+describe("sign-in throttling with the default limits: failed attempts only", () => {
   let server: TestServer
   beforeAll(async () => {
     server = await startTestServer({ rateLimits: defaultRateLimitPolicy })
@@ -265,7 +265,7 @@ describe("sign-in throttling with the default limits (issue 7: failed attempts o
   })
 })
 
-describe("nobody can keep a person out by failing to sign in as them (review F17)", () => {
+describe("nobody can keep a person out by failing to sign in as them", () => {
   let server: TestServer
   beforeAll(async () => {
     server = await startTestServer({ rateLimits: defaultRateLimitPolicy, trustedProxies: ["loopback"] })

@@ -1,4 +1,4 @@
-// Exactly-once over HTTP on PostgreSQL (issue 9, "Tests that must exist"; docs/decisions.md, Idempotency keys and
+// Exactly-once over HTTP on PostgreSQL (docs/decisions.md, Idempotency keys and
 // Write requests): the same Idempotency-Key sent 16 times at once runs the write once, every answer that is not "still
 // in flight" (409) is the first answer byte for byte, and a retry after it finished answers the same; a write approved
 // twice at once executes once. Runs on the sandbox platforms; only when DATABASE_URL is set (PGlite serialises).

@@ -1,4 +1,4 @@
-// What one tool call costs the database (issue 11, bench/README.md §9): every statement a REST `POST /tools/{name}`
+// What one tool call costs the database (bench/README.md §9): every statement a REST `POST /tools/{name}`
 // of a sandbox read tool sends, counted at the PGlite driver (the statements are the ones sent to PostgreSQL: one
 // compiler). MCP `tools/call` runs the same pipeline after the same bearer check (bench: `node bench/diagnose.mjs
 // statements-tool` lists both). The list is exact, so a statement added to the hot path fails here and must be
@@ -44,7 +44,7 @@ const assertStatements = (texts: ReadonlyArray<string>) => {
   expect(texts.filter((t) => /platform_idempotency|^BEGIN|^COMMIT|FROM memberships WHERE/.test(t)), listing).toEqual([])
 }
 
-describe("statements of one tool call (issue 11) on PGlite", () => {
+describe("statements of one tool call on PGlite", () => {
   let server: SqlServer
   let key: string
   let accountId: string

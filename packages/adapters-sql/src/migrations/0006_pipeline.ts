@@ -1,4 +1,4 @@
-// Migration 0006: what the tool pipeline adds (issue 9): each workspace's guardrails, and the execution lease of
+// Migration 0006: what the tool pipeline adds: each workspace's guardrails, and the execution lease of
 // approved write requests (attempt, lease_until), so that an approval whose process died is picked up again.
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"

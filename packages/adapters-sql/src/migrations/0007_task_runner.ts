@@ -1,4 +1,4 @@
-// Migration 0007: what the background task runner needs (issue 9, Tasks; docs/tasks.md): the scopes of the credential
+// Migration 0007: what the background task runner needs (docs/tasks.md): the scopes of the credential
 // that started a task, and the runner's claim (attempt, lease_until), so a task whose process died is claimed again.
 // waiting_approval, the status name before this migration, becomes waiting_for_approval.
 import { Effect } from "effect"

@@ -77,7 +77,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       assert.strictEqual((yield* store.countDynamicSince(since)) - before, 2)
     }))
   
-    it.effect("a token note writes only when lastTokenAt is null or stale, and moves the version on (issue 11)", () => Effect.gen(function* () {
+    it.effect("a token note writes only when lastTokenAt is null or stale, and moves the version on", () => Effect.gen(function* () {
       const store = yield* ClientStore
       const client = aClient({ lastTokenAt: null })
       yield* store.insert(client)

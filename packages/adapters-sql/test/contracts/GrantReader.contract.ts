@@ -1,4 +1,4 @@
-// The GrantReader contract (issue 11): the reads of a refresh and of an exchange's re-check answer what the separate
+// The GrantReader contract: the reads of a refresh and of an exchange's re-check answer what the separate
 // store and Directory reads answer; the SQL reader makes each one statement.
 import { ClientStore, CodeStore, ConnectionStore, Directory, GrantReader, type Role, ClientId } from "@adgate/core"
 import { assert } from "@effect/vitest"

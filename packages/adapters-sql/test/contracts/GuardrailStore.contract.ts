@@ -1,4 +1,4 @@
-// The GuardrailStore contract (issue 9, Guardrails): one record per workspace, read back exactly as saved, replaced
+// The GuardrailStore contract: one record per workspace, read back exactly as saved, replaced
 // whole by the next save; a workspace never set has none.
 import { GuardrailStore, noGuardrails, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"

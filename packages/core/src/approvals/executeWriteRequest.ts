@@ -1,4 +1,4 @@
-// Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; issue 9: an approval
+// Runs an approved write (spec §Write request: "the platform's status and answer once it ran"; an approval
 // whose executing process died is picked up again, never stays approved forever, never runs twice). A process first
 // claims the request by compare-and-set (ClaimExecution: attempt + 1 and a lease), checks that the credential that
 // asked is still live (an ended connection or a revoked key ends it failed), re-applies the guardrails and the

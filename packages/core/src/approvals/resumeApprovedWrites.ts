@@ -1,4 +1,4 @@
-// Housekeeping of approved writes (issue 9: "an approval whose executing process died is picked up again; it never
+// Housekeeping of approved writes ("an approval whose executing process died is picked up again; it never
 // stays approved forever, and never runs twice"): every approved request that no live execution holds (never claimed
 // a lease-length after its approval, or its lease lapsed) is executed again. Each is claimed by compare-and-set, so
 // many processes may run this at once; a request another process holds is skipped.

@@ -43,7 +43,7 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   const budget = yield* hitLimit("metadata_fetches_per_host", url.success.host.toLowerCase(), now)
   if (!budget.allowed) {
     // Past the budget, a document that was valid less than a day ago is served as it was, rather than refusing its
-    // users because strangers named many documents on the same host (review F13); it is fetched afresh next time.
+    // users because strangers named many documents on the same host; it is fetched afresh next time.
     if (Option.isSome(cached) && cached.value.removedAt === null && cached.value.cacheUntil !== null && now - cached.value.cacheUntil < staleServingMs)
       return cached.value
     return yield* unknown("too many sign-ins with documents from this host just now; try again in a minute")

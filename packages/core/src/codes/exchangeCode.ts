@@ -68,7 +68,7 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         _tag: "SavePlanned",
         save: codes.save,
         // The connection and its first access token are planned as rows: with the store's saveWith, the code's
-        // compare-and-set, both inserts and the ConnectionOpened are one statement on SQL (issue 11).
+        // compare-and-set, both inserts and the ConnectionOpened are one statement on SQL.
         plan: (spent) => Effect.map(
           planConnection({ code: { ...spent, connectionId } }),
           ({ opened, accessToken, event }) => ({

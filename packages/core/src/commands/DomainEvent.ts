@@ -120,7 +120,7 @@ const GuardrailSettings = Schema.Struct({
   maxDailyBudgetPerAccount: Schema.NullOr(Schema.Number), protectedNames: Schema.Array(Schema.String)
 })
 /**
- * A workspace's guardrails were set (issue 9, issue 8: admins see who loosened a spend cap): who set them (null for
+ * A workspace's guardrails were set (so that admins see who loosened a spend cap): who set them (null for
  * the CLI), and the settings before and after.
  */
 export const GuardrailsChanged = Schema.TaggedStruct("GuardrailsChanged", {
@@ -128,25 +128,25 @@ export const GuardrailsChanged = Schema.TaggedStruct("GuardrailsChanged", {
 })
 
 /**
- * A person's role in a workspace was set (CLI, later the management page; issue 8): before and after, null for not
+ * A person's role in a workspace was set (CLI, later the management page): before and after, null for not
  * a member; who set it (null for the CLI).
  */
 export const MemberRoleChanged = Schema.TaggedStruct("MemberRoleChanged", {
   at, workspaceId: WorkspaceId, userId: UserId, before: Schema.NullOr(Role), after: Schema.NullOr(Role),
   actorId: Schema.NullOr(UserId)
 })
-/** A workspace was moved to a plan (issue 8): before and after; who moved it (null for the CLI). */
+/** A workspace was moved to a plan: before and after; who moved it (null for the CLI). */
 export const WorkspacePlanChanged = Schema.TaggedStruct("WorkspacePlanChanged", {
   at, workspaceId: WorkspaceId, before: Plan, after: Plan, actorId: Schema.NullOr(UserId)
 })
-/** A workspace's balance was set by an administrator (issue 8): before and after, the ledger's reason; who set it. */
+/** A workspace's balance was set by an administrator: before and after, the ledger's reason; who set it. */
 export const CreditsSet = Schema.TaggedStruct("CreditsSet", {
   at, workspaceId: WorkspaceId, before: Schema.Number, after: Schema.Number, reason: Schema.String,
   actorId: Schema.NullOr(UserId)
 })
 
 /**
- * A workspace registered its own OAuth app (spec §Resources: OAuth client; issue 8): who registered it, its name,
+ * A workspace registered its own OAuth app (spec §Resources: OAuth client): who registered it, its name,
  * redirect URIs and how it authenticates. Dynamic registrations cause no event: they belong to no workspace, so no
  * audit log is theirs (docs/decisions.md, Client registration events).
  */

@@ -17,7 +17,7 @@ export interface OpenConnectionInput {
 /**
  * The connection, its first access token's record and the pair, and its ConnectionOpened, made without writing
  * anything: the exchange writes them with the code's save (codes/exchangeCode.ts). Untraced: a step inside the
- * exchange's span (a traced Effect.fn costs a span and a stack capture per call, issue 11).
+ * exchange's span (a traced Effect.fn costs a span and a stack capture per call).
  */
 export const planConnection = Effect.fnUntraced(function* (input: OpenConnectionInput) {
   const { code } = input

@@ -51,7 +51,7 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
       nextRefreshHash: refresh.hash
     }, now),
     // The new access token is planned as a row: with the store's saveWith, the compare-and-set and its insert are one
-    // statement on SQL (issue 11); an ending (reuse, role lost) is saved with its ConnectionEnded the same way.
+    // statement on SQL; an ending (reuse, role lost) is saved with its ConnectionEnded the same way.
     writes: {
       _tag: "SavePlanned",
       save: store.save,

@@ -18,7 +18,7 @@ export interface MintedSecret {
 }
 
 // Untraced, as planTokenPair: called twice or three times per token request, where a traced Effect.fn (a span and a
-// captured stack frame per call, ~15 µs) was a measurable share of the request's CPU (bench/README.md, issue 11).
+// captured stack frame per call, ~15 µs) was a measurable share of the request's CPU (bench/README.md).
 export const mintSecret = Effect.fnUntraced(function* (prefix: Prefix) {
   const secrets = yield* Secrets
   const value = yield* secrets.generate(prefix)

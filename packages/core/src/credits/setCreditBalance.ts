@@ -1,7 +1,7 @@
 // An administrator sets a workspace's balance (spec §Limits: Credits). The ledger sets it in one atomic step
 // (CreditsLedger.setBalance), writing the difference as a grant or charge entry so that the ledger's entries explain
 // every balance: a charge landing meanwhile is ordered wholly before the set (and replaced) or after it (and taken
-// from the balance set), never lost in between. A command with a CreditsSet event (issue 8) naming the balance the
+// from the balance set), never lost in between. A command with a CreditsSet event naming the balance the
 // ledger replaced: the ledger's write and the event in one unit of work.
 import { Clock, Effect } from "effect"
 import { runWrite } from "../commands/runCommand.ts"

@@ -1,4 +1,4 @@
-// A workspace's guardrails (spec §What the service does 6; issue 9 "Guardrails per workspace"): change caps, spend
+// A workspace's guardrails (spec §What the service does 6): change caps, spend
 // caps and protected names, applied to every write when it is queued and again when it executes. A cap that is
 // null is not set; a workspace without a record has no guardrails.
 import { Schema } from "effect"

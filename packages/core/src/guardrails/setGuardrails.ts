@@ -1,4 +1,4 @@
-// Showing and setting a workspace's guardrails (issue 9 "Settable with the CLI now"; docs/decisions.md, Guardrails):
+// Showing and setting a workspace's guardrails (docs/decisions.md, Guardrails):
 // the CLI and, later, the management page call these; the GuardrailStore keeps one record per workspace.
 import { Clock, Effect, Option, Schema } from "effect"
 import { runWrite } from "../commands/runCommand.ts"

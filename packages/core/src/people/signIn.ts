@@ -1,7 +1,7 @@
-// Sign-in with an e-mail address and a password (docs/decisions.md, People; issue 7 "sign-in counts failed attempts
-// only"). Failed attempts are counted per client address, per account and per (account, address); a successful one
+// Sign-in with an e-mail address and a password (docs/decisions.md, People: sign-in counts failed attempts
+// only). Failed attempts are counted per client address, per account and per (account, address); a successful one
 // never is, so a person (or an office behind one address) signing in often is never locked out by their own
-// successes, and a stranger failing for an account elsewhere never keeps its person out (review F17).
+// successes, and a stranger failing for an account elsewhere never keeps its person out.
 import { Clock, Effect, Option } from "effect"
 import { Directory } from "../ports/Directory.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"

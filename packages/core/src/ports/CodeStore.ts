@@ -15,7 +15,7 @@ export interface CodeStoreShape {
   readonly findByHash: (hash: SecretHash) => Fx<Option.Option<AuthorizationCode>>
   readonly save: (next: AuthorizationCode) => Cas
   /**
-   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction: issue 11).
+   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction).
    * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
    */
   readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Cas

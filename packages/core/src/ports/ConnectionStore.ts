@@ -20,7 +20,7 @@ export interface ConnectionStoreShape {
   /** Compare-and-set; also indexes `next.refresh.hash` when it is new. */
   readonly save: (next: Connection) => Cas
   /**
-   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction: issue 11).
+   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction).
    * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
    */
   readonly saveWith?: (next: Connection, follows: FollowingWrites) => Cas

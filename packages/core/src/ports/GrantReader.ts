@@ -1,4 +1,4 @@
-// The reads the token endpoint's grants need, each in one statement on SQL (issue 11: a rotation and an exchange
+// The reads the token endpoint's grants need, each in one statement on SQL (so that a rotation and an exchange
 // cost no more round trips than they must). Read models over ConnectionStore, CodeStore and Directory: the writes
 // stay with those stores.
 import { Context, Effect, Option } from "effect"
@@ -41,7 +41,7 @@ export interface GrantReaderShape {
   readonly refreshGrounds: (refreshHash: SecretHash) => Effect.Effect<Option.Option<RefreshGrounds>, StoreUnavailable>
   /**
    * The client by id and the refresh grounds by hash, read together (one statement on SQL): a refresh then costs
-   * this read and its write (issue 11). The client is returned as stored, removed or not; the caller decides.
+   * this read and its write. The client is returned as stored, removed or not; the caller decides.
    */
   readonly clientAndRefreshGrounds: (clientId: ClientId, refreshHash: SecretHash) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
   /** The client by id and the authorization code by hash, read together (one statement on SQL), as stored. */

@@ -1,4 +1,4 @@
-// Storage of each workspace's guardrails (issue 9, Guardrails): one record per workspace, set from the CLI now and
+// Storage of each workspace's guardrails: one record per workspace, set from the CLI now and
 // the management page later. Settings, not a lifecycle: the last save wins.
 import { Context, Effect, Option } from "effect"
 import type { Guardrails } from "../guardrails/Guardrails.ts"

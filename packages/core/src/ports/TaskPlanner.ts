@@ -1,4 +1,4 @@
-// The TaskPlanner port (architecture §Ports; issue 9, Tasks): turns a goal into a plan of tool calls over the tools
+// The TaskPlanner port (architecture §Ports; docs/tasks.md): turns a goal into a plan of tool calls over the tools
 // the task's credential may call and the workspace's accounts. The deterministic TaskPlannerRules (tasks/) reads the
 // goals of docs/tasks.md; a language-model planner may replace it behind the same port, answering the same TaskPlan.
 import { Context, Effect } from "effect"

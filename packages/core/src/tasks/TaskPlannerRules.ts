@@ -1,4 +1,4 @@
-// The deterministic TaskPlanner (issue 9, Tasks; docs/tasks.md): readGoal finds the intent and its numbers, the
+// The deterministic TaskPlanner (docs/tasks.md): readGoal finds the intent and its numbers, the
 // ToolSearch ranks the callable tools for each step, and a tool is taken only when its kind and declared arguments
 // fit (toolArguments). No tool name is written here: any platform adapter whose tools declare such arguments works.
 import { Effect, Layer } from "effect"

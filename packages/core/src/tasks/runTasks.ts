@@ -1,4 +1,4 @@
-// The background task runner (issue 9, Tasks; docs/tasks.md, Running): claims runnable tasks with a lease
+// The background task runner (docs/tasks.md, Running): claims runnable tasks with a lease
 // (TaskStore.claimRunnable, FOR UPDATE SKIP LOCKED) and moves each one pass along planning → running →
 // waiting_for_approval → completed | failed. Every tool call goes through the one pipeline (callTool) with the task
 // creator's Principal and an Idempotency-Key made of the task id and the step, so a run resumed after its process

@@ -43,7 +43,7 @@ const resourceParam = (value: string | null) =>
  * How stale `lastTokenAt` may be before a token notes it again. It only drives forgetting (spec §POST /oauth/register:
  * a registration that never obtained a token, 3 days; §Authentication 4: a metadata document unused for 30 days), so
  * an hour of lateness changes nothing a person could notice, and a client then costs one write an hour instead of one
- * per token, which also kept every concurrent refresh of one client queued on its row (bench/README.md, issue 11).
+ * per token, which also kept every concurrent refresh of one client queued on its row (bench/README.md).
  */
 export const tokenNoteIntervalMs = 60 * 60 * 1000
 
@@ -88,14 +88,14 @@ const toResponse = (tokens: TokenPair): TokenResponse => ({
 })
 
 // Untraced: handleTokenRequest's body; the grants it calls (codes.exchangeCode, connections.refreshConnection) and
-// client authentication keep their spans (a traced Effect.fn costs a span and a stack capture per call, issue 11).
+// client authentication keep their spans (a traced Effect.fn costs a span and a stack capture per call).
 const grant = Effect.fnUntraced(function* (request: TokenRequest) {
   const params = yield* readParams(request.params)
   const grantType = params.get("grant_type")
   if (grantType === null) return yield* new InvalidRequest({ description: "grant_type is required" })
   if (grantType !== "authorization_code" && grantType !== "refresh_token") return yield* new UnsupportedGrantType()
   // A refresh reads its client and its grant in one read (GrantReader: one statement on SQL), so that it costs that
-  // read and its write (issue 11); the checks and their order are authenticateClient's and refreshConnection's.
+  // read and its write; the checks and their order are authenticateClient's and refreshConnection's.
   const claimed = claimedClientId(params, request.basic)
   // An exchange reads its client and its code together the same way.
   const presented = params.get(grantType === "refresh_token" ? "refresh_token" : "code")

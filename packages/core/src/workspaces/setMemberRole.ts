@@ -1,5 +1,5 @@
 // Makes a person a member of a workspace with a role, changes the role, or ends the membership ("none"): a command
-// with a MemberRoleChanged event (issue 8), the Directory's write and the event in one unit of work.
+// with a MemberRoleChanged event (for the audit log), the Directory's write and the event in one unit of work.
 import { Clock, Effect, Option } from "effect"
 import { runWrite } from "../commands/runCommand.ts"
 import { Directory } from "../ports/Directory.ts"

@@ -1,5 +1,5 @@
 // Moves a workspace to the free or the paid plan (spec §What the service does 1: tools need the paid plan): a command
-// with a WorkspacePlanChanged event (issue 8), the Directory's write and the event in one unit of work.
+// with a WorkspacePlanChanged event (for the audit log), the Directory's write and the event in one unit of work.
 import { Clock, Effect } from "effect"
 import { runWrite } from "../commands/runCommand.ts"
 import { Directory } from "../ports/Directory.ts"

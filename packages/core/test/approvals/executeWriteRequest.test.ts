@@ -1,4 +1,4 @@
-// Approved writes run exactly once (issue 9): claimed by compare-and-set with a lease, executed with the request id as
+// Approved writes run exactly once: claimed by compare-and-set with a lease, executed with the request id as
 // the platform's idempotency token, guardrails and credits applied again, and picked up again by housekeeping when
 // the process that should run them died.
 import {
@@ -50,7 +50,7 @@ describe("executeWriteRequest", () => {
     assert.strictEqual((yield* find(id)).status, "executed")
   })))
 
-  it.effect("the requester's standing is checked again at execution: no longer an admin, or the plan fell to free, fails the request with access and nothing runs (review F15)", () => inPipeline(Effect.gen(function* () {
+  it.effect("the requester's standing is checked again at execution: no longer an admin, or the plan fell to free, fails the request with access and nothing runs", () => inPipeline(Effect.gen(function* () {
     const demoted = yield* queuedAndApproved
     yield* (yield* Directory).setRole(ws, people.admin, Option.some("editor"))
     const done = yield* executeWriteRequest(demoted)

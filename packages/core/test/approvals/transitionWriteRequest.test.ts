@@ -46,7 +46,7 @@ describe("write request transitions (spec §States: Write request)", () => {
     // A claim is bookkeeping: it saves the lease and causes no event (the run's outcome does).
     assert.deepStrictEqual(transition(at("approved"), claim, 1_000).events, [])
   })
-  it("an approved request out of attempts is not claimed again: it ends failed (not_executed) once its last lease lapsed (issue 9)", () => {
+  it("an approved request out of attempts is not claimed again: it ends failed (not_executed) once its last lease lapsed", () => {
     const claim = { _tag: "ClaimExecution", leaseMs: 60_000 } as const
     const last = { ...at("approved"), attempt: maxWriteExecutionAttempts, leaseUntil: 61_000 }
     assert.strictEqual(tagOf(transitionWriteRequest(last, claim, 60_999)), "WriteRequestExecutionHeld")

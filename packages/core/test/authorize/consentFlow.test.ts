@@ -73,7 +73,7 @@ describe("opening the consent page (spec §GET /oauth/authorize, §Resources: Sc
       assert.deepStrictEqual(Option.getOrThrow(yield* (yield* ConsentStore).find(page.id)), page)
       assert.notInclude(JSON.stringify(page), csrfToken)
       assert.deepStrictEqual(options.scopes.filter((s) => !s.grantable).map((s) => s.scope), ["tools:read", "tools:write", "tools:raw"])
-      // A creation without an event (issue 8): neither the registration nor the page leaves anything in the outbox.
+      // A creation without an event: neither the registration nor the page leaves anything in the outbox.
       const outbox = yield* EventOutbox
       for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
     }).pipe(Effect.provide(worldLayer())))

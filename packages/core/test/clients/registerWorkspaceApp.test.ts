@@ -88,7 +88,7 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
       yield* registerWorkspaceApp(app())
     }).pipe(Effect.provide(worldLayer())))
 
-  it.effect("registering is a creation with an event: the workspace's audit log says who registered which app (issue 8)", () =>
+  it.effect("registering is a creation with an event: the workspace's audit log says who registered which app", () =>
     Effect.gen(function* () {
       yield* seeded
       const { client } = yield* registerWorkspaceApp(app({ type: "public" }))

@@ -45,7 +45,7 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
       })
       assert.deepStrictEqual(Option.getOrNull(yield* (yield* ClientStore).find(URL)), client)
       assert.deepStrictEqual(documents.fetched, [URL])
-      // The cache write is a command without an event (issue 8): nothing in the outbox.
+      // The cache write is a command without an event: nothing in the outbox.
       const outbox = yield* EventOutbox
       for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
     }).pipe(Effect.provide(worldLayer(documents))))

@@ -95,7 +95,7 @@ describe("the runner's retry policy (architecture §Persistence is compare-and-s
 
 })
 
-describe("the runner's cost (issue 11: the token endpoint must not get slower)", () => {
+describe("the runner's cost: the token endpoint must not get slower", () => {
   /** A Transactor that counts the units it opens. */
   const countingTransactor = (units: Ref.Ref<number>) =>
     Layer.succeed(Transactor, Transactor.of({

@@ -1,4 +1,4 @@
-// An administrator sets a balance (spec §Limits: Credits; issue 8): the balance is then exactly the one set, whatever
+// An administrator sets a balance (spec §Limits: Credits): the balance is then exactly the one set, whatever
 // charge lands while it is set, and the CreditsSet event (the `credits.set` audit entry) names the balance it
 // replaced and the one it set, as the ledger held them.
 import { assert, describe, it } from "@effect/vitest"

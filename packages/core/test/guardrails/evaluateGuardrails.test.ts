@@ -1,4 +1,4 @@
-// Guardrails (issue 9): each guardrail refuses by name and says why; the protected-name pattern language.
+// Guardrails: each guardrail refuses by name and says why; the protected-name pattern language.
 import { changeExceedsPercent, changePercentText, compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange, WorkspaceId } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
@@ -129,7 +129,7 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     assert.strictEqual(startOfUtcDay(Date.UTC(2026, 10, 23)), Date.UTC(2026, 10, 23))
   })
 
-  it("protected-name patterns match in linear time: a 255-character adversarial name against an 8-star pattern takes under 10 ms (review F16)", () => {
+  it("protected-name patterns match in linear time: a 255-character adversarial name against an 8-star pattern takes under 10 ms", () => {
     const pattern = "*a*a*a*a*a*a*a*b*"
     const name = "a".repeat(255)
     const started = performance.now()
@@ -146,7 +146,7 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     assert.match(namePatternProblem("   ") ?? "", /empty/)
   })
 
-  it("spend cap: pausing, removing or deleting on an account above the ceiling is allowed; what raises the total is refused (review F18)", () => {
+  it("spend cap: pausing, removing or deleting on an account above the ceiling is allowed; what raises the total is refused", () => {
     const g = { ...none, maxDailyBudgetPerAccount: 100 }
     const statusChange = (from: string, to: string, before: number, after: number) =>
       change({ dailyBudget: null, status: { from, to }, accountDailyBudgetBefore: before, accountDailyBudgetAfter: after })

@@ -1,4 +1,4 @@
-// Setting a workspace's guardrails is a command on the runner (issue 8): the save and a GuardrailsChanged event in one
+// Setting a workspace's guardrails is a command on the runner: the save and a GuardrailsChanged event in one
 // unit of work; the audit reader makes it a guardrails.changed entry naming who set them, before and after.
 import { EventOutbox, setGuardrails, showGuardrails, type DomainEvent } from "@adgate/core"
 import { GuardrailStoreMemory } from "@adgate/core/testing"
@@ -9,7 +9,7 @@ import { people, seed, World, ws } from "../token/world.ts"
 
 const GuardrailWorld = Layer.merge(World, GuardrailStoreMemory)
 
-describe("setGuardrails (issue 8: a command with an event)", () => {
+describe("setGuardrails: a command with an event", () => {
   it.effect("saves the guardrails, and the audit log says who changed which cap from what to what", () =>
     Effect.gen(function* () {
       yield* seed

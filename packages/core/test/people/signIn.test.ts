@@ -1,4 +1,4 @@
-// Sign-in and sessions in the core (docs/decisions.md, People; issue 7: sign-in counts failed attempts only, per
+// Sign-in and sessions in the core (docs/decisions.md, People: sign-in counts failed attempts only, per
 // address and per account, never successful ones).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
@@ -176,7 +176,7 @@ describe("sessions", () => {
       assert.strictEqual(Option.getOrThrow(yield* resolveSession(secret)).workspaceId, first.id)
     }).pipe(Effect.provide(peopleWorld)))
 
-  it.effect("adding a person, signing in, switching and signing out are commands without events: the outbox stays empty (issue 8)", () =>
+  it.effect("adding a person, signing in, switching and signing out are commands without events: the outbox stays empty", () =>
     Effect.gen(function* () {
       const pat = yield* aPerson("pat@x.test")
       const work = yield* addWorkspace({ name: "Work", plan: "paid" })

@@ -1,4 +1,4 @@
-// The deterministic planner (issue 9, Tasks; docs/tasks.md, Goals): goals read into intents with their numbers, and
+// The deterministic planner (docs/tasks.md, Goals): goals read into intents with their numbers, and
 // plans built from whatever tools declare fitting arguments. The catalog here is invented (no sandbox tool names), so
 // a planner that knew the sandbox's names by heart would fail it.
 import {
@@ -19,7 +19,7 @@ import { Effect } from "effect"
 const today = "2026-11-23"
 
 describe("readGoal: the intent and its numbers", () => {
-  it("reads the four goals of issue 9 with their numbers and date ranges (ending yesterday)", () => {
+  it("reads the four goals of docs/tasks.md with their numbers and date ranges (ending yesterday)", () => {
     assert.deepStrictEqual(readGoal("weekly performance report for all ad accounts", today),
       { _tag: "Report", period: { startDate: "2026-11-16", endDate: "2026-11-22", days: 7 } })
     assert.deepStrictEqual(readGoal("pause campaigns whose cost per conversion over the last 7 days is above 50", today),

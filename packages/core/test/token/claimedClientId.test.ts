@@ -1,4 +1,4 @@
-// The client id the token endpoint reads early, with the grant (issue 11): only for a request that passes the checks
+// The client id the token endpoint reads early, with the grant: only for a request that passes the checks
 // authenticateClient makes before its look-up, so those refusals never depend on the store.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"

@@ -57,7 +57,7 @@ describe("POST /oauth/token, grant authorization_code (RFC 6749 §4.1.3)", () =>
     const client = Option.getOrThrow(yield* (yield* ClientStore).find(ClientId.make("apc_pub")))
     assert.strictEqual(client.lastTokenAt, 5000)
   })))
-  it.effect("lastTokenAt moves only once it is more than an hour old: no client write on a token in steady state (issue 11)", () => run(Effect.gen(function* () {
+  it.effect("lastTokenAt moves only once it is more than an hour old: no client write on a token in steady state", () => run(Effect.gen(function* () {
     const clients = yield* ClientStore
     const { tokens } = yield* connected
     const first = Option.getOrThrow(yield* clients.find(ClientId.make("apc_pub")))

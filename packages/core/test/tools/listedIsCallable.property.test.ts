@@ -1,4 +1,4 @@
-// Issue 9, "Tests that must exist": for random credentials (scopes, platforms, write modes, plans, roles) and every
+// A property test: for random credentials (scopes, platforms, write modes, plans, roles) and every
 // tool, what listTools lists is exactly what callTool does not refuse for access (403) or a missing account (409).
 // Both go through toolAccess/toolAvailability; this checks they cannot drift apart.
 import { callTool, listTools, type Principal, type Scope, type Tool, WorkspaceId, UserId, ConnectionId, ApiKeyId } from "@adgate/core"

@@ -1,4 +1,4 @@
-// Administration in the core (README "Administration"; issue 8 "People and workspaces in the core"): the rules the
+// Administration in the core (README "Administration"): the rules the
 // CLI and the management pages share for adding people and workspaces, naming them, members, plans and credits.
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
@@ -76,7 +76,7 @@ describe("members, plans and credits", () => {
       assert.deepStrictEqual(yield* Effect.flip(setCreditBalance("Acme", Number.NaN, "x")), new InvalidCreditAmount({ amount: Number.NaN }))
     }).pipe(Effect.provide(peopleWorld)))
 
-  it.effect("setting a role, the plan and the balance are commands with events: the audit log says who set what, from what to what (issue 8)", () =>
+  it.effect("setting a role, the plan and the balance are commands with events: the audit log says who set what, from what to what", () =>
     Effect.gen(function* () {
       const acme = yield* addWorkspace({ name: "Acme", plan: "free", credits: 100 })
       const dana = yield* addUser({ email: "dana@example.com", password: "long-enough" })
