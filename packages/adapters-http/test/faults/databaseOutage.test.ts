@@ -5,7 +5,9 @@
 // the next request normally once the database is back (no restart). Only when DATABASE_URL is set.
 import * as oauth from "oauth4webapi"
 import { Effect, Exit, Option, Scope } from "effect"
-import { ToolUsageLog } from "@adgate/core"
+import { resumeApprovedWrites, ToolUsageLog } from "@adgate/core"
+import { pagePaths } from "../../src/pages/pagePaths.ts"
+import { approvalPaths } from "../../src/pages/approvals/ApprovalsRoutes.ts"
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startFaultProxy, type FaultProxy } from "../support/faultProxy.ts"
@@ -121,10 +123,12 @@ describe.skipIf(Option.isNone(databaseUrl))("the database going away mid-request
   }, 30_000)
 
   const credits = async (key: string) => (await restClient(server, key).get("/me")).body.workspace.credits as number
-  /** The usage rows of write calls to `tool` since `since`. */
-  const writeUsage = (tool: string, since: number) =>
-    server.run(Effect.flatMap(ToolUsageLog, (log) => log.list(server.workspaces.paid.id, 100)).pipe(Effect.orDie))
-      .then((rows) => rows.filter((r) => r.tool === tool && r.at >= since))
+  /** The usage rows of calls to `tool` by the API key `key`. */
+  const usageOf = async (tool: string, key: string) => {
+    const keyId = (await restClient(server, key).get("/me")).body.credential.id as string
+    const rows = await server.run(Effect.flatMap(ToolUsageLog, (log) => log.list(server.workspaces.paid.id, 500)).pipe(Effect.orDie))
+    return rows.filter((r) => r.tool === tool && r.apiKeyId === keyId).map((u) => [u.outcome, u.credits]).sort()
+  }
 
   for (const statement of ["INSERT INTO idempotency_keys", "INSERT INTO tool_usage"]) {
     it(`a write cut at "${statement}" answers 503; retried with its Idempotency-Key it runs once and is charged once`, async () => {
@@ -137,7 +141,6 @@ describe.skipIf(Option.isNone(databaseUrl))("the database going away mid-request
       const body = { accountId, campaignId: campaign.id, dailyBudget: Math.round(campaign.dailyBudget * 103) / 100 + (statement.length % 7) }
       const headers = { "idempotency-key": `fault-${statement.length}` }
       const before = await credits(key)
-      const since = Date.now()
       const write = () => api.post("/tools/gads__update_campaign_budget", body, headers)
       const cutAnswer: RestAnswer = await duringCut(statement, write)
       expectUnavailable(cutAnswer.status, cutAnswer.headers)
@@ -158,8 +161,73 @@ describe.skipIf(Option.isNone(databaseUrl))("the database going away mid-request
       const after = await api.post("/tools/gads__list_campaigns", { accountId })
       expect(after.body.result.results.find((c: { id: string }) => c.id === campaign.id).dailyBudget).toBe(body.dailyBudget)
       // One usage row, and the charge is what it says.
-      const usage = await writeUsage("gads__update_campaign_budget", since)
-      expect(usage.map((u) => [u.outcome, u.credits])).toEqual([["succeeded", 5]])
+      expect(await usageOf("gads__update_campaign_budget", key)).toEqual([["succeeded", 5]])
     }, 30_000)
   }
+
+  /** A budget change queued for approval by a key that waits; its request id, body and the key's client. */
+  const queueBudgetChange = async (raiseBy: number) => {
+    const key = await createKey(server, { scopes: ["tools:read", "tools:write", "accounts:read"], toolWrites: "wait" })
+    const api = restClient(server, key)
+    const accountId = await gadsAccount(key)
+    const listed = await api.post("/tools/gads__list_campaigns", { accountId })
+    const campaign = (listed.body.result.results as Array<{ id: string; status: string; dailyBudget: number }>)
+      .find((c) => c.status === "ENABLED" && c.dailyBudget > 0)!
+    const dailyBudget = Math.round(campaign.dailyBudget * 102) / 100 + raiseBy
+    const queued = await api.post("/tools/gads__update_campaign_budget", { accountId, campaignId: campaign.id, dailyBudget })
+    expect(queued.status).toBe(202)
+    return { key, api, accountId, campaignId: campaign.id as string, dailyBudget, requestId: queued.body.requestId as string }
+  }
+
+  /** Approves on the Write approvals page as the editor, with the detail page's CSRF token and payload fingerprint. */
+  const approveOnPage = async (requestId: string) => {
+    const ws = server.workspaces.paid.id
+    const detail = await (await server.get(pagePaths.approval(ws, requestId), cookie)).text()
+    const field = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(detail)?.[1] ?? ""
+    return server.postForm(approvalPaths.approve(ws, requestId), { csrf_token: field("csrf_token"), arguments_hash: field("arguments_hash") }, cookie)
+  }
+
+  /** The usage rows of the budget change by `key`, as [outcome, credits], sorted. */
+  const budgetUsage = (key: string) => usageOf("gads__update_campaign_budget", key)
+
+  it("an approval cut at its own decision answers 503 and decides nothing; approved again it runs once, charged once", async () => {
+    const queued = await queueBudgetChange(1)
+    const before = await credits(queued.key)
+    const cutAnswer = await duringCut("UPDATE write_requests", () => approveOnPage(queued.requestId))
+    expectUnavailable(cutAnswer.status, cutAnswer.headers)
+    expect(await cutAnswer.text()).toContain("nothing was decided")
+    restore()
+    expect((await queued.api.get(`/requests/${queued.requestId}`)).body.result.status).toBe("pending_approval")
+    const approved = await approveOnPage(queued.requestId)
+    expect(approved.status).toBe(303)
+    expect((await queued.api.get(`/requests/${queued.requestId}`)).body.result).toMatchObject({ status: "executed", providerStatus: 200 })
+    expect(await credits(queued.key)).toBe(before - 5)
+    expect(await budgetUsage(queued.key)).toEqual([["queued", 0], ["succeeded", 5]])
+  }, 30_000)
+
+  it("an approved write cut after the platform answered stays approved, then is resumed once: executed, charged once", async () => {
+    const queued = await queueBudgetChange(2)
+    const before = await credits(queued.key)
+    // The execution's record (its usage row, charge, status and events in one unit) never reaches the database.
+    const fired = proxy.cutOn("INSERT INTO tool_usage")
+    const cutAnswer = await approveOnPage(queued.requestId)
+    expect(proxy.armed()).toBe(false)
+    await fired
+    expect(cutAnswer.status).toBe(303)
+    restore()
+    const notice = await server.get(cutAnswer.headers.get("location") ?? "", cookie)
+    expect(await notice.text()).toContain("it could not be run just now")
+    expect((await queued.api.get(`/requests/${queued.requestId}`)).body.result.status).toBe("approved")
+    expect(await credits(queued.key)).toBe(before)
+    // Housekeeping claims it again once the executing claim's lease lapsed: same platform idempotency token.
+    expect(await server.run(resumeApprovedWrites())).toBe(0)
+    moveClock(61_000)
+    expect(await server.run(resumeApprovedWrites())).toBe(1)
+    expect(await server.run(resumeApprovedWrites())).toBe(0)
+    expect((await queued.api.get(`/requests/${queued.requestId}`)).body.result).toMatchObject({ status: "executed", providerStatus: 200 })
+    expect(await credits(queued.key)).toBe(before - 5)
+    expect(await budgetUsage(queued.key)).toEqual([["queued", 0], ["succeeded", 5]])
+    const listed = await queued.api.post("/tools/gads__list_campaigns", { accountId: queued.accountId })
+    expect(listed.body.result.results.find((c: { id: string }) => c.id === queued.campaignId).dailyBudget).toBe(queued.dailyBudget)
+  }, 30_000)
 })
