@@ -14,7 +14,15 @@ import { createKey, restClient } from "../rest/restClient.ts"
 type SqlServer = Omit<TestServer, "directory">
 
 /** How the platform answers a write now: as it is, with a 5xx of its own, or not at all (unreachable, timed out). */
-type Fault = { readonly _tag: "None" } | { readonly _tag: "Status"; readonly status: number } | { readonly _tag: "Unreachable" }
+type Fault =
+  | { readonly _tag: "None" }
+  | { readonly _tag: "Status"; readonly status: number }
+  | { readonly _tag: "Unreachable" }
+  /** Applies the change, then answers only after `ms`: past the call's deadline, the answer is lost. */
+  | { readonly _tag: "AppliedThenSlow"; readonly ms: number }
+
+/** The server's platform call deadline in this suite (PlatformCallDeadlineMs). */
+const deadlineMs = 1_500
 
 describe.skipIf(Option.isNone(databaseUrl))("a failing platform on PostgreSQL", () => {
   const scope = Effect.runSync(Scope.make())
@@ -34,13 +42,15 @@ describe.skipIf(Option.isNone(databaseUrl))("a failing platform on PostgreSQL", 
         ? Effect.succeed({ providerStatus: now.status, body: { error: { code: now.status, message: "backend error" } } })
         : now._tag === "Unreachable"
           ? Effect.fail(new PlatformUnavailable({ platform: "gads", message: "no answer within the deadline" }))
-          : real.execute(call)
+          : now._tag === "AppliedThenSlow"
+            ? Effect.tap(real.execute(call), () => Effect.sleep(now.ms))
+            : real.execute(call)
     })
   })
 
   beforeAll(async () => {
     const url = await Effect.runPromise(Scope.provide(freshPostgresDatabase(Option.getOrElse(databaseUrl, () => "")), scope))
-    server = await startTestServerSql(tempDataDir(), { databaseUrl: url, platforms: failing })
+    server = await startTestServerSql(tempDataDir(), { databaseUrl: url, platforms: failing, platformCallDeadlineMs: deadlineMs })
     cookie = await server.signIn(server.users.editor.email, server.users.editor.password)
   }, 120_000)
   afterAll(async () => {
@@ -133,5 +143,26 @@ describe.skipIf(Option.isNone(databaseUrl))("a failing platform on PostgreSQL", 
     expect(await credits(key)).toBe(creditsBefore)
     expect(await usageOf(key)).toEqual([["failed", 0], ["queued", 0]])
     expect(await budgetNow()).toBe(before)
+  }, 30_000)
+
+  it("a platform that applies a write but answers past the call's deadline: 503 at the deadline, nothing charged; the retry with the same key is answered with the platform's first answer, applied and charged once", async () => {
+    const { key, api, body, budgetNow } = await budgetChange("apply", 4)
+    const creditsBefore = await credits(key)
+    fault = { _tag: "AppliedThenSlow", ms: 4 * deadlineMs }
+    const headers = { "idempotency-key": "platform-slow" }
+    const started = Date.now()
+    const first = await api.post("/tools/gads__update_campaign_budget", body, headers)
+    expect(first.status).toBe(503)
+    expect(Number(first.headers.get("retry-after"))).toBeGreaterThan(0)
+    expect(Date.now() - started).toBeLessThan(3 * deadlineMs)
+    expect(await credits(key)).toBe(creditsBefore)
+    expect(await usageOf(key)).toEqual([])
+    fault = { _tag: "None" }
+    const retry = await api.post("/tools/gads__update_campaign_budget", body, headers)
+    expect(retry.status).toBe(200)
+    expect(new Set(executed.slice(-2)).size).toBe(1)
+    expect(await credits(key)).toBe(creditsBefore - 5)
+    expect(await usageOf(key)).toEqual([["succeeded", 5]])
+    expect(await budgetNow()).toBe(body.dailyBudget)
   }, 30_000)
 })

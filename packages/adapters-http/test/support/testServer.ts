@@ -8,6 +8,7 @@ import { createServer } from "node:http"
 import {
   type ArgumentValidator,
   GrantReader,
+  PlatformCallDeadlineMs,
   Platforms,
   type PlatformsShape,
   type ToolSearch,
@@ -68,6 +69,8 @@ export interface TestServerOptions {
   readonly mailbox?: DevelopmentMailboxShape
   /** Wraps the platforms the server calls (a fault test's failing platform); default: the platforms as they are. */
   readonly platforms?: (real: PlatformsShape) => PlatformsShape
+  /** How long a platform call may take (PlatformCallDeadlineMs); default: the core's. */
+  readonly platformCallDeadlineMs?: number
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -220,9 +223,12 @@ const startWith = async (
       PasswordHasherScrypt
     )
     const built = await Effect.runPromise(Layer.buildWithScope(ports, scope))
-    const portsContext = options.platforms === undefined
+    const wrapped = options.platforms === undefined
       ? built
       : Context.add(built, Platforms, options.platforms(Context.get(built, Platforms)))
+    const portsContext = options.platformCallDeadlineMs === undefined
+      ? wrapped
+      : Context.add(wrapped, PlatformCallDeadlineMs, options.platformCallDeadlineMs)
     const run = <A, E>(effect: Effect.Effect<A, E, Ports>) => Effect.runPromise(Effect.provide(effect, portsContext))
 
     const seeded = await run(Effect.gen(function* () {
