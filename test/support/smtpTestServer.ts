@@ -27,6 +27,13 @@ export interface SmtpTestServer {
   readonly received: ReadonlyArray<ReceivedMail>
   /** The first mail (arrived or arriving) that `matches`, within `timeoutMs` (default 20 s); fails with what arrived. */
   readonly waitFor: (matches: (mail: ReceivedMail) => boolean, timeoutMs?: number) => Promise<ReceivedMail>
+  /**
+   * Refuses every message at DATA with this SMTP reply code (e.g. 451 "try again later", 554 "rejected") until
+   * called with null; a refused message is not kept.
+   */
+  readonly refuseWith: (code: number | null) => void
+  /** How many messages were refused so far. */
+  readonly refused: () => number
   /** Stops listening and closes open connections. */
   readonly stop: () => Promise<void>
 }
@@ -36,6 +43,8 @@ export const linksIn = (text: string): ReadonlyArray<string> => [...text.matchAl
 /** Starts the server on `port` (default: a free one chosen by the system) and resolves once it listens. */
 export const startSmtpTestServer = async (options: { readonly port?: number } = {}): Promise<SmtpTestServer> => {
   const received: Array<ReceivedMail> = []
+  let refusal: number | null = null
+  let refusedCount = 0
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
@@ -46,6 +55,11 @@ export const startSmtpTestServer = async (options: { readonly port?: number } = 
       const chunks: Array<Buffer> = []
       stream.on("data", (chunk: Buffer) => chunks.push(chunk))
       stream.on("end", () => {
+        if (refusal !== null) {
+          refusedCount++
+          callback(Object.assign(new Error("refused by the test"), { responseCode: refusal }))
+          return
+        }
         const raw = Buffer.concat(chunks)
         simpleParser(raw).then((parsed) => {
           const text = parsed.text ?? ""
@@ -85,6 +99,8 @@ export const startSmtpTestServer = async (options: { readonly port?: number } = 
     url: `smtp://127.0.0.1:${port}`,
     received,
     waitFor,
+    refuseWith: (code) => { refusal = code },
+    refused: () => refusedCount,
     stop: () => new Promise<void>((resolve) => server.close(() => resolve()))
   }
 }

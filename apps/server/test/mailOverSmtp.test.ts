@@ -1,7 +1,7 @@
 // The mail a person gets, end to end over real SMTP (spec §Events; docs/service.md, Mail): events → the outbox's mail
 // reader → the mail outbox → MailSender (nodemailer, SMTP_URL) → a real SMTP server started by the test
 // (test/support/smtpTestServer.ts), read back as it arrived, links included. With the SMTP server up each mail is
-// delivered once; with it down nobody's request fails, the mail waits in the outbox, and is delivered exactly once
+// delivered once; with it down or refusing (a 4xx or 5xx reply) nobody's request fails, the mail waits in the outbox, and is delivered exactly once
 // when the server is back. On the server's own ports (appPorts) on PGlite, and on PostgreSQL when DATABASE_URL is set.
 import { afterAll, assert, describe, it } from "vitest"
 import { Context, Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
@@ -164,6 +164,37 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
       assert.deepStrictEqual(waiting.map((m) => m.to), [admin.email], "the mail waits in the outbox")
 
       const smtp = await smtpServer(port)
+      const delivered = await smtp.waitFor((m) => m.to.includes(admin.email))
+      assert.deepStrictEqual(delivered.links, [absolute(baseUrl, pagePaths.approval(workspace.id, requestId))])
+      await sleep(500)
+      assert.strictEqual(smtp.received.length, 1, "delivered exactly once")
+      assert.deepStrictEqual(await pending(world), [])
+    }, 120_000)
+
+    it("with the SMTP server refusing (451, then 554): the request succeeds, the mail waits in the outbox, and is delivered exactly once when it accepts", async () => {
+      const { scope, world } = await open()
+      const smtp = await smtpServer()
+      smtp.refuseWith(451)
+      const { workspace, admin } = await run(world, demo)
+      const requestId = await run(world, queueChange(workspace.id, admin.id))
+      await run(world, drainReaders)
+      const logs: Array<string> = []
+      await sendTo(smtp.url, world, scope, logs)
+
+      const refusedTimes = async (n: number) => {
+        const deadline = Date.now() + 20_000
+        while (smtp.refused() < n && Date.now() < deadline) await sleep(50)
+        assert.isAtLeast(smtp.refused(), n)
+      }
+      await refusedTimes(2)
+      // A permanent refusal is not a loss either: the mail stays until the server takes it.
+      smtp.refuseWith(554)
+      await refusedTimes(smtp.refused() + 2)
+      assert.deepStrictEqual((await pending(world)).map((m) => m.to), [admin.email], "the mail waits in the outbox")
+      assert.strictEqual(smtp.received.length, 0)
+      assert.isTrue(logs.some((l) => l.includes("could not be sent; it stays in the outbox")))
+
+      smtp.refuseWith(null)
       const delivered = await smtp.waitFor((m) => m.to.includes(admin.email))
       assert.deepStrictEqual(delivered.links, [absolute(baseUrl, pagePaths.approval(workspace.id, requestId))])
       await sleep(500)

@@ -2,6 +2,7 @@
 // template, the page frame and the error page. Checklist M 153/160: no inline script or style, no third-party asset.
 import { escape } from "html-escaper"
 import { HttpServerResponse } from "effect/http"
+import { retryAfterUnavailableSeconds } from "../oauth/errors.ts"
 
 /** Markup that is already safe: produced by `html` or explicitly trusted with `raw`. */
 export class Html {
@@ -104,7 +105,10 @@ export const renderErrorPage = (options: ErrorPageOptions): HttpServerResponse.H
   renderPage({
     title: options.title,
     status: options.status,
-    ...(options.headers === undefined ? {} : { headers: options.headers }),
+    // A 503 page says when to come back, as every other surface's 503 does (RFC 9110 §10.2.3).
+    ...(options.status === 503
+      ? { headers: { "retry-after": String(retryAfterUnavailableSeconds), ...options.headers } }
+      : options.headers === undefined ? {} : { headers: options.headers }),
     body: html`<section class="card error">
 <h1>${options.title}</h1>
 <p>${options.message}</p>

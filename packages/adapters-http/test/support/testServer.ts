@@ -8,7 +8,9 @@ import { createServer } from "node:http"
 import {
   type ArgumentValidator,
   GrantReader,
-  type Platforms,
+  PlatformCallDeadlineMs,
+  Platforms,
+  type PlatformsShape,
   type ToolSearch,
   Directory,
   Issuer,
@@ -65,6 +67,10 @@ export interface TestServerOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   /** The development mailbox page (no SMTP_URL); default: closed, as with SMTP_URL set. */
   readonly mailbox?: DevelopmentMailboxShape
+  /** Wraps the platforms the server calls (a fault test's failing platform); default: the platforms as they are. */
+  readonly platforms?: (real: PlatformsShape) => PlatformsShape
+  /** How long a platform call may take (PlatformCallDeadlineMs); default: the core's. */
+  readonly platformCallDeadlineMs?: number
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -216,7 +222,13 @@ const startWith = async (
       options.metadataDocumentFetcher ?? refuseEverything,
       PasswordHasherScrypt
     )
-    const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
+    const built = await Effect.runPromise(Layer.buildWithScope(ports, scope))
+    const wrapped = options.platforms === undefined
+      ? built
+      : Context.add(built, Platforms, options.platforms(Context.get(built, Platforms)))
+    const portsContext = options.platformCallDeadlineMs === undefined
+      ? wrapped
+      : Context.add(wrapped, PlatformCallDeadlineMs, options.platformCallDeadlineMs)
     const run = <A, E>(effect: Effect.Effect<A, E, Ports>) => Effect.runPromise(Effect.provide(effect, portsContext))
 
     const seeded = await run(Effect.gen(function* () {

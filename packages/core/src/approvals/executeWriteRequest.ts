@@ -11,7 +11,7 @@ import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
-import { Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
+import { executeWithinDeadline, Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { Principal } from "../credentials/records.ts"
@@ -109,7 +109,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
     return yield* Effect.gen(function* () {
       // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double
       // apply), and the reservation goes back meanwhile.
-      const answer: PlatformAnswer = yield* platforms.execute(call)
+      const answer: PlatformAnswer = yield* executeWithinDeadline(platforms, call)
       const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
         ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
         : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }

@@ -17,7 +17,7 @@ import { ArgumentValidator } from "../ports/ArgumentValidator.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
-import { Platforms, type ProposedChange } from "../ports/Platforms.ts"
+import { executeWithinDeadline, Platforms, type ProposedChange } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
 import { Transactor } from "../ports/Transactor.ts"
@@ -135,11 +135,11 @@ const decideAndRun = (
       }
       const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
       const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId)
-      // Uninterruptible from the platform call to the record (the call has its own timeout): a client that hangs
+      // Uninterruptible from the platform call to the record (the call has its deadline, executeWithinDeadline): a client that hangs
       // up cannot leave a change applied with no usage record, charge or audit entry.
       const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
         const idempotencyToken = yield* platformToken
-        const answer = yield* platforms.execute(idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
+        const answer = yield* executeWithinDeadline(platforms, idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
         yield* applied
         const record = recordToolRun({
           workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,

@@ -352,7 +352,7 @@ const decide = (decision: "approve" | "decline") =>
       const done = outcome.success
       const notice = done.status === "executed" ? `Approved and run: the platform answered ${done.providerStatus}.`
         : done.status === "failed" ? `Approved, but it failed${done.providerStatus === null ? "" : ` (the platform answered ${done.providerStatus})`}: see why below.`
-        : done.status === "approved" ? "Approved: the platform could not be reached just now, so it runs as soon as it answers."
+        : done.status === "approved" ? "Approved: it could not be run just now (the platform or the service did not answer), so it runs by itself shortly."
         : done.status === "rejected" ? "Declined: nothing was applied."
         : `Now ${done.status}.`
       return doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
