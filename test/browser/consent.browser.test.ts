@@ -92,6 +92,43 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
     expect(server!.output()).not.toContain(tokens.access_token)
   }, 60_000)
 
+  it("Allow access is in view without scrolling on a laptop screen (1366×768, 1280×800), light and dark", async () => {
+    const issuer = new URL(origin)
+    const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", [oauth.allowInsecureRequests]: true }))
+    const registered = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as,
+      { redirect_uris: ["https://laptop.example/cb"], client_name: "A long self-given name of an app nobody verified" }, { [oauth.allowInsecureRequests]: true }))
+    const url = new URL(as.authorization_endpoint!)
+    for (const [k, v] of Object.entries({
+      response_type: "code", client_id: registered.client_id, redirect_uri: "https://laptop.example/cb", state: "s",
+      scope: "tasks:read tasks:write accounts:read tools:read tools:write tools:raw",
+      code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: "S256", resource: origin
+    })) url.searchParams.set(k, v)
+    const screens = [
+      { width: 1366, height: 768, colorScheme: "light" as const },
+      { width: 1366, height: 768, colorScheme: "dark" as const },
+      { width: 1280, height: 800, colorScheme: "light" as const },
+      { width: 1280, height: 800, colorScheme: "dark" as const }
+    ]
+    for (const screen of screens) {
+      // The browser's own bars take about 100 px of a laptop's screen: the page gets the rest.
+      const viewport = { width: screen.width, height: screen.height - 100 }
+      const context = await browser!.newContext({ viewport, colorScheme: screen.colorScheme })
+      const page = await context.newPage()
+      await page.goto(url.href)
+      await page.fill("input[name=email]", admin.email)
+      await page.fill("input[name=password]", admin.password)
+      await page.click("button[type=submit]")
+      await page.waitForSelector("button[value=allow]")
+      const allow = await page.locator("button[value=allow]").boundingBox()
+      expect(allow, JSON.stringify(screen)).not.toBeNull()
+      expect(allow!.y + allow!.height, JSON.stringify(screen)).toBeLessThanOrEqual(viewport.height)
+      expect(await page.evaluate(() => window.scrollY)).toBe(0)
+      // With the script running, the noscript line is not shown.
+      expect(await page.getByText("Allow access becomes clickable only with JavaScript").isVisible()).toBe(false)
+      await context.close()
+    }
+  }, 90_000)
+
   it("the consent page refuses to be framed by another site", async () => {
     const page = await browser!.newPage()
     await page.setContent(`<iframe src="${origin}/signin"></iframe>`)

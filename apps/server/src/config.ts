@@ -1,9 +1,13 @@
 // The server's configuration, read from the environment (README §Configuration):
 // PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key, the
 // rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md), TRUSTED_PROXIES and ADGATE_TRACING.
-import { Config, Effect, Option, Redacted } from "effect"
+import { Config, Effect, Option, Redacted, Result } from "effect"
 import { resolve } from "node:path"
-import { defaultLimits, limitNames, type Limit, type LimitName, type RateLimitPolicy } from "@adgate/core"
+import { readFileSync } from "node:fs"
+import {
+  builtInProducts, decodeRecognisedProducts, defaultLimits, limitNames, type Limit, type LimitName, type RateLimitPolicy,
+  type RecognisedProduct
+} from "@adgate/core"
 import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
 import { ConfigurationInvalid } from "./errors.ts"
 
@@ -32,6 +36,8 @@ export interface AppConfig {
    * no stack (`Error.stackTraceLimit = 0`: Effect.fn captures one per call otherwise; bench/README.md).
    */
   readonly tracing: boolean
+  /** The recognised products: the built-in list, then those of ADGATE_RECOGNISED_PRODUCTS (docs/decisions.md). */
+  readonly recognisedProducts?: ReadonlyArray<RecognisedProduct>
 }
 
 /** The environment variable of a limiter: `registrations_per_address` → `ADGATE_LIMIT_REGISTRATIONS_PER_ADDRESS`. */
@@ -77,6 +83,22 @@ const readTrustedProxies = Effect.gen(function* () {
   return list
 })
 
+/**
+ * ADGATE_RECOGNISED_PRODUCTS: the path of a JSON file listing more recognised products, added after the built-in ones.
+ * Checked at start: a file that cannot be read, is not JSON, or names a product by an http or loopback-only
+ * identifier stops the server with the reason.
+ */
+const readRecognisedProducts = Effect.gen(function* () {
+  const path = yield* Config.option(Config.NonEmptyString("ADGATE_RECOGNISED_PRODUCTS"))
+  if (Option.isNone(path)) return builtInProducts
+  const invalid = (reason: string) => new ConfigurationInvalid({ message: `ADGATE_RECOGNISED_PRODUCTS (${path.value}): ${reason}` })
+  const text = yield* Effect.try({ try: () => readFileSync(path.value, "utf8"), catch: () => invalid("the file cannot be read") })
+  const json = yield* Effect.try({ try: (): unknown => JSON.parse(text), catch: () => invalid("the file is not JSON") })
+  const decoded = decodeRecognisedProducts(json)
+  if (Result.isFailure(decoded)) return yield* invalid(decoded.failure)
+  return [...builtInProducts, ...decoded.success]
+})
+
 const originOf = (raw: string) =>
   Effect.gen(function* () {
     let url: URL
@@ -118,6 +140,7 @@ export const loadAppConfig = Effect.gen(function* () {
     credentialsKey: yield* optionalSecret("ADGATE_CREDENTIALS_KEY"),
     rateLimits: yield* readRateLimits,
     trustedProxies: yield* readTrustedProxies,
-    tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on"
+    tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on",
+    recognisedProducts: yield* readRecognisedProducts
   } satisfies AppConfig
 })

@@ -6,7 +6,7 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
-import { ExpiredConnectionsSchedule, RateLimits, ResumeApprovedWritesSchedule } from "@adgate/core"
+import { builtInProducts, ExpiredConnectionsSchedule, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { AdminSocket } from "./adminSocket.ts"
@@ -25,7 +25,11 @@ export const serverLayer = (config: AppConfig) => {
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
   const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
-  const policy = Layer.mergeAll(Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(TrustedProxies, config.trustedProxies))
+  const policy = Layer.mergeAll(
+    Layer.succeed(RateLimits, config.rateLimits),
+    Layer.succeed(TrustedProxies, config.trustedProxies),
+    Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts)
+  )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),

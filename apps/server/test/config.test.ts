@@ -2,7 +2,10 @@
 // variable per limiter, ADGATE_LIMIT_<NAME>=<count>/<window>, the ADGATE_RATE_LIMITS switch, TRUSTED_PROXIES.
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option } from "effect"
-import { defaultLimits, limitNames } from "@adgate/core"
+import { builtInProducts, defaultLimits, limitNames } from "@adgate/core"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { limitVariable, loadAppConfig, parseLimit } from "../src/config.ts"
 
 const withEnv = (env: Record<string, string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
@@ -68,5 +71,43 @@ describe("tracing from the environment", () => {
       assert.isTrue((yield* loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "on" }))).tracing)
       const bad = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "yes" })))
       assert.strictEqual(bad._tag, "ConfigError")
+    }))
+})
+
+describe("recognised products from the environment (ADGATE_RECOGNISED_PRODUCTS)", () => {
+  const file = (content: string) => {
+    const dir = mkdtempSync(join(tmpdir(), "adgate-products-"))
+    const path = join(dir, "products.json")
+    writeFileSync(path, content)
+    return path
+  }
+
+  it.effect("unset: the built-in list", () =>
+    Effect.gen(function* () {
+      const config = yield* loadAppConfig.pipe(withEnv({}))
+      assert.deepStrictEqual(config.recognisedProducts, builtInProducts)
+    }))
+
+  it.effect("a JSON file of products is added after the built-in ones", () =>
+    Effect.gen(function* () {
+      const path = file(JSON.stringify([{ name: "Helper", redirectUriSets: [["https://helper.example/cb"]] }]))
+      const config = yield* loadAppConfig.pipe(withEnv({ ADGATE_RECOGNISED_PRODUCTS: path }))
+      assert.deepStrictEqual(config.recognisedProducts?.map((p) => p.name), [...builtInProducts.map((p) => p.name), "Helper"])
+    }))
+
+  it.effect("a loopback-only or http entry, a file that is not JSON or cannot be read stops the start with the reason", () =>
+    Effect.gen(function* () {
+      const cases: ReadonlyArray<readonly [string, string]> = [
+        [file(JSON.stringify([{ name: "Local", redirectUriSets: [["http://127.0.0.1/cb"]] }])), "needs an https URI"],
+        [file(JSON.stringify([{ name: "Plain", redirectUriSets: [["http://plain.example/cb"]] }])), "http on a host other than loopback"],
+        [file(JSON.stringify([{ name: "Doc", metadataDocuments: ["http://doc.example/c.json"] }])), "must be an https URL"],
+        [file("{not json"), "not JSON"],
+        [join(tmpdir(), "adgate-no-such-products.json"), "cannot be read"]
+      ]
+      for (const [path, reason] of cases) {
+        const error = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_RECOGNISED_PRODUCTS: path })))
+        assert.include(String((error as { message?: string }).message), reason, path)
+        assert.include(String((error as { message?: string }).message), "ADGATE_RECOGNISED_PRODUCTS")
+      }
     }))
 })

@@ -5,7 +5,7 @@
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Fiber, Layer, Logger } from "effect"
 import { spawn } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
@@ -30,13 +30,13 @@ const signIn = async (origin: string, email: string, password: string) => {
 const withEnv = (env: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env }))
 
 /** The server's whole layer in this process on a free port; `stop` interrupts it (as SIGTERM does). */
-const startInProcess = async (dataDir: string) => {
+const startInProcess = async (dataDir: string, extraEnv: Record<string, string> = {}) => {
   const port = await freePort()
   const logs: Array<string> = []
   const fiber = Effect.runFork(Effect.gen(function* () {
     return yield* Layer.launch(serverLayer(yield* loadAppConfig))
   }).pipe(Effect.provide(Layer.mergeAll(
-    withEnv(environment(dataDir, port)),
+    withEnv({ ...environment(dataDir, port), ...extraEnv }),
     Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
   ))))
   const origin = `http://127.0.0.1:${port}`
@@ -231,4 +231,34 @@ describe("the CLI", () => {
     assert.strictEqual(help.code, 0)
     assert.include(help.stdout, "Usage: npm run adgate -- <command>")
   })
+})
+
+describe("recognised products configured by ADGATE_RECOGNISED_PRODUCTS (docs/decisions.md, Recognised products)", () => {
+  it("a registration with a configured product's set is recognised by the running server: its errors go back at once", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "adgate-products-"))
+    const products = join(dataDir, "..", `adgate-products-${Date.now()}.json`)
+    writeFileSync(products, JSON.stringify([{ name: "Helper", redirectUriSets: [["https://helper.example/cb"]] }]))
+    const server = await startInProcess(dataDir, { ADGATE_RECOGNISED_PRODUCTS: products })
+    try {
+      const register = async (redirectUri: string) => {
+        const answer = await fetch(`${server.origin}/oauth/register`, {
+          method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ redirect_uris: [redirectUri] })
+        })
+        return ((await answer.json()) as { client_id: string }).client_id
+      }
+      // Without a PKCE challenge: a recognised product is sent back at once, any other app's person sees the error.
+      const withoutChallenge = (clientId: string, redirectUri: string) => fetch(
+        `${server.origin}/oauth/authorize?response_type=code&client_id=${clientId}&redirect_uri=${encodeURIComponent(redirectUri)}`,
+        { redirect: "manual" })
+      const helper = await withoutChallenge(await register("https://helper.example/cb"), "https://helper.example/cb")
+      assert.strictEqual(helper.status, 303)
+      assert.match(helper.headers.get("location") ?? "", /^https:\/\/helper\.example\/cb\?error=invalid_request/)
+      const other = await withoutChallenge(await register("https://other.example/cb"), "https://other.example/cb")
+      assert.strictEqual(other.status, 400)
+    } finally {
+      await server.stop()
+      rmSync(dataDir, { recursive: true, force: true })
+      rmSync(products, { force: true })
+    }
+  }, 120_000)
 })

@@ -11,7 +11,7 @@ import { unavailable } from "./unavailable.ts"
 const RefreshRole = Schema.Struct({ approverRole: Schema.NullOr(Role) })
 /** The clients columns, prefixed in the combined read so they cannot collide with the connection's. */
 const clientColumns = ["client_id", "version", "kind", "name", "redirect_uris", "auth_method", "secret_hash", "workspace_id",
-  "recognised", "created_at", "last_token_at", "removed_at", "document_host", "cache_until"] as const
+  "recognised", "product_name", "created_at", "last_token_at", "removed_at", "document_host", "cache_until"] as const
 const clientPrefix = "cl_"
 
 /** Each client column's field name, and the field its prefixed alias comes back as (the client's result transform). */

@@ -32,7 +32,8 @@ import { errorPageFor } from "../pages/errorPages.ts"
 import { html, renderErrorPage, renderPage, seeOther } from "../pages/layout.ts"
 import { People, type Person } from "../people/People.ts"
 import { isCrossSite, RequestId } from "../security.ts"
-import { appLabel, consentMomentMs, renderConsentPage } from "./consentView.ts"
+import { clientLabel } from "../pages/appLabel.ts"
+import { consentMomentMs, renderConsentPage } from "./consentView.ts"
 import type { CorePorts } from "./CorePorts.ts"
 import { bodyText, mediaType, parseAuthorizationQuery, parseFormEncoded, rawQuery, type Params } from "./requestParams.ts"
 
@@ -56,7 +57,7 @@ const offerAppWorkspace = (person: Person, client: Client, workspaceName: string
   renderPage({
     title: "Switch workspace to connect this app",
     body: html`<section class="card">
-<h1>${appLabel({ name: client.name, verified: client.recognised })} belongs to ${workspaceName}</h1>
+<h1>${clientLabel(client)} belongs to ${workspaceName}</h1>
 <p>This app was registered by the workspace <strong>${workspaceName}</strong> and can connect only to it. You are
 working in <strong>${person.workspaces.find((w) => w.workspace.id === person.workspaceId)?.workspace.name ?? "another workspace"}</strong>.</p>
 <form method="post" action="/session/workspace">

@@ -179,6 +179,17 @@ th{font-size:.85rem;color:var(--muted);font-weight:600}
 details>summary{cursor:pointer}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 @media (max-width:40rem){th,td{padding:.4rem}.top{padding:.5rem .75rem}main.wide{padding:0 .5rem}}
+.card.consent{padding:1.25rem}
+.consent h1{font-size:1.25rem;margin-bottom:.5rem}
+.consent .warning{margin:.5rem 0}
+dl.summary{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem;margin:.75rem 0 0}
+dl.summary dt{color:var(--muted);font-weight:600}
+dl.summary dd{margin:0}
+details.fold{margin:.5rem 0;border:1px solid var(--border);border-radius:.375rem;padding:.4rem .75rem}
+details.fold>summary{font-weight:600}
+details.fold fieldset{border:0;padding:0;margin:.25rem 0 0}
+details.card.fold{padding:.75rem 1.25rem}
+@media (max-width:40rem){dl.summary{grid-template-columns:1fr}dl.summary dd{margin-bottom:.35rem}}
 `
 
 /**

@@ -57,7 +57,7 @@ describe("what the consent page shows", () => {
     // The label is a badge of its own, styled apart from the title (it is not part of the app's name).
     expect(form.html).toContain('<span class="badge unverified">Unverified app</span> <strong>“')
     const css = await (await server.get("/assets/app.css")).text()
-    expect(css).toMatch(/\.badge\.unverified\{[^}]*background/)
+    expect(css).toMatch(/\.badge\.unverified[,{][^}]*background/)
     expect(form.html).not.toContain("<img src=x")
     expect(form.html).toContain("has not verified this app")
     expect(form.html).toContain("dyn.example")

@@ -12,6 +12,7 @@ import connectionExpiryIndex from "./0008_connection_expiry_index.ts"
 import outboxDoneIndex from "./0009_outbox_done_index.ts"
 import refreshHashPurge from "./0010_refresh_hash_purge.ts"
 import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
+import clientProduct from "./0012_client_product.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -23,5 +24,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0008_connection_expiry_index": connectionExpiryIndex,
   "0009_outbox_done_index": outboxDoneIndex,
   "0010_refresh_hash_purge": refreshHashPurge,
-  "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued
+  "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued,
+  "0012_client_product": clientProduct
 }

@@ -3,7 +3,7 @@
 // the app) when it handles the event, so a Directory outage fails the pass and the event waits for the next one: the
 // mail is late, never lost nor doubled.
 import {
-  ChangeWaitingMail, ClientStore, Directory, Issuer, MailId, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry,
+  appIdentity, ChangeWaitingMail, ClientStore, Directory, Issuer, MailId, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry,
   type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
@@ -19,7 +19,7 @@ const mailAdmins = Effect.fnUntraced(function* (event: typeof ConnectionOpened.T
   const { subject, text } = composeConnectionMail(event, {
     app: Option.match(client, {
       onNone: () => ({ clientId: event.clientId, name: null, recognised: false }),
-      onSome: (c) => ({ clientId: c.clientId, name: c.name, recognised: c.recognised })
+      onSome: (c) => ({ clientId: c.clientId, name: appIdentity(c).name, recognised: c.recognised })
     }),
     approver: Option.getOrNull(approver),
     workspaceName: Option.match(workspace, { onNone: () => event.workspaceId, onSome: (w) => w.name })

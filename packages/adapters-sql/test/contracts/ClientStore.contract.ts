@@ -10,7 +10,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       const store = yield* ClientStore
       const client = aClient({ kind: "metadata_document", name: null, documentHost: "cimd.example", cacheUntil: t0 + 5,
         redirectUris: ["https://a.example/cb", "com.example.app:/cb"], authMethod: "client_secret_basic",
-        secretHash: uniqueHash("sh"), recognised: true, lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: WorkspaceId.make(unique("ws_")) })
+        secretHash: uniqueHash("sh"), recognised: true, productName: "Claude", lastTokenAt: t0 + 1, removedAt: t0 + 2, workspaceId: WorkspaceId.make(unique("ws_")) })
       yield* store.insert(client)
       assert.deepStrictEqual(yield* store.find(client.clientId), Option.some(client))
     }))

@@ -26,6 +26,7 @@ export const aClient = (over: Partial<Client> = {}): Client => ({
   secretHash: null,
   workspaceId: null,
   recognised: false,
+  productName: null,
   createdAt: t0,
   lastTokenAt: null,
   removedAt: null,

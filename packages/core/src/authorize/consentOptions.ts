@@ -5,6 +5,7 @@ import type { AuthorizationRequest } from "./ConsentPage.ts"
 import type { PlatformOption } from "./connectedPlatforms.ts"
 import type { Client, ClientKind } from "../clients/Client.ts"
 import { redirectUriDestination } from "../clients/redirectUri.ts"
+import { appIdentity } from "../clients/appIdentity.ts"
 import { isToolScope, makesChanges, whyNotGrantable, type NotGrantable } from "../scopes/grant.ts"
 import type { Scope, Surface } from "../scopes/Scope.ts"
 import type { Plan, Role } from "../workspaces/Workspace.ts"
@@ -67,7 +68,8 @@ export const consentOptions = (
     canApplyAtOnce: role === "admin",
     surface: request.surface,
     app: {
-      name: client.name,
+      // A recognised product by its own name, any other app by its self-given one (clients/appIdentity.ts).
+      name: appIdentity(client).name,
       verified: client.recognised,
       kind: client.kind,
       documentHost: client.documentHost,

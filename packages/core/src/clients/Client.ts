@@ -31,6 +31,11 @@ export const Client = Schema.Struct({
   workspaceId: Schema.NullOr(WorkspaceId),
   /** A recognised (verified) product: errors redirect at once, the consent page says verified. */
   recognised: Schema.Boolean,
+  /**
+   * The recognised product's own name (recognisedProducts.ts), shown instead of the self-given `name`; null or absent
+   * for every other client. Set where the client is registered or its metadata document read.
+   */
+  productName: Schema.optionalKey(Schema.NullOr(Schema.String)),
   createdAt: Schema.Number,
   /** When a token was last issued to this client; drives forgetting unused registrations. */
   lastTokenAt: Schema.NullOr(Schema.Number),

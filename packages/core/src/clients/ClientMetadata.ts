@@ -19,13 +19,17 @@ export const cleanName = (value: string | null | undefined): string | null => {
   return cleaned.length === 0 ? null : cleaned
 }
 
-/** redirect_uris: 1 to 10 URIs, each following spec §Authentication 3 for a service at `serviceOrigin`. */
-export const RedirectUris = (serviceOrigin: string) =>
+/**
+ * redirect_uris: 1 to 10 URIs, each following spec §Authentication 3 for a service at `serviceOrigin`; the `exempt`
+ * URIs (a recognised product's exact set, recognisedProducts.ts) skip the per-URI rules, nothing else does.
+ */
+export const RedirectUris = (serviceOrigin: string, exempt: ReadonlyArray<string> = []) =>
   Schema.Array(Schema.String.annotate({ message: "each redirect URI must be a string" })).annotate({ message: "redirect_uris must be an array" }).check(
     Schema.makeFilter((uris: ReadonlyArray<string>) =>
       uris.length >= 1 && uris.length <= maxRedirectUris ? undefined : `redirect_uris must list 1 to ${maxRedirectUris} URIs`),
     Schema.makeFilter((uris: ReadonlyArray<string>) => {
       for (const [i, uri] of uris.entries()) {
+        if (exempt.includes(uri)) continue
         const checked = validateRedirectUri(uri, serviceOrigin)
         if (Result.isFailure(checked)) return `redirect_uris[${i}]: ${checked.failure.reason}`
       }
@@ -43,9 +47,9 @@ const listOf = <const T extends ReadonlyArray<string>>(field: string, supported:
  * The shared metadata. Fields are checked in this order and the first failure is reported; members not named here
  * are ignored (RFC 7591 §2). `grant_types`, when given, must include authorization_code (the only flow there is).
  */
-export const ClientMetadata = (serviceOrigin: string) =>
+export const ClientMetadata = (serviceOrigin: string, exempt: ReadonlyArray<string> = []) =>
   Schema.Struct({
-    redirect_uris: RedirectUris(serviceOrigin).pipe(Schema.annotateKey({ messageMissingKey: "redirect_uris is required" })),
+    redirect_uris: RedirectUris(serviceOrigin, exempt).pipe(Schema.annotateKey({ messageMissingKey: "redirect_uris is required" })),
     token_endpoint_auth_method: Schema.optionalKey(Schema.Literals(tokenEndpointAuthMethods).annotate({
       message: "token_endpoint_auth_method must be none, client_secret_basic or client_secret_post"
     })),
@@ -77,10 +81,14 @@ const problemOf = (issue: SchemaIssue.Issue): ClientMetadataProblem => {
 }
 
 /** Decodes client metadata from a JSON value; a value that is not an object is described as such. */
-export const decodeClientMetadata = (value: unknown, serviceOrigin: string): Result.Result<ClientMetadata, ClientMetadataProblem> => {
+export const decodeClientMetadata = (
+  value: unknown,
+  serviceOrigin: string,
+  exempt: ReadonlyArray<string> = []
+): Result.Result<ClientMetadata, ClientMetadataProblem> => {
   if (typeof value !== "object" || value === null || Array.isArray(value))
     return Result.fail({ field: "", description: "the metadata must be a JSON object" })
-  return Result.mapError(Schema.decodeUnknownResult(ClientMetadata(serviceOrigin))(value), (e) => problemOf(e.issue))
+  return Result.mapError(Schema.decodeUnknownResult(ClientMetadata(serviceOrigin, exempt))(value), (e) => problemOf(e.issue))
 }
 
 /** Decodes a list of redirect URIs alone (a workspace app's form), by the same rule. */

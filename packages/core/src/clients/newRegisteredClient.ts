@@ -13,6 +13,8 @@ export interface NewRegisteredClient {
   readonly authMethod: TokenEndpointAuthMethod
   readonly workspaceId: WorkspaceId | null
   readonly now: number
+  /** The recognised product this registration is (dynamic registrations only), or null. */
+  readonly productName?: string | null
 }
 
 export const newRegisteredClient = Effect.fnUntraced(function* (input: NewRegisteredClient) {
@@ -29,7 +31,8 @@ export const newRegisteredClient = Effect.fnUntraced(function* (input: NewRegist
     authMethod: input.authMethod,
     secretHash: clientSecret === null ? null : yield* secrets.hash(clientSecret),
     workspaceId: input.workspaceId,
-    recognised: false,
+    recognised: (input.productName ?? null) !== null,
+    productName: input.productName ?? null,
     createdAt: input.now,
     lastTokenAt: null,
     removedAt: null,

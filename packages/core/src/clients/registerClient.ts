@@ -8,6 +8,7 @@ import { hitLimit } from "../limits/RateLimits.ts"
 import { newRegisteredClient } from "./newRegisteredClient.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
 import { runCreation } from "../commands/runCommand.ts"
+import { exemptRedirectUris, RecognisedProducts, recogniseClient } from "./recognisedProducts.ts"
 
 export interface RegisterClientInput {
   readonly body: unknown
@@ -30,8 +31,11 @@ export const registerClient = Effect.fn("clients.registerClient")(function* (inp
   const perAddress = yield* hitLimit("registrations_per_address", input.remoteAddress, now)
   if (!perAddress.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: perAddress.retryAfterSeconds })
 
-  // RFC 7591 §3.2.2: a problem with redirect_uris is invalid_redirect_uri, any other invalid_client_metadata.
-  const metadata = yield* Effect.fromResult(Result.mapError(decodeClientMetadata(input.body, input.serviceOrigin), (problem) =>
+  // RFC 7591 §3.2.2: a problem with redirect_uris is invalid_redirect_uri, any other invalid_client_metadata. A
+  // recognised product's exact set may carry its own app-scheme URI (docs/decisions.md, Cursor's redirect URI).
+  const products = yield* RecognisedProducts
+  const exempt = exemptRedirectUris(products, input.body)
+  const metadata = yield* Effect.fromResult(Result.mapError(decodeClientMetadata(input.body, input.serviceOrigin, exempt), (problem) =>
     problem.field === "redirect_uris"
       ? new InvalidRedirectUri({ description: problem.description })
       : new InvalidClientMetadata({ description: problem.field === "" ? "the body must be a JSON object" : problem.description })))
@@ -43,8 +47,9 @@ export const registerClient = Effect.fn("clients.registerClient")(function* (inp
   const daily = yield* hitLimit("registrations_per_day", "", now)
   if (!daily.allowed) return yield* new RegistrationRateLimited({ retryAfterSeconds: daily.retryAfterSeconds })
 
+  const product = recogniseClient(products, { kind: "dynamic", clientId: "", redirectUris })
   const { client, clientSecret } = yield* newRegisteredClient({
-    kind: "dynamic", name, redirectUris, authMethod, workspaceId: null, now
+    kind: "dynamic", name, redirectUris, authMethod, workspaceId: null, now, productName: product?.name ?? null
   })
   // A creation without an event: a dynamic registration belongs to no workspace, so no audit log is its home
   // (docs/decisions.md, Client registration events); the insert alone, as before.

@@ -11,6 +11,7 @@ import { Prefix } from "../ports/Secrets.ts"
 import { ClientStore } from "../ports/ClientStore.ts"
 import { runCommand } from "../commands/runCommand.ts"
 import { moved } from "../commands/Transition.ts"
+import { RecognisedProducts, recogniseClient } from "./recognisedProducts.ts"
 
 /** How long after its cache lifetime ended a document may still be served while its host's fetch budget is spent. */
 export const staleServingMs = 24 * 60 * 60 * 1000
@@ -58,6 +59,9 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
   const document = validateMetadataDocument(clientId, fetched.body, issuer.origin)
   if (Result.isFailure(document)) return yield* unknown(document.failure.reason)
   const cacheUntil = now + clampCacheLifetime(fetched.maxAgeSeconds)
+  // Recognised by its exact document URL, decided afresh with every fetched copy (its redirect URIs may change).
+  const product = recogniseClient(yield* RecognisedProducts,
+    { kind: "metadata_document", clientId, redirectUris: document.success.redirectUris })
 
   // A command on the runner, whose state is the cached row or none: the first sight inserts it, a refresh saves it by
   // compare-and-set; a concurrent refresh of the same document wins or loses whole, and the loser decides again on a
@@ -68,11 +72,13 @@ export const resolveClientForAuthorization = Effect.fn("clients.resolveClientFor
     authMethod: "none" as const,
     secretHash: null,
     documentHost: url.success.host,
-    cacheUntil
+    cacheUntil,
+    recognised: product !== null,
+    productName: product?.name ?? null
   }
   const refreshed = (current: Option.Option<Client>): Client => Option.match(current, {
     onNone: () => ({
-      clientId, version: 1, kind: "metadata_document", workspaceId: null, recognised: false,
+      clientId, version: 1, kind: "metadata_document", workspaceId: null,
       createdAt: now, lastTokenAt: null, removedAt: null, ...fresh
     }),
     // A removed row is a forgotten document: seeing it again starts it afresh, keeping nothing but the row.

@@ -40,8 +40,8 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
       const client = yield* resolveClientForAuthorization(URL)
       assert.deepStrictEqual(client, {
         clientId: URL, version: 1, kind: "metadata_document", name: "Host", redirectUris: ["https://app.example/cb"],
-        authMethod: "none", secretHash: null, workspaceId: null, recognised: false, createdAt: 1000, lastTokenAt: null,
-        removedAt: null, documentHost: "cimd.example", cacheUntil: 1000 + 600_000
+        authMethod: "none", secretHash: null, workspaceId: null, recognised: false, productName: null, createdAt: 1000,
+        lastTokenAt: null, removedAt: null, documentHost: "cimd.example", cacheUntil: 1000 + 600_000
       })
       assert.deepStrictEqual(Option.getOrNull(yield* (yield* ClientStore).find(URL)), client)
       assert.deepStrictEqual(documents.fetched, [URL])
