@@ -222,11 +222,16 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
     const url = host.authorizationUrl!
     expect(url.origin).toBe(origin)
 
+    // The host asks for what the server's metadata lists, platform tools included.
+    const asked = (url.searchParams.get("scope") ?? "").split(" ")
+    const platformScopes = asked.filter((s) => s.startsWith("tools:")).sort()
+    expect(platformScopes).toEqual(expect.arrayContaining(["tools:read", "tools:write"]))
+
     // The editor: every platform-tool permission struck through (only an admin grants them); Cancel.
     const editorPage = await openConsent(editorContext, url)
     const forEditor = await scopesOf(editorPage)
-    expect(forEditor.struck.sort()).toEqual(["tools:raw", "tools:read", "tools:write"])
-    expect(forEditor.offered).not.toEqual(expect.arrayContaining(["tools:read"]))
+    expect(forEditor.struck.sort()).toEqual(platformScopes)
+    expect(forEditor.offered).toEqual(asked.filter((s) => !s.startsWith("tools:")))
     expect(await editorPage.locator("label.struck s", { hasText: "tools:write" }).count()).toBe(1)
     await checkPage(editorPage, "consent-editor")
     await editorPage.click("button[value=cancel]")
@@ -234,12 +239,12 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
     expect(declined.searchParams.get("error")).toBe("access_denied")
     await editorPage.close()
 
-    // The admin: nothing struck through; raw platform access offered but not pre-ticked; Allow access after the moment.
+    // The admin: nothing struck through, every permission asked for offered (raw platform access never pre-ticked).
     const page = await openConsent(adminContext, url)
     const forAdmin = await scopesOf(page)
     expect(forAdmin.struck).toEqual([])
-    expect(forAdmin.offered).toEqual(expect.arrayContaining(["tools:read", "tools:write", "tools:raw"]))
-    expect(await page.isChecked("input[name=scope][value='tools:raw']")).toBe(false)
+    expect(forAdmin.offered.sort()).toEqual([...asked].sort())
+    if (asked.includes("tools:raw")) expect(await page.isChecked("input[name=scope][value='tools:raw']")).toBe(false)
     expect(await page.isChecked("input[name=scope][value='tools:write']")).toBe(true)
     await checkPage(page, "consent-admin")
     await page.waitForSelector("button[value=allow]:not([disabled])", { timeout: 5_000 })
@@ -451,20 +456,21 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
   it("the audit log shows each step, newest first, and filters by app", async () => {
     const page = await adminContext.newPage()
     await page.goto(`${origin}/workspaces/${workspace}/audit`)
-    const text = (await page.textContent("main"))!
+    const kinds = await page.locator("table.audit tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))
     for (const kind of [
-      "Connection declined", "Connection approved", "Write queued for approval", "Write approved", "Write executed",
-      "Write declined", "Own app registered", "Own app removed", "API key created", "API key revoked", "Connection ended"
-    ]) expect(text, kind).toContain(kind)
-    // Newest first: the disconnect is above the approval it ended.
-    expect(text.indexOf("Connection ended")).toBeLessThan(text.lastIndexOf("Connection approved"))
+      "connection.declined", "connection.approved", "write_request.queued", "write_request.approved", "write_request.executed",
+      "write_request.declined", "app.registered", "app.removed", "api_key.created", "api_key.revoked", "connection.ended"
+    ]) expect(kinds, kind).toContain(kind)
+    // Newest first: the host's disconnect is the newest entry about a connection, its approval among the oldest.
+    expect(kinds.indexOf("connection.ended")).toBeLessThan(kinds.lastIndexOf("connection.approved"))
+    expect(kinds.lastIndexOf("connection.declined")).toBe(kinds.length - 1)
     await checkPage(page, "audit")
 
     await page.goto(`${origin}/workspaces/${workspace}/audit?app=${encodeURIComponent(connectionId)}`)
-    const filtered = (await page.textContent("main"))!
-    expect(filtered).toContain("Connection approved")
-    expect(filtered).toContain("Write executed")
-    expect(filtered).not.toContain("API key created")
+    const ofHost = await page.locator("table.audit tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-kind")))
+    expect(ofHost).toEqual(expect.arrayContaining(["connection.approved", "write_request.queued", "write_request.executed", "write_request.declined", "connection.ended"]))
+    expect(ofHost).not.toContain("api_key.created")
+    expect(ofHost).not.toContain("app.registered")
     await checkPage(page, "audit-filtered")
 
     // The remaining pages a person opens: settings and account.
