@@ -196,8 +196,8 @@ long ids instead of running off the page; the audit filter keeps each label besi
 main dl.facts,main dl.change{display:grid;grid-template-columns:minmax(8rem,13rem) minmax(0,1fr);gap:.35rem 1rem}
 main dl.facts dt,main dl.change dt,main dl.facts dd,main dl.change dd{margin:0}
 .badge{white-space:nowrap}
-main table.audit td{overflow-wrap:anywhere}
-main table.audit td:first-child{white-space:nowrap;overflow-wrap:normal}
+main table.audit td:nth-child(n+4){overflow-wrap:anywhere}
+main table.audit td:first-child{white-space:nowrap}
 main form.filter select{max-width:min(100%,22rem)}
 @media (max-width:40rem){main dl.facts,main dl.change{grid-template-columns:minmax(0,1fr);gap:0}main dl.facts dd,main dl.change dd{margin-bottom:.35rem}}
 `
