@@ -191,13 +191,12 @@ details.fold fieldset{border:0;padding:0;margin:.25rem 0 0}
 details.card.fold{padding:.75rem 1.25rem}
 @media (max-width:40rem){dl.summary{grid-template-columns:1fr}dl.summary dd{margin-bottom:.35rem}}
 /* A definition list of facts or changes is a grid whose terms sit beside their values, in one column width for every
-list of a page; a badge never breaks inside; an audit row keeps its time on one line and breaks long ids instead of
+list of a page; an audit row keeps its time on one line and breaks long ids instead of
 running off the page; the audit filter keeps each label beside its list; a chart's axis labels stay readable though
 the chart is drawn smaller than its viewBox (15 of its units are about 10px beside another chart), the last day's
 label drawn into the figure's margin. */
 main dl.facts,main dl.change{display:grid;grid-template-columns:minmax(8rem,13rem) minmax(0,1fr);gap:.35rem 1rem}
 main dl.facts dt,main dl.change dt,main dl.facts dd,main dl.change dd{margin:0}
-.badge{white-space:nowrap}
 main table.audit td:nth-child(n+4){overflow-wrap:anywhere}
 main table.audit td:first-child{white-space:nowrap}
 main form.filter select{max-width:min(100%,22rem)}
