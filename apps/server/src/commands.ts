@@ -390,7 +390,8 @@ const sentences: { readonly [K in CommandFailure["_tag"]]: (error: Extract<Comma
   ApiKeyNotAllowed: (e) => apiKeyRefused + {
     not_a_member: "the creator is not a member of the workspace",
     role_cannot_connect: "the creator is a viewer; only a workspace admin or editor can create API keys",
-    apply_needs_admin: "--tool-writes apply needs a workspace admin as the creator"
+    apply_needs_admin: "--tool-writes apply needs a workspace admin as the creator",
+    not_your_key: "an editor revokes only the keys they created"
   }[e.reason],
   ApiKeyScopeNotGrantable: (e) => apiKeyRefused + {
     role_cannot_connect: `${e.scope} cannot be granted by a viewer`,

@@ -6,6 +6,7 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
+import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -36,7 +37,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
+  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
     Layer.provide(People.layer)
   )
 

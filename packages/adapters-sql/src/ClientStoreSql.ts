@@ -15,6 +15,7 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
   const sql = yield* SqlClient.SqlClient
   const find = decodeFirstRow(Client, source("find"))
   const listByWorkspace = decodeRows(Client, source("listByWorkspace"))
+  const findMany = decodeRows(Client, source("findMany"))
   const insert = (c: Client, operation: string) =>
     row.encode(c, operation).pipe(Effect.flatMap((encoded) => sql`INSERT INTO clients ${sql.insert(encoded)}`))
   return ClientStore.of({
@@ -35,6 +36,13 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
         unavailable("ClientStore.find"),
         Effect.flatMap(find)
       ),
+    findMany: (clientIds) =>
+      clientIds.length === 0
+        ? Effect.succeed([])
+        : sql`SELECT * FROM clients WHERE ${sql.in("client_id", [...new Set(clientIds)])}`.pipe(
+          unavailable("ClientStore.findMany"),
+          Effect.flatMap(findMany)
+        ),
     // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches.
     save: (c) =>
       row.encode(c, "ClientStore.save").pipe(

@@ -190,11 +190,24 @@ details.fold>summary{font-weight:600}
 details.fold fieldset{border:0;padding:0;margin:.25rem 0 0}
 details.card.fold{padding:.75rem 1.25rem}
 @media (max-width:40rem){dl.summary{grid-template-columns:1fr}dl.summary dd{margin-bottom:.35rem}}
+.charts{display:grid;grid-template-columns:repeat(auto-fit,minmax(20rem,1fr));gap:1rem;margin-bottom:.5rem}
+figure.chart{margin:0;background:var(--card);border:1px solid var(--border);border-radius:.5rem;padding:1rem}
+.chart .grid{stroke:var(--border);stroke-dasharray:2 3}
+.chart rect{stroke:var(--card);stroke-width:1}
+.series-0{fill:#1f4fc4;background:#1f4fc4}.series-1{fill:#b3261e;background:#b3261e}.series-2{fill:#0b7a3e;background:#0b7a3e}.series-3{fill:#8a4b00;background:#8a4b00}.series-4{fill:#6b3fa0;background:#6b3fa0}.series-5{fill:#00707a;background:#00707a}.series-6{fill:#5c6670;background:#5c6670}
+@media (prefers-color-scheme:dark){.series-0{fill:#8fb0ff;background:#8fb0ff}.series-1{fill:#ff9b92;background:#ff9b92}.series-2{fill:#8fe3b0;background:#8fe3b0}.series-3{fill:#ffc98a;background:#ffc98a}.series-4{fill:#d0b0ff;background:#d0b0ff}.series-5{fill:#7fd8e0;background:#7fd8e0}.series-6{fill:#a9b2bd;background:#a9b2bd}}
+.legend{list-style:none;padding:0;margin:.5rem 0 0;display:flex;flex-wrap:wrap;gap:.25rem 1rem;font-size:.9rem}
+.swatch{display:inline-block;width:.8rem;height:.8rem;border-radius:.15rem;margin-right:.35rem;vertical-align:-.05rem}
+.figure a{display:inline-block;margin-top:.25rem}
+.figures-table{margin:0 0 1.5rem}
+table.facts th{width:12rem}
+table.connected-apps time,table.audit-trail time{white-space:nowrap}
+.end-form{margin-top:1rem;border-top:1px solid var(--border);padding-top:.5rem}
 /* A definition list of facts or changes is a grid whose terms sit beside their values, in one column width for every
-list of a page; an audit row keeps its time on one line and breaks long ids instead of
-running off the page; the audit filter keeps each label beside its list; a chart's axis labels stay readable though
-the chart is drawn smaller than its viewBox (15 of its units are about 10px beside another chart), the last day's
-label drawn into the figure's margin. */
+list of a page; an audit row keeps its time on one line and breaks long ids instead of running off the page; the audit
+filter keeps each label beside its list; a chart's axis labels stay readable though the chart is drawn smaller than
+its viewBox (15 of its units are about 10px beside another chart), the last day's label drawn into the figure's
+margin. */
 main dl.facts,main dl.change{display:grid;grid-template-columns:minmax(8rem,13rem) minmax(0,1fr);gap:.35rem 1rem}
 main dl.facts dt,main dl.change dt,main dl.facts dd,main dl.change dd{margin:0}
 main table.audit td:nth-child(n+4){overflow-wrap:anywhere}

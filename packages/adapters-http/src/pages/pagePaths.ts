@@ -21,6 +21,8 @@ export const pagePaths = {
   apiMcp: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/api-mcp`,
   /** One row of Connected apps (a connection `con_…` or an API key `key_…`), with Disconnect and its audit trail. */
   connectedApp: (ws: WorkspaceId | string, id: string) => `/workspaces/${enc(ws)}/api-mcp/connected/${enc(id)}`,
+  /** POST: Disconnect (a connection) or Revoke (an API key) of one Connected apps row. */
+  endConnectedApp: (ws: WorkspaceId | string, id: string) => `/workspaces/${enc(ws)}/api-mcp/connected/${enc(id)}/end`,
   ownApps: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/apps`,
   ownApp: (ws: WorkspaceId | string, clientId: string) => `/workspaces/${enc(ws)}/apps/${enc(clientId)}`,
   apiKeys: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/keys`,

@@ -1,4 +1,4 @@
-// The people pages: GET/POST /signin, POST /signout, POST /session/workspace and the signed-in home page `/`
+// The people pages: GET/POST /signin, POST /signout, POST /session/workspace and `/` (to the API & MCP page)
 // (docs/decisions.md, People, sessions and pages; checklist M 153–157, 162; RFC 6749 §10.12 CSRF). Every POST is
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
@@ -8,6 +8,8 @@ import { askingApp } from "../oauth/askingApp.ts"
 import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages/layout.ts"
 import { People, type PeoplePorts, type Person } from "./People.ts"
 import { safeReturnTo } from "./returnTo.ts"
+import { pagePaths } from "../pages/pagePaths.ts"
+import { renderPersonPage } from "../pages/workspaceFrame.ts"
 import { RequestId } from "../security.ts"
 
 const field = (form: UrlParams.UrlParams, name: string): string | undefined =>
@@ -153,11 +155,15 @@ export const PeopleRoutes = HttpRouter.use((router) =>
           }))
       }))
 
+    // Where sign-in lands: the API & MCP page of the workspace the person works in.
     yield* router.add("GET", "/", (request) =>
       people.requirePerson(request, (person) =>
-        Effect.succeed(renderPage({
-          title: "adgate",
-          body: personBar(person, "/")
-        }))))
+        Effect.succeed(person.workspaceId === null
+          ? renderPersonPage({
+            person,
+            title: "No workspace yet",
+            body: html`<section class="card"><p>You are not a member of any workspace yet. Ask a workspace admin to add you, then sign in again.</p></section>`
+          })
+          : seeOther(pagePaths.apiMcp(person.workspaceId)))))
   })
 )

@@ -24,7 +24,8 @@ describe("cookies and transport on an https issuer (checklist 157, 184)", () => 
     const session = cookieHeaders(signedIn).find((h) => h.startsWith("__Host-adgate_session="))
     assert.isDefined(session)
     const home = await server.get("/", cookiesFrom(signedIn, cookiesFrom(page)))
-    assert.strictEqual(home.status, 200) // the session works under its prefixed name
+    assert.strictEqual(home.status, 303) // the session works under its prefixed name: / lands on the API & MCP page
+    assert.match(home.headers.get("location") ?? "", /^\/workspaces\/.+\/api-mcp$/)
     for (const header of [...pre, session!]) {
       assert.match(header, /^__Host-/, header)
       assert.match(header, /;\s*Secure/i, header)

@@ -7,6 +7,7 @@ import { Directory, Issuer, PeopleStore } from "@adgate/core"
 import { HealthRoutes } from "../../src/HttpApp.ts"
 import { contentSecurityPolicy, SecurityMiddleware } from "../../src/security.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
+import { pagePaths } from "../../src/pages/pagePaths.ts"
 
 describe("security headers, request ids, body limit, health", () => {
   let server: TestServer
@@ -17,7 +18,7 @@ describe("security headers, request ids, body limit, health", () => {
 
   it("pages cannot be framed and leak no Referer (frame-ancestors 'none', X-Frame-Options DENY, RFC 9700 §4.16)", async () => {
     const cookie = await server.signIn(server.users.admin.email, server.users.admin.password)
-    for (const [path, c] of [["/signin", undefined], ["/", cookie], ["/no-such-page", undefined]] as const) {
+    for (const [path, c] of [["/signin", undefined], [pagePaths.apiMcp(server.workspaces.paid.id), cookie], ["/no-such-page", undefined]] as const) {
       const page = await server.get(path, c)
       const csp = page.headers.get("content-security-policy") ?? ""
       assert.include(csp, "frame-ancestors 'none'", path)

@@ -6,6 +6,18 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultLimits, defaultRateLimitPolicy } from "@adgate/core"
 import { cookiesFrom, csrfTokenIn, startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
+import { pagePaths } from "../../src/pages/pagePaths.ts"
+
+/** `/` for a signed-in person: 303 to the API & MCP page of the workspace they work in; that page. */
+const landing = async (server: Omit<TestServer, "directory">, cookie: string) => {
+  const home = await server.get("/", cookie)
+  assert.strictEqual(home.status, 303)
+  const location = home.headers.get("location") ?? ""
+  assert.match(location, /^\/workspaces\/[^/]+\/api-mcp$/)
+  const page = await server.get(location, cookie)
+  assert.strictEqual(page.status, 200)
+  return { location, html: await page.text() }
+}
 
 const sessionCookieOf = (response: Response) =>
   response.headers.getSetCookie().find((c) => c.startsWith("adgate_session=") && !/max-age=0/i.test(c))
@@ -23,7 +35,7 @@ describe("sign-in over HTTP", () => {
     return { cookie: cookiesFrom(page), csrf: csrfTokenIn(await page.text()) }
   }
 
-  it("the right password starts a session: cookie HttpOnly, SameSite=Lax, Path=/, 12 h; the home page knows the person", async () => {
+  it("the right password starts a session: cookie HttpOnly, SameSite=Lax, Path=/, 12 h; the landing page knows the person", async () => {
     const { cookie, csrf } = await openForm()
     const { admin } = server.users
     const answer = await server.postForm("/signin", { csrf_token: csrf, email: admin.email, password: admin.password, return_to: "/" }, cookie)
@@ -36,9 +48,9 @@ describe("sign-in over HTTP", () => {
     assert.match(setCookie!, /Path=\//)
     assert.match(setCookie!, /Max-Age=43200/)
     assert.notMatch(setCookie!, /Secure/i) // the issuer is http://127.0.0.1 here
-    const home = await server.get("/", cookiesFrom(answer, cookie))
-    assert.strictEqual(home.status, 200)
-    assert.include(await home.text(), admin.email)
+    const home = await landing(server, cookiesFrom(answer, cookie))
+    assert.strictEqual(home.location, pagePaths.apiMcp(server.workspaces.paid.id))
+    assert.include(home.html, admin.email)
   })
 
   it("the email is matched case-insensitively and trimmed", async () => {
@@ -127,7 +139,8 @@ describe("sign-in over HTTP", () => {
     const answer = await server.postForm("/signin", { csrf_token: csrfTokenIn(page), email: admin.email, password: admin.password, return_to: "/?tab=apps" }, cookie)
     assert.strictEqual(answer.headers.get("location"), "/?tab=apps")
     const back = await server.get("/?tab=apps", cookiesFrom(answer, cookie))
-    assert.strictEqual(back.status, 200)
+    assert.strictEqual(back.status, 303)
+    assert.strictEqual(back.headers.get("location"), pagePaths.apiMcp(server.workspaces.paid.id))
   })
 
   it("signing in again replaces the session: the cookie held before no longer works (checklist M 162)", async () => {
@@ -141,22 +154,22 @@ describe("sign-in over HTTP", () => {
     assert.strictEqual(answer.status, 303)
     const after = cookiesFrom(answer, both)
     assert.notStrictEqual(after, before)
-    assert.strictEqual((await server.get("/", before)).status, 303)
-    assert.strictEqual((await server.get("/", after)).status, 200)
+    assert.strictEqual((await server.get("/", before)).headers.get("location"), "/signin")
+    await landing(server, after)
   })
 
   it("sign-out needs the session's CSRF token; then the session is over", async () => {
     const { viewer } = server.users
     const cookie = await server.signIn(viewer.email, viewer.password)
-    const csrf = csrfTokenIn(await (await server.get("/", cookie)).text())
+    const csrf = csrfTokenIn((await landing(server, cookie)).html)
     const refused = await server.postForm("/signout", {}, cookie)
     assert.strictEqual(refused.status, 403)
-    assert.strictEqual((await server.get("/", cookie)).status, 200)
+    await landing(server, cookie)
     const done = await server.postForm("/signout", { csrf_token: csrf }, cookie)
     assert.strictEqual(done.status, 303)
     assert.strictEqual(done.headers.get("location"), "/signin")
     assert.isTrue(done.headers.getSetCookie().some((c) => c.startsWith("adgate_session=;") && /Max-Age=0/i.test(c)))
-    assert.strictEqual((await server.get("/", cookie)).status, 303)
+    assert.strictEqual((await server.get("/", cookie)).headers.get("location"), "/signin")
   })
 
   it("the sign-in form's token does not sign a person out or switch their workspace: those need the session's token", async () => {
@@ -169,25 +182,27 @@ describe("sign-in over HTTP", () => {
     const both = `${session}; ${pre}`
     assert.strictEqual((await server.postForm("/signout", { csrf_token: preToken }, both)).status, 403)
     assert.strictEqual((await server.postForm("/session/workspace", { csrf_token: preToken, workspace_id: server.workspaces.paid.id }, both)).status, 403)
-    assert.strictEqual((await server.get("/", session)).status, 200)
+    await landing(server, session)
   })
 
   it("the workspace switch needs CSRF and membership, and returns to return_to", async () => {
     const { admin, editor } = server.users
     const { paid, free } = server.workspaces
     const cookie = await server.signIn(admin.email, admin.password)
-    const csrf = csrfTokenIn(await (await server.get("/", cookie)).text())
+    const csrf = csrfTokenIn((await landing(server, cookie)).html)
     const noToken = await server.postForm("/session/workspace", { workspace_id: free.id, return_to: "/?x=1" }, cookie)
     assert.strictEqual(noToken.status, 403)
     const switched = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: free.id, return_to: "/?x=1" }, cookie)
     assert.strictEqual(switched.status, 303)
     assert.strictEqual(switched.headers.get("location"), "/?x=1")
-    assert.match(await (await server.get("/", cookie)).text(), new RegExp(`value="${free.id}" selected`))
+    const afterSwitch = await landing(server, cookie)
+    assert.strictEqual(afterSwitch.location, pagePaths.apiMcp(free.id))
+    assert.match(afterSwitch.html, new RegExp(`value="${free.id}" selected`))
     const offSite = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: paid.id, return_to: "https://evil.example/" }, cookie)
     assert.strictEqual(offSite.headers.get("location"), "/")
 
     const editorCookie = await server.signIn(editor.email, editor.password)
-    const editorCsrf = csrfTokenIn(await (await server.get("/", editorCookie)).text())
+    const editorCsrf = csrfTokenIn((await landing(server, editorCookie)).html)
     const notMember = await server.postForm("/session/workspace", { csrf_token: editorCsrf, workspace_id: free.id }, editorCookie)
     assert.strictEqual(notMember.status, 403)
   })
@@ -298,14 +313,14 @@ describe("sign-in on the SQL stores (embedded PGlite)", () => {
   it("a person signs in, switches workspace and signs out, with sessions kept in the database", async () => {
     const { admin } = server.users
     const cookie = await server.signIn(admin.email, admin.password)
-    const home = await (await server.get("/", cookie)).text()
+    const home = (await landing(server, cookie)).html
     assert.include(home, admin.email)
     const csrf = csrfTokenIn(home)
     const switched = await server.postForm("/session/workspace", { csrf_token: csrf, workspace_id: server.workspaces.free.id, return_to: "/" }, cookie)
     assert.strictEqual(switched.status, 303)
-    assert.match(await (await server.get("/", cookie)).text(), new RegExp(`value="${server.workspaces.free.id}" selected`))
+    assert.match((await landing(server, cookie)).html, new RegExp(`value="${server.workspaces.free.id}" selected`))
     assert.strictEqual((await server.postForm("/signout", { csrf_token: csrf }, cookie)).status, 303)
-    assert.strictEqual((await server.get("/", cookie)).status, 303)
+    assert.strictEqual((await server.get("/", cookie)).headers.get("location"), "/signin")
     assert.strictEqual((await server.get("/health")).status, 200)
   })
 })

@@ -13,6 +13,7 @@ import outboxDoneIndex from "./0009_outbox_done_index.ts"
 import refreshHashPurge from "./0010_refresh_hash_purge.ts"
 import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
 import clientProduct from "./0012_client_product.ts"
+import usageByCredentialIndexes from "./0013_usage_by_credential_indexes.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -25,5 +26,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0009_outbox_done_index": outboxDoneIndex,
   "0010_refresh_hash_purge": refreshHashPurge,
   "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued,
-  "0012_client_product": clientProduct
+  "0012_client_product": clientProduct,
+  "0013_usage_by_credential_indexes": usageByCredentialIndexes
 }

@@ -105,4 +105,13 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
       const stored = yield* store.find(client.clientId)
       assert.strictEqual(Option.getOrThrow(stored).version, 2)
     }))
+      it.effect("findMany reads the clients of many ids in one call: the known ones, each once, none for no id", () => Effect.gen(function* () {
+      const store = yield* ClientStore
+      const a = aClient({ kind: "dynamic", name: "Alpha" })
+      const b = aClient({ kind: "metadata_document", clientId: ClientId.make(`https://${unique("h")}.example/client.json`), documentHost: "doc.example" })
+      yield* Effect.forEach([a, b, aClient()], store.insert)
+      const found = yield* store.findMany([b.clientId, a.clientId, ClientId.make(unique("apc_")), a.clientId])
+      assert.deepStrictEqual([...found].sort((x, y) => (x.clientId < y.clientId ? -1 : 1)), [a, b].sort((x, y) => (x.clientId < y.clientId ? -1 : 1)))
+      assert.deepStrictEqual(yield* store.findMany([]), [])
+    }))
   })

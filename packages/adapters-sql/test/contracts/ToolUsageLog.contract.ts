@@ -1,5 +1,5 @@
 // The ToolUsageLog contract: every tool call recorded per workspace and listed newest first.
-import { ToolUsageLog, WorkspaceId, ApiKeyId } from "@adgate/core"
+import { ToolUsageLog, WorkspaceId, ApiKeyId, ConnectionId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import { aToolUsage, type ContractHost, t0, unique } from "./fixtures.ts"
@@ -26,5 +26,47 @@ export const toolUsageLogContract = <E, R>(name: string, layer: Layer.Layer<Tool
         aToolUsage({ workspaceId, at: t0 + 8, kind: "read", outcome: "succeeded" }), aToolUsage({ at: t0 + 9, kind: "write", outcome: "succeeded" })], log.record)
       assert.strictEqual(yield* log.changesSince(workspaceId, t0), 2)
       assert.strictEqual(yield* log.changesSince(workspaceId, t0 + 6), 0)
+    }))
+      it.effect("usageByCredentialAndDay counts calls and sums credits per credential and UTC day within [from, to), by day then credential", () => Effect.gen(function* () {
+      const log = yield* ToolUsageLog
+      const workspaceId = WorkspaceId.make(unique("ws_"))
+      const day = 86_400_000
+      const monday = Math.floor(t0 / day) * day + 10 * day
+      const connectionId = ConnectionId.make(unique("con_"))
+      const apiKeyId = ApiKeyId.make(unique("key_"))
+      const byConnection = (at: number, credits: number, outcome: "succeeded" | "refused" = "succeeded") =>
+        aToolUsage({ workspaceId, connectionId, at, credits, outcome })
+      const byKey = (at: number, credits: number) => aToolUsage({ workspaceId, connectionId: null, apiKeyId, at, credits })
+      yield* Effect.forEach([
+        byConnection(monday - 1, 9), // the day before the window
+        byConnection(monday, 1), byConnection(monday + day - 1, 2.5), byConnection(monday + 3, 0, "refused"),
+        byKey(monday + 5, 4),
+        byConnection(monday + day, 0.25), byKey(monday + 2 * day - 1, 1),
+        byKey(monday + 2 * day, 7), // `to` is excluded
+        aToolUsage({ at: monday + 1 }) // another workspace
+      ], log.record)
+      assert.deepStrictEqual(yield* log.usageByCredentialAndDay(workspaceId, monday, monday + 2 * day), [
+        { credentialId: connectionId, day: monday, calls: 3, credits: 3.5 },
+        { credentialId: apiKeyId, day: monday, calls: 1, credits: 4 },
+        { credentialId: connectionId, day: monday + day, calls: 1, credits: 0.25 },
+        { credentialId: apiKeyId, day: monday + day, calls: 1, credits: 1 }
+      ])
+      assert.deepStrictEqual(yield* log.usageByCredentialAndDay(WorkspaceId.make(unique("ws_")), monday, monday + 2 * day), [])
+    }))
+    it.effect("lastCalls answers each credential's latest call in the workspace, ever; none for one that never called", () => Effect.gen(function* () {
+      const log = yield* ToolUsageLog
+      const workspaceId = WorkspaceId.make(unique("ws_"))
+      const connectionId = ConnectionId.make(unique("con_"))
+      const apiKeyId = ApiKeyId.make(unique("key_"))
+      const silent = unique("con_")
+      yield* Effect.forEach([
+        aToolUsage({ workspaceId, connectionId, at: t0 + 5 }), aToolUsage({ workspaceId, connectionId, at: t0 + 50, outcome: "refused", credits: 0 }),
+        aToolUsage({ workspaceId, connectionId, at: t0 + 7 }),
+        aToolUsage({ workspaceId, connectionId: null, apiKeyId, at: t0 + 3 }),
+        aToolUsage({ connectionId, at: t0 + 900 }) // the same id under another workspace is not this workspace's call
+      ], log.record)
+      const answer = yield* log.lastCalls(workspaceId, [apiKeyId, connectionId, silent, connectionId])
+      assert.deepStrictEqual([...answer].sort((a, b) => a.at - b.at), [{ credentialId: apiKeyId, at: t0 + 3 }, { credentialId: connectionId, at: t0 + 50 }])
+      assert.deepStrictEqual(yield* log.lastCalls(workspaceId, []), [])
     }))
   })

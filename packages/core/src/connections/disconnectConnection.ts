@@ -1,9 +1,9 @@
 // A person disconnects an app on the management page (spec §What the service does 5, §States: Connection).
-// Admins and editors of the workspace may disconnect any of its connections; the approver may disconnect their own.
+// Who may is `mayEnd`: a workspace admin any connection, an editor the ones they approved, a viewer none.
 import { Effect, Option } from "effect"
 import { ConnectionNotFound, NotAllowedToManage } from "./errors.ts"
 import { endConnection } from "./endConnection.ts"
-import { canConnect } from "../scopes/grant.ts"
+import { mayEnd } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import type { Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
@@ -21,7 +21,6 @@ export const disconnectConnection = Effect.fn("connections.disconnectConnection"
   // Another workspace's connection is answered as unknown: ids never confirm what exists elsewhere.
   if (Option.isNone(found) || found.value.workspaceId !== input.workspaceId) return yield* new ConnectionNotFound()
   const role = input.actorId === null ? Option.some<Role>("admin") : yield* (yield* Directory).role(input.workspaceId, input.actorId)
-  const mayManage = Option.isSome(role) && (canConnect(role.value) || found.value.approverId === input.actorId)
-  if (!mayManage) return yield* new NotAllowedToManage()
+  if (!mayEnd(Option.getOrNull(role), input.actorId, { ownerId: found.value.approverId })) return yield* new NotAllowedToManage()
   return yield* endConnection(input.connectionId, "disconnected", input.actorId, found.value)
 })

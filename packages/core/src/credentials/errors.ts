@@ -24,9 +24,12 @@ export class RequestsThrottled extends Schema.TaggedError<RequestsThrottled>()("
   retryAfterSeconds: Schema.Number
 }) {}
 
-/** The person may not create or revoke API keys in this workspace (admin or editor only). */
+/**
+ * The person may not create or revoke this API key in this workspace (admin or editor only; an editor revokes only
+ * the keys they created: `not_your_key`).
+ */
 export class ApiKeyNotAllowed extends Schema.TaggedError<ApiKeyNotAllowed>()("ApiKeyNotAllowed", {
-  reason: Schema.Literals(["not_a_member", "role_cannot_connect", "apply_needs_admin"])
+  reason: Schema.Literals(["not_a_member", "role_cannot_connect", "apply_needs_admin", "not_your_key"])
 }) {}
 
 /** A scope the creator cannot grant (tools:* need an admin on a paid plan, spec §Authentication 11). */

@@ -1,13 +1,13 @@
-// Revokes an API key from the management page (spec §Authentication 11): a command on the runner (compare-and-set
-// on the key's version and one ApiKeyRevoked event, in one unit of work); revoking twice is harmless. The event is
-// what withdraws the key's pending write requests (the outbox's withdrawals reader). /oauth/revoke never revokes API keys
-// (checklist decision 97).
+// Revokes an API key from the management page (spec §Authentication 11); who may is `mayEnd` (an admin any key, an
+// editor the keys they created, a viewer none). A command on the runner (compare-and-set on the key's version and
+// one ApiKeyRevoked event, in one unit of work); revoking twice is harmless. The event is what withdraws the key's
+// pending write requests (the outbox's withdrawals reader). /oauth/revoke never revokes API keys (checklist decision 97).
 import { Effect, Option } from "effect"
 import type { ApiKey, ApiKeyId } from "./records.ts"
 import { ApiKeyNotAllowed, ApiKeyNotFound } from "./errors.ts"
 import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { moved, type Transition, unchanged } from "../commands/Transition.ts"
-import { canConnect } from "../scopes/grant.ts"
+import { canConnect, mayEnd } from "../scopes/grant.ts"
 import { Directory } from "../ports/Directory.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import type { Role, WorkspaceId, UserId } from "../workspaces/Workspace.ts"
@@ -35,6 +35,7 @@ export const revokeApiKey = Effect.fn("credentials.revokeApiKey")(function* (inp
   const role = input.actorId === null ? Option.some<Role>("admin") : yield* (yield* Directory).role(input.workspaceId, input.actorId)
   if (Option.isNone(role)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
   if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  if (!mayEnd(role.value, input.actorId, { ownerId: found.value.createdBy })) return yield* new ApiKeyNotAllowed({ reason: "not_your_key" })
   return yield* runCommand({
     load: loadReadFirst(found, ofWorkspace),
     missing: () => new ApiKeyNotFound(),

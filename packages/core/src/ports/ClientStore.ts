@@ -11,6 +11,8 @@ type Cas = Effect.Effect<void, Conflict | StoreUnavailable>
 export interface ClientStoreShape {
   readonly insert: (client: Client) => Fx<void>
   readonly find: (clientId: ClientId) => Fx<Option.Option<Client>>
+  /** The clients of `clientIds` that exist, in one read (a page naming the apps of many connections). */
+  readonly findMany: (clientIds: ReadonlyArray<ClientId>) => Fx<ReadonlyArray<Client>>
   readonly save: (next: Client) => Cas
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Client>>
   /**

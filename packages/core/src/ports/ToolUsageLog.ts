@@ -1,7 +1,7 @@
 // The per-call record of tool use (architecture §One tool pipeline: "audit entry and credit charge"), read by the
 // audit trail and billing.
 import { Context, Effect } from "effect"
-import type { ToolUsage } from "../tools/ToolUsage.ts"
+import type { CredentialLastCall, ToolUsage, UsageOfDay } from "../tools/ToolUsage.ts"
 import type { StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
@@ -11,5 +11,23 @@ export interface ToolUsageLogShape {
   readonly list: (workspaceId: WorkspaceId, limit: number) => Effect.Effect<ReadonlyArray<ToolUsage>, StoreUnavailable>
   /** How many writes changed a platform (kind write, outcome succeeded) in the workspace at or after `since`. */
   readonly changesSince: (workspaceId: WorkspaceId, since: number) => Effect.Effect<number, StoreUnavailable>
+  /**
+   * The workspace's calls at or after `from` and before `to`, counted and their credits summed per credential (the
+   * connection, else the API key) and UTC day, ordered by day then credential id; a day without calls has no row.
+   * The store aggregates (one row per credential and day), never by handing back every call.
+   */
+  readonly usageByCredentialAndDay: (
+    workspaceId: WorkspaceId,
+    from: number,
+    to: number
+  ) => Effect.Effect<ReadonlyArray<UsageOfDay>, StoreUnavailable>
+  /**
+   * When each of `credentialIds` (connection or API key ids of the workspace) last made a call, ever; a credential
+   * that never made one has no row. One read for all of them, each answered from an index, never a scan of history.
+   */
+  readonly lastCalls: (
+    workspaceId: WorkspaceId,
+    credentialIds: ReadonlyArray<string>
+  ) => Effect.Effect<ReadonlyArray<CredentialLastCall>, StoreUnavailable>
 }
 export class ToolUsageLog extends Context.Service<ToolUsageLog, ToolUsageLogShape>()("core/ports/ToolUsageLog") {}

@@ -1,6 +1,6 @@
 // Who may grant which scope (spec §Resources: Scopes): admin or editor for tasks and accounts; the tools:*
 // scopes only a workspace admin on a paid plan. A member who is neither admin nor editor cannot connect.
-import type { Plan, Role } from "../workspaces/Workspace.ts"
+import type { Plan, Role, UserId } from "../workspaces/Workspace.ts"
 import { allScopes, type Scope } from "./Scope.ts"
 
 export const isToolScope = (scope: Scope): boolean => scope.startsWith("tools:")
@@ -23,6 +23,14 @@ export const canGrant = (scope: Scope, role: Role, plan: Plan): boolean => whyNo
 
 /** Whether a person may connect an app at all (spec: neither admin nor editor cannot connect). */
 export const canConnect = (role: Role): boolean => role === "admin" || role === "editor"
+
+/**
+ * Who may end a Connected apps row, a connection (Disconnect) or an API key (Revoke), on every surface: a workspace
+ * admin any row; an editor the rows they approved or created (`ownerId`: a connection's approver, a key's creator);
+ * a viewer, or someone no longer a member (`role` null), none (docs/decisions.md, Connections and keys).
+ */
+export const mayEnd = (role: Role | null, userId: UserId | null, row: { readonly ownerId: UserId }): boolean =>
+  role === "admin" || (role === "editor" && row.ownerId === userId)
 
 /**
  * The role a connection's approver must still hold at each refresh (spec §Authentication 8):

@@ -7,7 +7,8 @@ import { type CreditEntry, type CreditMovement, isValidCreditAmount, isValidCred
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../idempotency/IdempotencyRecord.ts"
 import { runnableTaskStatuses, type Task } from "../tasks/Task.ts"
-import type { ToolUsage } from "../tools/ToolUsage.ts"
+import { credentialOfUsage, type ToolUsage } from "../tools/ToolUsage.ts"
+import { startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Directory } from "../ports/Directory.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
@@ -187,7 +188,30 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
           .sort(([a, i], [b, j]) => b.at - a.at || j - i).slice(0, Math.max(0, limit)).map(([u]) => u)),
     changesSince: (workspaceId, since) =>
       Effect.map(Ref.get(usages), (all) =>
-        all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since).length)
+        all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since).length),
+    usageByCredentialAndDay: (workspaceId, from, to) =>
+      Effect.map(Ref.get(usages), (all) => {
+        const days = new Map<string, { credentialId: string; day: number; calls: number; credits: number }>()
+        for (const u of all) {
+          const credentialId = credentialOfUsage(u)
+          if (u.workspaceId !== workspaceId || u.at < from || u.at >= to || credentialId === null) continue
+          const day = startOfUtcDay(u.at)
+          const key = `${day} ${credentialId}`
+          const sum = days.get(key) ?? { credentialId, day, calls: 0, credits: 0 }
+          days.set(key, { ...sum, calls: sum.calls + 1, credits: sum.credits + u.credits })
+        }
+        return [...days.values()].sort((a, b) => a.day - b.day || (a.credentialId < b.credentialId ? -1 : a.credentialId > b.credentialId ? 1 : 0))
+      }),
+    lastCalls: (workspaceId, credentialIds) =>
+      Effect.map(Ref.get(usages), (all) => {
+        const latest = new Map<string, number>()
+        for (const u of all) {
+          const credentialId = credentialOfUsage(u)
+          if (u.workspaceId !== workspaceId || credentialId === null || !credentialIds.includes(credentialId)) continue
+          latest.set(credentialId, Math.max(latest.get(credentialId) ?? u.at, u.at))
+        }
+        return [...latest].map(([credentialId, at]) => ({ credentialId, at }))
+      })
   })
 }))
 

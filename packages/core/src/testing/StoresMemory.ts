@@ -27,6 +27,7 @@ export const ClientStoreMemory = Layer.effect(ClientStore, Effect.gen(function* 
   return ClientStore.of({
     insert: (client) => table.insert(client.clientId, client),
     find: table.find,
+    findMany: (clientIds) => Effect.map(table.all, (all) => all.filter((c) => clientIds.includes(c.clientId))),
     save: (next) => table.save(next.clientId, next),
     listByWorkspace: (workspaceId) => Effect.map(table.all, (all) => all.filter((c) => c.workspaceId === workspaceId)),
     // Counted and inserted in one Ref.modify, as the SQL store does under its per-workspace lock.
@@ -116,7 +117,13 @@ export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   const entries = yield* Ref.make<ReadonlyArray<AuditEntry>>([])
   return AuditLog.of({
     append: (entry) => Ref.update(entries, (all) => [...all, entry]),
-    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId))
+    list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
+    page: (workspaceId, query) => Effect.map(Ref.get(entries), (all) =>
+      all.filter((e) => e.workspaceId === workspaceId &&
+        (query.app === null || e.clientId === query.app || e.connectionId === query.app || e.detail["apiKeyId"] === query.app) &&
+        (query.actions === null || query.actions.includes(e.action)))
+        .reverse()
+        .slice(Math.max(0, query.offset), Math.max(0, query.offset) + Math.max(0, query.limit)))
   })
 }))
 

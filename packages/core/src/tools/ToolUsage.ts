@@ -33,3 +33,21 @@ export const ToolUsage = Schema.Struct({
   at: Schema.Number
 })
 export type ToolUsage = typeof ToolUsage.Type
+
+/** The calls one credential (a connection's id, else an API key's) made on one UTC day, and their credits. */
+export interface UsageOfDay {
+  readonly credentialId: string
+  /** The day's first millisecond, UTC. */
+  readonly day: number
+  readonly calls: number
+  readonly credits: number
+}
+
+/** When a credential last made a call. */
+export interface CredentialLastCall {
+  readonly credentialId: string
+  readonly at: number
+}
+
+/** The credential a call was made with: its connection, else its API key. */
+export const credentialOfUsage = (usage: ToolUsage): string | null => usage.connectionId ?? usage.apiKeyId

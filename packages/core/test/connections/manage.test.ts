@@ -7,15 +7,17 @@ import {
   ClientStore, ConnectionStore, disconnectConnection, endConnection, endExpiredConnections, EventOutbox, handleTokenRequest,
   removeWorkspaceApp, resolveBearer, Secrets, Transactor,
   WorkspaceId,
-  ClientId
+  ClientId,
+  type UserId
 } from "@adgate/core"
 import { TestClock } from "effect/testing"
 import { codeGrant, insertCode, people, refreshGrant, seed, World, ws } from "../token/world.ts"
 import { audited } from "../support/audited.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
-const connect = (clientId = "apc_pub", label = "a") => Effect.gen(function* () {
-  const tokens = yield* handleTokenRequest({ params: codeGrant(yield* insertCode({ clientId, label }), { client_id: clientId }), basic: null })
+const connect = (clientId = "apc_pub", label = "a", approver: UserId = people.admin) => Effect.gen(function* () {
+  const code = yield* insertCode({ clientId, label, userId: approver, ...(approver === people.admin ? {} : { scopes: ["tasks:read"] }) })
+  const tokens = yield* handleTokenRequest({ params: codeGrant(code, { client_id: clientId }), basic: null })
   const connection = (yield* (yield* ConnectionStore).listByClient(ClientId.make(clientId))).at(-1)!
   return { tokens, connection }
 })
@@ -23,12 +25,20 @@ const connect = (clientId = "apc_pub", label = "a") => Effect.gen(function* () {
 describe("disconnectConnection (management page)", () => {
   it.effect("a person disconnects → ended (disconnected), audited with the person, tokens refused", () => run(Effect.gen(function* () {
     const { tokens, connection } = yield* connect()
-    const outcome = yield* disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.editor })
+    const outcome = yield* disconnectConnection({ connectionId: connection.id, workspaceId: ws, actorId: people.admin2 })
     assert.deepStrictEqual([outcome.endedNow, outcome.connection.endedReason], [true, "disconnected"])
     assert.strictEqual((yield* Effect.flip(resolveBearer(tokens.access_token, "mcp")))._tag, "InvalidCredential")
     assert.strictEqual((yield* Effect.flip(handleTokenRequest({ params: refreshGrant(tokens.refresh_token), basic: null })))._tag, "RefreshTokenInvalid")
     const audit = (yield* audited(ws)).at(-1)
-    assert.deepStrictEqual([audit?.action, audit?.actorId, audit?.detail], ["connection.ended", people.editor, { reason: "disconnected" }])
+    assert.deepStrictEqual([audit?.action, audit?.actorId, audit?.detail], ["connection.ended", people.admin2, { reason: "disconnected" }])
+  })))
+  it.effect("an editor disconnects the connections they approved, not another person's (mayEnd)", () => run(Effect.gen(function* () {
+    const theirs = yield* connect("apc_pub", "a")
+    const own = yield* connect("apc_pub", "b", people.editor)
+    assert.strictEqual((yield* Effect.flip(disconnectConnection({ connectionId: theirs.connection.id, workspaceId: ws, actorId: people.editor })))._tag, "NotAllowedToManage")
+    assert.strictEqual(Option.getOrThrow(yield* (yield* ConnectionStore).find(theirs.connection.id)).status, "active")
+    const outcome = yield* disconnectConnection({ connectionId: own.connection.id, workspaceId: ws, actorId: people.editor })
+    assert.deepStrictEqual([outcome.endedNow, outcome.connection.endedReason], [true, "disconnected"])
   })))
   it.effect("a viewer cannot disconnect; another workspace's connection is not found", () => run(Effect.gen(function* () {
     const { connection } = yield* connect()

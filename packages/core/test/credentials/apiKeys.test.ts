@@ -38,12 +38,20 @@ describe("createApiKey", () => {
 })
 
 describe("revokeApiKey", () => {
-  it.effect("only a member admin or editor of the key's workspace revokes it; another workspace's key is not found", () => run(Effect.gen(function* () {
-    const { key } = yield* createApiKey(input)
+  it.effect("an admin of the key's workspace revokes any key; a viewer none; another workspace's key is not found", () => run(Effect.gen(function* () {
+    const { key } = yield* createApiKey({ ...input, actorId: people.editor })
     assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.viewer })))._tag, "ApiKeyNotAllowed")
     assert.strictEqual((yield* Effect.flip(revokeApiKey({ keyId: key.id, workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "ApiKeyNotFound")
-    const revoked = yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })
+    const revoked = yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.admin })
     assert.isNotNull(revoked.revokedAt)
-    assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.editor })).version, revoked.version)
+    assert.strictEqual((yield* revokeApiKey({ keyId: key.id, workspaceId: ws, actorId: people.admin })).version, revoked.version)
+  })))
+  it.effect("an editor revokes the keys they created, not another person's (mayEnd: not_your_key)", () => run(Effect.gen(function* () {
+    const { key: admins } = yield* createApiKey(input)
+    const { key: own } = yield* createApiKey({ ...input, actorId: people.editor })
+    const refused = yield* Effect.flip(revokeApiKey({ keyId: admins.id, workspaceId: ws, actorId: people.editor }))
+    assert.deepStrictEqual(refused._tag === "ApiKeyNotAllowed" ? refused.reason : refused._tag, "not_your_key")
+    assert.isNull(Option.getOrThrow(yield* (yield* ApiKeyStore).find(admins.id)).revokedAt)
+    assert.isNotNull((yield* revokeApiKey({ keyId: own.id, workspaceId: ws, actorId: people.editor })).revokedAt)
   })))
 })

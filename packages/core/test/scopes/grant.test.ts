@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { canConnect, parseScopes, roleStillSuffices, whyNotGrantable } from "@adgate/core"
+import { canConnect, mayEnd, parseScopes, roleStillSuffices, UserId, whyNotGrantable } from "@adgate/core"
 
 describe("who may grant what (spec §Resources: Scopes)", () => {
   it("an admin or editor may grant tasks and accounts on any plan", () => {
@@ -24,6 +24,18 @@ describe("who may grant what (spec §Resources: Scopes)", () => {
     assert.isFalse(roleStillSuffices(["tasks:read", "tools:read"], "editor"))
     assert.isTrue(roleStillSuffices(["tools:read"], "admin"))
     assert.isFalse(roleStillSuffices(["tasks:read"], "viewer"))
+  })
+  it("who may end a Connected apps row (mayEnd): an admin any, an editor their own, a viewer or a non-member none", () => {
+    const [me, other] = [UserId.make("usr_me"), UserId.make("usr_other")]
+    assert.isTrue(mayEnd("admin", me, { ownerId: other }))
+    assert.isTrue(mayEnd("admin", me, { ownerId: me }))
+    assert.isTrue(mayEnd("editor", me, { ownerId: me }))
+    assert.isFalse(mayEnd("editor", me, { ownerId: other }))
+    assert.isFalse(mayEnd("viewer", me, { ownerId: me }))
+    assert.isFalse(mayEnd(null, me, { ownerId: me }))
+    // No person (the instance's operator) decides by the role it is given.
+    assert.isTrue(mayEnd("admin", null, { ownerId: other }))
+    assert.isFalse(mayEnd("editor", null, { ownerId: other }))
   })
   it("unknown words are ignored and offline_access changes nothing", () => {
     assert.deepStrictEqual(parseScopes("openid tools:read offline_access  tasks:read profile"), ["tasks:read", "tools:read"])
