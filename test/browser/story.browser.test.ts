@@ -352,6 +352,11 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
       await page.close()
       const { outcome } = await execution.settle()
       expect(outcome.status).toBe("failed")
+      // The host reads the same through the write request's own status, and the budget stays as approved before.
+      const status = await hostClient.callTool({ name: "get_write_request", arguments: { requestId: declinedRequest } })
+      expect(status.structuredContent).toMatchObject({ requestId: declinedRequest, status: "rejected", providerStatus: null })
+      const listed = await hostClient.callTool({ name: "gads__list_campaigns", arguments: { accountId: account } })
+      expect((listed.structuredContent as { results: Array<{ id: string; dailyBudget: number }> }).results.find((c) => c.id === campaign)?.dailyBudget).toBe(130)
     } finally {
       await session.close()
     }
