@@ -1,4 +1,4 @@
-// The story of issue 16 as one person lives it, in a real browser (Debian's Chromium through playwright-core) against
+// The management pages' story as one person lives it, in a real browser (Debian's Chromium through playwright-core) against
 // the real server process (`apps/server/src/main.ts` on the embedded database), with mail going over a real SMTP
 // server the test starts (test/support/smtpTestServer.ts) and an AI host played by the MCP SDK's client and its OAuth
 // client provider: sign in; the host starts the OAuth flow and the browser opens its authorization URL; the editor
