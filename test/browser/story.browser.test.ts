@@ -1,13 +1,13 @@
-// The management pages' story as one person lives it, in a real browser (Debian's Chromium through playwright-core) against
-// the real server process (`apps/server/src/main.ts` on the embedded database), with mail going over a real SMTP
-// server the test starts (test/support/smtpTestServer.ts) and an AI host played by the MCP SDK's client and its OAuth
-// client provider: sign in; the host starts the OAuth flow and the browser opens its authorization URL; the editor
-// sees the platform permissions struck through and cancels, the admin sees them all and allows; the host gets its
-// tokens; the connection is a row of Connected apps; a write through MCP waits under Write approvals with its
-// before → after and is approved there, and the host's MCP task completes with the platform's answer; a second write
-// is declined; both mails arrived and their links open the right rows; an own app is registered and connected; an API
-// key is created, seen once, used through MCP and revoked; Disconnect ends the host's access and its refresh; the audit
-// log shows each step. Every page visited is checked with axe-core in light and dark mode and photographed into
+// The management pages' story as one person lives it, in a real browser (Debian's Chromium through playwright-core)
+// against the real server process (`apps/server/src/main.ts` on the embedded database), with mail going over a real
+// SMTP server the test starts (test/support/smtpTestServer.ts) and an AI host played by the MCP SDK's client and its
+// OAuth client provider: sign in; the host starts the OAuth flow and the browser opens its authorization URL; the
+// editor sees the platform permissions struck through and cancels, the admin sees them all and allows; the host gets
+// its tokens; the connection is a row of Connected apps; a write through MCP waits under Write approvals with its
+// before → after and is approved there, and the host's MCP task completes with the platform's answer; a second write is
+// declined; both mails arrived and their links open the right rows; an own app is registered and connected; an API key
+// is created, seen once, used through MCP and revoked; Disconnect ends the host's access and its refresh; the audit log
+// shows each step. Every page visited is checked with axe-core in light and dark mode and photographed into
 // test/browser/artifacts/ (kept out of git). One server process for the whole story: the steps are sequential `it`s.
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from "@modelcontextprotocol/client"
 import { createTaskSessionFromClient, resultFromTaskOutcome } from "@modelcontextprotocol/ext-tasks/client"
