@@ -278,6 +278,8 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
     await checkPage(page, "api-mcp")
 
     const mail = await smtp!.waitFor((m) => m.to.includes(admin.email) && m.text.includes("Story Host"))
+    // Admins only: the editor, who cancelled, is not told.
+    expect(smtp!.received.filter((m) => m.to.includes(editor.email))).toEqual([])
     expect(mail.text).toContain("tools:write")
     expect(mail.text).not.toMatch(/apo_(at|rt)_/)
     const link = mail.links.find((l) => l.startsWith(origin))
@@ -308,6 +310,8 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
 
       // The person who connected the host is told, with a link to this request.
       const mail = await smtp!.waitFor((m) => m.to.includes(admin.email) && m.text.includes(approvedRequest))
+      // Only the person who connected the host (the admin) is told; not the workspace's other deciders.
+      expect(smtp!.received.filter((m) => m.text.includes(approvedRequest)).flatMap((m) => m.to)).toEqual([admin.email])
       const link = mail.links.find((l) => l.includes(approvedRequest))
       expect(link).toBeDefined()
       await page.goto(`${origin}${pathOf(link!)}`)
