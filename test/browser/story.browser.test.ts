@@ -505,6 +505,29 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
     await page.close()
   }, 60_000)
 
+  it("on a phone's screen every workspace page fits its width (wide tables scroll inside their own box)", async () => {
+    const page = await adminContext.newPage()
+    await page.setViewportSize({ width: 390, height: 844 })
+    const overflowing: Array<string> = []
+    for (const [name, path] of [
+      ["api-mcp", `/workspaces/${workspace}/api-mcp`], ["connected-app", `/workspaces/${workspace}/api-mcp/connected/${connectionId}`],
+      ["approvals", `/workspaces/${workspace}/approvals`], ["approval", `/workspaces/${workspace}/approvals/${approvedRequest}`],
+      ["own-apps", `/workspaces/${workspace}/apps`], ["api-keys", `/workspaces/${workspace}/keys`],
+      ["audit", `/workspaces/${workspace}/audit`], ["settings", `/workspaces/${workspace}/settings`], ["account", "/account"]
+    ] as const) {
+      await page.goto(`${origin}${path}`)
+      const { page: width, screen } = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }))
+      if (width > screen) overflowing.push(`${name}: ${width}px on a ${screen}px screen`)
+      for (const colorScheme of ["light", "dark"] as const) {
+        await page.emulateMedia({ colorScheme })
+        await page.screenshot({ path: join(artifacts, `story-phone-${name}-${colorScheme}.png`), fullPage: true })
+      }
+      await page.emulateMedia({ colorScheme: "light" })
+    }
+    await page.close()
+    expect(overflowing).toEqual([])
+  }, 90_000)
+
   it("every page visited has no serious or critical axe-core violation, in light and in dark mode", () => {
     // Every page of the story was checked in both schemes, and axe really ran there (it passed rules, colour contrast among them).
     expect(accessibility.length).toBeGreaterThanOrEqual(2 * 21)
