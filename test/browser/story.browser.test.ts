@@ -516,8 +516,16 @@ describe.skipIf(!existsSync(chromiumPath))("in Chromium, against the server proc
       ["audit", `/workspaces/${workspace}/audit`], ["settings", `/workspaces/${workspace}/settings`], ["account", "/account"]
     ] as const) {
       await page.goto(`${origin}${path}`)
-      const { page: width, screen } = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, screen: window.innerWidth }))
-      if (width > screen) overflowing.push(`${name}: ${width}px on a ${screen}px screen`)
+      const { page: width, screen, wide } = await page.evaluate(() => {
+        const screen = window.innerWidth
+        // The innermost elements reaching past the screen's edge (not those inside a box that scrolls on its own).
+        const past = [...document.querySelectorAll("body *")].filter((e) =>
+          e.getBoundingClientRect().right > screen + 1 && e.closest(".table-wrap, pre") === null)
+        const innermost = past.filter((e) => !past.some((other) => other !== e && e.contains(other)))
+        const name = (e: Element) => `${e.tagName.toLowerCase()}${e.id === "" ? "" : `#${e.id}`}${[...e.classList].map((c) => `.${c}`).join("")}`
+        return { page: document.documentElement.scrollWidth, screen, wide: innermost.slice(0, 3).map(name) }
+      })
+      if (width > screen) overflowing.push(`${name}: ${width}px on a ${screen}px screen (${wide.join(", ")})`)
       for (const colorScheme of ["light", "dark"] as const) {
         await page.emulateMedia({ colorScheme })
         await page.screenshot({ path: join(artifacts, `story-phone-${name}-${colorScheme}.png`), fullPage: true })
