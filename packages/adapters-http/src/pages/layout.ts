@@ -205,10 +205,10 @@ table.connected-apps time,table.audit-trail time{white-space:nowrap}
 .end-form{margin-top:1rem;border-top:1px solid var(--border);padding-top:.5rem}
 /* A definition list of facts or changes is a grid whose terms sit beside their values, in one column width for every
 list of a page; an audit row keeps its time on one line and breaks long ids instead of running off the page, as any
-table does with an id in code and a <time>; a table's visually hidden header stays inside its scrolling box (else
-it widens a phone's page); the audit filter keeps each label beside its list; a chart's axis labels stay readable
-though the chart is drawn smaller than its viewBox (15 of its units are about 10px beside another chart), the last
-day's label drawn into the figure's margin. */
+table does with a <time>; a table's visually hidden header stays inside its scrolling box (else it widens a phone's
+page); the audit filter keeps each label beside its list; a chart's axis labels stay readable though the chart is
+drawn smaller than its viewBox (15 of its units are about 10px beside another chart), the last day's label drawn
+into the figure's margin. */
 main dl.facts,main dl.change{display:grid;grid-template-columns:minmax(8rem,13rem) minmax(0,1fr);gap:.35rem 1rem}
 main dl.facts dt,main dl.change dt,main dl.facts dd,main dl.change dd{margin:0}
 main dl.facts dd,main dl.change dd{overflow-wrap:anywhere}
@@ -216,7 +216,6 @@ main table.audit td:nth-child(n+4){overflow-wrap:anywhere}
 main table.audit td:first-child{white-space:nowrap}
 main form.filter select{max-width:min(100%,22rem)}
 main .table-wrap{position:relative}
-main td code{overflow-wrap:anywhere}
 main td time{white-space:nowrap}
 main .chart text{font-size:15px}
 main .chart svg{overflow:visible}
