@@ -212,7 +212,7 @@ into the figure's margin. */
 main dl.facts,main dl.change{display:grid;grid-template-columns:minmax(8rem,13rem) minmax(0,1fr);gap:.35rem 1rem}
 main dl.facts dt,main dl.change dt,main dl.facts dd,main dl.change dd{margin:0}
 main dl.facts dd,main dl.change dd{overflow-wrap:anywhere}
-main table.audit td:nth-child(n+4){overflow-wrap:anywhere}
+main table.audit td:nth-child(n+4){overflow-wrap:anywhere;min-width:12rem}
 main table.audit td:first-child{white-space:nowrap}
 main form.filter select{max-width:min(100%,22rem)}
 main .table-wrap{position:relative}
