@@ -1,6 +1,7 @@
 // Sends the mail outbox (spec §Events: admins on a new connection, the connecting person on a waiting change):
-// through SMTP (nodemailer) when SMTP_URL is set, otherwise as one log line per mail with recipient and subject
-// only. A mail that cannot be sent stays in the outbox and is tried again on the next pass.
+// through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it, otherwise as one log line
+// per mail with recipient and subject only. A mail that cannot be sent stays in the outbox and is tried again on the
+// next pass.
 import { Clock, Effect, Layer, Option, Redacted } from "effect"
 import { inBackground, Mailer, type MailMessage } from "@adgate/core"
 
@@ -9,6 +10,8 @@ export interface MailSenderOptions {
   readonly from: string
   /** How often the outbox is read (default 5 s). */
   readonly every?: `${number} seconds` | `${number} millis`
+  /** The HTML part of a mail, made from its text (adapters-http's mailHtml); without it mail is text only. */
+  readonly htmlOf?: (text: string) => string
 }
 
 type Deliver = (mail: MailMessage) => Effect.Effect<void, unknown>
@@ -17,10 +20,17 @@ export const viaLog: Deliver = (mail) => Effect.logInfo(`mail to ${mail.to}: ${m
 
 // nodemailer is imported only when SMTP_URL is set (at the layer's start): a server that logs its mail never loads it
 // (~40 modules of resident memory it would not use).
-const viaSmtp = (nodemailer: typeof import("nodemailer").default, url: Redacted.Redacted<string>, from: string): Deliver => {
+const viaSmtp = (
+  nodemailer: typeof import("nodemailer").default,
+  url: Redacted.Redacted<string>,
+  from: string,
+  htmlOf: MailSenderOptions["htmlOf"]
+): Deliver => {
   const transport = nodemailer.createTransport(Redacted.value(url))
   return (mail) =>
-    Effect.tryPromise(() => transport.sendMail({ from, to: mail.to, subject: mail.subject, text: mail.text })).pipe(Effect.asVoid)
+    Effect.tryPromise(() => transport.sendMail({
+      from, to: mail.to, subject: mail.subject, text: mail.text, ...(htmlOf === undefined ? {} : { html: htmlOf(mail.text) })
+    })).pipe(Effect.asVoid)
 }
 
 /** One pass over the outbox: deliver what is pending, mark each delivered mail sent. */
@@ -47,7 +57,7 @@ export const MailSender = (options: MailSenderOptions) =>
   Layer.unwrap(Effect.map(
     Option.match(options.smtpUrl, {
       onNone: () => Effect.succeed(viaLog),
-      onSome: (url) => Effect.map(Effect.promise(() => import("nodemailer")), (module) => viaSmtp(module.default, url, options.from))
+      onSome: (url) => Effect.map(Effect.promise(() => import("nodemailer")), (module) => viaSmtp(module.default, url, options.from, options.htmlOf))
     }),
     (deliver) => inBackground(options.every ?? "5 seconds", "mail outbox unavailable; retrying", sendPendingMail(deliver))
   ))

@@ -3,23 +3,22 @@
 import { Layer } from "effect"
 import { Issuer } from "@adgate/core"
 import { CredentialCipherAesGcm, SecretsNodeCrypto, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
-import { PasswordHasherScrypt } from "@adgate/adapters-http"
+import { MailWordsHttp, PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import type { AppConfig } from "./config.ts"
-import { ChangeWaitingMailText } from "./mail/changeWaitsMail.ts"
 
 /** The database (migrated). Exposes SqlClient. */
 export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
 
 /**
  * Every store and directory port from SQL, node:crypto secrets, scrypt passwords, the issuer, the sandbox platforms
- * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search and the
- * words of the mail sent when a change waits (ChangeWaitingMail), the tool-argument validator (Ajv): every port of the
- * tool pipeline; also SqlClient.
+ * (Platforms and SandboxConnections, their credentials sealed by the CredentialCipher), the tool search, the words
+ * of every mail (MailWords, beside the pages in adapters-http) and the tool-argument validator (Ajv): every port of
+ * the tool pipeline; also SqlClient.
  */
 export const appPorts = (config: AppConfig) =>
-  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv, ChangeWaitingMailText).pipe(
+  Layer.mergeAll(PlatformsSandbox, ToolSearchMiniSearch, ArgumentValidatorAjv, MailWordsHttp).pipe(
     Layer.provideMerge(
       Layer.mergeAll(SqlStores, SecretsNodeCrypto, PasswordHasherScrypt, Issuer.layer(config.baseUrl),
         CredentialCipherAesGcm({ key: config.credentialsKey, dataDir: config.dataDir })).pipe(

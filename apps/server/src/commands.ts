@@ -5,6 +5,8 @@
 // the answer only.
 import { Cause, Effect, Exit, Layer, Option, Schema } from "effect"
 import {
+  appIdentity,
+  appLabelText,
   addUser, addWorkspace, ApiKeyId, ApiKeyStore, type ClientId, ClientStore, ConnectionId, ConnectionStore, createApiKey, decideAndExecute, defaultScopes,
   Directory, disconnectConnection, findUser, findWorkspace, findWriteRequest, generatePassword, type GuardrailChanges, type Guardrails,
   listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
@@ -36,8 +38,9 @@ export const usage = `Usage: npm run adgate -- <command>
   requests approve <workspace> <request-id> <decider-email>   (runs the write at once)
   requests reject <workspace> <request-id> <decider-email>
   guardrails show <workspace>
-  guardrails set <workspace> [--max-budget-change-percent <n|none>] [--max-changes-per-day <n|none>]
-                 [--max-daily-budget-per-account <n|none>] [--protected-names "<glob>,<glob>,…"]
+  guardrails set <workspace> [--max-budget-change-percent <n|none>] [--max-budget-change-percent-per-day <n|none>]
+                 [--max-changes-per-day <n|none>] [--max-daily-budget-per-account <n|none>]
+                 [--protected-names "<glob>,<glob>,…"]
 
 <workspace> is a workspace id (ws_…) or its name. On the embedded database (ADGATE_DATA_DIR, default
 ./.adgate-data) a running server answers the command through its admin socket in that folder; with no server
@@ -238,7 +241,7 @@ const connectionsCommand = (verb: string, rest: ReadonlyArray<string>, flags: Re
       return yield* new UsageInvalid({ message: verb === "list" ? "connections list <workspace>" : "connections disconnect <workspace> <connection-id>" })
     const clients = yield* ClientStore
     const appName = (clientId: ClientId) =>
-      Effect.map(clients.find(clientId), Option.match({ onNone: (): string => clientId, onSome: (c) => c.name ?? clientId }))
+      Effect.map(clients.find(clientId), Option.match({ onNone: (): string => clientId, onSome: (c) => appLabelText(appIdentity(c), clientId) }))
     if (verb === "list") {
       yield* only(flags, ["all"])
       const all = yield* allFlag(flags)
@@ -321,6 +324,7 @@ const capFlag = (flags: ReadonlyMap<string, string>, name: string) => {
 
 const showCaps = (g: Guardrails) => [
   `max budget change percent:    ${g.maxBudgetChangePercent ?? "none"}`,
+  `  per budget per day:          ${g.maxBudgetChangePercentPerDay ?? (g.maxBudgetChangePercent === null ? "none" : "as per change")}`,
   `max changes per day:          ${g.maxChangesPerDay ?? "none"}`,
   `max daily budget per account: ${g.maxDailyBudgetPerAccount ?? "none"}`,
   `protected names:              ${g.protectedNames.length === 0 ? "none" : g.protectedNames.join(", ")}`
@@ -336,11 +340,13 @@ const guardrailsCommand = (verb: string, rest: ReadonlyArray<string>, flags: Rea
       const workspace = yield* findWorkspace(workspaceRef)
       return yield* print(`guardrails of ${workspace.name}\n${showCaps(yield* showGuardrails(workspace.id))}`)
     }
-    yield* only(flags, ["max-budget-change-percent", "max-changes-per-day", "max-daily-budget-per-account", "protected-names"])
+    yield* only(flags, ["max-budget-change-percent", "max-budget-change-percent-per-day", "max-changes-per-day", "max-daily-budget-per-account", "protected-names"])
     if (flags.size === 0) return yield* new UsageInvalid({ message: "guardrails set <workspace> needs at least one option" })
     const changes: { -readonly [K in keyof GuardrailChanges]: GuardrailChanges[K] } = {}
     const percent = yield* capFlag(flags, "max-budget-change-percent")
     if (percent !== undefined) changes.maxBudgetChangePercent = percent
+    const percentPerDay = yield* capFlag(flags, "max-budget-change-percent-per-day")
+    if (percentPerDay !== undefined) changes.maxBudgetChangePercentPerDay = percentPerDay
     const perDay = yield* capFlag(flags, "max-changes-per-day")
     if (perDay !== undefined) changes.maxChangesPerDay = perDay
     const perAccount = yield* capFlag(flags, "max-daily-budget-per-account")

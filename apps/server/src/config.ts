@@ -1,12 +1,13 @@
 // The server's configuration, read from the environment (README §Configuration):
 // PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key, the
-// rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md), TRUSTED_PROXIES and ADGATE_TRACING.
+// rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md), the search text's maximum
+// (ADGATE_MAX_SEARCH_QUERY_LENGTH), TRUSTED_PROXIES and ADGATE_TRACING.
 import { Config, Effect, Option, Redacted, Result } from "effect"
 import { resolve } from "node:path"
 import { readFileSync } from "node:fs"
 import {
-  builtInProducts, decodeRecognisedProducts, defaultLimits, limitNames, type Limit, type LimitName, type RateLimitPolicy,
-  type RecognisedProduct
+  builtInProducts, decodeRecognisedProducts, defaultInputLimits, defaultLimits, type InputLimitsShape, limitNames, type Limit,
+  type LimitName, type RateLimitPolicy, type RecognisedProduct
 } from "@adgate/core"
 import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
 import { ConfigurationInvalid } from "./errors.ts"
@@ -28,6 +29,8 @@ export interface AppConfig {
   readonly credentialsKey: Option.Option<Redacted.Redacted<string>>
   /** Every limiter's limit, and whether limits apply at all (docs/limits.md). */
   readonly rateLimits: RateLimitPolicy
+  /** The JSON entry points' input limits (docs/limits.md, Request bodies and search text). */
+  readonly inputLimits: InputLimitsShape
   /** Addresses and CIDR ranges of the reverse proxies whose X-Forwarded-For is believed; empty trusts nobody. */
   readonly trustedProxies: ReadonlyArray<string>
   /**
@@ -70,6 +73,17 @@ const readRateLimits = Effect.gen(function* () {
     limits[name] = parsed.value
   }
   return { enabled: switched === "on", limits: { ...defaultLimits, ...limits } } satisfies RateLimitPolicy
+})
+
+/** ADGATE_MAX_SEARCH_QUERY_LENGTH: the longest search text of REST `q` and MCP `search_tools`, 1 to 10000 characters. */
+const readInputLimits = Effect.gen(function* () {
+  const variable = "ADGATE_MAX_SEARCH_QUERY_LENGTH"
+  const raw = yield* Config.option(Config.NonEmptyString(variable))
+  if (Option.isNone(raw)) return defaultInputLimits
+  const value = Number(raw.value.trim())
+  if (!Number.isInteger(value) || value < 1 || value > 10_000)
+    return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of characters from 1 to 10000` })
+  return { ...defaultInputLimits, maxSearchQueryLength: value } satisfies InputLimitsShape
 })
 
 const readTrustedProxies = Effect.gen(function* () {
@@ -139,6 +153,7 @@ export const loadAppConfig = Effect.gen(function* () {
     adminPassword: yield* optionalSecret("ADGATE_ADMIN_PASSWORD"),
     credentialsKey: yield* optionalSecret("ADGATE_CREDENTIALS_KEY"),
     rateLimits: yield* readRateLimits,
+    inputLimits: yield* readInputLimits,
     trustedProxies: yield* readTrustedProxies,
     tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on",
     recognisedProducts: yield* readRecognisedProducts

@@ -6,15 +6,17 @@ import { Cause, Effect, Exit, Layer, Option } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
-import { builtInProducts, ExpiredConnectionsSchedule, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule } from "@adgate/core"
-import { makeHttpApp, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import {
+  builtInProducts, ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
+} from "@adgate/core"
+import { absolute, DevelopmentMailbox, mailHtml, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { AdminSocket } from "./adminSocket.ts"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailSender } from "./MailSender.ts"
-import { seedOnFirstStart } from "./seed.ts"
+import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
 import { TaskRunner } from "./taskRunner.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
@@ -25,10 +27,19 @@ export const serverLayer = (config: AppConfig) => {
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
   const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  // Without SMTP_URL the mail is only logged, so the instance's admin (the first admin, ADGATE_ADMIN_EMAIL) reads it
+  // on the development mailbox page (docs/decisions.md, Mail and the development mailbox).
+  const instanceAdmin = Option.getOrElse(config.adminEmail, () => defaultAdminEmail)
+  const mailbox = Layer.effect(DevelopmentMailbox, Effect.gen(function* () {
+    const open = Option.isNone(config.smtpUrl)
+    if (open) yield* Effect.logInfo(`SMTP_URL is not set: mail is logged, and ${instanceAdmin} reads it at ${absolute(config.baseUrl, pagePaths.mailbox)}`)
+    return { open, instanceAdmins: [instanceAdmin] }
+  }))
   const policy = Layer.mergeAll(
-    Layer.succeed(RateLimits, config.rateLimits),
+    Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
     Layer.succeed(TrustedProxies, config.trustedProxies),
-    Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts)
+    Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts),
+    mailbox
   )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
@@ -40,7 +51,7 @@ export const serverLayer = (config: AppConfig) => {
     ExpiredConnectionsSchedule,
     OutboxSchedule,
     TaskRunner,
-    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom }),
+    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, htmlOf: (text) => mailHtml(text, config.baseUrl) }),
     // The CLI's way in while this server holds the embedded database; with PostgreSQL the CLI opens the database
     // itself (docs/decisions.md, "The operator CLI while the server runs").
     Option.isNone(config.databaseUrl) ? AdminSocket(config.dataDir) : Layer.empty

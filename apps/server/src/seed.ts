@@ -12,6 +12,9 @@ import { connectSandboxPlatforms } from "@adgate/adapters-platforms"
 
 export const demoCredits = 1000
 
+/** The first admin's address when ADGATE_ADMIN_EMAIL is not set; also the instance's admin (the development mailbox). */
+export const defaultAdminEmail = "admin@example.com"
+
 export interface SeedOptions {
   readonly adminEmail: Option.Option<string>
   readonly adminPassword: Option.Option<Redacted.Redacted<string>>
@@ -60,7 +63,7 @@ const seed = (options: SeedOptions) =>
   Effect.gen(function* () {
     const directory = yield* Directory
     const workspace = yield* addWorkspace({ name: "Demo", plan: "paid", credits: demoCredits })
-    const adminEmail = Option.getOrElse(options.adminEmail, () => "admin@example.com")
+    const adminEmail = Option.getOrElse(options.adminEmail, () => defaultAdminEmail)
     const given = Option.map(options.adminPassword, Redacted.value)
     const adminPassword = Option.isSome(given) ? given.value : yield* generatePassword
     const admin = yield* addUser({ email: adminEmail, name: "Admin", password: adminPassword })

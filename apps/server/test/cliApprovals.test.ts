@@ -78,6 +78,10 @@ describe("the CLI's write approvals and guardrails", () => {
       const shown = await runCli(dataDir, ["guardrails", "show", "Rails"])
       assert.match(shown.stdout, /max budget change percent:\s+20/)
       assert.match(shown.stdout, /max changes per day:\s+none/)
+      // The day cap follows the per-change cap until set on its own.
+      assert.match(shown.stdout, /per budget per day:\s+as per change/)
+      const perDay = await runCli(dataDir, ["guardrails", "set", "Rails", "--max-budget-change-percent-per-day", "30"])
+      assert.match(perDay.stdout, /per budget per day:\s+30/)
       assert.include(shown.stdout, "Brand*, *black friday*")
       const cleared = await runCli(dataDir, ["guardrails", "set", "Rails", "--max-budget-change-percent", "none", "--max-changes-per-day", "10"])
       assert.match(cleared.stdout, /max budget change percent:\s+none/)

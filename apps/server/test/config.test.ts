@@ -2,7 +2,7 @@
 // variable per limiter, ADGATE_LIMIT_<NAME>=<count>/<window>, the ADGATE_RATE_LIMITS switch, TRUSTED_PROXIES.
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option } from "effect"
-import { builtInProducts, defaultLimits, limitNames } from "@adgate/core"
+import { builtInProducts, defaultInputLimits, defaultLimits, limitNames } from "@adgate/core"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -71,6 +71,20 @@ describe("tracing from the environment", () => {
       assert.isTrue((yield* loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "on" }))).tracing)
       const bad = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_TRACING: "yes" })))
       assert.strictEqual(bad._tag, "ConfigError")
+    }))
+})
+
+describe("the search text's maximum length from the environment (docs/limits.md, Request bodies and search text)", () => {
+  it.effect("ADGATE_MAX_SEARCH_QUERY_LENGTH sets the longest REST q and MCP search_tools query; unset, the default 500", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual((yield* loadAppConfig.pipe(withEnv({}))).inputLimits, defaultInputLimits)
+      assert.strictEqual(defaultInputLimits.maxSearchQueryLength, 500)
+      const set = yield* loadAppConfig.pipe(withEnv({ ADGATE_MAX_SEARCH_QUERY_LENGTH: "120" }))
+      assert.deepStrictEqual(set.inputLimits, { ...defaultInputLimits, maxSearchQueryLength: 120 })
+      for (const bad of ["0", "-3", "lots", "10001", "2.5"]) {
+        const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_MAX_SEARCH_QUERY_LENGTH: bad })))
+        assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message.includes("ADGATE_MAX_SEARCH_QUERY_LENGTH"), bad)
+      }
     }))
 })
 

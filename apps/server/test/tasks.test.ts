@@ -108,12 +108,11 @@ describe("tasks on the demo workspace (PGlite)", () => {
         const named = mails.filter((m) => m.subject.includes(change.requestId!))
         assert.strictEqual(named.length, 1, `one mail names ${change.requestId}`)
         const mail = named[0]
-        // The tool, the change summary, who can decide and where, the request id.
-        assert.include(mail!.subject, "Approval needed: Pause a campaign")
+        // The tool, the change summary, who can decide, and the link to it under Write approvals.
+        assert.include(mail!.subject, "Approval needed in Demo: Pause a campaign")
         assert.include(mail!.text, preview.summary)
         assert.include(mail!.text, "Who can decide: a workspace admin or editor (Admin <admin@example.com>, Editor <editor@example.com>)")
-        assert.include(mail!.text, `Where: Write approvals in adgate, by request id ${change.requestId}`)
-        assert.include(mail!.text, `Status: http://localhost:8787/api/v1/requests/${change.requestId}`)
+        assert.include(mail!.text, `http://localhost:8787/workspaces/${workspace.id}/approvals/${change.requestId}`)
       }
 
       // Still waiting while one request is undecided; a pass before the re-check time does not even claim it.
@@ -208,8 +207,16 @@ describe("tasks on the demo workspace (PGlite)", () => {
       const directory = yield* Directory
       const ledger = yield* CreditsLedger
       const balance = yield* ledger.balance(workspace.id)
+      // Too few credits at the start: refused at once (402), no task.
       yield* directory.setCredits(workspace.id, 3)
-      const poor = yield* runGoal(principal, "weekly performance report for all ad accounts")
+      const refused = yield* Effect.flip(startTask(taskInputOf(principal, "weekly performance report for all ad accounts")))
+      assert.deepStrictEqual(refused._tag === "InsufficientCredits" ? [refused.needed, refused.left] : refused._tag, [5, 3])
+      // Covered at the start and spent meanwhile: the runner's charge refuses it and the task fails saying so.
+      yield* directory.setCredits(workspace.id, balance)
+      const created = yield* startTask(taskInputOf(principal, "weekly performance report for all ad accounts"))
+      yield* directory.setCredits(workspace.id, 3)
+      yield* runTasks(50)
+      const poor = Option.getOrThrow(yield* (yield* TaskStore).find(created.id))
       assert.strictEqual(poor.status, "failed")
       assert.deepStrictEqual(reportOf(poor).failures.map((f) => [f.error, f.message]), [["InsufficientCredits", "A task costs 5 credits; 3 are left in this workspace."]])
       assert.strictEqual(yield* ledger.balance(workspace.id), 3)

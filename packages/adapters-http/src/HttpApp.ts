@@ -6,6 +6,9 @@ import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
+import { ApprovalsRoutes } from "./pages/approvals/ApprovalsRoutes.ts"
+import { AuditRoutes } from "./pages/audit/AuditRoutes.ts"
+import { MailboxRoutes } from "./mail/MailboxRoutes.ts"
 import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
@@ -37,7 +40,10 @@ export const HealthRoutes = HttpRouter.use((router) =>
 )
 
 export const makeHttpApp = () =>
-  Layer.mergeAll(HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, SecurityMiddleware, ClientAddressMiddleware).pipe(
+  Layer.mergeAll(
+    HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes, MailboxRoutes,
+    SecurityMiddleware, ClientAddressMiddleware
+  ).pipe(
     Layer.provide(People.layer)
   )
 

@@ -3,14 +3,16 @@
 // 1 MB body limit (spec §Errors: 413; JSON on /api/v1 and the JSON OAuth endpoints), and HTML pages for failures nobody handled (404, 500 with the request id).
 import { ByteSize, Cause, Clock, Context, Effect } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Issuer } from "@adgate/core"
+import { defaultInputLimits, Issuer } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
 import { oauthPaths } from "./discovery/metadata.ts"
 import { corsAnyOrigin } from "./oauth/cors.ts"
 import { bodyTooLarge, mapOAuthError, oauthErrorResponse } from "./oauth/errors.ts"
 import { isRestPath, restBodyTooLarge } from "./rest/restResponses.ts"
+import { isMcpPath, mcpBodyTooLargeBody } from "@adgate/answers"
 
-export const maxBodyBytes = 1024 * 1024
+/** The one body limit of every entry point (core InputLimits; docs/limits.md). */
+export const maxBodyBytes = defaultInputLimits.maxBodyBytes
 
 /** True when reading a body failed because it passed maxBodyBytes (a chunked body, counted while read). */
 export const isBodyTooLarge = (error: unknown): boolean =>
@@ -73,11 +75,14 @@ const jsonOAuthPaths: ReadonlySet<string> = new Set([oauthPaths.token, oauthPath
 /**
  * 413, and the connection closes: the rest of the body is not read. At the JSON OAuth endpoints the same
  * `{error, error_description}` with Cache-Control: no-store as every other answer there, whichever way the size was
- * found (declared Content-Length here, or counted while reading a chunked body in the route).
+ * found (declared Content-Length here, or counted while reading a chunked body in the route); at /api/mcp a JSON-RPC
+ * error, JSON like every other answer of the MCP endpoint.
  */
 const tooLarge = (path: string, origin: string) =>
   isRestPath(path)
     ? restBodyTooLarge(origin)
+    : isMcpPath(path)
+    ? HttpServerResponse.jsonUnsafe(mcpBodyTooLargeBody(), { status: 413, headers: { connection: "close", "cache-control": "no-store" } })
     : jsonOAuthPaths.has(path)
     ? HttpServerResponse.setHeaders(
       oauthErrorResponse(mapOAuthError(bodyTooLarge())),

@@ -4,11 +4,14 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer } from "@adgate/core"
 import type { McpPorts } from "./McpPorts.ts"
-import { makeMcpHandler, mcpPath } from "./mcpHandler.ts"
+import { hasMatrixParameters } from "@adgate/answers"
+import { makeMcpHandler, mcpPath, notThisEndpoint } from "./mcpHandler.ts"
 
 export interface McpRoutesOptions {
   /** Browser origins besides the service's own that may call /api/mcp. */
   readonly allowedOrigins?: ReadonlyArray<string>
+  /** How long tasks/result waits for a task that has not ended (mcpHandler.ts; default 60 s). */
+  readonly taskResultWaitMs?: number
 }
 
 export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
@@ -19,12 +22,18 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
       const handler = makeMcpHandler({ origin, run: Effect.runPromiseWith(context), ...options })
       yield* router.add("*", mcpPath, Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
+        // The router ignores a `;…` suffix; the endpoint is the path exactly as sent, so `/api/mcp;x` is not it.
+        if (hasMatrixParameters(request.url)) return HttpServerResponse.fromWeb(notThisEndpoint())
         const body = request.method === "POST" ? yield* request.text : ""
         const headers = new Headers()
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
-        // One web Request per call, carrying the body the handler forwards to the SDK (it is not built a second time).
-        const web = new Request(`${origin}${mcpPath}`, { method: request.method, headers, ...(request.method === "POST" ? { body } : {}) })
-        const response = yield* Effect.promise(() => handler(web, body))
+        const { search } = new URL(request.url, origin)
+        // One web Request per call, carrying the body the handler forwards to the SDK (it is not built a second time),
+        // the query (a credential there is refused) and a signal that aborts when the client leaves (tasks/result waits).
+        const response = yield* Effect.promise((signal) => handler(
+          new Request(`${origin}${mcpPath}${search}`, { method: request.method, headers, signal, ...(request.method === "POST" ? { body } : {}) }),
+          body
+        ))
         return HttpServerResponse.fromWeb(response)
       }))
     })

@@ -3,14 +3,15 @@
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
 import { Clock, Effect, Option, Schema } from "effect"
-import { authenticateBearer, defaultScopes, InsufficientScope, type Principal, type Scope } from "@adgate/core"
-import { protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/adapters-http"
+import { authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, type Scope, ToolRoleNotAllowed } from "@adgate/core"
+import { CredentialInQuery, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
 import {
-  type AuthInfo, classifyInboundRequest, createMcpHandler, isLegacyRequest, MissingRequiredClientCapabilityError,
+  type AuthInfo, classifyInboundRequest, createMcpHandler, DEFAULT_REQUEST_TIMEOUT_MSEC, isLegacyRequest, MissingRequiredClientCapabilityError,
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { logOutage } from "./toolResults.ts"
 import { workspaceTools } from "./workspaceTools.ts"
 import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 
@@ -22,6 +23,11 @@ export interface McpHandlerOptions {
   /** Browser origins besides our own that may call (none by default: hosts are servers and send no Origin). */
   readonly allowedOrigins?: ReadonlyArray<string>
   readonly run: Runner
+  /**
+   * How long tasks/result waits for a task still working before answering that it is (default: 60 s, the request
+   * timeout MCP clients use by default; a client that gives up sooner closes the request, which ends the wait).
+   */
+  readonly taskResultWaitMs?: number
 }
 
 const noStore = { "cache-control": "no-store" }
@@ -32,11 +38,13 @@ const json = (status: number, body: unknown, headers: Readonly<Record<string, st
   new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json", ...noStore, ...headers } })
 
 /**
- * A refusal of the bearer check or of a scope, answered as REST answers it (adapters-http bearerAnswers.ts): the same
+ * A refusal of the bearer check or of a scope, answered as REST answers it (@adgate/answers bearerAnswers.ts): the same
  * body and Retry-After, the challenge naming this surface's metadata (RFC 9728 §5.1) and, on a 401, the scopes to ask
  * for.
  */
-const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }) => {
+const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }, run?: Runner) => {
+  const outage = outageOf(refusal)
+  if (outage !== null && run !== undefined) void run(logOutage(outage, refusal._tag))
   const answer = refusalAnswer(refusal, { ...context, resource: "mcp", scopes: defaultScopes })
   return json(answer.status, answer.body, answer.headers)
 }
@@ -46,10 +54,15 @@ const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readon
  * a step-up authorization keeps what works today.
  */
 const insufficientScope = (origin: string, principal: Principal, scope: Scope) =>
-  refused(new InsufficientScope({ scope, anyOf: [scope] }), { origin, stepUpScopes: [...new Set([...principal.scopes, scope])] })
+  // A scope the credential carries but its person's role no longer holds: the role is the refusal (as on REST).
+  principal.withheldScopes?.includes(scope) === true
+    ? refused(new ToolRoleNotAllowed({ userId: principal.userId }), { origin })
+    : refused(new InsufficientScope({ scope, anyOf: [scope] }), { origin, stepUpScopes: [...new Set([...principal.scopes, scope])] })
 
-const jsonRpcError = (status: number, code: number, message: string) =>
-  json(status, { jsonrpc: "2.0", id: null, error: { code, message } })
+const jsonRpcError = (status: number, code: number, message: string) => json(status, jsonRpcErrorBody(code, message))
+
+/** A path that only looks like the endpoint (`/api/mcp;x`): 404, in JSON like every answer here. */
+export const notThisEndpoint = () => jsonRpcError(404, -32600, `There is no MCP endpoint at this path; the MCP server is ${mcpPath}.`)
 
 /** DNS rebinding (MCP §Transports "Security Warning"): a browser Origin that is not ours nor allowed is refused. */
 const originAllowed = (request: Request, options: McpHandlerOptions) => {
@@ -190,11 +203,15 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
       Effect.catch((error) => Effect.succeed({ _tag: "Refused" as const, error }))
     ))
 
+  const limits = run(Effect.gen(function* () { return yield* InputLimits }))
+
   return async (request: Request, bodyText: string): Promise<Response> => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
+    // A credential in the URL is refused whatever else was sent, as on REST (RFC 6750 §2.3, §5.3; spec §Authentication).
+    if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
     const authorization = request.headers.get("authorization")
     const auth = await authenticate(authorization)
-    if (auth._tag === "Refused") return refused(auth.error, { origin })
+    if (auth._tag === "Refused") return refused(auth.error, { origin }, run)
     const { principal } = auth
     // Stateless: no stream to resume (GET) and no session to end (DELETE).
     if (request.method !== "POST") return new Response(null, { status: 405, headers: { allow: "POST", ...noStore } })
@@ -204,6 +221,11 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     } catch {
       return jsonRpcError(400, -32700, "Parse error: the body is not JSON.")
     }
+    // MCP 2025-06-18 removed JSON-RPC batching, and the revisions served here (2025-06-18, 2025-11-25, 2026-07-28) have
+    // none: one message a request, so each call is one request counted against the rate limit by the bearer check.
+    if (Array.isArray(body)) return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not part of this protocol revision; send one message a request.")
+    const { maxJsonDepth } = await limits
+    if (nestsDeeperThan(body, maxJsonDepth)) return jsonRpcError(400, -32600, `Invalid Request: the body nests deeper than ${maxJsonDepth} levels.`)
     const call = toolCallOf(body)
     if (call !== null) {
       const needed = await run(scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null)))
@@ -235,7 +257,7 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
         const result = await run(callAsTask(principal, platformCall.name, platformCall.args, "legacy"))
         return json(200, { jsonrpc: "2.0", id: platformCall.id, result })
       }
-      const server = makeMcpServer(principal, run)
+      const server = makeMcpServer(principal, run, "legacy", { signal: request.signal, taskResultWaitMs: options.taskResultWaitMs ?? DEFAULT_REQUEST_TIMEOUT_MSEC })
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
       await server.connect(transport)
       try {

@@ -2,10 +2,12 @@
 // tools/list by the connection's scopes and platform choice, paginated; tools/call through the core pipeline.
 // Spec §MCP server; MCP 2025-06-18 §Tools (pagination, annotations, output schemas, isError).
 import { Clock, Effect, Option, Schema } from "effect"
-import { callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit } from "@adgate/core"
+import {
+  callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit, toolRefusalCodes
+} from "@adgate/core"
 import { type CallToolResult, ProtocolError, Server, type ServerCapabilities, type Tool as McpTool } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
-import { answerResult, refusalResult } from "./toolResults.ts"
+import { answerResult, logIfOutage, refusalResult } from "./toolResults.ts"
 import { findOwnRequest, listOwnRequests, taskOf, taskResultOf, taskStatusOf, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 import { runWorkspaceTool, workspaceToolVisible, workspaceTools } from "./workspaceTools.ts"
 
@@ -78,8 +80,22 @@ export const callByName = (principal: Principal, name: string, args: Schema.Json
   }
   return Effect.gen(function* () {
     const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
-    return answerResult(answer, (yield* Issuer).origin)
-  }).pipe(Effect.catch((refusal) => Effect.succeed(refusalResult(refusal))))
+    return answerResult(answer)
+  }).pipe(
+    Effect.catch((refusal) => Effect.as(logIfOutage(refusal), refusalResult(refusal))),
+    Effect.flatMap((result) => Effect.map(Platforms, (platforms) => fitOutputSchema(platforms.tools.find((t) => t.name === name), result)))
+  )
+}
+
+/**
+ * MCP 2025-11-25 §Tools, Output schema: a tool that declares one answers structured content that conforms to it. A
+ * refusal's `{error, message, …}` does not, so for such a tool it is carried as text only (the same JSON), and a host
+ * that validates shows the refusal instead of a schema mismatch. Tools without an output schema keep both.
+ */
+export const fitOutputSchema = (tool: Tool | undefined, result: CallToolResult): CallToolResult => {
+  if (tool?.outputSchema === null || tool === undefined || result.isError !== true || result.structuredContent === undefined) return result
+  const { structuredContent: _, ...textOnly } = result
+  return textOnly
 }
 
 export type Runner = <A>(effect: Effect.Effect<A, never, McpPorts>) => Promise<A>
@@ -92,32 +108,74 @@ export const callAsTask = (principal: Principal, name: string, args: Schema.Json
     const { origin } = yield* Issuer
     const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
     const complete = (result: CallToolResult) => era === "legacy" ? result : { resultType: "complete", ...result }
-    if (answer._tag === "Ran") return complete(answerResult(answer, origin))
+    if (answer._tag === "Ran") return complete(answerResult(answer))
     const request = yield* findOwnRequest(principal, answer.requestId)
-    if (Option.isNone(request)) return complete(answerResult(answer, origin))
+    if (Option.isNone(request)) return complete(answerResult(answer))
     const now = yield* Clock.currentTimeMillis
     if (era === "legacy") return { task: taskOf(request.value, origin, now) }
     const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
     return { resultType: "task", ...task }
-  }).pipe(Effect.catch((refusal) => Effect.succeed(era === "legacy" ? refusalResult(refusal as never) : { resultType: "complete", ...refusalResult(refusal as never) })))
+  }).pipe(Effect.catch((refusal) => Effect.map(Platforms, (platforms) => {
+    const result = fitOutputSchema(platforms.tools.find((t) => t.name === name), refusalResult(refusal as never))
+    return era === "legacy" ? result : { resultType: "complete", ...result }
+  })))
+
+/** The 2025-era revisions this server speaks: those without JSON-RPC batches (MCP 2025-06-18 removed them). */
+export const legacyProtocolVersions = ["2025-11-25", "2025-06-18"] as const
 
 const taskPageSize = 50
 const taskIdParams = Schema.toStandardSchemaV1(Schema.Struct({ taskId: Schema.String }))
 const cursorParams = Schema.toStandardSchemaV1(Schema.UndefinedOr(Schema.Struct({ cursor: Schema.optional(Schema.String) })))
 
-export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" | "modern" = "legacy"): Server => {
+/** What a 2025-era request's server knows of the HTTP request: its end, and how long tasks/result may wait. */
+export interface LegacyRequest {
+  /** Aborted when the HTTP request ends unanswered (the client gave up). */
+  readonly signal?: AbortSignal
+  readonly taskResultWaitMs: number
+}
+
+/** How often tasks/result reads a working task again while it waits for its end. */
+export const taskResultPollMs = 500
+
+const sleep = (ms: number, signals: ReadonlyArray<AbortSignal>) => new Promise<void>((resolve) => {
+  const done = () => {
+    clearTimeout(timer)
+    for (const s of signals) s.removeEventListener("abort", done)
+    resolve()
+  }
+  const timer = setTimeout(done, ms)
+  for (const s of signals) s.addEventListener("abort", done, { once: true })
+})
+
+export const makeMcpServer = (
+  principal: Principal, run: Runner, era: "legacy" | "modern" = "legacy", legacy: LegacyRequest = { taskResultWaitMs: 0 }
+): Server => {
   const server = new Server(serverInfo, {
     capabilities: era === "legacy"
       // MCP 2025-11-25 §Tasks: queued writes are tasks; listed per connection and withdrawable while pending.
       ? { tools: { listChanged: false }, tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }
       // 2026-07-28: Tasks is the extension `io.modelcontextprotocol/tasks` (answered in mcpHandler.ts).
       : { tools: { listChanged: false }, extensions: { "io.modelcontextprotocol/tasks": {} } } as ServerCapabilities,
-    instructions
+    instructions,
+    // The 2025 revisions served: 2025-03-26 and older had JSON-RPC batches, which mcpHandler.ts refuses, so a client
+    // asking for one of them is offered 2025-11-25 at initialize (and a request naming one is 400).
+    ...(era === "legacy" ? { supportedProtocolVersions: [...legacyProtocolVersions] } : {})
   })
+  // A read a JSON-RPC method answers from: an outage (a store, the directory, the platforms) is a JSON-RPC error whose
+  // data names the same code a tool result or REST would (temporarily_unavailable …), logged with its port.
+  const read = async <A, E extends { readonly _tag: string }>(effect: Effect.Effect<A, E, McpPorts>): Promise<A> => {
+    const result = await run(Effect.result(effect))
+    if (result._tag === "Success") return result.success
+    await run(logIfOutage(result.failure))
+    const tag = result.failure._tag
+    const error = Object.hasOwn(toolRefusalCodes, tag) ? toolRefusalCodes[tag as keyof typeof toolRefusalCodes] : "temporarily_unavailable"
+    throw new ProtocolError(-32603, "The service cannot answer right now; nothing was changed. Retry in a moment.", { error })
+  }
   server.setRequestHandler("tools/list", async (request) => {
-    const tools = await run(listedTools(principal).pipe(Effect.orDie))
+    const tools = await read(listedTools(principal))
     const start = cursorOffset(request.params?.cursor)
-    if (start < 0 || start > tools.length) throw new Error("invalid cursor")
+    // MCP §Pagination: an invalid cursor is -32602 (Invalid params).
+    if (start < 0 || start > tools.length) throw invalidParams("Invalid cursor: use the nextCursor of a tools/list answer.")
     const next = start + toolsPageSize
     return { tools: tools.slice(start, next), ...(next < tools.length ? { nextCursor: String(next) } : {}) }
   })
@@ -126,7 +184,7 @@ export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" |
     return run(callByName(principal, request.params.name, args))
   })
   const own = async (taskId: string) => {
-    const found = await run(findOwnRequest(principal, taskId).pipe(Effect.orDie))
+    const found = await read(findOwnRequest(principal, taskId))
     if (Option.isNone(found)) throw invalidParams(`No task ${taskId} for this connection.`)
     return found.value
   }
@@ -135,13 +193,23 @@ export const makeMcpServer = (principal: Principal, run: Runner, era: "legacy" |
   // The SDK keeps the 2025-11-25 task methods off its typed surface (no runtime of its own): registered by name.
   server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params) =>
     taskOf(await own(params.taskId), await origin(), await now()))
-  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params) => {
-    const found = await own(params.taskId)
-    if (taskStatusOf(found) === "working") throw invalidParams(`Task ${found.id} is still working; ask tasks/get until it ends.`)
+  // MCP 2025-11-25 §Tasks, Result retrieval: a task that has not ended is waited for until it ends, bounded by the
+  // request's own timeout (legacy.taskResultWaitMs, or sooner when the client closes the request).
+  server.setRequestHandler("tasks/result", { params: taskIdParams }, async (params, ctx) => {
+    let found = await own(params.taskId)
+    const signals = [ctx.mcpReq.signal, ...(legacy.signal === undefined ? [] : [legacy.signal])]
+    const until = (await now()) + legacy.taskResultWaitMs
+    while (taskStatusOf(found) === "working") {
+      const left = until - (await now())
+      if (left <= 0 || signals.some((s) => s.aborted))
+        throw invalidParams(`Task ${found.id} is still working; ask tasks/result again, or tasks/get until it ends.`)
+      await sleep(Math.min(taskResultPollMs, left), signals)
+      found = await own(params.taskId)
+    }
     return taskResultOf(found, await origin())
   })
   server.setRequestHandler("tasks/list", { params: cursorParams }, async (params) => {
-    const page = await run(listOwnRequests(principal, params?.cursor, taskPageSize).pipe(Effect.orDie))
+    const page = await read(listOwnRequests(principal, params?.cursor, taskPageSize))
     const o = await origin()
     const t = await now()
     return { tasks: page.requests.map((r) => taskOf(r, o, t)), ...(page.nextCursor === undefined ? {} : { nextCursor: page.nextCursor }) }

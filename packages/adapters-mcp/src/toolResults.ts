@@ -3,7 +3,8 @@
 // refusal as a tool result with `isError` carrying the same `{error, message}` REST gives (core toolRefusalCodes).
 import { type ToolCallAnswer, type ToolCallRefusal, toolRefusalCodes, toolRefusalMessage } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { requestStatusUrl } from "@adgate/adapters-http"
+import { type Outage, outageOf, requestStatusPath } from "@adgate/answers"
+import { Effect } from "effect"
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -22,9 +23,6 @@ const detailsOf = (details: Record<string, unknown>) => {
   return fields
 }
 
-// Where a queued write is followed on REST (spec §GET /requests/{id}): the REST API's own link, not a second copy.
-export { requestStatusUrl }
-
 /** A result of a workspace tool or a run platform tool: JSON text, and the object as structured content. */
 export const jsonResult = (value: unknown): CallToolResult => ({
   content: [{ type: "text", text: JSON.stringify(value) }],
@@ -35,7 +33,7 @@ export const jsonResult = (value: unknown): CallToolResult => ({
  * A call's answer. A queued write names its request id, its status URL and that nothing changed yet (spec §REST
  * status codes 202), and how to follow it here (the get_write_request tool).
  */
-export const answerResult = (answer: ToolCallAnswer, origin: string): CallToolResult => {
+export const answerResult = (answer: ToolCallAnswer): CallToolResult => {
   if (answer._tag === "Ran") {
     return {
       content: [
@@ -50,7 +48,7 @@ export const answerResult = (answer: ToolCallAnswer, origin: string): CallToolRe
     requestId: answer.requestId,
     status: answer.status,
     reason: answer.reason,
-    statusUrl: requestStatusUrl(origin, answer.requestId),
+    statusUrl: requestStatusPath(answer.requestId),
     message: queuedMessage(answer.requestId, answer.reason)
   }
   return { content: [{ type: "text", text: JSON.stringify(queued) }], structuredContent: queued }
@@ -60,3 +58,13 @@ export const queuedMessage = (requestId: string, reason: "approval" | "person_de
   `Nothing has changed yet: this write waits for a workspace admin or editor to approve it under Write approvals ` +
   `(request ${requestId}${reason === "person_decision" ? ", a change that always needs a person" : ""}). ` +
   `Follow it with get_write_request; unanswered, it expires in 7 days.`
+
+/** An outage answered as a refusal: one WARN line naming the port that failed (@adgate/answers outageOf). */
+export const logOutage = (outage: Outage, failure: string) =>
+  Effect.logWarning("port unavailable").pipe(Effect.annotateLogs({ surface: "mcp", port: outage.port, operation: outage.operation, failure }))
+
+/** The WARN line of a refusal that is an outage; nothing for any other refusal. */
+export const logIfOutage = (refusal: { readonly _tag: string }) => {
+  const outage = outageOf(refusal)
+  return outage === null ? Effect.void : logOutage(outage, refusal._tag)
+}

@@ -3,14 +3,14 @@
 // Each names the scopes it needs; its arguments are checked by the same ArgumentValidator as platform tools.
 import { Effect, Option, Schema } from "effect"
 import {
-  ArgumentValidator, callTool, describeTool, findWorkspaceTask, findWriteRequest, Issuer, listTools, listWorkspaceTasks,
-  Platforms, platformAllowed, type Principal, type Scope, startTask, taskListLimit, TaskId, TaskStatus, ToolArgumentsInvalid,
+  ArgumentValidator, callTool, defaultInputLimits, describeTool, InputLimits, findWorkspaceTask, findWriteRequest, listTools, listWorkspaceTasks,
+  Platforms, platformAllowed, type Principal, type Scope, startTask, taskInputOf, taskListLimit, TaskId, TaskStatus, ToolArgumentsInvalid,
   type ToolCallRefusal, WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { taskReportAnswer } from "@adgate/adapters-http"
+import { isoTime, isoTimeOrNull, requestStatusPath, taskPath, taskReportAnswer, taskView } from "@adgate/answers"
 import type { McpPorts } from "./McpPorts.ts"
-import { answerResult, jsonResult, refusalResult, requestStatusUrl } from "./toolResults.ts"
+import { answerResult, jsonResult, logIfOutage, refusalResult } from "./toolResults.ts"
 
 export interface WorkspaceTool {
   readonly name: string
@@ -31,7 +31,7 @@ const object = (properties: Record<string, Schema.Json>, required: ReadonlyArray
 
 /** A store, the directory or the platform did not answer: the same refusal codes as a tool call. */
 const refused = <A, R>(effect: Effect.Effect<A, ToolCallRefusal, R>): Effect.Effect<A | CallToolResult, never, R> =>
-  effect.pipe(Effect.catch((error) => Effect.succeed(refusalResult(error))))
+  effect.pipe(Effect.catch((error) => Effect.as(logIfOutage(error), refusalResult(error))))
 
 const notFound = (what: string, id: string): CallToolResult => {
   const body = { error: "not_found", message: `No ${what} ${id} in this workspace.` }
@@ -48,7 +48,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     description: "Find the platform tools this connection may call, ranked by what you want to do. Start here: " +
       "search by intent (\"pause a campaign\", \"spend by channel\"), then read a tool's schema with describe_tool.",
     inputSchema: object({
-      query: { type: "string", description: "What you want to do, in words." },
+      query: { type: "string", description: `What you want to do, in words (at most ${defaultInputLimits.maxSearchQueryLength} characters unless the service sets another limit).` },
       family: { type: "string", description: "Only tools of this platform family (gads, meta, ga4, shopify)." },
       kind: { type: "string", enum: ["read", "write"] },
       limit: { type: "integer", minimum: 1, maximum: 100 },
@@ -57,9 +57,14 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     readOnly: true,
     anyOf: tools,
     run: (principal, args) => refused(Effect.gen(function* () {
+      // The one search-text limit of both surfaces (core InputLimits; REST GET /tools?q= answers 400 past it).
+      const { maxSearchQueryLength } = yield* InputLimits
+      const query = str(args, "query")
+      if (query !== null && query.length > maxSearchQueryLength)
+        return yield* new ToolArgumentsInvalid({ tool: "search_tools", problems: [{ path: "/query", message: `must be at most ${maxSearchQueryLength} characters (was ${query.length})` }] })
       const kind = str(args, "kind")
       const found = yield* listTools(principal, {
-        q: str(args, "query"), family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
+        q: query, family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
         limit: int(args, "limit"), offset: int(args, "offset")
       })
       return jsonResult({
@@ -103,7 +108,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
         principal, name: str(args, "name") ?? "", idempotencyKey: null,
         arguments: typeof inner === "object" && inner !== null && !Array.isArray(inner) ? inner as Schema.JsonObject : {}
       })
-      return answerResult(answer, (yield* Issuer).origin)
+      return answerResult(answer)
     }))
   },
   {
@@ -123,8 +128,8 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
       const r = found.value
       return jsonResult({
         requestId: r.id, status: r.status, tool: r.tool, reason: r.reason, providerStatus: r.providerStatus,
-        result: r.result, decidedAt: r.decidedAt, expiresAt: r.expiresAt,
-        statusUrl: requestStatusUrl((yield* Issuer).origin, r.id)
+        result: r.result, decidedAt: isoTimeOrNull(r.decidedAt), expiresAt: isoTime(r.expiresAt),
+        statusUrl: requestStatusPath(r.id)
       })
     }))
   },
@@ -149,12 +154,10 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     readOnly: false,
     anyOf: ["tasks:write"],
     run: (principal, args) => refused(Effect.gen(function* () {
-      const task = yield* startTask({
-        workspaceId: principal.workspaceId, createdBy: principal.userId, connectionId: principal.connectionId,
-        apiKeyId: principal.apiKeyId, goal: str(args, "goal") ?? ""
-      }).pipe(Effect.catchTag("TaskGoalInvalid", (e) =>
+      // The task runs with this credential's rights, as POST /api/v1/tasks starts it (core taskInputOf).
+      const task = yield* startTask(taskInputOf(principal, str(args, "goal") ?? "")).pipe(Effect.catchTag("TaskGoalInvalid", (e) =>
         Effect.fail(new ToolArgumentsInvalid({ tool: "start_task", problems: [{ path: "/goal", message: `must be 1 to 4000 characters (was ${e.length})` }] }))))
-      return jsonResult({ taskId: task.id, status: task.status, url: `${(yield* Issuer).origin}/api/v1/tasks/${task.id}` })
+      return jsonResult({ taskId: task.id, status: task.status, url: taskPath(task.id) })
     }))
   },
   {
@@ -171,9 +174,8 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
         Effect.map(Option.some), Effect.catchTag("TaskNotFound", () => Effect.succeedNone))
       if (Option.isNone(found)) return notFound("task", id)
       const t = found.value
-      const origin = (yield* Issuer).origin
-      const report = taskReportAnswer(t.report, (requestId) => requestStatusUrl(origin, requestId))
-      return jsonResult({ taskId: t.id, goal: t.goal, status: t.status, plan: t.plan, report, createdAt: t.createdAt, updatedAt: t.updatedAt })
+      const { url, ...view } = taskView(t)
+      return jsonResult({ ...view, plan: t.plan, report: taskReportAnswer(t.report), url })
     }))
   },
   {
@@ -193,7 +195,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
         limit: int(args, "limit") ?? taskListLimit.default, skip: int(args, "skip") ?? 0,
         status: status !== null && (TaskStatus.literals as ReadonlyArray<string>).includes(status) ? status as TaskStatus : null
       })
-      return jsonResult({ tasks: tasks.map((t) => ({ taskId: t.id, goal: t.goal, status: t.status, createdAt: t.createdAt })) })
+      return jsonResult({ tasks: tasks.map(taskView) })
     }))
   }
 ]

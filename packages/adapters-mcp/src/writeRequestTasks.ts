@@ -9,7 +9,7 @@ import {
   WriteRequestId
 } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { requestStatusUrl } from "./toolResults.ts"
+import { isoTime, requestStatusPath } from "@adgate/answers"
 
 /** How often a host should ask again (MCP `pollInterval`): a person decides in seconds at best. */
 export const taskPollIntervalMs = 2_000
@@ -27,15 +27,13 @@ export const taskStatusOf = (request: WriteRequest): McpTaskStatus => {
   }
 }
 
-const iso = (ms: number) => new Date(ms).toISOString()
-
 /** What a person reads in the host: who must act, where, and by when; or how it ended. */
 export const taskStatusMessage = (request: WriteRequest, origin: string): string => {
   switch (request.status) {
     case "pending_approval":
       return `Waiting for a workspace admin or editor to approve ${request.tool} under Write approvals on the workspace's ` +
-        `API & MCP page (${origin}); nothing has changed yet. Request ${request.id}, status at ${requestStatusUrl(origin, request.id)}; ` +
-        `unanswered, it expires at ${iso(request.expiresAt)}.`
+        `API & MCP page (${origin}); nothing has changed yet. Request ${request.id}, status at ${origin}${requestStatusPath(request.id)}; ` +
+        `unanswered, it expires at ${isoTime(request.expiresAt)}.`
     case "approved": return `Approved; ${request.tool} is being applied on the platform.`
     case "executed": return `Approved and applied: the platform answered ${request.providerStatus ?? 200}.`
     case "failed": return `Approved, but the platform refused or could not be reached (status ${request.providerStatus ?? "none"}); nothing was changed.`
@@ -50,8 +48,8 @@ export const taskOf = (request: WriteRequest, origin: string, now: number) => ({
   taskId: request.id,
   status: taskStatusOf(request),
   statusMessage: taskStatusMessage(request, origin),
-  createdAt: iso(request.createdAt),
-  lastUpdatedAt: iso(request.updatedAt),
+  createdAt: isoTime(request.createdAt),
+  lastUpdatedAt: isoTime(request.updatedAt),
   ttl: Math.max(0, request.expiresAt - now),
   pollInterval: taskPollIntervalMs
 })

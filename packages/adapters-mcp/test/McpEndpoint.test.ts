@@ -191,7 +191,7 @@ describe("tools/call through the core pipeline", () => {
     const queued = result.structuredContent as { requestId: WriteRequestId; statusUrl: string; status: string; message: string }
     expect(queued.requestId).toMatch(/^rwq_/)
     expect(queued.status).toBe("pending_approval")
-    expect(queued.statusUrl).toBe(`${server.origin}/api/v1/requests/${queued.requestId}`)
+    expect(queued.statusUrl).toBe(`/api/v1/requests/${queued.requestId}`)
     expect(queued.message).toContain("Nothing has changed yet")
     const decision = await client.callTool({ name: "get_write_request", arguments: { requestId: queued.requestId } })
     expect((decision.structuredContent as { status: string }).status).toBe("pending_approval")
@@ -221,7 +221,9 @@ describe("tools/call through the core pipeline", () => {
     const client = await connect(await apiKey(["tools:read"]), "auto")
     const bad = await client.callTool({ name: "gads__list_campaigns", arguments: {} })
     expect(bad.isError).toBe(true)
-    expect(bad.structuredContent).toMatchObject({ error: "invalid_arguments" })
+    // gads__list_campaigns declares an output schema: its refusal is the same JSON as text only (MCP §Output schema).
+    expect(bad.structuredContent).toBeUndefined()
+    expect(JSON.parse((bad.content as Array<{ text: string }>)[0]!.text)).toMatchObject({ error: "invalid_arguments" })
     const unknown = await client.callTool({ name: "nope__nothing", arguments: {} })
     expect(unknown.structuredContent).toMatchObject({ error: "tool_not_found" })
     await client.close()
@@ -247,7 +249,7 @@ describe("get_task", () => {
       expect(result.isError ?? false).toBe(false)
       const changes = (result.structuredContent as { report: { changes: ReadonlyArray<Record<string, unknown>> } }).report.changes
       expect(changes.map((c) => [c["requestId"], c["statusUrl"], Object.keys(c).indexOf("statusUrl") - Object.keys(c).indexOf("requestId")]))
-        .toEqual([["rwq_waiting", `${server.origin}/api/v1/requests/rwq_waiting`, 1], [null, null, 1]])
+        .toEqual([["rwq_waiting", "/api/v1/requests/rwq_waiting", 1], [null, null, 1]])
     }
     await client.close()
   })

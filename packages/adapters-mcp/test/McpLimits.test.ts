@@ -79,6 +79,23 @@ describe("rate limits at /api/mcp, the same counters as REST (spec §Limits)", (
     expect((await mcpList(await apiKey())).status).toBe(200)
   })
 
+  it("JSON-RPC batches cannot carry calls past the limit: each batch is refused and counts as the one request it is; the limit then holds", async () => {
+    const key = await apiKey()
+    const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "gads__list_campaigns", arguments: { accountId: "3842019576" } } })
+    const batch = () => server.fetch("/api/mcp", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify(Array.from({ length: 40 }, (_, i) => call(i)))
+    })
+    for (let i = 0; i < perMinute; i++) {
+      const refused = await batch()
+      expect(refused.status).toBe(400)
+      expect(await refused.json()).toMatchObject({ error: { code: -32600 } })
+    }
+    await expectThrottled(await batch())
+    await expectThrottled(await mcpList(key))
+  })
+
   it("per connection: an MCP access token past the limit answers 429 with Retry-After", async () => {
     const token = await accessToken(`${server.origin}/api/mcp`)
     for (let i = 0; i < perMinute; i++) expect((await mcpList(token)).status).toBe(200)

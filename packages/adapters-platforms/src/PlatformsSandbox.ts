@@ -3,7 +3,7 @@
 // CredentialCipher and opened only here, for the call. Also the SandboxConnections service that connects a
 // workspace to a family (the demo seeding and tests use it).
 import {
-  type Account, kindOfCall, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, type ToolCall
+  type Account, kindOfCall, type PlatformAnswer, Platforms, PlatformUnavailable, type ProposedChange, StoreUnavailable, type ToolCall
 } from "@adgate/core"
 import { CredentialCipher } from "@adgate/adapters-sql"
 import { Clock, Context, Effect, Layer, type Schema } from "effect"
@@ -51,6 +51,14 @@ const unavailable = (platform: string, step: string) => <A, E, R>(self: Effect.E
     message: `${platform} sandbox: ${step} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
   }))
 
+// The connected accounts are the service's own records (platform_connections), read from its database: a failing read
+// is an outage of ours (503 temporarily_unavailable), not a platform that did not answer.
+const ourOutage = (operation: string) => <A, E, R>(self: Effect.Effect<A, E | SqlError.SqlError, R>) =>
+  Effect.mapError(self, (error) => new StoreUnavailable({
+    operation,
+    message: `${operation} failed${typeof error === "object" && error !== null && "_tag" in error ? ` (${String(error._tag)})` : ""}`
+  }))
+
 // PGlite answers jsonb parsed, node-postgres too; a driver that answers text is parsed here.
 const parseJson = (value: unknown): Schema.Json => (typeof value === "string" ? JSON.parse(value) as Schema.Json : value as Schema.Json)
 
@@ -65,6 +73,36 @@ const rawPersonDecision = (platform: SandboxPlatform, call: SandboxCall) =>
   Effect.map(platform.meaning(call), (meant) => {
     if ("providerStatus" in meant) return true
     return platform.tools.find((t) => t.name === `${platform.family.id}__${meant.tool}`)?.personDecision ?? true
+  })
+
+/** Every string and number in a JSON value (keys too), as text. */
+const textsOf = (value: Schema.Json | undefined, out: Array<string> = []): Array<string> => {
+  if (typeof value === "string") out.push(value)
+  else if (typeof value === "number") out.push(String(value))
+  else if (Array.isArray(value)) for (const v of value) textsOf(v, out)
+  else if (typeof value === "object" && value !== null) {
+    for (const [k, v] of Object.entries(value)) {
+      out.push(k)
+      textsOf(v, out)
+    }
+  }
+  return out
+}
+
+/**
+ * The objects a raw call names, whether or not the platform can read it (guardrails check protected names on each):
+ * every object of the workspace's accounts of the platform whose id is a word of the path or of any body value
+ * (`customers/1/campaigns/20481001` names 20481001), or whose name is a body value. Conservative: a number that
+ * happens to equal an id names that object too.
+ */
+const namedByRaw = (call: SandboxCall) =>
+  Effect.map(call.store.allObjects, (objects) => {
+    const texts = [typeof call.args["path"] === "string" ? call.args["path"] : "", ...textsOf(call.args["body"])]
+    const words = new Set(texts.flatMap((t) => t.split(/[^A-Za-z0-9_]+/)).filter((w) => w.length > 0))
+    const values = new Set(texts.map((t) => t.trim().normalize("NFC").toLowerCase()))
+    return objects
+      .filter((o) => words.has(o.id) || values.has(o.name.trim().normalize("NFC").toLowerCase()))
+      .map((o) => ({ type: o.type, id: o.id, name: o.name }))
   })
 
 export const PlatformsSandbox: Layer.Layer<
@@ -152,14 +190,15 @@ export const PlatformsSandbox: Layer.Layer<
         const out: Array<Account> = []
         for (const r of rows) if (byFamily.has(r.family)) out.push({ platform: r.family, id: r.id, name: r.name, status: r.status })
         return out
-      }).pipe(unavailable("platforms", "accounts")),
+      }).pipe(ourOutage("Platforms.accounts")),
       preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
         const platform = platformOf(call)
         if (platform === undefined) return unknownFamily(call)
         const sandboxCall = sandboxCallOf(call, platform)
         return provide(Effect.gen(function* () {
           const change = yield* platform.preview(sandboxCall)
-          return { ...change, personDecision: call.tool.raw ? yield* rawPersonDecision(platform, sandboxCall) : call.tool.personDecision }
+          if (!call.tool.raw) return { ...change, personDecision: call.tool.personDecision }
+          return { ...change, personDecision: yield* rawPersonDecision(platform, sandboxCall), named: yield* namedByRaw(sandboxCall) }
         })).pipe(unavailable(platform.family.id, "preview"))
       },
       execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {

@@ -25,7 +25,7 @@ export const AuditLogSql = Layer.effect(AuditLog, Effect.gen(function* () {
         unavailable("AuditLog.list"),
         Effect.flatMap(decode)
       ),
-    // Newest first by position; the filters are served by the indexes of migration 0013 (one per way to name an app,
+    // Newest first by position; the filters are served by the indexes of migration 0014 (one per way to name an app,
     // one per kind), the page by LIMIT/OFFSET: only the page's rows are read out.
     page: (workspaceId, query) =>
       sql`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId}

@@ -1,7 +1,7 @@
 // Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first. The
 // MailMessage Schema is the row (tableRow), its `to` kept in the column `recipient`; `position` keeps the order.
 import { MailMessage, Mailer } from "@adgate/core"
-import { Effect, Layer, Schema } from "effect"
+import { Array as Arr, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"
@@ -12,7 +12,7 @@ const row = tableRow(MailRow, { table: "mail_outbox", key: "id" })
 
 export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const decode = decodeRows(MailRow, { operation: "Mailer.pending", table: "mail_outbox", key: "id" })
+  const decode = (operation: string) => decodeRows(MailRow, { operation, table: "mail_outbox", key: "id" })
   return Mailer.of({
     enqueue: (m) =>
       row.encode(m, "Mailer.enqueue").pipe(
@@ -23,9 +23,20 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
     pending: (limit) =>
       sql`SELECT * FROM mail_outbox WHERE sent_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("Mailer.pending"),
-        Effect.flatMap(decode)
+        Effect.flatMap(decode("Mailer.pending"))
       ),
     markSent: (id, at) =>
-      sql`UPDATE mail_outbox SET sent_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, unavailable("Mailer.markSent"))
+      sql`UPDATE mail_outbox SET sent_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, unavailable("Mailer.markSent")),
+    recent: (limit) =>
+      sql`SELECT * FROM mail_outbox ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
+        unavailable("Mailer.recent"),
+        Effect.flatMap(decode("Mailer.recent"))
+      ),
+    find: (id) =>
+      sql`SELECT * FROM mail_outbox WHERE id = ${id}`.pipe(
+        unavailable("Mailer.find"),
+        Effect.flatMap(decode("Mailer.find")),
+        Effect.map(Arr.head)
+      )
   })
 }))

@@ -30,11 +30,18 @@ export const ToolUsageLogSql = Layer.effect(ToolUsageLog, Effect.gen(function* (
         unavailable("ToolUsageLog.list"),
         Effect.flatMap(decode)
       ),
-    changesSince: (workspaceId, since) =>
-      sql<{ readonly n: number | bigint | string }>`SELECT count(*)::int AS n FROM tool_usage
-        WHERE workspace_id = ${workspaceId} AND kind = 'write' AND outcome = 'succeeded' AND at >= ${since}`.pipe(
+    // One statement for both day counts: the count, and the budget's value before its first change since `since`
+    // (the earliest row of that target, the later of two in one millisecond by position).
+    changesSince: (workspaceId, since, budgetTarget) =>
+      sql<{ readonly n: number | bigint | string; readonly budgetBefore: number | string | null }>`SELECT count(*)::int AS n,
+        (SELECT budget_from FROM tool_usage WHERE workspace_id = ${workspaceId} AND budget_target = ${budgetTarget ?? null}
+          AND kind = 'write' AND outcome = 'succeeded' AND at >= ${since} ORDER BY at, position LIMIT 1) AS budget_before
+        FROM tool_usage WHERE workspace_id = ${workspaceId} AND kind = 'write' AND outcome = 'succeeded' AND at >= ${since}`.pipe(
         unavailable("ToolUsageLog.changesSince"),
-        Effect.map((rows) => Number(rows[0]?.n ?? 0))
+        Effect.map((rows) => ({
+          changes: Number(rows[0]?.n ?? 0),
+          budgetBefore: rows[0]?.budgetBefore === null || rows[0]?.budgetBefore === undefined ? null : Number(rows[0].budgetBefore)
+        }))
       ),
     // A range of the index tool_usage_by_workspace (workspace_id, at), grouped here: one row per credential and day.
     usageByCredentialAndDay: (workspaceId, from, to) =>

@@ -64,6 +64,7 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
   const listPending = decodeRows(WriteRequest, source("listPending"))
   const listByRequester = decodeRows(WriteRequest, source("listByRequester"))
   const listResumable = decodeRows(WriteRequest, source("listResumable"))
+  const listDecided = decodeRows(WriteRequest, source("listDecided"))
   return WriteRequestStore.of({
     insert: (r) =>
       row.encode(r, "WriteRequestStore.insert").pipe(
@@ -98,6 +99,19 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
         unavailable("WriteRequestStore.listPending"),
         Effect.flatMap(listPending)
       ),
+    // outcomeOfWriteRequest in SQL: a rejection decided by nobody or by the requesting credential is a withdrawal.
+    listDecided: (workspaceId, outcome, offset, limit) => {
+      const withdrawn = sql`(decided_by IS NULL OR decided_by = COALESCE(connection_id, api_key_id, ''))`
+      const which = outcome === null ? sql`status <> 'pending_approval'`
+        : outcome === "withdrawn" ? sql`status = 'rejected' AND ${withdrawn}`
+        : outcome === "rejected" ? sql`status = 'rejected' AND NOT ${withdrawn}`
+        : sql`status = ${outcome}`
+      return sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId} AND ${which}
+        ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`.pipe(
+        unavailable("WriteRequestStore.listDecided"),
+        Effect.flatMap(listDecided)
+      )
+    },
     listResumable: (now, decidedBefore, limit) =>
       sql`SELECT * FROM write_requests WHERE status = 'approved'
           AND ((lease_until IS NULL AND decided_at <= ${decidedBefore}) OR lease_until <= ${now})

@@ -12,7 +12,6 @@ export { drainReaders, OutboxSchedule, outboxDrainInterval } from "./readers/Out
 export { drainReader, outboxBatchSize, type OutboxReader } from "./readers/OutboxReader.ts"
 export { auditReader } from "./readers/auditReader.ts"
 export { mailReader } from "./readers/mailReader.ts"
-export { appLabel, composeConnectionMail, type ConnectionMailFacts, type MailApp } from "./readers/connectionOpenedMail.ts"
 export { ClientStoreSql } from "./ClientStoreSql.ts"
 export { ConsentStoreSql } from "./ConsentStoreSql.ts"
 export { CodeStoreSql } from "./CodeStoreSql.ts"

@@ -3,18 +3,16 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore, type ConnectionOpened,
+  advanceTask, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailWordsShape, type Role, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore,
   ApiKeyId,
   WorkspaceId,
-  ConnectionId,
   UserId,
-  WriteRequestId,
-  ClientId
+  WriteRequestId
 } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { composeConnectionMail, drainReaders, outboxReaders, runHousekeeping } from "../src/index.ts"
+import { drainReaders, outboxReaders, runHousekeeping } from "../src/index.ts"
 import { aWriteRequest, unique } from "./contracts/fixtures.ts"
 import { auditReader } from "../src/readers/auditReader.ts"
 import { mailReader } from "../src/readers/mailReader.ts"
@@ -45,7 +43,7 @@ const exactlyOnceAcrossProcesses = (a: Layer.Layer<World>, b: Layer.Layer<World>
   assert.deepStrictEqual(entries.map((e) => [e.action, e.detail["reason"] ?? null]), [["connection.approved", null], ["connection.ended", "disconnected"]])
   const mail = yield* Effect.provide(mailTo(adminEmail), b)
   assert.strictEqual(mail.length, 1, "one mail to the one admin, however many processes drained")
-  assert.include(mail[0]?.subject ?? "", "was connected to Token Ads")
+  assert.include(mail[0]?.subject ?? "", "Token Ads")
 })
 
 const directoryDown = Effect.map(Directory, (directory) => Directory.of({
@@ -151,7 +149,7 @@ const guardrailsAudited = Effect.gen(function* () {
   yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
   yield* setGuardrails(workspaceId, null, { maxDailyBudgetPerAccount: 500 })
   const caps = (maxDailyBudgetPerAccount: number | null) =>
-    ({ maxBudgetChangePercent: null, maxChangesPerDay: null, maxDailyBudgetPerAccount, protectedNames: [] })
+    ({ maxBudgetChangePercent: null, maxBudgetChangePercentPerDay: null, maxChangesPerDay: null, maxDailyBudgetPerAccount, protectedNames: [] })
   assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => [e.action, e.actorId, e.detail]), [
     ["guardrails.changed", userId, { before: caps(null), after: caps(100) }],
     ["guardrails.changed", null, { before: caps(100), after: caps(500) }]
@@ -226,29 +224,78 @@ describe("housekeeping's expiry of write requests (spec §States: Write request,
     }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
 })
 
-describe("the admins' mail (spec §What the service does 9)", () => {
-  const event: typeof ConnectionOpened.Type = {
-    _tag: "ConnectionOpened", at: 0, connectionId: ConnectionId.make("con_1"), workspaceId: WorkspaceId.make("ws_1"), clientId: ClientId.make("https://tool.example/client.json"),
-    approverId: UserId.make("usr_a"), scopes: ["tasks:read", "tools:write"], surface: "both", platforms: ["google_ads"], writeMode: "wait"
+/** A MailWords that keeps the facts it was given and says who each mail is for. */
+const recordingWords = () => {
+  const connected: Array<AppConnectedFacts> = []
+  const waiting: Array<ChangeWaitingFacts> = []
+  const words: MailWordsShape = {
+    appConnected: (facts) => { connected.push(facts); return { subject: `connected for ${facts.recipient.email}`, text: "" } },
+    changeWaiting: (facts) => { waiting.push(facts); return { subject: `waiting for ${facts.recipient.email}`, text: "" } }
   }
-  it("names the app (quoted when unverified), the approver, the permissions and the disconnect link", () => {
-    const mail = composeConnectionMail(event, {
-      app: { clientId: event.clientId, name: "Helper", recognised: false },
-      approver: { id: UserId.make("usr_a"), email: "ann@acme.example", name: "Ann", createdAt: 0 }, workspaceName: "Acme Ads"
-    }, "https://adgate.example")
-    assert.strictEqual(mail.subject, `"Helper" (unverified app) was connected to Acme Ads`)
-    assert.include(mail.text, "Ann <ann@acme.example>")
-    assert.include(mail.text, "Permissions: tasks:read tools:write")
-    assert.include(mail.text, "the MCP server and the REST API")
-    assert.include(mail.text, "Platforms: google_ads")
-    assert.include(mail.text, "Writes: each change waits for approval")
-    assert.include(mail.text, "https://adgate.example/manage/connections")
-  })
-  it("a recognised app is named as it is; an approver the Directory no longer knows is named by id", () => {
-    const mail = composeConnectionMail(event, {
-      app: { clientId: event.clientId, name: "Claude", recognised: true }, approver: null, workspaceName: "Acme Ads"
-    }, "https://adgate.example")
-    assert.strictEqual(mail.subject, "Claude was connected to Acme Ads")
-    assert.include(mail.text, "usr_a connected Claude")
-  })
+  return { connected, waiting, words }
+}
+
+/** A member of `workspaceId` with `role`. */
+const addMember = (workspaceId: WorkspaceId, role: Role, name: string) => Effect.gen(function* () {
+  const directory = yield* Directory
+  const id = UserId.make(unique("usr_"))
+  yield* directory.createUser({ id, email: `${id}@token.example`, name, createdAt: 0 })
+  yield* directory.setRole(workspaceId, id, Option.some(role))
+  return { id, email: `${id}@token.example`, name }
 })
+
+/**
+ * "App connected" goes to the workspace's admins and to nobody else (spec §Events): a second admin gets it, an editor
+ * and a viewer of the workspace do not, nor an admin of another workspace; each mail is composed for its recipient,
+ * with the connection's id (the link to its row) and the approver.
+ */
+const appConnectedToAdminsOnly = Effect.gen(function* () {
+  const { workspaceId, grant, clientId } = yield* seedCode
+  const firstAdmin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
+  const secondAdmin = yield* addMember(workspaceId, "admin", "Second Admin")
+  const editor = yield* addMember(workspaceId, "editor", "Eddie")
+  const viewer = yield* addMember(workspaceId, "viewer", "Vic")
+  const elsewhere = yield* seedAdminWorkspace
+  const tokens = yield* handleTokenRequest({ params: grant(), basic: null })
+  const connection = Option.getOrThrow(yield* (yield* ConnectionStore).findByRefreshHash(yield* (yield* Secrets).hash(tokens.refresh_token)))
+  const recorded = recordingWords()
+  yield* drainReader(mailReader).pipe(Effect.provideService(MailWords, recorded.words))
+  const queued = yield* Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.filter((m) => m.subject.startsWith("connected for ")))
+  assert.sameMembers(queued.map((m) => m.to), [firstAdmin.email, secondAdmin.email])
+  for (const m of queued) assert.strictEqual(m.subject, `connected for ${m.to}`, "each mail composed for its own recipient")
+  for (const outsider of [editor.email, viewer.email, `${elsewhere.userId}@token.example`])
+    assert.isFalse(queued.some((m) => m.to === outsider), outsider)
+  const facts = recorded.connected[0]!
+  assert.strictEqual(facts.connectionId, connection.id)
+  assert.strictEqual(facts.workspace.name, "Token Ads")
+  assert.deepStrictEqual(facts.app, { clientId, name: "Test app", verified: false, documentHost: null })
+  assert.deepStrictEqual(facts.approver, { email: firstAdmin.email, name: firstAdmin.name })
+  assert.deepStrictEqual(facts.scopes, ["tasks:read", "tools:read"])
+})
+
+onEachDatabase("the app-connected mail", "", "goes to every admin of the workspace and to no editor, viewer or other workspace's admin", appConnectedToAdminsOnly)
+
+/**
+ * "A change waits" goes to the person who asked (the connecting person) only, naming the workspace's admins and
+ * editors (not its viewers) as who can decide; a write queued without a preview is not mailed.
+ */
+const changeWaitingToRequester = Effect.gen(function* () {
+  const { workspaceId, userId: adminId } = yield* seedAdminWorkspace
+  const editor = yield* addMember(workspaceId, "editor", "Eddie")
+  yield* addMember(workspaceId, "viewer", "Vic")
+  const queued = (requestId: string, summary: string | null) => ({
+    _tag: "WriteQueued" as const, at: 1, requestId: WriteRequestId.make(requestId), workspaceId, requestedBy: editor.id,
+    tool: "ads__set_budget", toolTitle: "Set budget", clientId: null, connectionId: null, apiKeyId: ApiKeyId.make("key_1"),
+    reason: "approval" as const, summary, expiresAt: 2
+  })
+  yield* (yield* EventOutbox).append([queued(unique("rwq_"), "Budget 50.00 → 55.00"), queued(unique("rwq_"), null)])
+  const recorded = recordingWords()
+  yield* drainReader(mailReader).pipe(Effect.provideService(MailWords, recorded.words))
+  const mails = yield* Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.filter((m) => m.subject.startsWith("waiting for ")))
+  assert.deepStrictEqual(mails.map((m) => m.to), [editor.email])
+  assert.strictEqual(recorded.waiting.length, 1, "no mail for a write without a preview")
+  assert.strictEqual(recorded.waiting[0]!.summary, "Budget 50.00 → 55.00")
+  assert.sameMembers(recorded.waiting[0]!.deciders.map((d) => d.email), [`${adminId}@token.example`, editor.email])
+})
+
+onEachDatabase("the change-waiting mail", "", "goes to the person who asked, naming the admins and editors as deciders", changeWaitingToRequester)

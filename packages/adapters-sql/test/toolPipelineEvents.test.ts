@@ -103,6 +103,8 @@ const appliedOnce = (world: Layer.Layer<World>) => Effect.gen(function* () {
   const entries = yield* audited(ws)
   assert.deepStrictEqual(entries.map((e) => [e.action, e.actorId, e.detail]), [
     ["write_request.queued", admin, { tool: "ads__pause_campaign", requestId, reason: "approval", summary: `Set "One" to PAUSED`, apiKeyId: keyOf("wait") }],
+    ["write_request.approved", admin, { requestId, tool: "ads__pause_campaign", apiKeyId: keyOf("wait") }],
+    ["write_request.executed", null, { requestId, tool: "ads__pause_campaign", apiKeyId: keyOf("wait"), providerStatus: 200 }],
     ["tool.write_applied", admin, { tool: "ads__pause_campaign", providerStatus: 200, requestId, summary: `Set "One" to PAUSED`, apiKeyId: keyOf("wait") }],
     ["tool.write_applied", admin, { tool: "ads__pause_campaign", providerStatus: 200, requestId: null, summary: `Set "Two" to PAUSED`, apiKeyId: keyOf("apply") }]
   ])

@@ -79,6 +79,13 @@ const pathsInto = (starts: ReadonlyArray<string>, target: string): Array<Array<s
   return found
 }
 
+/**
+ * The one adapter that builds on another (docs/architecture.md, One core, thin adapters): the sandbox platforms keep
+ * their tables in the service's database and seal each workspace's platform credential with adapters-sql's
+ * CredentialCipher. Every other pair is refused; what both HTTP surfaces render is @adgate/answers.
+ */
+const allowedAdapterImports: ReadonlyArray<readonly [string, string]> = [["adapters-platforms", "adapters-sql"]]
+
 const coreFolders = readdirSync(coreSrc).filter((name) => statSync(join(coreSrc, name)).isDirectory())
 
 describe("module boundaries", () => {
@@ -132,6 +139,35 @@ describe("module boundaries", () => {
   it("no core file outside the testing folder imports from it", () => {
     const inward = pathsInto(walk(coreSrc).filter((f) => !f.startsWith(testingDir + "/")), testingDir)
     assert.deepStrictEqual(inward.map((chain) => chain.map(rel).join(" -> ")), [])
+  })
+
+  it("an adapter never imports another adapter: no production file of an adapters-* package reaches another one, by any path of imports, nor lists it as a dependency", () => {
+    const adapters = packageDirs.filter((dir) => /^adapters-/.test(relative(join(root, "packages"), dir)))
+    assert.isAbove(adapters.length, 4)
+    const name = (dir: string) => relative(join(root, "packages"), dir)
+    const allowed = (from: string, to: string) => allowedAdapterImports.some(([a, b]) => a === from && b === to)
+    const reaching = adapters.flatMap((dir) => {
+      const own = walk(join(dir, "src"))
+      return adapters.filter((other) => other !== dir && !allowed(name(dir), name(other))).flatMap((other) =>
+        pathsInto(own, other).map((chain) => chain.map(rel).join(" -> ")))
+    })
+    assert.deepStrictEqual(reaching, [])
+    const listed = adapters.flatMap((dir) => {
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name: string; dependencies?: Record<string, string> }
+      return Object.keys(manifest.dependencies ?? {})
+        .filter((dependency) => dependency.startsWith("@adgate/adapters-") && !allowed(name(dir), dependency.slice("@adgate/".length)))
+        .map((dependency) => `${manifest.name} -> ${dependency}`)
+    })
+    assert.deepStrictEqual(listed, [])
+  })
+
+  it("@adgate/answers, which both HTTP surfaces import, imports only the core and effect", () => {
+    const files = walk(join(root, "packages/answers/src"))
+    assert.isAbove(files.length, 3)
+    const foreign = files.flatMap((f) => specifiersOf(f)
+      .filter((s) => !s.startsWith(".") && s !== "@adgate/core" && s !== "effect" && !s.startsWith("effect/"))
+      .map((s) => `${rel(f)}: ${s}`))
+    assert.deepStrictEqual(foreign, [])
   })
 
   it("one port a file: each file of ports/ declares at most one port, named after the file", () => {

@@ -1,6 +1,6 @@
 // The server's configuration in tests: the defaults of `npm start` on localhost, on `dataDir` (and PostgreSQL at
 // `databaseUrl` when given).
-import { defaultRateLimitPolicy } from "@adgate/core"
+import { defaultInputLimits, defaultRateLimitPolicy } from "@adgate/core"
 import { Option, Redacted } from "effect"
 import type { AppConfig } from "../../src/config.ts"
 
@@ -16,6 +16,7 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   adminPassword: Option.none(),
   credentialsKey: Option.none(),
   rateLimits: defaultRateLimitPolicy,
+  inputLimits: defaultInputLimits,
   trustedProxies: [],
   tracing: false
 })

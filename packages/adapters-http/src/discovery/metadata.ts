@@ -1,13 +1,7 @@
 // The discovery documents (spec §Discovery): authorization server metadata (RFC 8414, with RFC 9207's
 // authorization_response_iss_parameter_supported) and the protected resource metadata of each surface (RFC 9728).
 import { allScopes } from "@adgate/core"
-
-/** The surfaces with a protected resource metadata document, and the path each one protects. */
-export const protectedResources = {
-  mcp: { path: "/api/mcp", name: "adgate MCP server" },
-  rest: { path: "/api/v1", name: "adgate REST API" }
-} as const
-export type ProtectedResource = keyof typeof protectedResources
+import { type ProtectedResource, protectedResources } from "@adgate/answers"
 
 export const oauthPaths = {
   authorize: "/oauth/authorize",

@@ -203,6 +203,15 @@ figure.chart{margin:0;background:var(--card);border:1px solid var(--border);bord
 table.facts th{width:12rem}
 table.connected-apps time,table.audit-trail time{white-space:nowrap}
 .end-form{margin-top:1rem;border-top:1px solid var(--border);padding-top:.5rem}
+dl.facts,dl.change{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:.75rem 0}
+dl.facts dt,dl.change dt{font-weight:600;color:var(--muted)}
+dl.facts dd,dl.change dd{margin:0}
+.before-after span{color:var(--muted)}
+pre.answer{overflow-x:auto;padding:.75rem;background:var(--bg);border:1px solid var(--border);border-radius:.375rem;font-size:.85rem;max-height:24rem}
+form.filter label{margin:0}
+form.filter select{width:auto}
+@media (max-width:40rem){dl.facts,dl.change{grid-template-columns:1fr}}
+.mail-text{white-space:pre-wrap;overflow-wrap:anywhere;font:.95rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);padding:1rem;border:1px solid var(--border);border-radius:.375rem}
 /* A definition list of facts or changes is a grid whose terms sit beside their values, in one column width for every
 list of a page; an audit row keeps its time on one line and breaks long ids instead of running off the page, as any
 table does with a <time>; a table's visually hidden header stays inside its scrolling box (else it widens a phone's

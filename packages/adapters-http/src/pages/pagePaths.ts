@@ -15,7 +15,9 @@ export const pagePaths = {
   /** Where sign-in lands: the API & MCP page of the workspace the session works in. */
   home: "/",
   account: "/account",
+  /** The development mailbox (no SMTP_URL): the newest mail, and one message. */
   mailbox: "/mailbox",
+  mailboxMessage: (mailId: string) => `/mailbox/${enc(mailId)}`,
   workspace: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}`,
   /** API & MCP: usage at a glance and Connected apps. */
   apiMcp: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/api-mcp`,

@@ -1,35 +1,24 @@
 // Serves the REST API v1 from its route table (restApi.ts; spec §REST API, §Authentication 1, 5–7, §REST status
 // codes): CORS for any origin without credentials, the bearer check (never a cookie), the scope check, the query and
 // the 1 MB JSON body, the handler, and every refusal through the one error table, all as JSON with no-store.
-import { Cause, Effect, Schema } from "effect"
+import { Cause, type Context, Effect, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { authenticateBearer, Issuer, requireScope } from "@adgate/core"
+import { authenticateBearer, InputLimits, Issuer, nestsDeeperThan, requireScope } from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
-import { BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound } from "./errors.ts"
+import {
+  BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, hasMatrixParameters, isRestRefusal, MethodNotAllowed, type Outage, outageOf,
+  QueryInvalid, RouteNotFound
+} from "@adgate/answers"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type BearerRoute, isPublicRoute, type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
 import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
 
 type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
 
-/** How deep a request body may nest (checklist 167): far beyond any tool's arguments, far below a stack's limit. */
-export const maxBodyDepth = 64
-
-/** True when `value` nests deeper than `max` arrays or objects; iterative, so a hostile depth cannot overflow it. */
-const nestsDeeperThan = (value: unknown, max: number): boolean => {
-  const stack: Array<readonly [unknown, number]> = [[value, 1]]
-  while (stack.length > 0) {
-    const [current, depth] = stack.pop()!
-    if (typeof current !== "object" || current === null) continue
-    if (depth > max) return true
-    for (const child of Object.values(current)) stack.push([child, depth + 1])
-  }
-  return false
-}
-
 /**
  * The body as a JSON object. Empty is `{}` (a tool without arguments); not JSON is 400 invalid_json; JSON that is not
- * an object, or that nests deeper than 64 levels, is 400 invalid_body; over 1 MB while reading (a chunked body) is 413.
+ * an object, or that nests deeper than InputLimits' depth (64 levels, checklist 167; the MCP server applies the same
+ * limit), is 400 invalid_body; over 1 MB while reading (a chunked body) is 413.
  */
 const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: string) =>
   Effect.gen(function* () {
@@ -42,7 +31,8 @@ const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: 
       return yield* new BodyNotJson()
     }
     if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* new BodyNotObject({ expected })
-    if (nestsDeeperThan(parsed, maxBodyDepth)) return yield* new BodyNotObject({ expected: `nested at most ${maxBodyDepth} levels deep` })
+    const { maxJsonDepth } = yield* InputLimits
+    if (nestsDeeperThan(parsed, maxJsonDepth)) return yield* new BodyNotObject({ expected: `nested at most ${maxJsonDepth} levels deep` })
     return parsed as Schema.JsonObject
   })
 
@@ -78,20 +68,31 @@ const unexpected = (cause: Cause.Cause<unknown>) =>
     )
   })
 
+/** An outage refused as 503: one WARN line naming the port that failed (the request line says only the status). */
+const logOutage = (outage: Outage, failure: string) =>
+  Effect.logWarning("port unavailable").pipe(Effect.annotateLogs({ surface: "rest", port: outage.port, operation: outage.operation, failure }))
+
 const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
   <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
     effect.pipe(Effect.catchCause((cause) => {
       const failure = cause.reasons.find(Cause.isFailReason)
-      return failure !== undefined && isRestRefusal(failure.error)
-        ? Effect.succeed(restRefusalResponse(failure.error, origin, scopes))
-        : unexpected(cause)
+      if (failure === undefined || !isRestRefusal(failure.error)) return unexpected(cause)
+      const response = restRefusalResponse(failure.error, origin, scopes)
+      const outage = outageOf(failure.error)
+      return outage === null ? Effect.succeed(response) : Effect.as(logOutage(outage, failure.error._tag), response)
     }))
 
-const serve = (route: BearerRoute, origin: string) => {
+/**
+ * One route's answer. `matched` are the path parameters when the fallback matched the path itself (a parameter longer
+ * than the router takes); otherwise the router's.
+ */
+const serve = (route: BearerRoute, origin: string, matched?: Readonly<Record<string, string>>) => {
   const scopes = route.access.challengeScopes
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
-    const params = yield* HttpRouter.params
+    // The router drops a `;…` suffix before matching: refused, so a parameter is exactly what the client sent.
+    if (hasMatrixParameters(request.url)) return yield* new RouteNotFound({ path: new URL(request.url, origin).pathname })
+    const params = matched ?? (yield* HttpRouter.params)
     const search = new URL(request.url, origin).searchParams
     if (search.has("access_token")) return yield* new CredentialInQuery()
     // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
@@ -104,16 +105,39 @@ const serve = (route: BearerRoute, origin: string) => {
   }).pipe(answerRefusals(origin, scopes))
 }
 
-/** A path of the table whose method differs answers 405 with Allow; any other /api/v1 path a JSON 404. */
-const fallback = (origin: string) => {
+/** A path segment as the router would give it: percent-decoded, or as sent when it does not decode. */
+const decodedSegment = (segment: string): string => {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
+/**
+ * What the router did not match. A path of the table with this method (a path parameter longer than the router's
+ * maximum) is that route's, with the parameter as sent: a tool name of 200 characters is an unknown tool (404), like
+ * any other. A path of the table whose method differs answers 405 with Allow; any other /api/v1 path, or one with
+ * matrix parameters, a JSON 404.
+ */
+const fallback = (origin: string, context: Context.Context<RestServices | BearerServices>) => {
   const patterns = restApi.map((r) => ({
-    method: r.method,
-    regex: new RegExp(`^${restBasePath}${r.path.replace(/\{\w+\}/g, "[^/]+")}$`)
+    route: r,
+    names: [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
+    regex: new RegExp(`^${restBasePath}${r.path.replace(/\{\w+\}/g, "([^/]+)")}$`)
   }))
   return Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const path = new URL(request.url, origin).pathname
-    const allow = [...new Set(patterns.filter((p) => p.regex.test(path)).map((p) => p.method))]
+    if (hasMatrixParameters(request.url)) return restRefusalResponse(new RouteNotFound({ path }), origin)
+    const matching = patterns.filter((p) => p.regex.test(path))
+    const same = matching.find((p) => p.route.method === request.method)
+    if (same !== undefined && !isPublicRoute(same.route)) {
+      const values = same.regex.exec(path)!.slice(1)
+      const params = Object.fromEntries(same.names.map((name, i) => [name, decodedSegment(values[i] ?? "")]))
+      return yield* serve(same.route, origin, params).pipe(Effect.provideContext(context))
+    }
+    const allow = [...new Set(matching.map((p) => p.route.method))]
     return restRefusalResponse(allow.length > 0 ? new MethodNotAllowed({ allow: [...allow, "OPTIONS"] }) : new RouteNotFound({ path }), origin)
   })
 }
@@ -127,13 +151,15 @@ export const RestRoutes = HttpRouter.use((router) =>
     for (const route of restApi) {
       const path = `${restBasePath}${route.path.replace(/\{(\w+)\}/g, ":$1")}` as `/${string}`
       const handler = isPublicRoute(route)
-        ? Effect.succeed(HttpServerResponse.jsonUnsafe(document, { headers: jsonHeaders }))
+        ? Effect.map(HttpServerRequest.HttpServerRequest, (request) => hasMatrixParameters(request.url)
+          ? restRefusalResponse(new RouteNotFound({ path: new URL(request.url, origin).pathname }), origin)
+          : HttpServerResponse.jsonUnsafe(document, { headers: jsonHeaders }))
         : serve(route, origin).pipe(Effect.provideContext(context))
       yield* router.add(route.method, path, handler)
     }
     yield* router.add("OPTIONS", `${restBasePath}/*`, preflight)
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
-      yield* router.add(method, `${restBasePath}/*`, fallback(origin))
+      yield* router.add(method, `${restBasePath}/*`, fallback(origin, context))
     }
   })
 )

@@ -2,7 +2,7 @@
 // registers (restApi.ts), its Schemas turned into JSON Schema 2020-12 by effect's JSON Schema support, and each
 // route's error statuses taken from the one error table (errors.ts). Nothing here is written by hand per route.
 import { Schema } from "effect"
-import { restErrors, statusesOf, type RestRefusalTag } from "./errors.ts"
+import { restErrors, statusesOf, type RestRefusalTag } from "@adgate/answers"
 import { restApi, restBasePath, type RestRoute } from "./restApi.ts"
 import { ErrorBody } from "./restSchemas.ts"
 

@@ -3,20 +3,22 @@
 // routes from it and openApiDocument.ts generates /api/v1/openapi.json from it, so the two cannot drift.
 import { Effect, Schema } from "effect"
 import {
-  type Account as PlatformAccount, Directory, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
+  type Account as PlatformAccount, defaultInputLimits, Directory, InputLimits, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
   TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools, platformAllowed,
   listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
-  toolAvailability, toolListLimit, type Task, type Tool, type WriteRequest,
+  toolAvailability, toolListLimit, type Tool, type WriteRequest,
   TaskId, WriteRequestId
 } from "@adgate/core"
-import { taskReportAnswer } from "./taskReportAnswer.ts"
-import { BodyNotObject, restErrorAnswer, type RestRefusal, type RestRefusalTag } from "./errors.ts"
+import {
+  BodyNotObject, QueryInvalid, isoTime, isoTimeOrNull, requestStatusPath, restBasePath, restErrorAnswer, type RestRefusal, type RestRefusalTag,
+  taskPath, taskReportAnswer, taskView
+} from "@adgate/answers"
 import {
   AccountsBody, MeBody, OpenApiBody, RequestBody, TaskBody, TaskCreatedBody, TaskGoalBody, TaskListBody, ToolArgumentsBody,
   ToolBody, ToolQueuedBody, ToolRanBody, ToolsBody
 } from "./restSchemas.ts"
 
-export const restBasePath = "/api/v1"
+export { restBasePath }
 
 /** A query parameter: decoded from its text; the OpenAPI document shows the decoded type. */
 type QueryCodec = Schema.Codec<any, string>
@@ -118,11 +120,6 @@ const toolScopes: ReadonlyArray<Scope> = ["tools:read", "tools:write", "tools:ra
 const bearer = (anyOf: ReadonlyArray<Scope> | null, challengeScopes: ReadonlyArray<Scope> = anyOf ?? []): BearerAccess =>
   ({ _tag: "Bearer", anyOf, challengeScopes })
 
-const iso = (ms: number): string => new Date(ms).toISOString()
-const taskUrl = (taskId: string) => `${restBasePath}/tasks/${encodeURIComponent(taskId)}`
-const requestUrl = (requestId: string) => `${restBasePath}/requests/${encodeURIComponent(requestId)}`
-/** Where a queued write is followed (spec §GET /requests/{id}), absolute: the one link the REST and MCP answers render. */
-export const requestStatusUrl = (origin: string, requestId: string) => `${origin}${requestUrl(requestId)}`
 const ok = (body: object, status = 200, headers?: Readonly<Record<string, string>>): RestAnswer =>
   ({ status, body: { ok: true, ...body }, ...(headers === undefined ? {} : { headers }) })
 
@@ -138,15 +135,10 @@ const listEntry = (tool: Tool, withSchema: boolean) => ({
   ...(withSchema ? { inputSchema: tool.inputSchema } : {})
 })
 
-const taskView = (task: Task) => ({
-  taskId: task.id, goal: task.goal, status: task.status, createdAt: iso(task.createdAt), updatedAt: iso(task.updatedAt),
-  url: taskUrl(task.id)
-})
-
 const requestView = (request: WriteRequest) => ({
   requestId: request.id, status: request.status, providerStatus: request.providerStatus, providerBody: request.result,
-  tool: request.tool, arguments: request.arguments, reason: request.reason, createdAt: iso(request.createdAt),
-  decidedAt: request.decidedAt === null ? null : iso(request.decidedAt), expiresAt: iso(request.expiresAt)
+  tool: request.tool, arguments: request.arguments, reason: request.reason, createdAt: isoTime(request.createdAt),
+  decidedAt: isoTimeOrNull(request.decidedAt), expiresAt: isoTime(request.expiresAt)
 })
 
 /** Accounts a credential sees: those of the platforms its connection allows (all for "all"). */
@@ -203,7 +195,7 @@ const accountsRoute = route({
   access: bearer(["accounts:read", ...toolScopes]),
   pathParams: [], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The connected accounts", schema: AccountsBody }],
-  refusals: ["InsufficientScope", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolRoleNotAllowed", "PlatformUnavailable"],
   handle: ({ principal }) => Effect.gen(function* () {
     const accounts = visibleAccounts(principal, yield* (yield* Platforms).accounts(principal.workspaceId))
     return ok({ accounts: accounts.map((a) => ({ platform: a.platform, id: a.id, name: a.name, status: a.status })) })
@@ -216,7 +208,7 @@ const toolsRoute = route({
   access: bearer(toolScopes),
   pathParams: [],
   query: {
-    q: { schema: Schema.String, description: "Words of what you want to do; ranks the tools by intent" },
+    q: { schema: Schema.String, description: `Words of what you want to do; ranks the tools by intent. At most ${defaultInputLimits.maxSearchQueryLength} characters by default (ADGATE_MAX_SEARCH_QUERY_LENGTH); longer is 400 invalid_query` },
     family: { schema: Schema.String, description: "Only tools of this platform family, e.g. gads" },
     kind: { schema: ToolKind, description: "read or write" },
     limit: { schema: PositiveIntFromString, description: `Page size, default ${toolListLimit.default}, at most ${toolListLimit.max} (larger is cut to it)` },
@@ -225,8 +217,12 @@ const toolsRoute = route({
   },
   body: null, headers: [],
   successes: [{ status: 200, description: "A page of callable tools", schema: ToolsBody }],
-  refusals: ["InsufficientScope", "ToolScopeMissing", "QueryInvalid", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "QueryInvalid", "PlatformUnavailable"],
   handle: ({ principal, query }) => Effect.gen(function* () {
+    // The one search-text limit of both surfaces (core InputLimits; MCP search_tools applies it to `query`).
+    const { maxSearchQueryLength } = yield* InputLimits
+    if (query.q !== undefined && query.q.length > maxSearchQueryLength)
+      return yield* new QueryInvalid({ parameter: "q", message: `is longer than ${maxSearchQueryLength} characters` })
     const request = {
       q: query.q ?? null, family: query.family ?? null, kind: query.kind ?? null, limit: query.limit ?? null,
       offset: query.offset ?? null
@@ -250,7 +246,7 @@ const toolRoute = route({
   access: bearer(toolScopes),
   pathParams: [{ name: "name", description: "`<family>__<tool>`" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The tool", schema: ToolBody }],
-  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolNotFound", "PlatformUnavailable"],
+  refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "ToolNotFound", "PlatformUnavailable"],
   handle: ({ principal, params }) => Effect.gen(function* () {
     const { tool, callable, whyNot } = yield* describeTool(principal, params["name"] ?? "")
     return ok({
@@ -295,7 +291,7 @@ const callToolRoute = route({
     const replayed = answer.replayed ? { "idempotent-replayed": "true" } : undefined
     if (answer._tag === "Queued") {
       return ok({
-        queued: true, requestId: answer.requestId, status: answer.status, reason: answer.reason, statusUrl: requestUrl(answer.requestId)
+        queued: true, requestId: answer.requestId, status: answer.status, reason: answer.reason, statusUrl: requestStatusPath(answer.requestId)
       }, 202, replayed)
     }
     return ok({ result: answer.result, ...(answer.notices.length > 0 ? { notices: [...answer.notices] } : {}) }, 200, replayed)
@@ -308,7 +304,7 @@ const requestRoute = route({
   access: bearer(toolScopes),
   pathParams: [{ name: "id", description: "The requestId (rwq_…)" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The write request", schema: RequestBody }],
-  refusals: ["InsufficientScope", "WriteRequestNotFound"],
+  refusals: ["InsufficientScope", "ToolRoleNotAllowed", "WriteRequestNotFound"],
   handle: ({ principal, params }) => Effect.map(findWriteRequest(principal.workspaceId, WriteRequestId.make(params["id"] ?? "")), (request) =>
     ok({ result: requestView(request) }))
 })
@@ -339,19 +335,19 @@ const decodeGoal = Schema.decodeUnknownEffect(TaskGoalBody)
 
 const startTaskRoute = route({
   method: "POST", path: "/tasks", operationId: "startTask", summary: "Start a task from a goal",
-  description: "Answers 201 with Location: the task starts in status planning; the planner fills its plan and report.",
+  description: "Answers 201 with Location: the task starts in status planning; the planner fills its plan and report. A balance under the task's credits answers 402 with needed and left, and creates nothing.",
   access: bearer(["tasks:write"]),
   pathParams: [], query: {},
   body: { schema: TaskGoalBody, description: "The goal" },
   headers: [],
   successes: [{ status: 201, description: "The task was created (status planning)", schema: TaskCreatedBody }],
-  refusals: ["InsufficientScope", "TaskGoalInvalid"],
+  refusals: ["InsufficientScope", "TaskGoalInvalid", "InsufficientCredits"],
   handle: ({ principal, body }) => Effect.gen(function* () {
     const { goal } = yield* decodeGoal(body).pipe(Effect.mapError(() => new BodyNotObject({ expected: "{\"goal\": \"<text>\"}" })))
     // The task runs with this credential's rights (its scopes, the connection's or key's write setting).
     const task = yield* startTask(taskInputOf(principal, goal))
     const issuer = yield* Issuer
-    return ok({ taskId: task.id, status: task.status, url: taskUrl(task.id) }, 201, { location: `${issuer.origin}${taskUrl(task.id)}` })
+    return ok({ taskId: task.id, status: task.status, url: taskPath(task.id) }, 201, { location: `${issuer.origin}${taskPath(task.id)}` })
   })
 })
 
@@ -365,8 +361,7 @@ const taskRoute = route({
   handle: ({ principal, params }) => Effect.gen(function* () {
     const task = yield* findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? ""))
     const { url, ...view } = taskView(task)
-    const origin = (yield* Issuer).origin
-    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report, (id) => requestStatusUrl(origin, id)), url })
+    return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report), url })
   })
 })
 

@@ -2,9 +2,7 @@
 // no-store, CORS for any origin without credentials, and a refusal rendered from the one error table with its
 // WWW-Authenticate challenge or Retry-After.
 import { HttpServerResponse } from "effect/http"
-import { refusalAnswer } from "./bearerAnswers.ts"
-import { BodyTooLarge, type RestRefusal } from "./errors.ts"
-import { restBasePath } from "./restApi.ts"
+import { BodyTooLarge, refusalAnswer, restBasePath, type RestRefusal } from "@adgate/answers"
 
 /** Spec §Authentication 1: any origin may call with a bearer credential; cookies are never read, so never allowed. */
 export const corsHeaders = {

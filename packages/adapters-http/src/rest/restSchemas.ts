@@ -4,7 +4,13 @@ import { Schema, Struct } from "effect"
 import { PlatformChoice, Scope, Surface, TaskStatus, Tool, ToolKind, WaitReason, WriteRequestStatus } from "@adgate/core"
 
 const Ok = Schema.Literal(true)
-const Timestamp = Schema.String.annotate({ description: "ISO 8601 date and time (UTC)", format: "date-time" })
+const Timestamp = Schema.String.annotate({
+  description: "ISO 8601 date and time (UTC), e.g. 2026-11-27T20:00:00.000Z; the MCP tools answer the same fields alike",
+  format: "date-time"
+})
+/** A link relative to the service origin, as the spec writes it; the MCP tools answer the same form (docs/mcp.md). */
+const RelativeLink = (form: string, what: string) =>
+  Schema.String.annotate({ description: `${form}, relative to the service origin (the MCP tools answer the same form): ${what}`, format: "uri-reference" })
 
 export const ErrorBody = Schema.Struct({
   ok: Schema.Literal(false),
@@ -77,7 +83,7 @@ export const ToolQueuedBody = Schema.Struct({
   requestId: Schema.String,
   status: WriteRequestStatus,
   reason: WaitReason,
-  statusUrl: Schema.String.annotate({ description: "/api/v1/requests/{requestId}: poll it until executed, failed, rejected or expired" })
+  statusUrl: RelativeLink("/api/v1/requests/{requestId}", "poll it until executed, failed, rejected or expired")
 })
 
 export const RequestBody = Schema.Struct({
@@ -100,7 +106,7 @@ export const TaskCreatedBody = Schema.Struct({
   ok: Ok,
   taskId: Schema.String,
   status: TaskStatus,
-  url: Schema.String.annotate({ description: "/api/v1/tasks/{taskId}" })
+  url: RelativeLink("/api/v1/tasks/{taskId}", "the task's status, plan and report")
 })
 
 export const TaskBody = Schema.Struct({
@@ -112,7 +118,7 @@ export const TaskBody = Schema.Struct({
   report: Schema.NullOr(Schema.Json),
   createdAt: Timestamp,
   updatedAt: Timestamp,
-  url: Schema.String
+  url: RelativeLink("/api/v1/tasks/{taskId}", "this task")
 })
 
 export const TaskListBody = Schema.Struct({
@@ -124,7 +130,7 @@ export const TaskListBody = Schema.Struct({
     status: TaskStatus,
     createdAt: Timestamp,
     updatedAt: Timestamp,
-    url: Schema.String
+    url: RelativeLink("/api/v1/tasks/{taskId}", "the task")
   }))
 })
 

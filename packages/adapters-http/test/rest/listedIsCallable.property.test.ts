@@ -11,7 +11,7 @@ import {
   Prefix,
   type Role,
   type Scope,
-  scopesRoleHolds,
+  canConnect,
   Secrets,
   UserId,
   ConnectionId,
@@ -92,10 +92,10 @@ describe("GET /tools and POST /tools/{name} cannot drift", () => {
       })))
       const api = restClient(server, await connectionToken(w))
       const list = await api.get("/tools?limit=100")
-      // An approver whose role holds none of the credential's scopes (not a member, a viewer, an editor with only tools
-      // scopes): the credential itself no longer works (authenticateBearer checks the membership at every request,
-      // docs/decisions.md "Connections and keys"), so every request is 401.
-      if (scopesRoleHolds(w.scopes, w.role).length === 0) {
+      // An approver who can connect nothing (not a member, a viewer): the credential itself no longer works
+      // (authenticateBearer checks the membership at every request, docs/decisions.md "Connections and keys"), so
+      // every request is 401. An editor keeps the credential without its tools scopes: every tool is 403 then.
+      if (w.role === null || !canConnect(w.role)) {
         expect(list.status).toBe(401)
         expect((await api.post(`/tools/${memoryTools[0]!.name}`, {})).status).toBe(401)
         return

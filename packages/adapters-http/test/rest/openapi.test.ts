@@ -4,7 +4,8 @@
 import { validate, compileErrors } from "@readme/openapi-parser"
 import { Ajv2020 } from "ajv/dist/2020.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { statusesOfRoute } from "../../src/rest/openApiDocument.ts"
+import { refusalsOf, statusesOfRoute } from "../../src/rest/openApiDocument.ts"
+import { restErrors } from "@adgate/answers"
 import { restApi } from "../../src/rest/restApi.ts"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { createKey, restClient } from "./restClient.ts"
@@ -73,5 +74,11 @@ describe("the OpenAPI document of the REST API", () => {
       const check = ajv.compile(schemaOf(path, method, status))
       expect(check(answer.body), `${method} ${path}: ${JSON.stringify(check.errors)}`).toBe(true)
     }
+  })
+
+  it("every row of the REST error table is a refusal some route can answer: no row that no route can answer (RequesterEnded is decided on pages and the CLI, not REST)", () => {
+    // The fallback of every other /api/v1 path and method (RestRoutes.ts) answers these two.
+    const answerable = new Set<string>(["RouteNotFound", "MethodNotAllowed", ...restApi.flatMap((route) => refusalsOf(route))])
+    expect(Object.keys(restErrors).filter((tag) => !answerable.has(tag))).toEqual([])
   })
 })

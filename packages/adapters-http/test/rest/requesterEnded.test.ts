@@ -12,11 +12,9 @@ import {
   decideWriteRequest,
   executeWriteRequest,
   findWriteRequest,
-  RequesterEnded,
   revokeApiKey,
   WriteRequestStore,
   ApiKeyId,
-  ConnectionId,
   type WriteRequest,
   WriteRequestId
 } from "@adgate/core"
@@ -24,7 +22,6 @@ import {
   PlatformsMemoryState,
   type MemoryPlatformState
 } from "@adgate/core/testing"
-import { restErrorAnswer } from "../../src/rest/errors.ts"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
@@ -223,17 +220,6 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       expect(await platform.applied(server)).toBe(appliedBefore)
     }, 60_000)
   })
-
-describe("the REST answer to approving a write whose requester ended", () => {
-  it("is 409 requester_ended naming the credential and why, never echoing a secret", () => {
-    const answer = restErrorAnswer(new RequesterEnded({ requestId: WriteRequestId.make("rwq_1"), credentialId: ConnectionId.make("con_1"), reason: "disconnected" }))
-    expect(answer.status).toBe(409)
-    expect(answer.body).toMatchObject({ ok: false, error: "requester_ended", credential: ConnectionId.make("con_1"), reason: "disconnected" })
-    expect(answer.body.message).toContain("connection")
-    const revoked = restErrorAnswer(new RequesterEnded({ requestId: WriteRequestId.make("rwq_1"), credentialId: ApiKeyId.make("key_1"), reason: "key_revoked" }))
-    expect(revoked.body.message).toContain("API key")
-  })
-})
 
 suite("a write proposed by an ended credential never applies (in memory)", async () => {
   const server = await startTestServer()

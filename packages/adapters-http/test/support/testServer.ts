@@ -44,6 +44,7 @@ import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { connectSandboxPlatforms, PlatformsSandbox, SandboxConnections, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { makeHttpApp } from "../../src/HttpApp.ts"
 import { TrustedProxies } from "../../src/clientAddress.ts"
+import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 
 export interface TestUser {
@@ -62,6 +63,8 @@ export interface TestServerOptions {
   readonly rateLimits?: RateLimitPolicy
   /** TRUSTED_PROXIES; default: none. The test client's peer is 127.0.0.1. */
   readonly trustedProxies?: ReadonlyArray<string>
+  /** The development mailbox page (no SMTP_URL); default: closed, as with SMTP_URL set. */
+  readonly mailbox?: DevelopmentMailboxShape
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -266,7 +269,8 @@ const startWith = async (
           Layer.provide(Layer.mergeAll(
             Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
             Layer.succeed(RateLimits, rateLimits),
-            ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)])
+            ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)]),
+            ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)])
           ))
         ),
         scope

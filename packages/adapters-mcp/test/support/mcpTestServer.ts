@@ -30,7 +30,7 @@ import { CredentialCipher, makeCredentialCipher, SqlDatabase, SqlStores } from "
 import { connectSandboxPlatforms, PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { makeHttpApp, PasswordHasherScrypt } from "@adgate/adapters-http"
-import { McpRoutes } from "../../src/index.ts"
+import { makeMcpRoutes, McpRoutes, type McpRoutesOptions } from "../../src/index.ts"
 import { cookiesFrom, csrfTokenIn, refuseEverything } from "../../../adapters-http/test/support/testServer.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
@@ -43,6 +43,8 @@ export interface McpTestServer {
   readonly close: () => Promise<void>
   readonly run: <A, E>(effect: Effect.Effect<A, E, any>) => Promise<A>
   readonly fetch: (path: string, init?: RequestInit) => Promise<Response>
+  /** Every log line the server wrote (logfmt), oldest first. */
+  readonly logs: ReadonlyArray<string>
 }
 
 export interface SeededWorld {
@@ -75,6 +77,8 @@ export const startMcpTestServer = async (
     readonly metadataDocumentFetcher?: Layer.Layer<MetadataDocumentFetcher>
     /** The rate-limit policy (RateLimits); default: the service's defaults. */
     readonly rateLimits?: RateLimitPolicy
+    /** The /api/mcp routes' options; default: McpRoutes'. */
+    readonly mcp?: McpRoutesOptions
   } = {}
 ): Promise<McpTestServer> => {
   const scope = Effect.runSync(Scope.make())
@@ -95,10 +99,12 @@ export const startMcpTestServer = async (
     )
     const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, portsContext) as Effect.Effect<A, E>)
-    const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
+    const app = Layer.mergeAll(makeHttpApp(), options.mcp === undefined ? McpRoutes : makeMcpRoutes(options.mcp))
+    const logs: Array<string> = []
     await Effect.runPromise(Layer.buildWithScope(
       HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
-        Layer.provide(Layer.mergeAll(Layer.succeedContext(portsContext), Layer.succeedContext(listening), Logger.layer([])))
+        Layer.provide(Layer.mergeAll(Layer.succeedContext(portsContext), Layer.succeedContext(listening),
+          Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])))
       ),
       scope
     ))
@@ -107,7 +113,8 @@ export const startMcpTestServer = async (
       mcpUrl: new URL("/api/mcp", origin),
       close: () => Effect.runPromise(Scope.close(scope, Exit.void)),
       run,
-      fetch: (path, init) => fetch(new URL(path, origin), { redirect: "manual", ...init })
+      fetch: (path, init) => fetch(new URL(path, origin), { redirect: "manual", ...init }),
+      logs
     }
   } catch (error) {
     await Effect.runPromise(Scope.close(scope, Exit.void))

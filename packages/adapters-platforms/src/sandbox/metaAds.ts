@@ -94,7 +94,7 @@ const tools = [
   tool({
     name: "raw", title: "Marketing API request", kind: "write", raw: true, credits: 2, destructive: true,
     summary: "Call the Meta Marketing API directly (method, path, body).",
-    description: "Supported: GET /v19.0/{act_id}/campaigns, GET /v19.0/{act_id}/adsets, GET /v19.0/{object_id}, POST /v19.0/{object_id} with {status} or {daily_budget} (cents), DELETE /v19.0/{campaign_id}. GET is a read; other methods are writes.",
+    description: "Supported: GET /v19.0/{act_id}/campaigns, GET /v19.0/{act_id}/adsets, GET /v19.0/{object_id}, POST /v19.0/{object_id} with {status} or {daily_budget} (cents) or, on an ad set, both, DELETE /v19.0/{campaign_id}. Other fields are refused. GET is a read; other methods are writes.",
     properties: rawProperties(["GET", "POST", "DELETE"], "/v19.0/act_1029384756/campaigns"), required: ["method", "path"],
     keywords: ["raw", "api", "graph api", "request", "advanced"]
   })
@@ -173,6 +173,11 @@ const unauthorized: PlatformAnswer = {
 
 const cents = (n: number | null): string => String(Math.round((n ?? 0) * 100))
 const statusTo: Record<string, string> = { pause_campaign: "PAUSED", pause_ad_set: "PAUSED", activate_campaign: "ACTIVE", delete_campaign: "DELETED" }
+/**
+ * The calls on an ad set. `update_ad_set` is no tool of the catalog: it is what a raw POST of both `status` and
+ * `daily_budget` means, so a raw call meaning it is a person's decision (PlatformsSandbox: no such tool).
+ */
+const adSetTools: ReadonlySet<string> = new Set(["update_ad_set_budget", "pause_ad_set", "update_ad_set"])
 
 const fromRaw = (call: SandboxCall): SqlEffect<SandboxCall | PlatformAnswer> => Effect.gen(function* () {
   const method = str(call.args, "method").toUpperCase()
@@ -193,6 +198,15 @@ const fromRaw = (call: SandboxCall): SqlEffect<SandboxCall | PlatformAnswer> => 
   const base = { accountId: object.accountId, [key]: object.id }
   if (method === "GET") return as("get_object", base)
   if (method === "DELETE" && object.type === "campaign") return as("delete_campaign", base)
+  // A POST applies {status} and {daily_budget}, each alone or both on an ad set (as the Marketing API does). Any other
+  // field is refused, never ignored: a change the preview cannot show is never half-applied.
+  if (method === "POST" && Object.keys(body).some((k) => k !== "status" && k !== "daily_budget"))
+    return graphError(call, { message: "(#100) Invalid parameter", code: 100 })
+  if (method === "POST" && body["daily_budget"] !== undefined && body["status"] !== undefined) {
+    if (object.type !== "ad_set" || (body["status"] !== "ACTIVE" && body["status"] !== "PAUSED"))
+      return graphError(call, { message: "(#100) Invalid parameter", code: 100 })
+    return as("update_ad_set", { ...base, dailyBudget: Number(body["daily_budget"]) / 100, status: body["status"] })
+  }
   if (method === "POST" && body["daily_budget"] !== undefined && object.type === "ad_set")
     return as("update_ad_set_budget", { ...base, dailyBudget: Number(body["daily_budget"]) / 100 })
   if (method === "POST" && body["status"] === "PAUSED") return as(object.type === "ad_set" ? "pause_ad_set" : "pause_campaign", base)
@@ -215,11 +229,22 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
   }
   const accountId = str(call.args, "accountId")
   const objects = (yield* call.store.allObjects).filter((o) => o.accountId === accountId)
-  const isAdSet = call.tool === "update_ad_set_budget" || call.tool === "pause_ad_set"
+  const isAdSet = adSetTools.has(call.tool)
   const id = str(call.args, isAdSet ? "adSetId" : "campaignId")
   const object = objects.find((o) => o.id === id && o.type === (isAdSet ? "ad_set" : "campaign"))
   if (object === undefined) return noChange(`${call.tool} on unknown ${isAdSet ? "ad set" : "campaign"} ${id}`, accountId)
   const target = { type: object.type, id: object.id, name: object.name }
+  if (call.tool === "update_ad_set") {
+    // A raw POST of both fields: the budget and the status change together, and the account's total with both.
+    const from = object.dailyBudget ?? 0
+    const to = num(call.args, "dailyBudget")
+    const status = str(call.args, "status")
+    return {
+      accountId, target, dailyBudget: { from, to }, status: { from: object.status, to: status },
+      accountDailyBudgetBefore: accountBudgetAfter(objects, object, {}), accountDailyBudgetAfter: accountBudgetAfter(objects, object, { budget: to, status }),
+      summary: `Set the ad set "${object.name}" to ${status} (${object.status} → ${status}) with a daily budget of ${money(to)} (was ${money(from)})`
+    }
+  }
   if (call.tool === "update_ad_set_budget") {
     const from = object.dailyBudget ?? 0
     const to = num(call.args, "dailyBudget")
@@ -304,15 +329,16 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> => Effect.gen(func
       return answer(200, { data, paging: { cursors: { before: "MAZDZD", after: "MAZDZD" } } })
     }
   }
-  const isAdSet = call.tool === "update_ad_set_budget" || call.tool === "pause_ad_set"
+  const isAdSet = adSetTools.has(call.tool)
   const id = str(call.args, isAdSet ? "adSetId" : "campaignId")
   const object = byId.get(id)
   if (object === undefined || object.type !== (isAdSet ? "ad_set" : "campaign")) return unsupported(call, id)
   if (object.status === "ARCHIVED" || object.status === "DELETED") return notEditable(call, object)
-  if (call.tool === "update_ad_set_budget") {
+  if (call.tool === "update_ad_set_budget" || call.tool === "update_ad_set") {
     const budget = num(call.args, "dailyBudget")
     if (!(budget >= metaMinimumDailyBudget)) return budgetTooLow(call)
-    yield* call.store.updateObject({ ...object, dailyBudget: round2(budget) })
+    const status = call.tool === "update_ad_set" ? str(call.args, "status") : object.status
+    yield* call.store.updateObject({ ...object, dailyBudget: round2(budget), status })
     return answer(200, { success: true })
   }
   const to = statusTo[call.tool]

@@ -14,6 +14,8 @@ import refreshHashPurge from "./0010_refresh_hash_purge.ts"
 import outboxLegacyWriteQueued from "./0011_outbox_legacy_write_queued.ts"
 import clientProduct from "./0012_client_product.ts"
 import usageByCredentialIndexes from "./0013_usage_by_credential_indexes.ts"
+import historyPages from "./0014_history_pages.ts"
+import budgetDayCap from "./0015_budget_day_cap.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -27,5 +29,7 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0010_refresh_hash_purge": refreshHashPurge,
   "0011_outbox_legacy_write_queued": outboxLegacyWriteQueued,
   "0012_client_product": clientProduct,
-  "0013_usage_by_credential_indexes": usageByCredentialIndexes
+  "0013_usage_by_credential_indexes": usageByCredentialIndexes,
+  "0014_history_pages": historyPages,
+  "0015_budget_day_cap": budgetDayCap
 }

@@ -1,54 +1,70 @@
 // The mail reader (spec §Events: "E-mails go to workspace admins when an app is connected, and to the connecting
-// person when a change waits for approval"): events → the mail outbox (MailSender sends it). It reads the people (and
-// the app) when it handles the event, so a Directory outage fails the pass and the event waits for the next one: the
-// mail is late, never lost nor doubled.
+// person when a change waits for approval"): events → the mail outbox (MailSender sends it). It decides who gets
+// what and gathers the facts; the words are the MailWords port's (adapters-http/src/mail/mailWords.ts, provided by
+// the server). It reads the people (and the app) when it handles the event, so a Directory outage fails the pass and
+// the event waits for the next one: the mail is late, never lost nor doubled.
 import {
-  appIdentity, ChangeWaitingMail, ClientStore, Directory, Issuer, MailId, Mailer, Prefix, Secrets, type ConnectionOpened, type OutboxEntry,
-  type WriteQueued
+  appIdentity, ClientStore, Directory, MailId, Mailer, MailWords, Prefix, Secrets, type ConnectionOpened, type MailPerson,
+  type OutboxEntry, type WorkspaceId, type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
-import { composeConnectionMail } from "./connectionOpenedMail.ts"
 import type { OutboxReader } from "./OutboxReader.ts"
 
+const person = (user: { readonly email: string; readonly name: string }): MailPerson => ({ email: user.email, name: user.name })
+
+const workspaceFacts = (workspaceId: WorkspaceId) =>
+  Effect.map(Effect.flatMap(Directory, (d) => d.workspace(workspaceId)), (found) => ({
+    id: workspaceId,
+    name: Option.match(found, { onNone: () => workspaceId, onSome: (w) => w.name })
+  }))
+
+const enqueue = (to: string, mail: { readonly subject: string; readonly text: string }) =>
+  Effect.gen(function* () {
+    yield* (yield* Mailer).enqueue({
+      id: MailId.make(yield* (yield* Secrets).generate(Prefix.mail)), to, subject: mail.subject, text: mail.text,
+      createdAt: yield* Clock.currentTimeMillis, sentAt: null
+    })
+  })
+
+/** Every admin of the workspace, and only its admins (not its editors or viewers), is told that an app was connected. */
 const mailAdmins = Effect.fnUntraced(function* (event: typeof ConnectionOpened.Type) {
   const directory = yield* Directory
   const members = yield* directory.members(event.workspaceId)
   const approver = yield* directory.user(event.approverId)
-  const workspace = yield* directory.workspace(event.workspaceId)
+  const workspace = yield* workspaceFacts(event.workspaceId)
   const client = yield* (yield* ClientStore).find(event.clientId)
-  const { subject, text } = composeConnectionMail(event, {
+  const words = yield* MailWords
+  const facts = {
+    workspace, connectionId: event.connectionId,
     app: Option.match(client, {
-      onNone: () => ({ clientId: event.clientId, name: null, recognised: false }),
-      onSome: (c) => ({ clientId: c.clientId, name: appIdentity(c).name, recognised: c.recognised })
+      onNone: () => ({ clientId: event.clientId, name: null, verified: false, documentHost: null }),
+      onSome: (c) => ({ clientId: c.clientId, ...appIdentity(c) })
     }),
-    approver: Option.getOrNull(approver),
-    workspaceName: Option.match(workspace, { onNone: () => event.workspaceId, onSome: (w) => w.name })
-  }, (yield* Issuer).origin)
-  const mailer = yield* Mailer
-  const secrets = yield* Secrets
-  const now = yield* Clock.currentTimeMillis
+    approver: Option.getOrNull(Option.map(approver, person)), approverId: event.approverId,
+    scopes: event.scopes, surface: event.surface, platforms: event.platforms, writeMode: event.writeMode
+  }
   for (const admin of members.filter((m) => m.role === "admin"))
-    yield* mailer.enqueue({ id: MailId.make(yield* secrets.generate(Prefix.mail)), to: admin.user.email, subject, text, createdAt: now, sentAt: null })
+    yield* enqueue(admin.user.email, words.appConnected({ ...facts, recipient: person(admin.user) }))
 })
 
 /**
- * The connecting person (the connection's approver or the key's creator) is told that a change waits; the words are
- * the ChangeWaitingMail port's (apps/server: mail/changeWaitsMail.ts). Only a write queued with a preview is mailed:
- * the mail says what would change. A person the Directory no longer knows is not mailed.
+ * The connecting person (the connection's approver or the key's creator) is told that a change waits, with who can
+ * decide (the workspace's admins and editors). Only a write queued with a preview is mailed: the mail says what
+ * would change. A person the Directory no longer knows is not mailed.
  */
 const mailRequester = Effect.fnUntraced(function* (event: typeof WriteQueued.Type) {
   if (event.summary === null) return
-  const user = yield* (yield* Directory).user(event.requestedBy)
+  const directory = yield* Directory
+  const user = yield* directory.user(event.requestedBy)
   if (Option.isNone(user)) return
-  const { subject, text } = yield* (yield* ChangeWaitingMail).compose({
-    workspaceId: event.workspaceId, requestId: event.requestId, tool: event.tool, toolTitle: event.toolTitle,
+  const members = yield* directory.members(event.workspaceId)
+  const workspace = yield* workspaceFacts(event.workspaceId)
+  const mail = (yield* MailWords).changeWaiting({
+    recipient: person(user.value), workspace, requestId: event.requestId, tool: event.tool, toolTitle: event.toolTitle,
     summary: event.summary, reason: event.reason, expiresAt: event.expiresAt,
-    recipient: { email: user.value.email, name: user.value.name }
+    deciders: members.filter((m) => m.role === "admin" || m.role === "editor").map((m) => person(m.user))
   })
-  yield* (yield* Mailer).enqueue({
-    id: MailId.make(yield* (yield* Secrets).generate(Prefix.mail)), to: user.value.email, subject, text,
-    createdAt: yield* Clock.currentTimeMillis, sentAt: null
-  })
+  yield* enqueue(user.value.email, mail)
 })
 
 export const mailReader = {

@@ -1,7 +1,7 @@
 // The Mailer outbox contract (spec §Events): queued mail is pending, oldest first, until marked sent.
-import { Mailer } from "@adgate/core"
+import { MailId, Mailer } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
 import type { Layer } from "effect"
 import { aMail, type ContractHost, t0 } from "./fixtures.ts"
 
@@ -24,5 +24,16 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
       const sent = aMail({ sentAt: t0 })
       yield* mailer.enqueue(sent)
       assert.isFalse((yield* mailer.pending(10_000)).some((m) => m.id === sent.id))
+    }))
+
+    it.effect("recent lists the newest mail first, sent or not, at most `limit`; find reads one by id", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      const mails = [aMail({ subject: "older" }), aMail({ subject: "sent", sentAt: t0 }), aMail({ subject: "newest" })]
+      yield* Effect.forEach(mails, mailer.enqueue)
+      assert.deepStrictEqual(yield* mailer.recent(3), [...mails].reverse())
+      assert.deepStrictEqual(yield* mailer.recent(1), [mails[2]!])
+      assert.deepStrictEqual(yield* mailer.recent(0), [])
+      assert.deepStrictEqual(yield* mailer.find(mails[1]!.id), Option.some(mails[1]!))
+      assert.deepStrictEqual(yield* mailer.find(MailId.make("mail_nobody")), Option.none())
     }))
   })

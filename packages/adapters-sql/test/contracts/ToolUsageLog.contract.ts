@@ -24,8 +24,24 @@ export const toolUsageLogContract = <E, R>(name: string, layer: Layer.Layer<Tool
       const write = (at: number, outcome: "succeeded" | "failed" | "queued" = "succeeded") => aToolUsage({ workspaceId, at, kind: "write", outcome })
       yield* Effect.forEach([write(t0 - 1), write(t0), write(t0 + 5), write(t0 + 6, "failed"), write(t0 + 7, "queued"),
         aToolUsage({ workspaceId, at: t0 + 8, kind: "read", outcome: "succeeded" }), aToolUsage({ at: t0 + 9, kind: "write", outcome: "succeeded" })], log.record)
-      assert.strictEqual(yield* log.changesSince(workspaceId, t0), 2)
-      assert.strictEqual(yield* log.changesSince(workspaceId, t0 + 6), 0)
+      assert.deepStrictEqual(yield* log.changesSince(workspaceId, t0), { changes: 2, budgetBefore: null })
+      assert.deepStrictEqual(yield* log.changesSince(workspaceId, t0 + 6), { changes: 0, budgetBefore: null })
+    }))
+    it.effect("changesSince answers a budget's value before its first change since the instant (guardrail budget change per day)", () => Effect.gen(function* () {
+      const log = yield* ToolUsageLog
+      const workspaceId = WorkspaceId.make(unique("ws_"))
+      const target = "ads:act_1:campaign:c1"
+      const change = (at: number, budgetFrom: number, over: Partial<Parameters<typeof aToolUsage>[0]> = {}) =>
+        aToolUsage({ workspaceId, at, kind: "write", outcome: "succeeded", budgetTarget: target, budgetFrom, ...over })
+      yield* Effect.forEach([
+        change(t0 - 1, 90), change(t0 + 2, 129.6), change(t0 + 2, 155.52), change(t0 + 1, 777, { outcome: "failed" }),
+        change(t0 + 1, 555, { budgetTarget: "ads:act_1:campaign:c2" }), aToolUsage({ at: t0 + 1, kind: "write", outcome: "succeeded", budgetTarget: target, budgetFrom: 1 })
+      ], log.record)
+      // The first of the day (129.6, recorded before 155.52 in the same millisecond), not the day before's, a failed
+      // write's, another budget's or another workspace's.
+      assert.deepStrictEqual(yield* log.changesSince(workspaceId, t0, target), { changes: 3, budgetBefore: 129.6 })
+      assert.deepStrictEqual(yield* log.changesSince(workspaceId, t0, "ads:act_1:campaign:c3"), { changes: 3, budgetBefore: null })
+      assert.deepStrictEqual(yield* log.changesSince(workspaceId, t0 + 3, target), { changes: 0, budgetBefore: null })
     }))
       it.effect("usageByCredentialAndDay counts calls and sums credits per credential and UTC day within [from, to), by day then credential", () => Effect.gen(function* () {
       const log = yield* ToolUsageLog

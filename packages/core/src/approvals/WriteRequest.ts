@@ -66,6 +66,25 @@ export const writeExecutionLeaseMs = 60_000
 /** Attempts after which an approved request that never got an answer from the platform ends `failed`. */
 export const maxWriteExecutionAttempts = 5
 
+/**
+ * What became of a request that no longer waits, as people read it: its status, except that a rejection is
+ * `rejected` only when a person declined it, and `withdrawn` when the app that asked withdrew it or the service did
+ * because that app's connection or key ended (decidedBy is then the requesting credential, or null).
+ */
+export const WriteRequestOutcome = Schema.Literals(["approved", "executed", "failed", "rejected", "withdrawn", "expired"])
+export type WriteRequestOutcome = typeof WriteRequestOutcome.Type
+
+/** The outcome of a request; null while it is pending. */
+export const outcomeOfWriteRequest = (request: WriteRequest): WriteRequestOutcome | null => {
+  switch (request.status) {
+    case "pending_approval": return null
+    case "rejected":
+      return request.decidedBy === null || request.decidedBy === (request.connectionId ?? request.apiKeyId ?? "")
+        ? "withdrawn" : "rejected"
+    default: return request.status
+  }
+}
+
 /** Final statuses: nothing moves a request out of them. */
 export const isFinalWriteRequestStatus = (status: WriteRequestStatus): boolean =>
   status === "executed" || status === "failed" || status === "rejected" || status === "expired"

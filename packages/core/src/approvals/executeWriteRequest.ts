@@ -81,7 +81,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
   return yield* (yield* Transactor).exclusively(toolWritesLock(claimed.workspaceId))(Effect.gen(function* () {
     const change = yield* platforms.preview(call)
     // Guardrails and credits again: the workspace may have changed both while the request waited.
-    const blocked = yield* checkGuardrails(claimed.workspaceId, change).pipe(
+    const blocked = yield* checkGuardrails(claimed.workspaceId, tool, change).pipe(
       Effect.as(Option.none<GuardrailRefused>()),
       Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(Option.some(refusal)))
     )

@@ -8,14 +8,19 @@ export const AuditAction = Schema.Literals([
   "connection.approved", "connection.declined", "connection.ended",
   // The tool pipeline (architecture §One tool pipeline: "audit entry"): a write applied on a platform, a write queued.
   "tool.write_applied", "write_request.queued",
-  // A pending write withdrawn because the connection or API key that asked ended (the withdrawals reader).
-  "write_request.withdrawn",
+  // A write request's every move (spec §States: Write request): a person approved or declined it, it ran (executed)
+  // or could not (failed), its deadline passed, or it was withdrawn: by the app that asked, or by the service because
+  // the connection or API key that asked ended (the withdrawals reader).
+  "write_request.approved", "write_request.declined", "write_request.executed", "write_request.failed",
+  "write_request.expired", "write_request.withdrawn",
+  // API keys created and revoked (spec §Authentication 11).
+  "api_key.created", "api_key.revoked",
   // Every move of a task (docs/tasks.md, Statuses), from its events by the audit reader.
   "task.started", "task.planned", "task.waiting_for_approval", "task.completed", "task.failed", "task.cancelled",
-  // A workspace's settings set by a person or the CLI (issue 8), from their events by the audit reader.
+  // A workspace's settings set by a person or the CLI, from their events by the audit reader.
   "guardrails.changed", "member.role_changed", "workspace.plan_changed", "credits.set",
-  // A workspace's own OAuth app registered (issue 8).
-  "app.registered"
+  // A workspace's own OAuth app registered or removed.
+  "app.registered", "app.removed"
 ])
 export type AuditAction = typeof AuditAction.Type
 

@@ -33,12 +33,15 @@ const endActiveConnections = Effect.fnUntraced(function* (clientId: ClientId, ac
 })
 
 /** The removal as the runner's Transition: only the workspace's own app, marked once; removing twice changes nothing. */
-export const removeTransition = (client: Client, workspaceId: WorkspaceId, now: number): Transition<Client, Client, WorkspaceAppNotFound> => {
+export const removeTransition = (
+  client: Client, workspaceId: WorkspaceId, actorId: UserId, now: number
+): Transition<Client, Client, WorkspaceAppNotFound> => {
   // Only the registering workspace's own app can be removed here; anything else is answered as unknown.
   if (client.kind !== "workspace_app" || client.workspaceId !== workspaceId) return refused(new WorkspaceAppNotFound())
   if (client.removedAt !== null) return unchanged(client)
   const next = { ...client, removedAt: now, version: client.version + 1 }
-  return moved(next, next)
+  // The removal is an audit entry (app.removed); the connections it ends are each their own.
+  return moved(next, next, [{ _tag: "WorkspaceAppRemoved", at: now, clientId: client.clientId, workspaceId, actorId, name: client.name ?? client.clientId }])
 }
 
 export const removeWorkspaceApp = Effect.fn("clients.removeWorkspaceApp")(function* (input: RemoveWorkspaceAppInput) {
@@ -52,7 +55,7 @@ export const removeWorkspaceApp = Effect.fn("clients.removeWorkspaceApp")(functi
   const { client, ended } = yield* runCommand({
     load: clients.find(input.clientId),
     missing: () => new WorkspaceAppNotFound(),
-    transition: (client, now) => removeTransition(client, input.workspaceId, now),
+    transition: (client, now) => removeTransition(client, input.workspaceId, input.actorId, now),
     save: clients.save,
     then: (client) => Effect.map(endActiveConnections(client.clientId, input.actorId), (ended) => ({ answer: { client, ended }, events: [] }))
   })

@@ -69,6 +69,12 @@ export const ApiKeyRevoked = Schema.TaggedStruct("ApiKeyRevoked", {
   at, keyId: ApiKeyId, workspaceId: WorkspaceId, actorId: Schema.NullOr(UserId)
 })
 
+/** An API key was created (spec §Authentication 11): who created it, its name, scopes and Tool writes setting. */
+export const ApiKeyCreated = Schema.TaggedStruct("ApiKeyCreated", {
+  at, keyId: ApiKeyId, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String, scopes: Schema.Array(Scope),
+  toolWrites: WriteMode
+})
+
 /**
  * The code was exchanged and the connection opened (spec §States: Connection, "none → active": admins e-mailed,
  * audit entry): the approved grant, as facts; the mail's words and links are the mail reader's.
@@ -107,7 +113,10 @@ export const TaskCancelled = Schema.TaggedStruct("TaskCancelled", taskFacts)
 
 /** A workspace's caps and protected names, as a guardrails event tells them (guardrails/Guardrails.ts). */
 const GuardrailSettings = Schema.Struct({
-  maxBudgetChangePercent: Schema.NullOr(Schema.Number), maxChangesPerDay: Schema.NullOr(Schema.Number),
+  maxBudgetChangePercent: Schema.NullOr(Schema.Number),
+  /** Absent in events stored before the day cap existed. */
+  maxBudgetChangePercentPerDay: Schema.optionalKey(Schema.NullOr(Schema.Number)),
+  maxChangesPerDay: Schema.NullOr(Schema.Number),
   maxDailyBudgetPerAccount: Schema.NullOr(Schema.Number), protectedNames: Schema.Array(Schema.String)
 })
 /**
@@ -146,11 +155,19 @@ export const WorkspaceAppRegistered = Schema.TaggedStruct("WorkspaceAppRegistere
   redirectUris: Schema.Array(Schema.String), authMethod: Schema.String
 })
 
+/**
+ * A workspace's own OAuth app was removed (spec §Resources: OAuth client): who removed it and its name. Each
+ * connection it ended has its own ConnectionEnded (reason app_removed).
+ */
+export const WorkspaceAppRemoved = Schema.TaggedStruct("WorkspaceAppRemoved", {
+  at, clientId: ClientId, workspaceId: WorkspaceId, actorId: UserId, name: Schema.String
+})
+
 export const DomainEvent = Schema.Union([
   WriteQueued, WriteApproved, WriteRejected, WriteExpired, WriteExecuted, WriteFailed, WriteRequesterEnded, ToolWriteApplied,
   ConnectionOpened,
-  ConnectionEnded, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
+  ConnectionEnded, ApiKeyCreated, ApiKeyRevoked, ConsentDeclined, TaskStarted, TaskPlanned, TaskAwaitingApproval, TaskCompleted, TaskFailed,
   TaskCancelled, GuardrailsChanged, MemberRoleChanged, WorkspacePlanChanged, CreditsSet,
-  WorkspaceAppRegistered
+  WorkspaceAppRegistered, WorkspaceAppRemoved
 ])
 export type DomainEvent = typeof DomainEvent.Type

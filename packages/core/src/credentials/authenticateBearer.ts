@@ -5,11 +5,12 @@
 import { Clock, Effect, Option } from "effect"
 import { hitLimit } from "../limits/RateLimits.ts"
 import { Directory } from "../ports/Directory.ts"
-import { scopesRoleHolds } from "../scopes/grant.ts"
+import { canConnect, scopesRoleHolds } from "../scopes/grant.ts"
 import { CredentialMissing, InsufficientScope, InvalidCredential, RequestsThrottled } from "./errors.ts"
 import type { Principal } from "./records.ts"
 import { type RequestSurface, resolveBearer } from "./resolveBearer.ts"
 import type { Scope } from "../scopes/Scope.ts"
+import { ToolRoleNotAllowed } from "../tools/errors.ts"
 
 /**
  * RFC 6750 §2.1: `Bearer` (any case) and one b64token. Anything else — another scheme, no token, two tokens — is
@@ -46,19 +47,25 @@ export const authenticateBearer = Effect.fn("credentials.authenticateBearer")(fu
   const role = Option.match(standing, { onNone: () => null, onSome: (s) => s.role })
   const scopes = scopesRoleHolds(principal.scopes, role)
   // Removed, or demoted to a role that can connect nothing: the credential no longer works at all.
-  if (scopes.length === 0) return yield* new InvalidCredential()
-  // Demoted from admin to editor: the platform-tool scopes drop; the rest keeps working.
-  const checked: Principal = { ...principal, scopes: scopes.length === principal.scopes.length ? principal.scopes : scopes }
+  if (role === null || !canConnect(role)) return yield* new InvalidCredential()
+  // Demoted from admin to editor: the platform-tool scopes are withheld (a call needing one is role_not_allowed);
+  // the rest keeps working.
+  const checked: Principal = scopes.length === principal.scopes.length
+    ? principal
+    : { ...principal, scopes, withheldScopes: principal.scopes.filter((scope) => !scopes.includes(scope)) }
   return Option.match(standing, { onNone: () => checked, onSome: (s) => ({ ...checked, standing: { plan: s.plan, role: s.role } }) })
 })
 
 /**
  * Spec §Authentication 6–7: the request needs one of `anyOf`; without it, InsufficientScope names the scope to ask
- * for (the first of `anyOf`, the narrowest that would do).
+ * for (the first of `anyOf`, the narrowest that would do). A credential that carries one of them but whose person's
+ * role no longer holds it (Principal.withheldScopes) is refused for the role (docs/decisions.md: role_not_allowed).
  */
-export const requireScope = (principal: Principal, anyOf: ReadonlyArray<Scope>): Effect.Effect<void, InsufficientScope> =>
+export const requireScope = (principal: Principal, anyOf: ReadonlyArray<Scope>): Effect.Effect<void, InsufficientScope | ToolRoleNotAllowed> =>
   anyOf.some((scope) => principal.scopes.includes(scope))
     ? Effect.void
+    : anyOf.some((scope) => principal.withheldScopes?.includes(scope) === true)
+    ? Effect.fail(new ToolRoleNotAllowed({ userId: principal.userId }))
     : Effect.fail(new InsufficientScope({ scope: anyOf[0]!, anyOf: [...anyOf] }))
 
 export type BearerRefusal = CredentialMissing | InvalidCredential | RequestsThrottled

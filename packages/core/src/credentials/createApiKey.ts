@@ -53,6 +53,9 @@ export const createApiKey = Effect.fn("credentials.createApiKey")(function* (inp
     lastUsedAt: null,
     revokedAt: null
   }
-  // A creation on the runner: the insert alone (no event a reader keeps).
-  return yield* runCreation((yield* ApiKeyStore).insert(key), { key, secret: secret.value }, [])
+  // A creation on the runner: the insert and its ApiKeyCreated event (the audit entry api_key.created), never the secret.
+  return yield* runCreation((yield* ApiKeyStore).insert(key), { key, secret: secret.value }, [{
+    _tag: "ApiKeyCreated", at: key.createdAt, keyId: key.id, workspaceId: key.workspaceId, actorId: key.createdBy,
+    name: key.name, scopes: key.scopes, toolWrites: key.toolWrites
+  }])
 })

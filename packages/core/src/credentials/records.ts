@@ -60,6 +60,12 @@ export const Principal = Schema.Struct({
    * the tool pipeline decides on these instead of reading them again. Absent on a Principal built elsewhere (a task,
    * an approved write): the pipeline reads them then. Never kept beyond the request it was read for.
    */
-  standing: Schema.optionalKey(Schema.Struct({ plan: Plan, role: Schema.NullOr(Role) }))
+  standing: Schema.optionalKey(Schema.Struct({ plan: Plan, role: Schema.NullOr(Role) })),
+  /**
+   * Scopes the credential carries that its person's role no longer holds (an admin demoted to editor keeps the key
+   * or token, not its tools:* scopes: authenticateBearer). A call needing one of them is refused with
+   * role_not_allowed, not insufficient_scope: asking for the scope again would not help, the role would.
+   */
+  withheldScopes: Schema.optionalKey(Schema.Array(Scope))
 })
 export type Principal = typeof Principal.Type

@@ -14,7 +14,7 @@ export class GuardrailsInvalid extends Schema.TaggedError<GuardrailsInvalid>()("
 
 /** The caps and patterns to change; a key left out keeps its value, null clears a cap. */
 export type GuardrailChanges = Partial<Pick<Guardrails,
-  "maxBudgetChangePercent" | "maxChangesPerDay" | "maxDailyBudgetPerAccount" | "protectedNames">>
+  "maxBudgetChangePercent" | "maxBudgetChangePercentPerDay" | "maxChangesPerDay" | "maxDailyBudgetPerAccount" | "protectedNames">>
 
 export const showGuardrails = Effect.fn("guardrails.showGuardrails")(function* (workspaceId: WorkspaceId) {
   return Option.getOrElse(yield* (yield* GuardrailStore).find(workspaceId), () => noGuardrails(workspaceId))
@@ -27,6 +27,7 @@ const invalidCap = (name: string, value: number | null | undefined, integer: boo
 
 export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (workspaceId: WorkspaceId, actorId: UserId | null, changes: GuardrailChanges) {
   const problem = invalidCap("max budget change percent", changes.maxBudgetChangePercent, false) ??
+    invalidCap("max budget change percent per day", changes.maxBudgetChangePercentPerDay, false) ??
     invalidCap("max changes per day", changes.maxChangesPerDay, true) ??
     invalidCap("max daily budget per account", changes.maxDailyBudgetPerAccount, false) ??
     (changes.protectedNames ?? []).map(namePatternProblem).find((p) => p !== null) ?? null
@@ -46,6 +47,7 @@ export const setGuardrails = Effect.fn("guardrails.setGuardrails")(function* (wo
 })
 
 const settingsOf = (g: Guardrails) => ({
-  maxBudgetChangePercent: g.maxBudgetChangePercent, maxChangesPerDay: g.maxChangesPerDay,
+  maxBudgetChangePercent: g.maxBudgetChangePercent, maxBudgetChangePercentPerDay: g.maxBudgetChangePercentPerDay,
+  maxChangesPerDay: g.maxChangesPerDay,
   maxDailyBudgetPerAccount: g.maxDailyBudgetPerAccount, protectedNames: g.protectedNames
 })

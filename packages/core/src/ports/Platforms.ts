@@ -5,6 +5,7 @@
 import { Context, Effect, Schema } from "effect"
 import type { PlatformFamily, Tool } from "../tools/Tool.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
+import type { StoreUnavailable } from "./errors.ts"
 
 /** Spec §Resources: Account: platform, id, name, status. `id` is the `accountId` argument tools take. */
 export const Account = Schema.Struct({
@@ -48,6 +49,13 @@ export interface ProposedChange {
   /** One line for people: "Raise the daily budget of "Brand – Search" from 120.00 to 132.00". */
   readonly summary: string
   /**
+   * Every object the call names besides `target`, whether or not the platform can read the call: for a raw call,
+   * each object of the workspace's account whose id its path or body holds, or whose name a body value is. Protected
+   * names are checked on each (a raw write naming a protected campaign is refused even when it cannot be read).
+   * Absent or empty: the call names `target` only.
+   */
+  readonly named?: ReadonlyArray<{ readonly type: string; readonly id: string | null; readonly name: string }>
+  /**
    * This call always waits for a person, whatever the credential's write setting (spec §What the service does 6):
    * a property of the call, not of the tool, because a raw call can mean a delete, an activation or website code.
    * For a raw call it is the person's decision of the tool the call means; a raw write the platform cannot read as
@@ -76,9 +84,11 @@ export interface PlatformsShape {
   readonly tools: ReadonlyArray<Tool>
   /**
    * The workspace's connected accounts of every family (spec §GET /accounts), or of `family` only: a tool call needs
-   * its own platform's, and need not read the others. An adapter may ignore `family`; callers filter anyway.
+   * its own platform's, and need not read the others. An adapter may ignore `family`; callers filter anyway. The
+   * connections are the service's own records: a store that cannot read them is StoreUnavailable (an outage of ours,
+   * 503 temporarily_unavailable), PlatformUnavailable only when a platform itself does not answer.
    */
-  readonly accounts: (workspaceId: WorkspaceId, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable>
+  readonly accounts: (workspaceId: WorkspaceId, family?: string) => Effect.Effect<ReadonlyArray<Account>, PlatformUnavailable | StoreUnavailable>
   /**
    * What a write call would change. Fails only when the platform cannot be read; a call the platform would refuse
    * (unknown account or object) answers a change with null fields, and `execute` then answers the refusal.

@@ -9,8 +9,12 @@ export interface ToolUsageLogShape {
   readonly record: (usage: ToolUsage) => Effect.Effect<void, StoreUnavailable>
   /** The workspace's latest calls, newest first. */
   readonly list: (workspaceId: WorkspaceId, limit: number) => Effect.Effect<ReadonlyArray<ToolUsage>, StoreUnavailable>
-  /** How many writes changed a platform (kind write, outcome succeeded) in the workspace at or after `since`. */
-  readonly changesSince: (workspaceId: WorkspaceId, since: number) => Effect.Effect<number, StoreUnavailable>
+  /**
+   * How many writes changed a platform (kind write, outcome succeeded) in the workspace at or after `since`, and,
+   * for `budgetTarget` (budgetTargetOf), that budget's value before its first such change at or after `since` (null
+   * when it was not changed since then, or no target was given). One read: the guardrails' day counts.
+   */
+  readonly changesSince: (workspaceId: WorkspaceId, since: number, budgetTarget?: string | null) => Effect.Effect<ChangesSince, StoreUnavailable>
   /**
    * The workspace's calls at or after `from` and before `to`, counted and their credits summed per credential (the
    * connection, else the API key) and UTC day, ordered by day then credential id; a day without calls has no row.
@@ -29,5 +33,10 @@ export interface ToolUsageLogShape {
     workspaceId: WorkspaceId,
     credentialIds: ReadonlyArray<string>
   ) => Effect.Effect<ReadonlyArray<CredentialLastCall>, StoreUnavailable>
+}
+
+export interface ChangesSince {
+  readonly changes: number
+  readonly budgetBefore: number | null
 }
 export class ToolUsageLog extends Context.Service<ToolUsageLog, ToolUsageLogShape>()("core/ports/ToolUsageLog") {}

@@ -1,7 +1,7 @@
 // Storage of write requests (spec §Write request): compare-and-set on `version` like every lifecycle store, the
 // pending queue of a workspace (management page, Write approvals), and expiry of unanswered requests in one step.
 import { Context, Effect, Option } from "effect"
-import type { WriteRequest, WriteRequestId } from "../approvals/WriteRequest.ts"
+import type { WriteRequest, WriteRequestId, WriteRequestOutcome } from "../approvals/WriteRequest.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
@@ -26,6 +26,13 @@ export interface WriteRequestStoreShape {
   ) => Fx<ReadonlyArray<WriteRequest>>
   /** The workspace's requests waiting for a person, oldest first. */
   readonly listPending: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<WriteRequest>>
+  /**
+   * The workspace's requests no longer pending (outcomeOfWriteRequest), or only those of `outcome`: the last moved
+   * (`updatedAt`, then id) first, `offset` of them skipped, at most `limit` (the Write approvals page's history).
+   */
+  readonly listDecided: (
+    workspaceId: WorkspaceId, outcome: WriteRequestOutcome | null, offset: number, limit: number
+  ) => Fx<ReadonlyArray<WriteRequest>>
   /**
    * Moves every pending request whose deadline is reached (isDueToExpire) to expired, version + 1, updatedAt = now,
    * each at most once even with many processes at it; answers the ids this call expired.

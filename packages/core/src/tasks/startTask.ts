@@ -1,13 +1,16 @@
 // POST /tasks (spec §Task: the creation answer shows status `planning`): a new `task_` task for a goal of 1 to 4000
 // characters, started by the person behind the calling connection or key. A background runner (runTasks) plans and
-// runs it; the creation itself costs nothing until then. A creation on the runner (runCreation): the insert and its
-// TaskStarted event in one unit of work.
+// runs it and charges `taskCredits` then; a balance that does not cover them refuses the creation at once (402 with
+// needed and left, spec §REST status codes) instead of creating a task that can only fail. A creation on the runner
+// (runCreation): the insert and its TaskStarted event in one unit of work.
 import { Clock, Effect } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
 import type { Principal, ApiKeyId } from "../credentials/records.ts"
+import { taskCredits } from "../credits/creditRules.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import type { Scope } from "../scopes/Scope.ts"
+import { checkCredits } from "../tools/callTool.ts"
 import { TaskGoalInvalid } from "./errors.ts"
 import { maxGoalLength, type Task, TaskId } from "./Task.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
@@ -35,6 +38,9 @@ export const taskInputOf = (principal: Principal, goal: string): TaskInput => ({
 
 export const startTask = Effect.fn("tasks.startTask")(function* (input: TaskInput) {
   if (input.goal.length < 1 || input.goal.length > maxGoalLength) return yield* new TaskGoalInvalid({ length: input.goal.length })
+  // Checked, not reserved: the runner charges when it has planned (runTasks). Two starts racing for the last credits
+  // may both be created; the one the charge then refuses fails with its report saying so.
+  yield* checkCredits(input.workspaceId, taskCredits)
   const now = yield* Clock.currentTimeMillis
   const task: Task = {
     workspaceId: input.workspaceId,

@@ -2,7 +2,7 @@
 // for tests and embedding. They pass the same contract suite as the SQL stores (packages/adapters-sql/test/contracts).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import { isDueToExpire } from "../approvals/transitionWriteRequest.ts"
-import type { WriteRequest, WriteRequestId } from "../approvals/WriteRequest.ts"
+import { outcomeOfWriteRequest, type WriteRequest, type WriteRequestId } from "../approvals/WriteRequest.ts"
 import { type CreditEntry, type CreditMovement, isValidCreditAmount, isValidCreditBalance } from "../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../idempotency/IdempotencyRecord.ts"
@@ -42,6 +42,14 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
       Effect.map(table.all, (all) =>
         all.filter((r) => r.workspaceId === workspaceId && r.status === "pending_approval")
           .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))),
+    listDecided: (workspaceId, outcome, offset, limit) =>
+      Effect.map(table.all, (all) =>
+        all.filter((r) => {
+          const of = outcomeOfWriteRequest(r)
+          return r.workspaceId === workspaceId && of !== null && (outcome === null || of === outcome)
+        })
+          .sort(newestFirst((r) => r.updatedAt))
+          .slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit))),
     // One Ref.modify: every due request moves once, as the SQL UPDATE … WHERE status = 'pending_approval' does.
     expireDue: (now) =>
       Ref.modify(table.ref, (m): readonly [ReadonlyArray<WriteRequestId>, ReadonlyMap<string, WriteRequest>] => {
@@ -186,9 +194,14 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
       Effect.map(Ref.get(usages), (all) =>
         all.map((u, i) => [u, i] as const).filter(([u]) => u.workspaceId === workspaceId)
           .sort(([a, i], [b, j]) => b.at - a.at || j - i).slice(0, Math.max(0, limit)).map(([u]) => u)),
-    changesSince: (workspaceId, since) =>
-      Effect.map(Ref.get(usages), (all) =>
-        all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since).length),
+    changesSince: (workspaceId, since, budgetTarget) =>
+      Effect.map(Ref.get(usages), (all) => {
+        const changes = all.filter((u) => u.workspaceId === workspaceId && u.kind === "write" && u.outcome === "succeeded" && u.at >= since)
+        // Recorded in order: the first of the target's is its first change since `since` (the earliest `at`).
+        const first = budgetTarget === undefined || budgetTarget === null ? undefined
+          : changes.filter((u) => u.budgetTarget === budgetTarget).sort((a, b) => a.at - b.at)[0]
+        return { changes: changes.length, budgetBefore: first?.budgetFrom ?? null }
+      }),
     usageByCredentialAndDay: (workspaceId, from, to) =>
       Effect.map(Ref.get(usages), (all) => {
         const days = new Map<string, { credentialId: string; day: number; calls: number; credits: number }>()

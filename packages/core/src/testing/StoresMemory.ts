@@ -132,7 +132,9 @@ export const MailerMemory = Layer.effect(Mailer, Effect.gen(function* () {
   return Mailer.of({
     enqueue: (mail) => Ref.update(outbox, (all) => [...all, mail]),
     pending: (limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => m.sentAt === null).slice(0, limit)),
-    markSent: (id, at) => Ref.update(outbox, (all) => all.map((m) => (m.id === id ? { ...m, sentAt: at } : m)))
+    markSent: (id, at) => Ref.update(outbox, (all) => all.map((m) => (m.id === id ? { ...m, sentAt: at } : m))),
+    recent: (limit) => Effect.map(Ref.get(outbox), (all) => all.slice(Math.max(0, all.length - Math.max(0, Math.floor(limit)))).reverse()),
+    find: (id) => Effect.map(Ref.get(outbox), (all) => Option.fromNullishOr(all.find((m) => m.id === id)))
   })
 }))
 

@@ -30,9 +30,28 @@ export const ToolUsage = Schema.Struct({
   outcome: ToolOutcome,
   /** Credits charged for this call (0 for a refused call). */
   credits: Schema.Number,
-  at: Schema.Number
+  at: Schema.Number,
+  /**
+   * A write that changed a daily budget (outcome succeeded): the budget it changed (budgetTargetOf) and its value
+   * before, so that the day cap finds a budget's value before its first change of the day. Absent otherwise.
+   */
+  budgetTarget: Schema.optionalKey(Schema.String),
+  budgetFrom: Schema.optionalKey(Schema.Number)
 })
 export type ToolUsage = typeof ToolUsage.Type
+
+/**
+ * The key of the budget a change sets, for the day cap: the platform family, account, object type and id. Null when
+ * the change sets no daily budget or names no object.
+ */
+export const budgetTargetOf = (family: string, change: {
+  readonly accountId: string | null
+  readonly target: { readonly type: string; readonly id: string | null } | null
+  readonly dailyBudget: unknown
+}): string | null =>
+  change.dailyBudget === null || change.target === null || change.target.id === null
+    ? null
+    : `${family}:${change.accountId ?? ""}:${change.target.type}:${change.target.id}`
 
 /** The calls one credential (a connection's id, else an API key's) made on one UTC day, and their credits. */
 export interface UsageOfDay {

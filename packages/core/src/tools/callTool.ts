@@ -22,15 +22,15 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import {
-  AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound, ToolScopeMissing
+  AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound
 } from "./errors.ts"
 import { hashToolCall } from "./hashToolCall.ts"
 import { loadStanding, withAccounts } from "./loadAccessGrounds.ts"
 import { recordToolRun } from "./recordToolRun.ts"
 import { routeCall } from "./routeCall.ts"
 import { kindOfCall, type Tool } from "./Tool.ts"
-import { scopeForCall, toolAccess } from "./toolAccess.ts"
-import type { ToolKind } from "./ToolUsage.ts"
+import { scopeForCall, scopeRefusal, toolAccess } from "./toolAccess.ts"
+import { budgetTargetOf, type ToolKind } from "./ToolUsage.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface ToolCallRequest {
@@ -71,11 +71,15 @@ const answerOf = (tool: Tool, outcome: ToolCallOutcome, replayed: boolean) => {
   }
 }
 
-/** Writes that changed a platform today (UTC) and the workspace's guardrails, applied to the preview of `change`. */
-export const checkGuardrails = Effect.fn("tools.checkGuardrails")(function* (workspaceId: WorkspaceId, change: ProposedChange) {
+/**
+ * Writes that changed a platform today (UTC), the changed budget's value before its first change today, and the
+ * workspace's guardrails, applied to the preview of `change` (a call of `tool`).
+ */
+export const checkGuardrails = Effect.fn("tools.checkGuardrails")(function* (workspaceId: WorkspaceId, tool: Tool, change: ProposedChange) {
   const guardrails = Option.getOrElse(yield* (yield* GuardrailStore).find(workspaceId), () => noGuardrails(workspaceId))
-  const changesToday = yield* (yield* ToolUsageLog).changesSince(workspaceId, startOfUtcDay(yield* Clock.currentTimeMillis))
-  return yield* Effect.fromResult(evaluateGuardrails(guardrails, change, changesToday))
+  const today = yield* (yield* ToolUsageLog).changesSince(
+    workspaceId, startOfUtcDay(yield* Clock.currentTimeMillis), budgetTargetOf(tool.family, change))
+  return yield* Effect.fromResult(evaluateGuardrails(guardrails, change, today.changes, today.budgetBefore))
 })
 
 /** 402 before anything runs when the balance does not cover the call (spec §REST status codes 402). */
@@ -109,7 +113,7 @@ const decideAndRun = (
     const decide = Effect.gen(function* () {
       const change = kind === "write" ? yield* platforms.preview(toolCall) : null
       // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
-      if (change !== null) yield* checkGuardrails(principal.workspaceId, change)
+      if (change !== null) yield* checkGuardrails(principal.workspaceId, tool, change)
       const route = routeCall(tool, kind, principal.writeMode, change)
       if (route._tag === "Queue") {
         // A queued write is charged when it executes: here the balance is only checked.
@@ -186,7 +190,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   // 403 insufficient_scope before anything is read: the scope for this call's kind.
   const kind = kindOfCall(tool, request.arguments)
   const scope = scopeForCall(tool, kind)
-  if (!principal.scopes.includes(scope)) return yield* new ToolScopeMissing({ tool: tool.name, scope })
+  if (!principal.scopes.includes(scope)) return yield* scopeRefusal(principal, tool.name, scope)
   // 403: plan, role and platform choice: the same decision GET /tools lists by. The platform is asked for the
   // accounts only once access is settled, so a refused call never waits on (or reports) a platform outage.
   const standing = yield* loadStanding(principal)

@@ -3,10 +3,10 @@
 import { Effect } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { Platforms } from "../ports/Platforms.ts"
-import { type NoConnectedAccount, type ToolAccessRefusal, ToolNotFound, ToolScopeMissing } from "./errors.ts"
+import { type NoConnectedAccount, type ToolAccessRefusal, ToolNotFound } from "./errors.ts"
 import { loadAccessGrounds } from "./loadAccessGrounds.ts"
 import type { Tool } from "./Tool.ts"
-import { hasToolScope, toolAvailability } from "./toolAccess.ts"
+import { hasToolScope, noToolScopeRefusal, toolAvailability } from "./toolAccess.ts"
 
 export interface ToolDescription {
   readonly tool: Tool
@@ -16,7 +16,7 @@ export interface ToolDescription {
 }
 
 export const describeTool = Effect.fn("tools.describeTool")(function* (principal: Principal, name: string) {
-  if (!hasToolScope(principal)) return yield* new ToolScopeMissing({ tool: null, scope: "tools:read" })
+  if (!hasToolScope(principal)) return yield* noToolScopeRefusal(principal)
   const tool = (yield* Platforms).tools.find((t) => t.name === name)
   if (tool === undefined) return yield* new ToolNotFound({ name })
   const whyNot = toolAvailability(yield* loadAccessGrounds(principal), tool)

@@ -5,10 +5,9 @@ import { Effect } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { Platforms } from "../ports/Platforms.ts"
 import { ToolSearch } from "../ports/ToolSearch.ts"
-import { ToolScopeMissing } from "./errors.ts"
 import { loadAccessGrounds } from "./loadAccessGrounds.ts"
 import type { Tool } from "./Tool.ts"
-import { hasToolScope, toolAvailability } from "./toolAccess.ts"
+import { hasToolScope, noToolScopeRefusal, toolAvailability } from "./toolAccess.ts"
 import type { ToolKind } from "./ToolUsage.ts"
 
 /** `limit` defaults to 20 and is clamped to 1..100 (docs/decisions.md, Tools); `offset` to 0 and up. */
@@ -29,7 +28,7 @@ export interface ToolList {
 }
 
 export const listTools = Effect.fn("tools.listTools")(function* (principal: Principal, query: ToolQuery) {
-  if (!hasToolScope(principal)) return yield* new ToolScopeMissing({ tool: null, scope: "tools:read" })
+  if (!hasToolScope(principal)) return yield* noToolScopeRefusal(principal)
   const grounds = yield* loadAccessGrounds(principal)
   const callable = (yield* Platforms).tools.filter((tool) =>
     toolAvailability(grounds, tool) === null &&

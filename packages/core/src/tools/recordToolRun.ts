@@ -11,7 +11,7 @@ import type { PlatformAnswer, ProposedChange } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
 import type { Tool } from "./Tool.ts"
-import type { ToolKind, ToolOutcome } from "./ToolUsage.ts"
+import { budgetTargetOf, type ToolKind, type ToolOutcome } from "./ToolUsage.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
@@ -61,9 +61,12 @@ export const recordToolRunWrites = Effect.fn("tools.recordToolRunWrites")(functi
     yield* refundCredits(run.reserved)
   }
   const outcome: ToolOutcome = charged ? "succeeded" : "failed"
+  // A budget the write changed is kept with its value before, for the day cap (guardrails: budget_change_per_day).
+  const budgetTarget = run.kind === "write" && charged && run.change !== null ? budgetTargetOf(run.tool.family, run.change) : null
   yield* (yield* ToolUsageLog).record({
     id: usageId, workspaceId: run.workspaceId, connectionId: run.connectionId, apiKeyId: run.apiKeyId,
-    tool: run.tool.name, kind: run.kind, outcome, credits, at: now
+    tool: run.tool.name, kind: run.kind, outcome, credits, at: now,
+    ...(budgetTarget === null || run.change?.dailyBudget == null ? {} : { budgetTarget, budgetFrom: run.change.dailyBudget.from })
   })
   const events: Array<DomainEvent> = run.kind === "write" && charged
     ? [{

@@ -31,6 +31,21 @@ export const scopeForCall = (tool: Tool, kind: ToolKind): Scope =>
 /** Whether the credential has any tools scope: GET /tools, GET /tools/{name} and GET /requests/{id} need one. */
 export const hasToolScope = (principal: Principal): boolean => principal.scopes.some((s) => s.startsWith("tools:"))
 
+/**
+ * The refusal of a call whose credential lacks `scope`: role_not_allowed when the credential carries it but its
+ * person's role no longer holds it (Principal.withheldScopes), otherwise insufficient_scope naming it.
+ */
+export const scopeRefusal = (principal: Principal, tool: string | null, scope: Scope): ToolScopeMissing | ToolRoleNotAllowed =>
+  principal.withheldScopes?.includes(scope) === true
+    ? new ToolRoleNotAllowed({ userId: principal.userId })
+    : new ToolScopeMissing({ tool, scope })
+
+/** The refusal of a listing or detail view without any tools scope (they need one; the refusal asks for tools:read). */
+export const noToolScopeRefusal = (principal: Principal): ToolScopeMissing | ToolRoleNotAllowed =>
+  principal.withheldScopes?.some((s) => s.startsWith("tools:")) === true
+    ? new ToolRoleNotAllowed({ userId: principal.userId })
+    : new ToolScopeMissing({ tool: null, scope: "tools:read" })
+
 export const platformAllowed = (principal: Principal, family: string): boolean =>
   principal.platforms === "all" || principal.platforms.includes(family)
 
@@ -41,7 +56,7 @@ export const platformAllowed = (principal: Principal, family: string): boolean =
  */
 export const toolAccess = (grounds: AccessGrounds, tool: Tool, kind: ToolKind): ToolAccessRefusal | null => {
   const scope = scopeForCall(tool, kind)
-  if (!grounds.principal.scopes.includes(scope)) return new ToolScopeMissing({ tool: tool.name, scope })
+  if (!grounds.principal.scopes.includes(scope)) return scopeRefusal(grounds.principal, tool.name, scope)
   if (grounds.plan !== "paid") return new ToolPlanNotPaid({ workspaceId: grounds.principal.workspaceId })
   if (grounds.role !== "admin") return new ToolRoleNotAllowed({ userId: grounds.principal.userId })
   if (!platformAllowed(grounds.principal, tool.family)) {

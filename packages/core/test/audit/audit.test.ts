@@ -3,7 +3,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import {
-  ApiKeyId, AuditLog, ClientId, auditOfEvent, recordAuditOfEvents, SecretHash, type Connection, UserId, ConnectionId, WriteRequestId
+  ApiKeyId, type AuditAction, AuditLog, ClientId, auditOfEvent, recordAuditOfEvents, SecretHash, type Connection, UserId, ConnectionId, type WriteRequest,
+  WriteRequestId
 } from "@adgate/core"
 import { seed, World, ws } from "../token/world.ts"
 
@@ -22,8 +23,13 @@ describe("audit log and connection e-mail", () => {
         { position: 2, event: { _tag: "WriteExpired", at: 8, requestId: WriteRequestId.make("rwq_1"), workspaceId: ws } }
       ])
       const entries = yield* (yield* AuditLog).list(ws)
-      assert.strictEqual(entries.length, 1)
+      assert.strictEqual(entries.length, 2)
       assert.match(entries[0]!.id, /^aud_/)
+      // A write event whose request is not found still is an entry, without the request's app and tool.
+      assert.deepStrictEqual({ ...entries[1]!, id: "" }, {
+        id: "", workspaceId: ws, at: 8, actorId: null, action: "write_request.expired", clientId: null, connectionId: null,
+        detail: { requestId: WriteRequestId.make("rwq_1"), tool: null, apiKeyId: null }
+      })
       assert.deepStrictEqual({ ...entries[0]!, id: "" }, {
         id: "", workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: ClientId.make("apc_pub"),
         connectionId: ConnectionId.make("con_1"), detail: { reason: "expired" }
@@ -48,7 +54,7 @@ describe("audit log and connection e-mail", () => {
       detail: { tool: "pause_campaign", providerStatus: 200, requestId, summary: null, apiKeyId: ApiKeyId.make("key_1") }
     })
   })
-  it("approving, declining and ending a connection are audit entries, at the event's time; other events are not (spec §Events)", () => {
+  it("approving, declining and ending a connection are audit entries, at the event's time (spec §Events)", () => {
     const opened = {
       _tag: "ConnectionOpened", at: 5, connectionId: connection.id, workspaceId: ws, clientId: connection.clientId, approverId: UserId.make("usr_a"),
       scopes: connection.scopes, surface: connection.surface, platforms: connection.platforms, writeMode: connection.writeMode
@@ -66,6 +72,56 @@ describe("audit log and connection e-mail", () => {
     assert.deepStrictEqual(auditOfEvent({
       _tag: "ConnectionEnded", at: 7, connectionId: ConnectionId.make("con_1"), workspaceId: ws, clientId: ClientId.make("apc_pub"), reason: "revoked", actorId: null
     }), { workspaceId: ws, at: 7, actorId: null, action: "connection.ended", clientId: ClientId.make("apc_pub"), connectionId: ConnectionId.make("con_1"), detail: { reason: "revoked" } })
-    assert.isNull(auditOfEvent({ _tag: "WriteExpired", at: 8, requestId: WriteRequestId.make("rwq_1"), workspaceId: ws }))
+  })
+})
+
+// Every event is an entry (the mapping's switch ends in a `never` check); these name the entries a person looks for
+// about writes that did not simply run, API keys and removed apps.
+describe("every write request move, API key and app removal is an audit entry", () => {
+  const requestId = WriteRequestId.make("rwq_9")
+  const keyId = ApiKeyId.make("key_9")
+  const person = UserId.make("usr_p")
+  const request: WriteRequest = {
+    id: requestId, version: 3, workspaceId: ws, connectionId: null, apiKeyId: keyId, requestedBy: UserId.make("usr_a"),
+    tool: "ads__pause_campaign", arguments: {}, argumentsHash: "h", reason: "approval", status: "failed", providerStatus: null,
+    result: { error: "guardrail", message: "the change cap of 20 % is exceeded" }, attempt: 1, leaseUntil: null,
+    decidedBy: person, decidedAt: 2, createdAt: 1, expiresAt: 10, updatedAt: 3
+  }
+  const facts = { requestId, tool: "ads__pause_campaign", apiKeyId: keyId }
+  const entry = (action: AuditAction, actorId: string | null, detail: Record<string, unknown>) =>
+    ({ workspaceId: ws, at: 5, actorId, action, clientId: null, connectionId: null, detail })
+
+  it("approved and declined by a person: the person is the actor; the request's key and tool are named", () => {
+    assert.deepStrictEqual(auditOfEvent({ _tag: "WriteApproved", at: 5, requestId, workspaceId: ws, deciderId: person }, request),
+      entry("write_request.approved", person, facts))
+    assert.deepStrictEqual(auditOfEvent({ _tag: "WriteRejected", at: 5, requestId, workspaceId: ws, deciderId: person }, request),
+      entry("write_request.declined", person, facts))
+  })
+  it("withdrawn by the app that asked (its credential decided): write_request.withdrawn, no person as actor", () => {
+    assert.deepStrictEqual(auditOfEvent({ _tag: "WriteRejected", at: 5, requestId, workspaceId: ws, deciderId: keyId }, request),
+      entry("write_request.withdrawn", null, { ...facts, credential: keyId, reason: "withdrawn_by_app" }))
+  })
+  it("withdrawn because its API key was revoked: the key is named as the app", () => {
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "WriteRequesterEnded", at: 5, requestId, workspaceId: ws, credentialId: keyId, reason: "key_revoked"
+    }, request), entry("write_request.withdrawn", null, { ...facts, credential: keyId, reason: "key_revoked" }))
+  })
+  it("expired, executed and failed: the service's moves, with the platform's status and why it failed", () => {
+    assert.deepStrictEqual(auditOfEvent({ _tag: "WriteExpired", at: 5, requestId, workspaceId: ws }, request),
+      entry("write_request.expired", null, facts))
+    assert.deepStrictEqual(auditOfEvent({ _tag: "WriteExecuted", at: 5, requestId, workspaceId: ws, providerStatus: 200 }, request),
+      entry("write_request.executed", null, { ...facts, providerStatus: 200 }))
+    assert.deepStrictEqual(auditOfEvent({ _tag: "WriteFailed", at: 5, requestId, workspaceId: ws, providerStatus: null }, request),
+      entry("write_request.failed", null, { ...facts, providerStatus: null, error: "guardrail", message: "the change cap of 20 % is exceeded" }))
+  })
+  it("an API key created and revoked, an own app removed", () => {
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "ApiKeyCreated", at: 5, keyId, workspaceId: ws, actorId: person, name: "CI", scopes: ["tools:read"], toolWrites: "wait"
+    }), entry("api_key.created", person, { apiKeyId: keyId, name: "CI", scopes: ["tools:read"], toolWrites: "wait" }))
+    assert.deepStrictEqual(auditOfEvent({ _tag: "ApiKeyRevoked", at: 5, keyId, workspaceId: ws, actorId: person }),
+      entry("api_key.revoked", person, { apiKeyId: keyId }))
+    assert.deepStrictEqual(auditOfEvent({
+      _tag: "WorkspaceAppRemoved", at: 5, clientId: ClientId.make("apc_own"), workspaceId: ws, actorId: person, name: "Our app"
+    }), { ...entry("app.removed", person, { name: "Our app" }), clientId: ClientId.make("apc_own") })
   })
 })

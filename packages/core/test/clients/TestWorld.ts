@@ -16,7 +16,8 @@ import {
   CoreMemory,
   DirectoryMemory,
   SecretsWebCrypto,
-  PlatformsMemory
+  PlatformsMemory,
+  WriteRequestStoreMemory
 } from "@adgate/core/testing"
 
 export const ISSUER = "https://as.example"
@@ -53,7 +54,8 @@ const platforms = PlatformsMemory({
 })
 
 export const worldLayer = (documents: Documents = makeDocuments()) =>
-  Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(ISSUER), documentFetcherLayer(documents), platforms)
+  Layer.mergeAll(CoreMemory, DirectoryMemory, SecretsWebCrypto, Issuer.layer(ISSUER), documentFetcherLayer(documents), platforms,
+    WriteRequestStoreMemory)
 
 /** A workspace on `plan` with one member per entry of `members` (user id → role). */
 export const seedWorkspace = (workspaceId: WorkspaceId, plan: Plan, members: Readonly<Record<string, Role>>) =>

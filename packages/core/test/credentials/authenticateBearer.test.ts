@@ -44,7 +44,8 @@ describe("authenticateBearer", () => {
 
   it("requireScope names the first scope that would do (spec §Authentication 7)", () => {
     const principal = { scopes: ["tasks:read"] } as never
-    assert.strictEqual(Effect.runSync(Effect.flip(requireScope(principal, ["accounts:read", "tools:read"]))).scope, "accounts:read")
+    const refused = Effect.runSync(Effect.flip(requireScope(principal, ["accounts:read", "tools:read"])))
+    assert.strictEqual(refused._tag === "InsufficientScope" ? refused.scope : null, "accounts:read")
     Effect.runSync(requireScope(principal, ["tasks:write", "tasks:read"]))
     assert.strictEqual(Effect.runSync(Effect.flip(bearerOf("Bearer")))._tag, "InvalidCredential")
   })
@@ -101,12 +102,19 @@ describe("a credential follows its person's membership and role (spec §Scopes, 
     yield* setRole(people.admin2, "editor")
     const principal = yield* authenticateBearer(`Bearer ${k}`, "rest")
     assert.deepStrictEqual(principal.scopes, ["accounts:read"])
-    assert.strictEqual(Effect.runSync(Effect.flip(requireScope(principal, ["tools:read"])))._tag, "InsufficientScope")
+    assert.deepStrictEqual(principal.withheldScopes, ["tools:read", "tools:write"])
+    assert.strictEqual(Effect.runSync(Effect.flip(requireScope(principal, ["tools:read"])))._tag, "ToolRoleNotAllowed")
+    assert.strictEqual(Effect.runSync(Effect.flip(requireScope(principal, ["tasks:read"])))._tag, "InsufficientScope")
   })))
 
-  it.effect("a tools-only key of an admin demoted to editor stops working", () => run(Effect.gen(function* () {
+  it.effect("a tools-only key of an admin demoted to editor is refused for the role (role_not_allowed), not as an unknown credential", () => run(Effect.gen(function* () {
     const k = yield* key(people.admin2, ["tools:read"])
     yield* setRole(people.admin2, "editor")
+    const principal = yield* authenticateBearer(`Bearer ${k}`, "rest")
+    assert.deepStrictEqual(principal.scopes, [])
+    assert.strictEqual(Effect.runSync(Effect.flip(requireScope(principal, ["tools:read"])))._tag, "ToolRoleNotAllowed")
+    // Demoted further, to viewer, it no longer works at all.
+    yield* setRole(people.admin2, "viewer")
     assert.strictEqual(yield* refusal(`Bearer ${k}`), "InvalidCredential")
   })))
 

@@ -1,5 +1,5 @@
 // Guardrails (issue 9): each guardrail refuses by name and says why; the protected-name pattern language.
-import { compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange, WorkspaceId } from "@adgate/core"
+import { changeExceedsPercent, changePercentText, compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange, WorkspaceId } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
@@ -20,9 +20,57 @@ describe("evaluateGuardrails", () => {
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 90 } }), 0)), null)
     const refused = evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 111 } }), 0)
     assert.strictEqual(refusedBy(refused), "budget_change")
-    if (refused._tag === "Failure") assert.match(refused.failure.reason, /11\.0 %.*limit is 10 %/)
+    if (refused._tag === "Failure") assert.match(refused.failure.reason, /11\.00 %.*limit is 10 %/)
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 80 } }), 0)), "budget_change")
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 0, to: 5 } }), 0)), "budget_change")
+  })
+
+  it("change caps compare exact decimal amounts: exactly +20 % of 129.6 passes a 20 % cap, one cent more is refused", () => {
+    const g = { ...none, maxBudgetChangePercent: 20 }
+    // In doubles (155.52 − 129.6) / 129.6 · 100 is 20.00000000000001: the exact amounts are exactly 20 %.
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 129.6, to: 155.52 } }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 129.6, to: 103.68 } }), 0)), null)
+    const over = evaluateGuardrails(g, change({ dailyBudget: { from: 129.6, to: 155.53 } }), 0)
+    assert.strictEqual(refusedBy(over), "budget_change")
+    // Just over the cap never reads as the cap itself.
+    if (over._tag === "Failure") assert.include(over.failure.reason, "is 20.01 %")
+    assert.strictEqual(refusedBy(evaluateGuardrails({ ...none, maxBudgetChangePercent: 12.5 }, change({ dailyBudget: { from: 0.1, to: 0.1125 } }), 0)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails({ ...none, maxBudgetChangePercent: 12.5 }, change({ dailyBudget: { from: 0.1, to: 0.1126 } }), 0)), "budget_change")
+  })
+
+  it("exact percents: decimals as written, exponents included; the text rounds away from the cap", () => {
+    assert.isFalse(changeExceedsPercent(0.3, 0.36, 20))
+    assert.isTrue(changeExceedsPercent(0.3, 0.3600001, 20))
+    assert.isFalse(changeExceedsPercent(1e-7, 1.2e-7, 20))
+    assert.isTrue(changeExceedsPercent(1e21, 1.2000001e21, 20))
+    assert.isFalse(changeExceedsPercent(5, 5, 0))
+    assert.isTrue(changeExceedsPercent(0, 1, 1000))
+    assert.strictEqual(changePercentText(129.6, 155.52), "20.00 %")
+    assert.strictEqual(changePercentText(100, 120.001), "20.01 %")
+    assert.strictEqual(changePercentText(100, 80), "20.00 %")
+    assert.strictEqual(changePercentText(0, 5), "an unbounded change")
+    // An amount that is no number fails closed instead of failing the call.
+    assert.isTrue(changeExceedsPercent(100, Number.NaN, 20))
+    assert.strictEqual(refusedBy(evaluateGuardrails({ ...none, maxBudgetChangePercent: 20 }, change({ dailyBudget: { from: 100, to: Number.NaN } }), 0)), "budget_change")
+  })
+
+  it("change caps cannot be split: two +20 % steps in one UTC day are refused by the day cap, on by default with the per-change cap", () => {
+    const g = { ...none, maxBudgetChangePercent: 20 }
+    // The first step: nothing changed today, the base is the current value.
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 100, to: 120 } }), 0)), null)
+    // The second step from 120 is +20 % of 120 but +44 % of the 100 the budget had before its first change today.
+    const split = evaluateGuardrails(g, change({ dailyBudget: { from: 120, to: 144 } }), 1, 100)
+    assert.strictEqual(refusedBy(split), "budget_change_per_day")
+    if (split._tag === "Failure") assert.match(split.failure.reason, /100\.00 before its first change today.*44\.00 %.*limit is 20 % per budget per day/)
+    // Within the day's 20 % it passes; back towards the day's first value it always passes.
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 110, to: 120 } }), 1, 100)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 120, to: 100 } }), 1, 100)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ dailyBudget: { from: 90, to: 79 } }), 1, 100)), "budget_change_per_day")
+    // Its own cap replaces the per-change one for the day; alone it caps the day too.
+    assert.strictEqual(refusedBy(evaluateGuardrails({ ...g, maxBudgetChangePercentPerDay: 50 }, change({ dailyBudget: { from: 120, to: 144 } }), 1, 100)), null)
+    assert.strictEqual(refusedBy(evaluateGuardrails({ ...none, maxBudgetChangePercentPerDay: 30 }, change({ dailyBudget: { from: 120, to: 144 } }), 1, 100)), "budget_change_per_day")
+    // Without any cap nothing is refused.
+    assert.strictEqual(refusedBy(evaluateGuardrails(none, change({ dailyBudget: { from: 120, to: 144 } }), 1, 100)), null)
   })
 
   it("change cap: changes per day counts the day's changes; the next one over the limit is refused", () => {
@@ -47,6 +95,15 @@ describe("evaluateGuardrails", () => {
     if (refused._tag === "Failure") assert.include(refused.failure.reason, `"brand*"`)
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: { type: "product", id: "p", name: "Mug" } }), 0)), null)
     assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: null }), 0)), null)
+  })
+
+  it("protected names are checked on every entity a raw write names, readable or not", () => {
+    const g = { ...none, protectedNames: ["brand*"] }
+    const named = [{ type: "campaign", id: "c2", name: "Generic" }, { type: "campaign", id: "c1", name: "Brand – Search" }]
+    const refused = evaluateGuardrails(g, change({ target: null, dailyBudget: null, named }), 0)
+    assert.strictEqual(refusedBy(refused), "protected_name")
+    if (refused._tag === "Failure") assert.include(refused.failure.reason, "Brand – Search")
+    assert.strictEqual(refusedBy(evaluateGuardrails(g, change({ target: { type: "campaign", id: "c2", name: "Generic" }, named: [named[0]!] }), 0)), null)
   })
 })
 

@@ -17,7 +17,7 @@ describe("setGuardrails (issue 8: a command with an event)", () => {
       const saved = yield* setGuardrails(ws, null, { maxDailyBudgetPerAccount: 500, protectedNames: [" Brand* "] })
       assert.deepStrictEqual(yield* showGuardrails(ws), saved)
       assert.deepStrictEqual(saved.protectedNames, ["Brand*"])
-      const none = { maxBudgetChangePercent: null, maxChangesPerDay: null, maxDailyBudgetPerAccount: null, protectedNames: [] }
+      const none = { maxBudgetChangePercent: null, maxBudgetChangePercentPerDay: null, maxChangesPerDay: null, maxDailyBudgetPerAccount: null, protectedNames: [] }
       const entries = yield* audited(ws)
       assert.deepStrictEqual(entries.map((e) => [e.action, e.actorId, e.clientId, e.connectionId, e.detail]), [
         ["guardrails.changed", people.admin, null, null, { before: none, after: { ...none, maxDailyBudgetPerAccount: 100 } }],
@@ -35,6 +35,7 @@ describe("setGuardrails (issue 8: a command with an event)", () => {
       const outbox = yield* EventOutbox
       const events: Array<DomainEvent> = []
       assert.strictEqual((yield* Effect.flip(setGuardrails(ws, people.admin, { maxChangesPerDay: 1.5 })))._tag, "GuardrailsInvalid")
+      assert.strictEqual((yield* Effect.flip(setGuardrails(ws, people.admin, { maxBudgetChangePercentPerDay: -1 })))._tag, "GuardrailsInvalid")
       for (const reader of outbox.readers) {
         for (const entry of yield* outbox.claim(reader, 100)) events.push(entry.event)
       }

@@ -22,7 +22,8 @@ import {
   type DirectoryMemoryControl,
   GrantReaderMemory,
   makeDirectoryMemory,
-  SecretsWebCrypto
+  SecretsWebCrypto,
+  WriteRequestStoreMemory
 } from "@adgate/core/testing"
 
 export const origin = "https://adgate.example"
@@ -35,7 +36,7 @@ const DirectoryWithControl = Layer.effectContext(
 )
 
 export const World = GrantReaderMemory.pipe(
-  Layer.provideMerge(Layer.mergeAll(CoreMemory, SecretsWebCrypto, Issuer.layer(origin))),
+  Layer.provideMerge(Layer.mergeAll(CoreMemory, SecretsWebCrypto, Issuer.layer(origin), WriteRequestStoreMemory)),
   Layer.provideMerge(DirectoryWithControl)
 )
 

@@ -172,6 +172,52 @@ describe("callTool: status rows", () => {
     assert.deepInclude(usage, { tool: "ads__update_campaign_budget", outcome: "refused", credits: 0 })
   })))
 
+  it.effect("422: the spend cap through the pipeline refuses a raise past the account's ceiling, queued or run now; a cut on an account above it runs", () => inPipeline(Effect.gen(function* () {
+    // Brand – Search 100 and Generic 50 are enabled: the account spends 150 a day.
+    const guardrails = yield* GuardrailStore
+    yield* guardrails.save({ ...noGuardrails(ws), maxDailyBudgetPerAccount: 160 })
+    const generic = (dailyBudget: number) => ({ accountId: "act_1", campaignId: "c2", dailyBudget })
+    for (const writeMode of ["apply", "wait"] as const) {
+      const error = yield* refusal(callTool(call("ads__update_campaign_budget", generic(70), { principal: principal({ writeMode }) })))
+      assert.deepInclude(error, { _tag: "GuardrailRefused", guardrail: "daily_budget_per_account" })
+    }
+    assert.strictEqual(yield* executions, 0)
+    assert.strictEqual((yield* (yield* WriteRequestStore).listPending(ws)).length, 0)
+    assert.strictEqual((yield* campaign("c2"))?.dailyBudget, 50)
+    // Up to the ceiling exactly runs.
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", generic(60))))._tag, "Ran")
+    // The ceiling under the account's total: a cut lowers spend and runs; a raise, however small, does not.
+    yield* guardrails.save({ ...noGuardrails(ws), maxDailyBudgetPerAccount: 120 })
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", generic(55))))._tag, "Ran")
+    assert.deepInclude(yield* refusal(callTool(call("ads__update_campaign_budget", generic(56)))), { guardrail: "daily_budget_per_account" })
+    assert.strictEqual((yield* campaign("c2"))?.dailyBudget, 55)
+  })))
+
+  it.effect("change caps cannot be split through the pipeline: the second +20 % step of one budget in a UTC day is refused, queued or run now; the next day it runs", () => inPipeline(Effect.gen(function* () {
+    yield* (yield* GuardrailStore).save({ ...noGuardrails(ws), maxBudgetChangePercent: 20 })
+    // Brand – Search: 100 → 120 (+20 %) runs.
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", budget(120))))._tag, "Ran")
+    // 120 → 144 is +20 % of 120, +44 % of the day's 100: refused, whether it would run now or wait for a person.
+    for (const writeMode of ["apply", "wait"] as const) {
+      assert.deepInclude(yield* refusal(callTool(call("ads__update_campaign_budget", budget(144), { principal: principal({ writeMode }) }))),
+        { _tag: "GuardrailRefused", guardrail: "budget_change_per_day" })
+    }
+    assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 120)
+    // Another budget has its own day: Generic 50 → 60 runs.
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", { accountId: "act_1", campaignId: "c2", dailyBudget: 60 })))._tag, "Ran")
+    // The next UTC day starts from 120: +20 % runs.
+    yield* TestClock.adjust("24 hours")
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", budget(144))))._tag, "Ran")
+  })))
+
+  it.effect("change caps compare exact decimal amounts through the pipeline: exactly +20 % of 129.6 runs under a 20 % cap", () => inPipeline(Effect.gen(function* () {
+    yield* (yield* GuardrailStore).save({ ...noGuardrails(ws), maxBudgetChangePercent: 20 })
+    yield* TestClock.adjust("24 hours")
+    yield* Ref.update(yield* PlatformsMemoryState, (s) => ({ ...s, campaigns: s.campaigns.map((c) => (c.id === "c1" ? { ...c, dailyBudget: 129.6 } : c)) }))
+    assert.strictEqual((yield* callTool(call("ads__update_campaign_budget", budget(155.52))))._tag, "Ran")
+    assert.strictEqual((yield* campaign("c1"))?.dailyBudget, 155.52)
+  })))
+
   it.effect("422: the platform ran the call and refused it: its status and answer, and no charge", () => inPipeline(Effect.gen(function* () {
     const error = yield* refusal(callTool(call("ads__update_campaign_budget", budget(0.5))))
     assert.deepInclude(error, { _tag: "PlatformRefused", providerStatus: 400 })

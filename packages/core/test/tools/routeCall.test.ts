@@ -12,7 +12,10 @@ const list = tool("ads__list_campaigns")
 const preview = (personDecision: boolean): ProposedChange => ({
   accountId: "act_1", target: null, dailyBudget: null, accountDailyBudgetBefore: null, accountDailyBudgetAfter: null, status: null, summary: "x", personDecision
 })
-const ordinary = preview(false)
+/** An ordinary change the preview can tell: a campaign's budget. */
+const ordinary: ProposedChange = {
+  ...preview(false), target: { type: "campaign", id: "c2", name: "Generic" }, dailyBudget: { from: 50, to: 55 }
+}
 
 describe("routeCall", () => {
   const table = [
@@ -40,5 +43,23 @@ describe("routeCall", () => {
 
   it("a write without a preview waits for a person (fail closed)", () => {
     assert.deepStrictEqual(routeCall(budget, "write", "apply", null), { _tag: "Queue", reason: "person_decision" })
+  })
+
+  it("activation hidden in a raw write: a write whose preview sets a status to active waits for a person, even from apply-at-once", () => {
+    for (const [from, to] of [["PAUSED", "ACTIVE"], ["PAUSED", "ENABLED"], ["draft", "active"]] as const) {
+      const hidden: ProposedChange = { ...ordinary, status: { from, to } }
+      assert.deepStrictEqual(routeCall(raw, "write", "apply", hidden), { _tag: "Queue", reason: "person_decision" })
+      assert.deepStrictEqual(routeCall(budget, "write", "apply", hidden), { _tag: "Queue", reason: "person_decision" })
+    }
+    // A pause, or a status already active, is no activation.
+    assert.deepStrictEqual(routeCall(raw, "write", "apply", { ...ordinary, status: { from: "ACTIVE", to: "PAUSED" } }), { _tag: "RunNow" })
+    assert.deepStrictEqual(routeCall(raw, "write", "apply", { ...ordinary, status: { from: "ACTIVE", to: "ACTIVE" } }), { _tag: "RunNow" })
+  })
+
+  it("a raw write whose preview cannot tell what it changes is a person's decision, whatever the platform marks", () => {
+    assert.deepStrictEqual(routeCall(raw, "write", "apply", preview(false)), { _tag: "Queue", reason: "person_decision" })
+    assert.deepStrictEqual(routeCall(raw, "write", "wait", preview(false)), { _tag: "Queue", reason: "person_decision" })
+    // A structured tool's call is judged by the tool: its preview names its arguments' object.
+    assert.deepStrictEqual(routeCall(budget, "write", "apply", preview(false)), { _tag: "RunNow" })
   })
 })

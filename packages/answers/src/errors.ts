@@ -3,7 +3,7 @@
 // of the request, becomes a status and `{ok:false, error:"<stable code>", message:"<why>", …details}`.
 import { Schema } from "effect"
 import type {
-  BearerRefusal, DirectoryUnavailable, IdempotencyKeyMalformed, InsufficientScope, RequesterEnded, StoreUnavailable, TaskGoalInvalid,
+  BearerRefusal, DirectoryUnavailable, IdempotencyKeyMalformed, InsufficientScope, StoreUnavailable, TaskGoalInvalid,
   TaskNotFound, ToolCallRefusal, WriteRequestNotFound, NoConnectedAccount, ToolAccessRefusal, ToolNotFound,
   PlatformUnavailable
 } from "@adgate/core"
@@ -47,7 +47,6 @@ export type RestRefusal =
   | ToolNotFound
   | IdempotencyKeyMalformed
   | WriteRequestNotFound
-  | RequesterEnded
   | TaskNotFound
   | TaskGoalInvalid
   | StoreUnavailable
@@ -153,15 +152,6 @@ export const restErrors = {
     status: 409, error: toolRefusalCodes.AccountNotConnected,
     message: (e) => `The account ${JSON.stringify(e.accountId.slice(0, 200))} is not a connected ${e.platform} account of this workspace; GET /api/v1/accounts lists them.`,
     details: (e) => ({ platform: e.platform, accountId: e.accountId.slice(0, 200) })
-  },
-  // Approving a write whose requesting connection ended (or API key was revoked): 409, the request's state forbids
-  // it, like the other 409 rows; the refusal withdrew it (docs/decisions.md, Write requests).
-  RequesterEnded: {
-    status: 409, error: "requester_ended",
-    message: (e) => e.reason === "key_revoked"
-      ? "The API key that asked for this write was revoked: it can no longer be approved, and it was withdrawn."
-      : "The connection that asked for this write has ended (or no longer exists): it can no longer be approved, and it was withdrawn.",
-    details: (e) => ({ credential: e.credentialId, reason: e.reason })
   },
   IdempotencyKeyInFlight: {
     status: 409, error: toolRefusalCodes.IdempotencyKeyInFlight,

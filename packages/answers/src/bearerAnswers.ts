@@ -1,7 +1,7 @@
 // The HTTP answer of a refused bearer credential, shared by the REST API (/api/v1) and the MCP server (/api/mcp)
 // (spec §Authentication 7, §Limits; RFC 6750 §3; RFC 9728 §5.1): one WWW-Authenticate challenge format naming the
 // surface's protected resource metadata, one body per refusal from the REST error table, one Retry-After.
-import { type ProtectedResource, protectedResources } from "../discovery/metadata.ts"
+import { type ProtectedResource, protectedResources } from "./protectedResources.ts"
 import { restErrorAnswer, type RestErrorAnswer, type RestRefusal } from "./errors.ts"
 
 const quoted = (value: string) => `"${value.replace(/["\\]/g, "")}"`

@@ -1,0 +1,186 @@
+// The mail a person gets, end to end over real SMTP (spec §Events; docs/service.md, Mail): events → the outbox's mail
+// reader → the mail outbox → MailSender (nodemailer, SMTP_URL) → a real SMTP server started by the test
+// (test/support/smtpTestServer.ts), read back as it arrived, links included. With the SMTP server up each mail is
+// delivered once; with it down nobody's request fails, the mail waits in the outbox, and is delivered exactly once
+// when the server is back. On the server's own ports (appPorts) on PGlite, and on PostgreSQL when DATABASE_URL is set.
+import { afterAll, assert, describe, it } from "vitest"
+import { Context, Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
+import { rmSync } from "node:fs"
+import {
+  addUser, callTool, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer, Platforms, Secrets,
+  type WorkspaceId, type UserId
+} from "@adgate/core"
+import { drainReaders } from "@adgate/adapters-sql"
+import { absolute, mailHtml, pagePaths } from "@adgate/adapters-http"
+import { aClient, aCode } from "../../../packages/adapters-sql/test/contracts/fixtures.ts"
+import { type ReceivedMail, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
+import { MailSender } from "../src/MailSender.ts"
+import { databaseUrl, demo, keyPrincipal, postgresTaskWorld, taskWorld, tempDataDir } from "./support/taskWorld.ts"
+import { testConfig } from "./support/testConfig.ts"
+
+/** The issuer of appPorts in tests (testConfig's BASE_URL): every link in a mail is absolute on it. */
+const baseUrl = testConfig("unused").baseUrl
+
+/** An app connected to `workspaceId` by `approverId` through the real code exchange: its id and the tokens issued. */
+const connectApp = (workspaceId: WorkspaceId, approverId: UserId) =>
+  Effect.gen(function* () {
+    const secrets = yield* Secrets
+    const now = Date.now()
+    const client = aClient({ name: "Report Helper", createdAt: now })
+    yield* (yield* ClientStore).insert(client)
+    const code = yield* secrets.generate("apo_ac_")
+    const verifier = "v".repeat(43)
+    yield* (yield* CodeStore).insert(aCode({
+      hash: yield* secrets.hash(code), clientId: client.clientId, userId: approverId, workspaceId, issuedAt: now, expiresAt: now + 600_000,
+      codeChallenge: yield* secrets.hash(verifier), scopes: ["tasks:read", "tools:read"], surface: "mcp", platforms: "all"
+    }))
+    const tokens = yield* handleTokenRequest({
+      params: Object.entries({ grant_type: "authorization_code", code, redirect_uri: "https://app.example/cb", code_verifier: verifier, client_id: client.clientId }),
+      basic: null
+    })
+    const connection = Option.getOrThrow(yield* (yield* ConnectionStore).findByRefreshHash(yield* secrets.hash(tokens.refresh_token)))
+    return { connectionId: connection.id, secrets: [code, tokens.access_token, tokens.refresh_token] }
+  })
+
+/** A write asked for with a "wait for approval" key of `userId` (an admin: tool scopes are an admin's): queued, the request itself succeeds. */
+const queueChange = (workspaceId: WorkspaceId, userId: UserId) =>
+  Effect.gen(function* () {
+    const principal = yield* keyPrincipal(workspaceId, userId, ["tools:read", "tools:write"], "wait")
+    const account = (yield* (yield* Platforms).accounts(workspaceId)).find((a) => a.platform === "gads")!
+    const listed = yield* callTool({ principal, name: "gads__list_campaigns", arguments: { accountId: account.id }, idempotencyKey: null })
+    const campaign = (listed as unknown as { result: { results: Array<{ id: string; status: string }> } }).result.results.find((c) => c.status === "ENABLED")!
+    const answer = yield* callTool({ principal, name: "gads__pause_campaign", arguments: { accountId: account.id, campaignId: campaign.id }, idempotencyKey: null })
+    assert.strictEqual(answer._tag, "Queued", "the request succeeds: the write waits")
+    return answer._tag === "Queued" ? answer.requestId : ""
+  })
+
+/** The demo workspace with a second admin and a viewer added. */
+const people = Effect.gen(function* () {
+  const { workspace, admin, editor } = yield* demo
+  const member = (email: string, name: string, role: "admin" | "viewer") => Effect.gen(function* () {
+    const user = yield* addUser({ email, name, password: `${role}-password-1` })
+    yield* (yield* Directory).setRole(workspace.id, user.id, Option.some(role))
+    return user
+  })
+  const ops = yield* member("ops@example.com", "Ops", "admin")
+  const viewer = yield* member("viewer@example.com", "Viewer", "viewer")
+  return { workspace, admin, ops, editor, viewer }
+})
+
+type World = Context.Context<Layer.Success<ReturnType<typeof taskWorld>>>
+
+/** Sends the outbox to `smtp` every 100 ms for the life of `scope`; the log lines are kept in `logs`. */
+const sendTo = (url: string, world: World, scope: Scope.Scope, logs: Array<string>) =>
+  Effect.runPromise(Layer.buildWithScope(
+    MailSender({
+      smtpUrl: Option.some(Redacted.make(url)), from: "adgate <no-reply@localhost>", every: "100 millis",
+      htmlOf: (text) => mailHtml(text, baseUrl)
+    }).pipe(
+      Layer.provide(Layer.succeedContext(world)),
+      Layer.provide(Logger.layer([Logger.map(Logger.formatSimple, (line) => { logs.push(line) })]))
+    ),
+    scope
+  ))
+
+const run = <A, E>(world: World, effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, world) as Effect.Effect<A, E>)
+const pending = (world: World) => run(world, Effect.flatMap(Mailer, (m) => m.pending(100)))
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnType<typeof taskWorld>>, unknown>) =>
+  describe(title, () => {
+    const closers: Array<() => Promise<unknown>> = []
+    afterAll(async () => {
+      for (const close of closers.reverse()) await close()
+    })
+    const open = async () => {
+      const scope = Effect.runSync(Scope.make())
+      closers.push(() => Effect.runPromise(Scope.close(scope, Effect.void as never)))
+      const world = await Effect.runPromise(Layer.buildWithScope(makeWorld(), scope)) as World
+      return { scope, world }
+    }
+    const smtpServer = async (port?: number) => {
+      const smtp = await startSmtpTestServer(port === undefined ? {} : { port })
+      closers.push(() => smtp.stop())
+      return smtp
+    }
+
+    it("with the SMTP server up: every admin (and no editor or viewer) gets the app-connected mail and only the asker the change-waiting mail, once each, with working links and no secret", async () => {
+      const { scope, world } = await open()
+      const smtp = await smtpServer()
+      const { workspace, admin, ops, editor, viewer } = await run(world, people)
+      const connected = await run(world, connectApp(workspace.id, admin.id))
+      const requestId = await run(world, queueChange(workspace.id, ops.id))
+      await run(world, drainReaders)
+      const logs: Array<string> = []
+      await sendTo(smtp.url, world, scope, logs)
+
+      const connectedMail = (m: ReceivedMail) => m.subject.startsWith("App connected to Demo")
+      const toAdmin = await smtp.waitFor((m) => m.to.includes(admin.email) && connectedMail(m))
+      const toOps = await smtp.waitFor((m) => m.to.includes(ops.email) && connectedMail(m))
+      const toAsker = await smtp.waitFor((m) => m.subject.startsWith("Approval needed"))
+      // A few more passes: nothing is sent twice.
+      await sleep(500)
+      assert.sameDeepMembers(smtp.received.map((m) => [m.to, connectedMail(m) ? "connected" : "waiting"]), [
+        [[admin.email], "connected"], [[ops.email], "connected"], [[ops.email], "waiting"]
+      ])
+      assert.isFalse(smtp.received.some((m) => m.to.includes(editor.email) || m.to.includes(viewer.email)), "an editor or viewer is not told")
+      assert.deepStrictEqual(await pending(world), [])
+
+      assert.strictEqual(toAdmin.subject, `App connected to Demo: Unverified app "Report Helper"`)
+      assert.include(toAdmin.text, "You connected an app to the workspace Demo.")
+      assert.include(toOps.text, "Hello Ops,\n\nAdmin <admin@example.com> connected an app to the workspace Demo.")
+      assert.include(toAdmin.text, "Approved by: Admin <admin@example.com>")
+      assert.include(toAdmin.text, "(tasks:read)")
+      const rowLink = absolute(baseUrl, pagePaths.connectedApp(workspace.id, connected.connectionId))
+      assert.deepStrictEqual(toAdmin.links, [rowLink])
+      assert.include(toAdmin.html, `<a href="${rowLink}">${rowLink}</a>`, "the HTML part links to the same row")
+      assert.include(toAdmin.html, "Unverified app &quot;Report Helper&quot;")
+      assert.match(toAdmin.raw, /^From: adgate <no-reply@localhost>/m)
+
+      assert.deepStrictEqual(toAsker.to, [ops.email])
+      assert.include(toAsker.text, "Pause")
+      assert.deepStrictEqual(toAsker.links, [absolute(baseUrl, pagePaths.approval(workspace.id, requestId))])
+
+      for (const secret of connected.secrets)
+        for (const m of smtp.received) assert.notInclude(m.raw, secret, "no code or token in any mail")
+      assert.isFalse(smtp.received.some((m) => /ap_live_|apo_(at|rt|ac)_/.test(m.raw)), "no credential of any kind")
+    }, 120_000)
+
+    it("with the SMTP server down: the request succeeds, the mail waits in the outbox, and is delivered exactly once when the server is back", async () => {
+      const { scope, world } = await open()
+      const probe = await startSmtpTestServer()
+      const port = probe.port
+      await probe.stop()
+      const { workspace, admin } = await run(world, demo)
+      const requestId = await run(world, queueChange(workspace.id, admin.id))
+      await run(world, drainReaders)
+      const logs: Array<string> = []
+      await sendTo(`smtp://127.0.0.1:${port}`, world, scope, logs)
+
+      const deadline = Date.now() + 20_000
+      while (!logs.some((l) => l.includes("could not be sent; it stays in the outbox")) && Date.now() < deadline) await sleep(50)
+      await sleep(300)
+      const waiting = await pending(world)
+      assert.deepStrictEqual(waiting.map((m) => m.to), [admin.email], "the mail waits in the outbox")
+
+      const smtp = await smtpServer(port)
+      const delivered = await smtp.waitFor((m) => m.to.includes(admin.email))
+      assert.deepStrictEqual(delivered.links, [absolute(baseUrl, pagePaths.approval(workspace.id, requestId))])
+      await sleep(500)
+      assert.strictEqual(smtp.received.length, 1, "delivered exactly once")
+      assert.deepStrictEqual(await pending(world), [])
+    }, 120_000)
+  })
+
+const dataDirs: Array<string> = []
+afterAll(() => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
+})
+
+suite("mail over real SMTP on PGlite", () => {
+  const dataDir = tempDataDir()
+  dataDirs.push(dataDir)
+  return taskWorld(dataDir)
+})
+
+if (Option.isSome(databaseUrl)) suite("mail over real SMTP on PostgreSQL", () => postgresTaskWorld(Option.getOrElse(databaseUrl, () => "")))
