@@ -221,6 +221,23 @@ main.wide fieldset legend{font-weight:600;padding:0 .25rem}
 main.wide fieldset label{font-weight:400}
 nav.pages{display:flex;gap:1rem;margin-top:1rem}
 [hidden]{display:none!important}
+/* A definition list of facts or changes is a grid whose terms sit beside their values, in one column width for every
+list of a page; an audit row keeps its time on one line and breaks long ids instead of running off the page, as any
+table does with a <time>; a table's visually hidden header stays inside its scrolling box (else it widens a phone's
+page); the audit filter keeps each label beside its list; a chart's axis labels stay readable though the chart is
+drawn smaller than its viewBox (15 of its units are about 10px beside another chart), the last day's label drawn
+into the figure's margin. */
+main dl.facts,main dl.change{display:grid;grid-template-columns:minmax(8rem,13rem) minmax(0,1fr);gap:.35rem 1rem}
+main dl.facts dt,main dl.change dt,main dl.facts dd,main dl.change dd{margin:0}
+main dl.facts dd,main dl.change dd{overflow-wrap:anywhere}
+main table.audit td:nth-child(n+4){overflow-wrap:anywhere;min-width:12rem}
+main table.audit td:first-child{white-space:nowrap}
+main form.filter select{max-width:min(100%,22rem)}
+main .table-wrap{position:relative}
+main td time{white-space:nowrap}
+main .chart text{font-size:15px}
+main .chart svg{overflow:visible}
+@media (max-width:40rem){main dl.facts,main dl.change{grid-template-columns:minmax(0,1fr);gap:0}main dl.facts dd,main dl.change dd{margin-bottom:.35rem}}
 `
 
 /**
