@@ -7,6 +7,7 @@ import {
 } from "@adgate/core"
 import { html, type Html, raw } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
+import { auditKindWords } from "./audit/auditKindWords.ts"
 import { connectedAppLabel, connectedAppName } from "./connectedAppLabel.ts"
 import { formatFigure, isoDay, renderBarChart, seriesColours, type ChartSeries } from "./usageChart.ts"
 import type { WorkspaceView } from "./workspaceFrame.ts"
@@ -164,22 +165,6 @@ ${overview.apps.map((row) => html`<tr id="row-${row.id}">
 </section>`
 }
 
-/** The words of an audit entry's action; an action without words here is shown by its name. */
-const auditWords: Readonly<Partial<Record<AuditEntry["action"], string>>> = {
-  "connection.approved": "Connection approved",
-  "connection.declined": "Connection declined",
-  "connection.ended": "Connection ended",
-  "tool.write_applied": "Change applied",
-  "write_request.queued": "Change waiting for approval",
-  "write_request.withdrawn": "Waiting change withdrawn",
-  "task.started": "Task started",
-  "task.planned": "Task planned",
-  "task.waiting_for_approval": "Task waiting for approval",
-  "task.completed": "Task completed",
-  "task.failed": "Task failed",
-  "task.cancelled": "Task cancelled"
-}
-
 const auditDetail = (view: WorkspaceView, entry: AuditEntry): Html => {
   const d = entry.detail
   const text = (key: string) => (typeof d[key] === "string" ? (d[key] as string) : null)
@@ -250,7 +235,7 @@ ${detail.audit.length === 0
   : html`<div class="table-wrap"><table class="audit-trail">
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">Details</th></tr></thead>
 <tbody>
-${detail.audit.map((e) => html`<tr><td>${timeOf(e.at)}</td><td>${auditWords[e.action] ?? e.action}</td>
+${detail.audit.map((e) => html`<tr><td>${timeOf(e.at)}</td><td>${auditKindWords[e.action]}</td>
 <td>${e.actorId === null ? html`<span class="muted">the service</span>` : personOf(actors.get(e.actorId) ?? null)}</td><td>${auditDetail(view, e)}</td></tr>`)}
 </tbody>
 </table></div>`}
