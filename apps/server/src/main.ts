@@ -5,11 +5,14 @@
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
+import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, pendingMigrations } from "@adgate/adapters-sql"
 import {
   builtInProducts, ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
 } from "@adgate/core"
-import { absolute, DevelopmentMailbox, mailHtml, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import {
+  absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeShutdownFlag, pagePaths, MetadataDocumentFetcherHttps, Readiness, serveHttp, TrustedProxies
+} from "@adgate/adapters-http"
+import { SqlClient } from "effect/sql"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { AdminSocket } from "./adminSocket.ts"
 import { appPorts } from "./appPorts.ts"
@@ -20,8 +23,16 @@ import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
 import { TaskRunner } from "./taskRunner.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
-export const serverLayer = (config: AppConfig) => {
+/** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
+export const shutdownFlag = makeShutdownFlag()
+
+export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () => boolean } = shutdownFlag) => {
   const ports = appPorts(config)
+  // Readiness reads the migrations table through the process's own pool (readiness.ts).
+  const readiness = Layer.effect(Readiness, Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return { shuttingDown: shutdown.isSet, pendingMigrations: Effect.provideService(pendingMigrations, SqlClient.SqlClient, sql) }
+  })).pipe(Layer.provide(ports))
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
   // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
@@ -39,7 +50,7 @@ export const serverLayer = (config: AppConfig) => {
     Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
     Layer.succeed(TrustedProxies, config.trustedProxies),
     Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts),
-    mailbox
+    mailbox, readiness
   )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
@@ -121,4 +132,8 @@ const teardown = <E, A>(exit: Exit.Exit<A, E>, onExit: (code: number) => void) =
 }
 
 // The failure is reported by `teardown` as one clear line, not as a logged cause with its stack.
-if (import.meta.main) NodeRuntime.runMain(program, { teardown, disableErrorReporting: true })
+if (import.meta.main) {
+  // Beside the runtime's own handlers (which interrupt the program): the flag is up before the listener closes.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, shutdownFlag.set)
+  NodeRuntime.runMain(program, { teardown, disableErrorReporting: true })
+}

@@ -46,6 +46,7 @@ import { makeHttpApp } from "../../src/HttpApp.ts"
 import { TrustedProxies } from "../../src/clientAddress.ts"
 import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
+import { Readiness, type ReadinessChecks } from "../../src/readiness.ts"
 
 export interface TestUser {
   readonly id: UserId
@@ -65,6 +66,8 @@ export interface TestServerOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   /** The development mailbox page (no SMTP_URL); default: closed, as with SMTP_URL set. */
   readonly mailbox?: DevelopmentMailboxShape
+  /** The readiness checks (shutdown flag, pending migrations); default: none pending, not stopping. */
+  readonly readiness?: ReadinessChecks
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -270,7 +273,8 @@ const startWith = async (
             Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
             Layer.succeed(RateLimits, rateLimits),
             ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)]),
-            ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)])
+            ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)]),
+            ...(options.readiness === undefined ? [] : [Layer.succeed(Readiness, options.readiness)])
           ))
         ),
         scope
