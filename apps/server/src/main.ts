@@ -2,15 +2,16 @@
 // embedded PGlite), first-start seeding, the HTTP application, housekeeping, the task runner, the mail sender and, on
 // the embedded database, the CLI's admin socket. SIGTERM or SIGINT stops it gracefully (listener closed, database
 // closed, lock released) with exit code 0.
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, pendingMigrations } from "@adgate/adapters-sql"
+import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
 import {
   builtInProducts, ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
 } from "@adgate/core"
 import {
-  absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeShutdownFlag, pagePaths, MetadataDocumentFetcherHttps, Readiness, serveHttp, TrustedProxies
+  absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeMetrics, makeShutdownFlag, metricsLayer, pagePaths, MetadataDocumentFetcherHttps, Readiness,
+  serveHttp, serveMetrics, TrustedProxies
 } from "@adgate/adapters-http"
 import { SqlClient } from "effect/sql"
 import { McpRoutes } from "@adgate/adapters-mcp"
@@ -46,11 +47,24 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
     if (open) yield* Effect.logInfo(`SMTP_URL is not set: mail is logged, and ${instanceAdmin} reads it at ${absolute(config.baseUrl, pagePaths.mailbox)}`)
     return { open, instanceAdmins: [instanceAdmin] }
   }))
+  // Prometheus metrics only when ADGATE_METRICS_ADDRESS is set (docs/operations.md): their own listener, the outbox
+  // gauges read through the process's pool at scrape time.
+  const metrics = Option.match(config.metricsAddress ?? Option.none(), {
+    onNone: () => Layer.empty,
+    onSome: (address) => Layer.unwrap(Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const made = makeMetrics({ outbox: () => Effect.runPromise(Effect.provideService(outboxBacklog, SqlClient.SqlClient, sql)) })
+      const token = Option.map(config.metricsToken ?? Option.none(), Redacted.value)
+      yield* serveMetrics(made, { ...address, ...Option.match(token, { onNone: () => ({}), onSome: (t) => ({ token: t }) }) })
+      yield* Effect.logInfo(`metrics at http://${address.host.includes(":") ? `[${address.host}]` : address.host}:${address.port}/metrics`)
+      return metricsLayer(made)
+    })).pipe(Layer.provide(ports))
+  })
   const policy = Layer.mergeAll(
     Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
     Layer.succeed(TrustedProxies, config.trustedProxies),
     Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts),
-    mailbox, readiness
+    mailbox, readiness, metrics
   )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.

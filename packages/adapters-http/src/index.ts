@@ -13,3 +13,4 @@ export { oauthAnswer, oauthErrorTable, type OAuthEndpointFailure, type OAuthJson
 export { appConnectedMail, changeWaitingMail, mailHtml, mailWords, MailWordsHttp } from "./mail/mailWords.ts"
 export { DevelopmentMailbox, type DevelopmentMailboxShape, MailboxRoutes } from "./mail/MailboxRoutes.ts"
 export { absolute, pagePaths } from "./pages/pagePaths.ts"
+export { makeMetrics, metricsLayer, RequestMetrics, serveMetrics, type Metrics, type ScrapeProbes } from "./metrics.ts"

@@ -5,6 +5,7 @@ import { ByteSize, Cause, Clock, Context, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { defaultInputLimits, emptyRequestNotes, Issuer, RequestNotes } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
+import { RequestMetrics } from "./metrics.ts"
 import { oauthPaths } from "./discovery/metadata.ts"
 import { corsAnyOrigin } from "./oauth/cors.ts"
 import { bodyTooLarge, mapOAuthError, oauthErrorResponse } from "./oauth/errors.ts"
@@ -185,6 +186,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
   Effect.gen(function* () {
     const issuer = yield* Issuer
     const https = issuer.origin.startsWith("https://")
+    const recordRequest = yield* RequestMetrics
     // Typed as keeping the app's errors (the router's contract for global middleware); in fact it answers them all.
     const secured = <E>(
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>
@@ -245,6 +247,8 @@ export const SecurityMiddleware = HttpRouter.middleware(
           ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId })
         }
         yield* (response.status >= 500 ? Effect.logWarning("http") : Effect.logInfo("http")).pipe(Effect.annotateLogs(line))
+        // The route pattern, never the path (its ids); a request no route matched counts as `unmatched`.
+        recordRequest(notes.route ?? "unmatched", request.method, response.status, (finished - started) / 1000)
         return response
       })
     return secured

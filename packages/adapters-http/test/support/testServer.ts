@@ -47,6 +47,7 @@ import { TrustedProxies } from "../../src/clientAddress.ts"
 import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 import { Readiness, type ReadinessChecks } from "../../src/readiness.ts"
+import { type Metrics, metricsLayer } from "../../src/metrics.ts"
 
 export interface TestUser {
   readonly id: UserId
@@ -68,6 +69,8 @@ export interface TestServerOptions {
   readonly mailbox?: DevelopmentMailboxShape
   /** The readiness checks (shutdown flag, pending migrations); default: none pending, not stopping. */
   readonly readiness?: ReadinessChecks
+  /** Prometheus metrics (makeMetrics) fed by the request middleware and the core's Observations; default: none. */
+  readonly metrics?: Metrics
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -274,7 +277,8 @@ const startWith = async (
             Layer.succeed(RateLimits, rateLimits),
             ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)]),
             ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)]),
-            ...(options.readiness === undefined ? [] : [Layer.succeed(Readiness, options.readiness)])
+            ...(options.readiness === undefined ? [] : [Layer.succeed(Readiness, options.readiness)]),
+            ...(options.metrics === undefined ? [] : [metricsLayer(options.metrics)])
           ))
         ),
         scope
