@@ -3,7 +3,8 @@
 // route, and an incoming well-formed X-Request-Id kept.
 import * as oauth from "oauth4webapi"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Context, Effect, Layer, Logger } from "effect"
+import { Context, Effect, Layer, Logger, Option, Ref } from "effect"
+import { type MemoryPlatformState, PlatformsMemoryState } from "@adgate/core/testing"
 import { HttpRouter, HttpServer } from "effect/http"
 import { createApiKey, Issuer } from "@adgate/core"
 import { requestIdOf, SecurityMiddleware } from "../../src/security.ts"
@@ -108,6 +109,28 @@ describe("the request log line", () => {
       await server.run(server.directory.setUnavailable(false))
     }
     assert.include(lineOf(server, await server.get("/no-such-page")), "level=INFO")
+  })
+})
+
+describe("a defect on REST", () => {
+  it("is logged at ERROR (rest request failed), its request line at WARN with status 500", async () => {
+    const server = await startTestServer()
+    try {
+      const created = await server.run(createApiKey({
+        workspaceId: server.workspaces.paid.id, actorId: server.users.admin.id, name: "defect key", scopes: ["accounts:read"], toolWrites: "wait"
+      }).pipe(Effect.orDie))
+      // A platform whose state is broken throws while answering: a defect, not a typed failure.
+      await server.run(Effect.flatMap(Effect.serviceOption(PlatformsMemoryState), (state) =>
+        Ref.update(Option.getOrThrow(state), (s) => ({ ...s, accounts: null as unknown as MemoryPlatformState["accounts"] }))))
+      const answer = await server.fetch("/api/v1/accounts", { headers: { authorization: `Bearer ${created.secret}` } })
+      assert.strictEqual(answer.status, 500)
+      const id = answer.headers.get("x-request-id")!
+      const lines = server.logs.filter((l) => l.includes(`requestId=${id}`))
+      assert.isTrue(lines.some((l) => l.includes("level=ERROR") && l.includes("rest request failed") && l.includes("failure=defect")), lines.join("\n"))
+      assert.isTrue(lines.some((l) => l.includes("level=WARN") && l.includes("message=http") && l.includes("status=500")), lines.join("\n"))
+    } finally {
+      await server.close()
+    }
   })
 })
 
