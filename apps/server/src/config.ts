@@ -41,7 +41,27 @@ export interface AppConfig {
   readonly tracing: boolean
   /** The recognised products: the built-in list, then those of ADGATE_RECOGNISED_PRODUCTS (docs/decisions.md). */
   readonly recognisedProducts?: ReadonlyArray<RecognisedProduct>
+  /** Where Prometheus scrapes GET /metrics (ADGATE_METRICS_ADDRESS, `host:port`); none (the default): no listener. */
+  readonly metricsAddress?: Option.Option<{ readonly host: string; readonly port: number }>
+  /** A bearer token the scraper must send (ADGATE_METRICS_TOKEN); none: the listener's address is the protection. */
+  readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
 }
+
+/** `host:port` or `[v6]:port`, or the reason it is not one. */
+export const parseMetricsAddress = (text: string): { readonly host: string; readonly port: number } | string => {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([A-Za-z0-9.-]+)):(\d{1,5})$/.exec(text.trim())
+  const port = Number(match?.[3])
+  if (match === null || !(port >= 1 && port <= 65535)) return "ADGATE_METRICS_ADDRESS must be host:port, e.g. 127.0.0.1:9464"
+  return { host: match[1] ?? match[2]!, port }
+}
+
+const readMetricsAddress = Effect.gen(function* () {
+  const raw = yield* Config.option(Config.NonEmptyString("ADGATE_METRICS_ADDRESS"))
+  if (Option.isNone(raw)) return Option.none()
+  const parsed = parseMetricsAddress(raw.value)
+  if (typeof parsed === "string") return yield* new ConfigurationInvalid({ message: parsed })
+  return Option.some(parsed)
+})
 
 /** The environment variable of a limiter: `registrations_per_address` → `ADGATE_LIMIT_REGISTRATIONS_PER_ADDRESS`. */
 export const limitVariable = (name: LimitName): string => `ADGATE_LIMIT_${name.toUpperCase()}`
@@ -156,6 +176,8 @@ export const loadAppConfig = Effect.gen(function* () {
     inputLimits: yield* readInputLimits,
     trustedProxies: yield* readTrustedProxies,
     tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on",
-    recognisedProducts: yield* readRecognisedProducts
+    recognisedProducts: yield* readRecognisedProducts,
+    metricsAddress: yield* readMetricsAddress,
+    metricsToken: yield* optionalSecret("ADGATE_METRICS_TOKEN")
   } satisfies AppConfig
 })

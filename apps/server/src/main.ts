@@ -2,14 +2,18 @@
 // embedded PGlite), first-start seeding, the HTTP application, housekeeping, the task runner, the mail sender and, on
 // the embedded database, the CLI's admin socket. SIGTERM or SIGINT stops it gracefully (listener closed, database
 // closed, lock released) with exit code 0.
-import { Cause, Effect, Exit, Layer, Option } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
+import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
 import {
   builtInProducts, ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
 } from "@adgate/core"
-import { absolute, DevelopmentMailbox, mailHtml, makeHttpApp, pagePaths, MetadataDocumentFetcherHttps, serveHttp, TrustedProxies } from "@adgate/adapters-http"
+import {
+  absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeMetrics, makeShutdownFlag, metricsLayer, pagePaths, MetadataDocumentFetcherHttps, Readiness,
+  serveHttp, serveMetrics, TrustedProxies
+} from "@adgate/adapters-http"
+import { SqlClient } from "effect/sql"
 import { McpRoutes } from "@adgate/adapters-mcp"
 import { AdminSocket } from "./adminSocket.ts"
 import { appPorts } from "./appPorts.ts"
@@ -20,8 +24,16 @@ import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
 import { TaskRunner } from "./taskRunner.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
-export const serverLayer = (config: AppConfig) => {
+/** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
+export const shutdownFlag = makeShutdownFlag()
+
+export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () => boolean } = shutdownFlag) => {
   const ports = appPorts(config)
+  // Readiness reads the migrations table through the process's own pool (readiness.ts).
+  const readiness = Layer.effect(Readiness, Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return { shuttingDown: shutdown.isSet, pendingMigrations: Effect.provideService(pendingMigrations, SqlClient.SqlClient, sql) }
+  })).pipe(Layer.provide(ports))
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
   // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
@@ -35,11 +47,24 @@ export const serverLayer = (config: AppConfig) => {
     if (open) yield* Effect.logInfo(`SMTP_URL is not set: mail is logged, and ${instanceAdmin} reads it at ${absolute(config.baseUrl, pagePaths.mailbox)}`)
     return { open, instanceAdmins: [instanceAdmin] }
   }))
+  // Prometheus metrics only when ADGATE_METRICS_ADDRESS is set (docs/operations.md): their own listener, the outbox
+  // gauges read through the process's pool at scrape time.
+  const metrics = Option.match(config.metricsAddress ?? Option.none(), {
+    onNone: () => Layer.empty,
+    onSome: (address) => Layer.unwrap(Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const made = makeMetrics({ outbox: () => Effect.runPromise(Effect.provideService(outboxBacklog, SqlClient.SqlClient, sql)) })
+      const token = Option.map(config.metricsToken ?? Option.none(), Redacted.value)
+      yield* serveMetrics(made, { ...address, ...Option.match(token, { onNone: () => ({}), onSome: (t) => ({ token: t }) }) })
+      yield* Effect.logInfo(`metrics at http://${address.host.includes(":") ? `[${address.host}]` : address.host}:${address.port}/metrics`)
+      return metricsLayer(made)
+    })).pipe(Layer.provide(ports))
+  })
   const policy = Layer.mergeAll(
     Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
     Layer.succeed(TrustedProxies, config.trustedProxies),
     Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts),
-    mailbox
+    mailbox, readiness, metrics
   )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
@@ -121,4 +146,8 @@ const teardown = <E, A>(exit: Exit.Exit<A, E>, onExit: (code: number) => void) =
 }
 
 // The failure is reported by `teardown` as one clear line, not as a logged cause with its stack.
-if (import.meta.main) NodeRuntime.runMain(program, { teardown, disableErrorReporting: true })
+if (import.meta.main) {
+  // Beside the runtime's own handlers (which interrupt the program): the flag is up before the listener closes.
+  for (const signal of ["SIGTERM", "SIGINT"] as const) process.once(signal, shutdownFlag.set)
+  NodeRuntime.runMain(program, { teardown, disableErrorReporting: true })
+}

@@ -63,6 +63,22 @@ describe("rate limits from the environment", () => {
     }))
 })
 
+describe("metrics from the environment", () => {
+  it.effect("no metrics listener by default; ADGATE_METRICS_ADDRESS is host:port, anything else stops the start naming it", () =>
+    Effect.gen(function* () {
+      const none = yield* loadAppConfig.pipe(withEnv({}))
+      assert.isTrue(Option.isNone(none.metricsAddress ?? Option.none()))
+      const set = yield* loadAppConfig.pipe(withEnv({ ADGATE_METRICS_ADDRESS: "127.0.0.1:9464", ADGATE_METRICS_TOKEN: "t0ken" }))
+      assert.deepStrictEqual(set.metricsAddress, Option.some({ host: "127.0.0.1", port: 9464 }))
+      assert.isTrue(Option.isSome(set.metricsToken ?? Option.none()))
+      assert.deepStrictEqual((yield* loadAppConfig.pipe(withEnv({ ADGATE_METRICS_ADDRESS: "[::1]:9464" }))).metricsAddress, Option.some({ host: "::1", port: 9464 }))
+      for (const bad of ["9464", "127.0.0.1", "127.0.0.1:99999", "http://127.0.0.1:9464"]) {
+        const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_METRICS_ADDRESS: bad })))
+        assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message.includes("ADGATE_METRICS_ADDRESS"), bad)
+      }
+    }))
+})
+
 describe("tracing from the environment", () => {
   it.effect("spans are off by default, on with ADGATE_TRACING=on, and another value stops the start", () =>
     Effect.gen(function* () {

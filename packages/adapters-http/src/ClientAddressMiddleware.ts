@@ -2,7 +2,9 @@
 // middleware that replaces `request.remoteAddress` and keeps the socket's peer in `request.peerAddress`.
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
+import { RequestNotes } from "@adgate/core"
 import { clientAddress, compileTrustedProxies, TrustedProxies } from "./clientAddress.ts"
+import { noteRoute } from "./security.ts"
 
 /**
  * Global middleware: every route sees the counted client address as `request.remoteAddress` (the socket's peer stays
@@ -17,8 +19,12 @@ export const ClientAddressMiddleware = HttpRouter.middleware(
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trust)
+        // For the request's log line (security.ts), whichever of the two middlewares runs first.
+        const notes = yield* RequestNotes
+        if (notes !== undefined) notes.clientAddress = address
         const counted = request.modify({ remoteAddress: Option.some(address), peerAddress: request.remoteAddress })
-        return yield* Effect.provideService(app, HttpServerRequest.HttpServerRequest, counted)
+        const noted = notes === undefined ? app : Effect.onExit(app, () => noteRoute(notes))
+        return yield* Effect.provideService(noted, HttpServerRequest.HttpServerRequest, counted)
       })
   }),
   { global: true }

@@ -19,6 +19,7 @@ import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
 import { SecurityMiddleware } from "./security.ts"
 import { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
+import { ReadinessRoutes } from "./readiness.ts"
 
 /**
  * GET /health: 200 `{"status":"ok"}` when the stores answer a trivial read, 503 `{"status":"unavailable"}` when
@@ -45,7 +46,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 
 export const makeHttpApp = () =>
   Layer.mergeAll(
-    HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes, MailboxRoutes,
+    HealthRoutes, ReadinessRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes, MailboxRoutes,
     OwnAppsRoutes, ApiKeysRoutes, SettingsRoutes, AccountRoutes, SecurityMiddleware, ClientAddressMiddleware
   ).pipe(
     Layer.provide(People.layer)

@@ -1,10 +1,11 @@
 // What every response gets: security headers (RFC 9700 §4.16 clickjacking, §4.2.4 Referer leakage; checklist M
 // 153/160), a request id, one log line per request without query, bodies or header values (checklist P 180), a
 // 1 MB body limit (spec §Errors: 413; JSON on /api/v1 and the JSON OAuth endpoints), and HTML pages for failures nobody handled (404, 500 with the request id).
-import { ByteSize, Cause, Clock, Context, Effect } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { defaultInputLimits, Issuer } from "@adgate/core"
+import { defaultInputLimits, emptyRequestNotes, Issuer, RequestNotes } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
+import { RequestMetrics } from "./metrics.ts"
 import { oauthPaths } from "./discovery/metadata.ts"
 import { corsAnyOrigin } from "./oauth/cors.ts"
 import { bodyTooLarge, mapOAuthError, oauthErrorResponse } from "./oauth/errors.ts"
@@ -56,10 +57,15 @@ export const isCrossSite = (request: HttpServerRequest.HttpServerRequest, origin
 }
 
 /**
- * Always our own: an incoming `x-request-id` is not adopted, since any client can send one (even through a trusted
- * proxy), and a chosen id could repeat another request's or carry a secret into the logs.
+ * An incoming `x-request-id` is kept when it is well-formed — 8 to 64 characters of letters, digits and `._:-` (a
+ * load balancer's or a client's own correlation id, so one id follows the request through every log) — and replaced
+ * by our own otherwise: anything longer, shorter or of other characters could carry text of the sender's choosing
+ * into the logs. A kept id is not unique (a client may send the same one twice): it correlates, it does not identify.
  */
-const newRequestId = (): string => globalThis.crypto.randomUUID()
+export const requestIdOf = (incoming: string | undefined): string =>
+  incoming !== undefined && wellFormedRequestId.test(incoming) ? incoming : globalThis.crypto.randomUUID()
+
+const wellFormedRequestId = /^[A-Za-z0-9._:-]{8,64}$/
 
 const responseIsHtml = (response: HttpServerResponse.HttpServerResponse): boolean => {
   const fromBody = "contentType" in response.body ? (response.body as { readonly contentType?: string }).contentType : undefined
@@ -150,6 +156,29 @@ const describeFailure = (cause: Cause.Cause<unknown>): string =>
 const interruptedOnly = (cause: Cause.Cause<unknown>) => cause.reasons.every((r) => r._tag === "Interrupt")
 
 /**
+ * The matched route's pattern, read from the fiber right after the router ran it (the router leaves its RouteContext
+ * in the fiber until the innermost middleware's context is restored: each global middleware that provides a service
+ * notes it too); unmatched requests keep `undefined`.
+ */
+export const noteRoute = (notes: RequestNotes) =>
+  Effect.withFiber((fiber) => {
+    const matched = Context.getOrUndefined(fiber.context, HttpRouter.RouteContext)
+    if (matched !== undefined) notes.route = matched.route.path
+    return Effect.void
+  })
+
+/** The port that could not answer (`CodeStore.save`, `Directory`), when the failure says which. */
+const failingPortOf = (cause: Cause.Cause<unknown>): string | undefined => {
+  for (const reason of cause.reasons) {
+    if (reason._tag !== "Fail") continue
+    const error = reason.error as { readonly _tag?: unknown; readonly operation?: unknown } | null
+    if (error?._tag === "StoreUnavailable" && typeof error.operation === "string") return error.operation
+    if (error?._tag === "DirectoryUnavailable") return "Directory"
+  }
+  return undefined
+}
+
+/**
  * The global middleware: body limit, request id, failure pages, security headers and the request log line.
  * Request logging of `HttpRouter.serve` must be disabled (`disableLogger: true`): this line replaces it.
  */
@@ -157,20 +186,23 @@ export const SecurityMiddleware = HttpRouter.middleware(
   Effect.gen(function* () {
     const issuer = yield* Issuer
     const https = issuer.origin.startsWith("https://")
+    const recordRequest = yield* RequestMetrics
     // Typed as keeping the app's errors (the router's contract for global middleware); in fact it answers them all.
     const secured = <E>(
       app: Effect.Effect<HttpServerResponse.HttpServerResponse, E>
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const requestId = newRequestId()
+        const requestId = requestIdOf(request.headers["x-request-id"])
+        const notes = emptyRequestNotes()
         const started = yield* Clock.currentTimeMillis
         // A body declared over the limit is refused before any route runs, whether or not the route reads it.
         const declared = Number(request.headers["content-length"] ?? "0")
         const path = pathOf(request.url)
-        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path, issuer.origin)) : app).pipe(
+        const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path, issuer.origin)) : app.pipe(Effect.onExit(() => noteRoute(notes)))).pipe(
           Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
           Effect.provideService(RequestId, requestId),
+          Effect.provideService(RequestNotes, notes),
           Effect.annotateLogs({ requestId }),
           Effect.exit
         )
@@ -179,9 +211,14 @@ export const SecurityMiddleware = HttpRouter.middleware(
           response = exit.value
         } else {
           response = yield* failureResponse(exit.cause, requestId, path, issuer.origin)
-          // Client mistakes (404, 413, 400) are in the request line already; server failures get their own line.
-          if (response.status >= 500 && !interruptedOnly(exit.cause))
-            yield* Effect.logWarning("request failed").pipe(Effect.annotateLogs({ requestId, failure: describeFailure(exit.cause) }))
+          // Client mistakes (404, 413, 400) are in the request line already; server failures get their own line: a
+          // defect (a bug) at ERROR, an outage at WARN naming the port that could not answer.
+          if (response.status >= 500 && !interruptedOnly(exit.cause)) {
+            const port = failingPortOf(exit.cause)
+            const annotations = { requestId, failure: describeFailure(exit.cause), ...(port === undefined ? {} : { port }) }
+            yield* (Cause.hasDies(exit.cause) ? Effect.logError("request failed") : Effect.logWarning("request failed")).pipe(
+              Effect.annotateLogs(annotations))
+          }
         }
         const headers: Record<string, string> = {
           "x-request-id": requestId,
@@ -197,15 +234,21 @@ export const SecurityMiddleware = HttpRouter.middleware(
         if (responseIsHtml(response) && response.headers["cache-control"] === undefined) Object.assign(headers, htmlHeaders)
         response = HttpServerResponse.setHeaders(response, headers)
         const finished = yield* Clock.currentTimeMillis
-        yield* Effect.logInfo("http").pipe(
-          Effect.annotateLogs({
-            requestId,
-            method: request.method,
-            path: path.length > 200 ? path.slice(0, 200) + "…" : path,
-            status: response.status,
-            durationMs: finished - started
-          })
-        )
+        // 5xx at WARN (something an operator looks at); every client refusal, 401 and 429 included, stays INFO.
+        const line = {
+          requestId,
+          method: request.method,
+          path: path.length > 200 ? path.slice(0, 200) + "…" : path,
+          status: response.status,
+          durationMs: finished - started,
+          // The counted address (TRUSTED_PROXIES resolved: ClientAddressMiddleware) and the credential's id, never its secret.
+          ...(notes.route === undefined ? {} : { route: notes.route }),
+          client: notes.clientAddress ?? Option.getOrElse(request.remoteAddress, () => "unknown"),
+          ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId })
+        }
+        yield* (response.status >= 500 ? Effect.logWarning("http") : Effect.logInfo("http")).pipe(Effect.annotateLogs(line))
+        // The route pattern, never the path (its ids); a request no route matched counts as `unmatched`.
+        recordRequest(notes.route ?? "unmatched", request.method, response.status, (finished - started) / 1000)
         return response
       })
     return secured

@@ -2,7 +2,7 @@
 // security middleware (request id, log line, 1 MB body limit: the body is read here, so the limit applies).
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { Issuer } from "@adgate/core"
+import { Issuer, RequestNotes } from "@adgate/core"
 import type { McpPorts } from "./McpPorts.ts"
 import { hasMatrixParameters } from "@adgate/answers"
 import { makeMcpHandler, mcpPath, notThisEndpoint } from "./mcpHandler.ts"
@@ -28,11 +28,13 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
         const headers = new Headers()
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
         const { search } = new URL(request.url, origin)
+        const notes = yield* RequestNotes
         // One web Request per call, carrying the body the handler forwards to the SDK (it is not built a second time),
         // the query (a credential there is refused) and a signal that aborts when the client leaves (tasks/result waits).
         const response = yield* Effect.promise((signal) => handler(
           new Request(`${origin}${mcpPath}${search}`, { method: request.method, headers, signal, ...(request.method === "POST" ? { body } : {}) }),
-          body
+          body,
+          notes
         ))
         return HttpServerResponse.fromWeb(response)
       }))

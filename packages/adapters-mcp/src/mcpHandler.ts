@@ -3,7 +3,9 @@
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
 import { Clock, Effect, Option, Schema } from "effect"
-import { authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, type Scope, ToolRoleNotAllowed } from "@adgate/core"
+import {
+  authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, RequestNotes, type Scope, ToolRoleNotAllowed
+} from "@adgate/core"
 import { CredentialInQuery, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
 import {
   type AuthInfo, classifyInboundRequest, createMcpHandler, DEFAULT_REQUEST_TIMEOUT_MSEC, isLegacyRequest, MissingRequiredClientCapabilityError,
@@ -197,20 +199,22 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
   const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run, "modern"), {
     legacy: "reject", responseMode: "auto"
   })
-  const authenticate = (authorization: string | null) =>
+  // The request's notes (its log line) come from the route, not from `run`'s context, which is the server's.
+  const authenticate = (authorization: string | null, notes: RequestNotes | undefined) =>
     run(authenticateBearer(authorization ?? undefined, "mcp").pipe(
+      Effect.provideService(RequestNotes, notes),
       Effect.map((principal) => ({ _tag: "Principal" as const, principal })),
       Effect.catch((error) => Effect.succeed({ _tag: "Refused" as const, error }))
     ))
 
   const limits = run(Effect.gen(function* () { return yield* InputLimits }))
 
-  return async (request: Request, bodyText: string): Promise<Response> => {
+  return async (request: Request, bodyText: string, notes?: RequestNotes): Promise<Response> => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
     // A credential in the URL is refused whatever else was sent, as on REST (RFC 6750 §2.3, §5.3; spec §Authentication).
     if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
     const authorization = request.headers.get("authorization")
-    const auth = await authenticate(authorization)
+    const auth = await authenticate(authorization, notes)
     if (auth._tag === "Refused") return refused(auth.error, { origin }, run)
     const { principal } = auth
     // Stateless: no stream to resume (GET) and no session to end (DELETE).

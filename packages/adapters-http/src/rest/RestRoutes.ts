@@ -61,7 +61,9 @@ const render = (route: RestRoute, answer: RestAnswer) => {
 const unexpected = (cause: Cause.Cause<unknown>) =>
   Effect.gen(function* () {
     const requestId = yield* RequestId
-    yield* Effect.logWarning("rest request failed").pipe(Effect.annotateLogs({ failure: failureTagOf(cause) }))
+    // A defect (a bug) at ERROR; anything else unexpected at WARN.
+    yield* (Cause.hasDies(cause) ? Effect.logError("rest request failed") : Effect.logWarning("rest request failed")).pipe(
+      Effect.annotateLogs({ failure: failureTagOf(cause) }))
     return HttpServerResponse.jsonUnsafe(
       { ok: false, error: "server_error", message: "The service could not answer this request; nothing may be assumed changed. Retry in a moment.", requestId },
       { status: 500, headers: jsonHeaders }

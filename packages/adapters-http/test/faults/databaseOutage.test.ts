@@ -1,4 +1,4 @@
-// Faults: the database goes away in the middle of a request (issue 18, "fail closed, lose nothing, recover alone").
+// Faults: the database goes away in the middle of a request: fail closed, lose nothing, recover alone.
 // The server's DATABASE_URL points at a TCP proxy in front of PostgreSQL that the test cuts at the moment the server
 // sends a given statement (every pooled connection destroyed, new ones refused) and then restores. Each case checks
 // the answer is 503 with Retry-After (never 500), that nothing is half-done, and that the same running server answers

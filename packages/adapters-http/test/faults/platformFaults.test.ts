@@ -1,4 +1,4 @@
-// Faults: a platform that answers 5xx or cannot be reached (issue 18, "fail closed, lose nothing, recover alone"),
+// Faults: a platform that answers 5xx or cannot be reached (fail closed, lose nothing, recover alone),
 // over HTTP against a server on PostgreSQL whose sandbox platforms are wrapped by a failing platform: the fault is
 // the platform's, the pipeline is the real one. Credits follow docs/decisions.md (Credits): a call the platform
 // failed (5xx) or that could not reach it costs nothing; a retry with the same Idempotency-Key gives the first answer.

@@ -48,6 +48,8 @@ import { makeHttpApp } from "../../src/HttpApp.ts"
 import { TrustedProxies } from "../../src/clientAddress.ts"
 import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
+import { Readiness, type ReadinessChecks } from "../../src/readiness.ts"
+import { type Metrics, metricsLayer } from "../../src/metrics.ts"
 
 export interface TestUser {
   readonly id: UserId
@@ -71,6 +73,10 @@ export interface TestServerOptions {
   readonly platforms?: (real: PlatformsShape) => PlatformsShape
   /** How long a platform call may take (PlatformCallDeadlineMs); default: the core's. */
   readonly platformCallDeadlineMs?: number
+  /** The readiness checks (shutdown flag, pending migrations); default: none pending, not stopping. */
+  readonly readiness?: ReadinessChecks
+  /** Prometheus metrics (makeMetrics) fed by the request middleware and the core's Observations; default: none. */
+  readonly metrics?: Metrics
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -282,7 +288,9 @@ const startWith = async (
             Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
             Layer.succeed(RateLimits, rateLimits),
             ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)]),
-            ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)])
+            ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)]),
+            ...(options.readiness === undefined ? [] : [Layer.succeed(Readiness, options.readiness)]),
+            ...(options.metrics === undefined ? [] : [metricsLayer(options.metrics)])
           ))
         ),
         scope

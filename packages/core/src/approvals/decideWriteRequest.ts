@@ -48,5 +48,11 @@ export const decideWriteRequest = Effect.fn("approvals.decideWriteRequest")(func
     // first, the reload after the lost race answers WriteRequestNotPending.
     transition: (request, now) => transitionWriteRequest(request, event, now),
     writes: { _tag: "Save", save: store.save }
-  })
+  }).pipe(
+    // Someone approving a request nobody answered in time: a sign the approvers are not reached (docs/operations.md).
+    Effect.tapError((error) => error._tag === "WriteRequestExpired" && input.decision === "approve"
+      ? Effect.logWarning("approval of an expired write request refused").pipe(
+        Effect.annotateLogs({ writeRequestId: input.id, workspaceId: input.workspaceId }))
+      : Effect.void)
+  )
 })

@@ -68,6 +68,12 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
       saveWith: saveWith === undefined ? undefined : (next, record, outbox) =>
         saveWith(next, { connections: [], accessTokens: record === null ? [] : [record], outbox })
     }
-  })
+  }).pipe(
+    // A spent token presented again is a stolen token or a broken client: the operator hears of it (docs/operations.md).
+    Effect.tapError((error) => error._tag === "RefreshTokenInvalid" && error.reason === "reused"
+      ? Effect.logWarning("refresh token reused: the connection is ended").pipe(
+        Effect.annotateLogs({ connectionId: grounds.value.connection.id, clientId: grounds.value.connection.clientId }))
+      : Effect.void)
+  )
   return { connection: rotated.connection, tokens: rotated.tokens, approvedScopes: rotated.connection.scopes }
 })

@@ -8,6 +8,7 @@ import { Directory } from "../ports/Directory.ts"
 import { canConnect, scopesRoleHolds } from "../scopes/grant.ts"
 import { CredentialMissing, InsufficientScope, InvalidCredential, RequestsThrottled } from "./errors.ts"
 import type { Principal } from "./records.ts"
+import { RequestNotes } from "./requestNotes.ts"
 import { type RequestSurface, resolveBearer } from "./resolveBearer.ts"
 import type { Scope } from "../scopes/Scope.ts"
 import { ToolRoleNotAllowed } from "../tools/errors.ts"
@@ -27,6 +28,9 @@ export const authenticateBearer = Effect.fn("credentials.authenticateBearer")(fu
   surface: RequestSurface
 ) {
   const principal = yield* resolveBearer(yield* bearerOf(authorization), surface)
+  // Named on the request's log line from here on, a throttled or refused request too.
+  const notes = yield* RequestNotes
+  if (notes !== undefined) notes.credentialId = principal.connectionId ?? principal.apiKeyId ?? undefined
   const directory = yield* Directory
   const now = yield* Clock.currentTimeMillis
   // Both reads at once: one counter upsert and one read of the plan and membership by primary keys per request.

@@ -3,6 +3,7 @@
 // balance covers run, and the rest are refused 402 before anything happens. A call the platform refused or could not
 // take gets the reservation back under the same reference.
 import { Clock, Effect } from "effect"
+import { Observations } from "../ports/Observations.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
@@ -32,6 +33,7 @@ export const reserveCredits = Effect.fn("credits.reserveCredits")(function* (
       InvalidCreditAmount: () => Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.charge", message: "invalid credit amount" }))
     })
   )
+  ;(yield* Observations).credits("charged", amount)
   return { workspaceId, amount, reference, reason, balanceAfter } satisfies CreditReservation as CreditReservation
 })
 
@@ -45,4 +47,5 @@ export const refundCredits = Effect.fn("credits.refundCredits")(function* (reser
     CreditsWorkspaceNotFound: workspaceNotInLedger("CreditsLedger.grant"),
     InvalidCreditAmount: () => Effect.void
   }))
+  ;(yield* Observations).credits("refunded", reserved.amount)
 })

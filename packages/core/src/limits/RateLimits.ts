@@ -1,6 +1,7 @@
 // The rate-limit policy (spec §Errors 429, §Rate limiting; docs/limits.md): every limiter of the service by name,
 // its default, and one way to count against it. The server reads ADGATE_LIMIT_<NAME> and ADGATE_RATE_LIMITS.
 import { Context, Effect } from "effect"
+import { Observations } from "../ports/Observations.ts"
 import type { StoreUnavailable } from "../ports/errors.ts"
 import { RateLimiter, type RateDecision } from "../ports/RateLimiter.ts"
 
@@ -73,7 +74,9 @@ const counted = (
   })
 
 /** Counts one hit of `subject` (an address, a client_id, a host; "" for a service-wide limit) against `name`. */
-export const hitLimit = (name: LimitName, subject: string, now: number) => counted("hit", name, subject, now)
+export const hitLimit = (name: LimitName, subject: string, now: number) =>
+  Effect.tap(counted("hit", name, subject, now), (decision) =>
+    decision.allowed ? Effect.void : Effect.map(Effect.service(Observations), (observe) => observe.rateLimited(name)))
 
 /** Whether `subject` is still under `name`'s limit, without counting a hit. */
 export const peekLimit = (name: LimitName, subject: string, now: number) => counted("peek", name, subject, now)

@@ -1,7 +1,8 @@
 // The token endpoint's semantics without HTTP (spec §POST /oauth/token, RFC 6749 §3.2, §4.1.3, §5, §6; checklist
 // D, E, F): parameters → client authentication → grant → token response. Failures carry reasons only; the HTTP
 // adapter's one table answers them (adapters-http/src/oauth/errors.ts).
-import { Clock, Effect } from "effect"
+import { Cause, Clock, Effect, type Exit } from "effect"
+import { Observations } from "../ports/Observations.ts"
 import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
 import { type RawParams, readParams, required } from "./TokenParams.ts"
 import { authenticateClient, type BasicCredentials, claimedClientId } from "./authenticateClient.ts"
@@ -125,7 +126,25 @@ const grant = Effect.fnUntraced(function* (request: TokenRequest) {
 })
 
 /** POST /oauth/token: a TokenResponse, or the tagged failure the adapter's table answers. */
-export const handleTokenRequest = (request: TokenRequest) => grant(request)
+export const handleTokenRequest = (request: TokenRequest) =>
+  Effect.onExit(grant(request), (exit) =>
+    Effect.map(Effect.service(Observations), (observe) => observe.tokenGrant(grantTypeLabel(request), grantOutcome(exit))))
+
+/** The grant type as a metric label: one of the two served, else `other` (a label never carries client text). */
+const grantTypeLabel = (request: TokenRequest): string => {
+  const sent = request.params.find(([name]) => name === "grant_type")?.[1]
+  return sent === "authorization_code" || sent === "refresh_token" ? sent : "other"
+}
+
+/** `issued`, or the refusal's tag (with the reason of an invalid refresh token: `RefreshTokenInvalid/reused`). */
+const grantOutcome = (exit: Exit.Exit<unknown, unknown>): string => {
+  if (exit._tag === "Success") return "issued"
+  const failure = exit.cause.reasons.find(Cause.isFailReason)
+  if (failure === undefined) return "defect"
+  const error = failure.error as { readonly _tag?: unknown; readonly reason?: unknown }
+  const tag = typeof error._tag === "string" ? error._tag : "unknown"
+  return tag === "RefreshTokenInvalid" && typeof error.reason === "string" ? `${tag}/${error.reason}` : tag
+}
 
 /** Every failure the token endpoint can meet: the HTTP adapter's table must name each tag. */
 export type TokenEndpointFailure = Effect.Error<ReturnType<typeof grant>>

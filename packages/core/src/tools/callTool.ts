@@ -2,7 +2,8 @@
 // §POST /tools/{name}, §REST status codes): find → scope → plan, role and platforms → connected account → arguments
 // → idempotency key → guardrails → credits → route (run now or queue) → platform call → usage, audit and charge.
 // It answers Ran or Queued, or fails with one tagged refusal per status row; the adapters only translate.
-import { Clock, Effect, Option, Schema } from "effect"
+import { Cause, Clock, Effect, Option, Schema } from "effect"
+import { Observations } from "../ports/Observations.ts"
 import { queueWriteRequest } from "../approvals/queueWriteRequest.ts"
 import { WaitReason, WriteRequestStatus, WriteRequestId } from "../approvals/WriteRequest.ts"
 import type { Principal } from "../credentials/records.ts"
@@ -181,6 +182,19 @@ const recordRefusal = (request: ToolCallRequest, tool: Tool, kind: ToolKind) =>
     })
   })
 
+/** The call's kind as a metric label (read, write, raw), or `unknown` for a tool that does not exist. */
+const callKindLabel = (request: ToolCallRequest): string => kindLabels.get(request) ?? "unknown"
+
+/** The kind each call was found to be, for its metric once it has ended. */
+const kindLabels = new WeakMap<ToolCallRequest, string>()
+
+/** The first failure's tag, else `defect` or `interrupt`. */
+const refusalTagOf = (cause: Cause.Cause<unknown>): string => {
+  const failure = cause.reasons.find(Cause.isFailReason)
+  if (failure !== undefined) return String((failure.error as { readonly _tag?: unknown } | null)?._tag ?? "unknown")
+  return Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect"
+}
+
 export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCallRequest) {
   const { principal } = request
   const platforms = yield* Platforms
@@ -189,6 +203,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
   if (tool === undefined) return yield* new ToolNotFound({ name: request.name })
   // 403 insufficient_scope before anything is read: the scope for this call's kind.
   const kind = kindOfCall(tool, request.arguments)
+  kindLabels.set(request, kind)
   const scope = scopeForCall(tool, kind)
   if (!principal.scopes.includes(scope)) return yield* scopeRefusal(principal, tool.name, scope)
   // 403: plan, role and platform choice: the same decision GET /tools lists by. The platform is asked for the
@@ -231,7 +246,10 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
     Effect.mapError(() => new StoreUnavailable({ operation: "IdempotencyStore.claim", message: "stored answer does not decode" }))
   )
   return yield* answerOf(tool, outcome, run._tag === "Replayed")
-})
+}, (effect, request) => Effect.onExit(effect, (exit) =>
+  // One increment per call for the metrics (ports/Observations.ts): its kind and its outcome, never its arguments.
+  Effect.map(Effect.service(Observations), (observe) =>
+    observe.toolCall(callKindLabel(request), exit._tag === "Success" ? "ok" : refusalTagOf(exit.cause)))))
 
 /**
  * Every refusal callTool can answer: the REST and MCP adapters map each tag once (a `satisfies Record<…["_tag"], …>`

@@ -2,7 +2,7 @@
 // 177): queueing binds the payload, only an admin or editor of the workspace decides, a decision comes once even
 // when two race, a late decision finds the request expired, and an approved write's outcome is recorded once.
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Option } from "effect"
+import { Clock, Effect, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   decideWriteRequest, EventOutbox, expireWriteRequests, hashToolCall, recordWriteOutcome, WriteRequestStore,
@@ -88,6 +88,22 @@ describe("decideWriteRequest (checklist 177)", () => {
     assert.strictEqual((yield* Effect.flip(approveBy(request.id, people.admin, request.argumentsHash)))._tag, "WriteRequestExpired")
     const stored = Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id))
     assert.deepStrictEqual([stored.status, stored.decidedBy, stored.version], ["expired", null, 2])
+  })))
+
+  it.effect("an approval of an expired request is a WARN line naming the request; a late rejection is not", () => inWorld(Effect.gen(function* () {
+    const lines: Array<string> = []
+    const capture = Logger.map(Logger.formatLogFmt, (line) => { lines.push(line) })
+    const request = yield* queueWithoutCall(input)
+    const rejected = yield* queueWithoutCall(input)
+    yield* TestClock.adjust(writeRequestLifetimeMs)
+    yield* Effect.flip(decideWriteRequest({ id: rejected.id, workspaceId: ws, deciderId: people.admin, decision: "reject" })).pipe(
+      Effect.provideService(Logger.CurrentLoggers, new Set([capture])))
+    assert.isFalse(lines.some((l) => l.includes("expired write request")))
+    yield* Effect.flip(approveBy(request.id, people.admin, request.argumentsHash)).pipe(Effect.provideService(Logger.CurrentLoggers, new Set([capture])))
+    const line = lines.find((l) => l.includes("approval of an expired write request"))
+    assert.isDefined(line)
+    assert.include(line!, "level=WARN")
+    assert.include(line!, `writeRequestId=${request.id}`)
   })))
 })
 

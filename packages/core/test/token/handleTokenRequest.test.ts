@@ -2,7 +2,7 @@
 // one test per row of the spec's §OAuth errors table that the token endpoint answers, as the core's refusal (its
 // tag); the OAuth answer of each refusal is the HTTP adapter's table (adapters-http/test/oauth/oauthErrorTable.test.ts).
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Layer, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AccessTokenStore, EventOutbox, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer,
@@ -207,6 +207,19 @@ describe("§OAuth errors: invalid_grant (400)", () => {
     assert.strictEqual((yield* refused(refreshGrant(tokens.refresh_token)))._tag, "RefreshTokenInvalid")
     assert.strictEqual((yield* refused(refreshGrant(second.refresh_token)))._tag, "RefreshTokenInvalid")
     assert.strictEqual((yield* Effect.flip(resolveBearer(second.access_token, "mcp")))._tag, "InvalidCredential")
+  })))
+  it.effect("refresh token reuse is a WARN line naming the connection, never a token", () => run(Effect.gen(function* () {
+    const { tokens } = yield* connected
+    yield* token(refreshGrant(tokens.refresh_token))
+    yield* TestClock.adjust("31 seconds")
+    const lines: Array<string> = []
+    const capture = Logger.map(Logger.formatLogFmt, (line) => { lines.push(line) })
+    yield* refused(refreshGrant(tokens.refresh_token)).pipe(Effect.provideService(Logger.CurrentLoggers, new Set([capture])))
+    const line = lines.find((l) => l.includes("refresh token reused"))
+    assert.isDefined(line, lines.join("\n"))
+    assert.include(line!, "level=WARN")
+    assert.match(line!, /connectionId=\S+/)
+    assert.notInclude(lines.join("\n"), tokens.refresh_token)
   })))
   it.effect("refresh token revoked (connection ended) is refused", () => run(Effect.gen(function* () {
     const { tokens } = yield* connected
