@@ -138,8 +138,9 @@ describe("fuzz: /api/mcp answers every JSON-RPC shape without a 5xx, a leak or a
         const sentBody = where === "body" && typeof body === "string" ? body.replace(/^\{/, `{"access_token":"${full}",`) : body
         const label = `${method} ${path}${credential.query} ${typeof sentBody === "string" ? sentBody.slice(0, 300) : `<${sentBody.length} bytes>`} [credential: ${where}, version ${version}]`
         const answer = await send(label, { method, path: `${path}${credential.query}`, headers, ...(method === "GET" ? {} : { body: sentBody }) }, [full, readOnly],
-          // JSON is promised at /api/mcp itself; another spelling is another address (the pages' answers).
-          path.split("?")[0] === "/api/mcp")
+          // JSON is promised at /api/mcp under every spelling the router matches (case, doubled or trailing slash);
+          // a matrix parameter or an encoded letter is another address (the pages' answers).
+          ["/api/mcp", "/api/mcp/", "/api//mcp", "/API/MCP"].includes(path))
         // A credential outside the Authorization header (or the query string's, refused by name) is never one.
         if (where === "query" || where === "cookie" || where === "body" || where === "none") expect(refused(answer.status), `accepted a credential outside the Authorization header (${answer.status}): ${label}`).toBe(true)
         // JSON-RPC batches are not part of the served revisions: never answered as a batch.
