@@ -5,6 +5,8 @@
 // the answer only.
 import { Cause, Effect, Exit, Layer, Option, Schema } from "effect"
 import {
+  appIdentity,
+  appLabelText,
   addUser, addWorkspace, ApiKeyId, ApiKeyStore, type ClientId, ClientStore, ConnectionId, ConnectionStore, createApiKey, decideAndExecute, defaultScopes,
   Directory, disconnectConnection, findUser, findWorkspace, findWriteRequest, generatePassword, type GuardrailChanges, type Guardrails,
   listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
@@ -239,7 +241,7 @@ const connectionsCommand = (verb: string, rest: ReadonlyArray<string>, flags: Re
       return yield* new UsageInvalid({ message: verb === "list" ? "connections list <workspace>" : "connections disconnect <workspace> <connection-id>" })
     const clients = yield* ClientStore
     const appName = (clientId: ClientId) =>
-      Effect.map(clients.find(clientId), Option.match({ onNone: (): string => clientId, onSome: (c) => c.name ?? clientId }))
+      Effect.map(clients.find(clientId), Option.match({ onNone: (): string => clientId, onSome: (c) => appLabelText(appIdentity(c), clientId) }))
     if (verb === "list") {
       yield* only(flags, ["all"])
       const all = yield* allFlag(flags)

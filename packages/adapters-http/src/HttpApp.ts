@@ -10,6 +10,10 @@ import { ApprovalsRoutes } from "./pages/approvals/ApprovalsRoutes.ts"
 import { AuditRoutes } from "./pages/audit/AuditRoutes.ts"
 import { MailboxRoutes } from "./mail/MailboxRoutes.ts"
 import { ApiMcpRoutes } from "./pages/ApiMcpRoutes.ts"
+import { OwnAppsRoutes } from "./pages/OwnAppsRoutes.ts"
+import { AccountRoutes } from "./pages/AccountRoutes.ts"
+import { ApiKeysRoutes } from "./pages/ApiKeysRoutes.ts"
+import { SettingsRoutes } from "./pages/SettingsRoutes.ts"
 import { People } from "./people/People.ts"
 import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
@@ -42,7 +46,7 @@ export const HealthRoutes = HttpRouter.use((router) =>
 export const makeHttpApp = () =>
   Layer.mergeAll(
     HealthRoutes, AssetRoutes, PeopleRoutes, ApiMcpRoutes, OAuthRoutes, RestRoutes, ApprovalsRoutes, AuditRoutes, MailboxRoutes,
-    SecurityMiddleware, ClientAddressMiddleware
+    OwnAppsRoutes, ApiKeysRoutes, SettingsRoutes, AccountRoutes, SecurityMiddleware, ClientAddressMiddleware
   ).pipe(
     Layer.provide(People.layer)
   )

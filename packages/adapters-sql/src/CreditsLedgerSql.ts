@@ -90,6 +90,12 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
       sql`SELECT * FROM credit_entries WHERE workspace_id = ${workspaceId} ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("CreditsLedger.entries"),
         Effect.flatMap(decodeEntries)
+      ),
+    entriesPage: (workspaceId, page) =>
+      sql`SELECT * FROM credit_entries WHERE workspace_id = ${workspaceId} ORDER BY position DESC
+        LIMIT ${Math.max(0, Math.floor(page.limit))} OFFSET ${Math.max(0, Math.floor(page.skip))}`.pipe(
+        unavailable("CreditsLedger.entriesPage"),
+        Effect.flatMap(decodeEntries)
       )
   })
 }))

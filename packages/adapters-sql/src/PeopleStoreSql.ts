@@ -37,6 +37,17 @@ export const PeopleStoreSql = Layer.effect(PeopleStore, Effect.gen(function* () 
         unavailable("PeopleStore.findSession"),
         Effect.flatMap(decode)
       ),
-    updateSession: (s) => upsertSession(s, "PeopleStore.updateSession")
+    updateSession: (s) => upsertSession(s, "PeopleStore.updateSession"),
+    // No index on user_id: the table holds only unexpired sessions (housekeeping deletes the rest), and this runs
+    // only when a person's password changes.
+    endSessionsOf: (userId, now, except) =>
+      sql<{ readonly n: number }>`WITH ended AS (
+          UPDATE sessions SET revoked_at = ${now}
+          WHERE user_id = ${userId} AND revoked_at IS NULL AND hash IS DISTINCT FROM ${except}
+          RETURNING 1
+        ) SELECT count(*)::int AS n FROM ended`.pipe(
+        unavailable("PeopleStore.endSessionsOf"),
+        Effect.map((rows) => Number(rows[0]?.n ?? 0))
+      )
   })
 }))

@@ -212,17 +212,32 @@ form.filter label{margin:0}
 form.filter select{width:auto}
 @media (max-width:40rem){dl.facts,dl.change{grid-template-columns:1fr}}
 .mail-text{white-space:pre-wrap;overflow-wrap:anywhere;font:.95rem/1.5 ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;background:var(--bg);color:var(--fg);padding:1rem;border:1px solid var(--border);border-radius:.375rem}
+main.wide fieldset{border:1px solid var(--border);border-radius:.375rem;margin:1rem 0 0;padding:.5rem .75rem}
+main.wide fieldset legend{font-weight:600;padding:0 .25rem}
+main.wide fieldset label{font-weight:400}
+nav.pages{display:flex;gap:1rem;margin-top:1rem}
+[hidden]{display:none!important}
 `
 
 /**
  * The script served at `scriptPath`: a button or input with `data-enable-after="<ms>"` is rendered `disabled`
- * and enabled once the page has been on screen that long (the consent page's "Allow access").
+ * and enabled once the page has been on screen that long (the consent page's "Allow access"). A button with
+ * `data-copy="<id>"` is rendered `hidden` (without the script the value is selected by hand) and, shown, copies the
+ * text of the element with that id (a key or secret shown once).
  */
 export const script = `"use strict";
 document.addEventListener("DOMContentLoaded",function(){
   document.querySelectorAll("[data-enable-after]").forEach(function(el){
     var ms=parseInt(el.getAttribute("data-enable-after")||"0",10);
     setTimeout(function(){el.disabled=false;},isFinite(ms)?ms:0);
+  });
+  document.querySelectorAll("button[data-copy]").forEach(function(button){
+    var target=document.getElementById(button.getAttribute("data-copy")||"");
+    if(!target||!navigator.clipboard)return;
+    button.hidden=false;
+    button.addEventListener("click",function(){
+      navigator.clipboard.writeText(target.textContent||"").then(function(){button.textContent="Copied";},function(){button.textContent="Copy failed: select it by hand";});
+    });
   });
 });
 `

@@ -15,6 +15,8 @@ export const pagePaths = {
   /** Where sign-in lands: the API & MCP page of the workspace the session works in. */
   home: "/",
   account: "/account",
+  /** The account page's Change password form posts here. */
+  accountPassword: "/account/password",
   /** The development mailbox (no SMTP_URL): the newest mail, and one message. */
   mailbox: "/mailbox",
   mailboxMessage: (mailId: string) => `/mailbox/${enc(mailId)}`,
@@ -33,7 +35,9 @@ export const pagePaths = {
   approval: (ws: WorkspaceId | string, requestId: string) => `/workspaces/${enc(ws)}/approvals/${enc(requestId)}`,
   audit: (ws: WorkspaceId | string, filter: { readonly app?: string; readonly kind?: string; readonly page?: number } = {}) =>
     `/workspaces/${enc(ws)}/audit${query(filter)}`,
-  settings: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/settings`
+  settings: (ws: WorkspaceId | string) => `/workspaces/${enc(ws)}/settings`,
+  /** Settings with a page of the credits ledger (1 is the newest). */
+  settingsLedger: (ws: WorkspaceId | string, page: number) => `/workspaces/${enc(ws)}/settings${query({ page: page > 1 ? page : undefined })}`
 } as const
 
 /** The same address, absolute on `origin` (for mail). */

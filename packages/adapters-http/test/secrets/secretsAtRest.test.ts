@@ -1,6 +1,6 @@
 // Checklist P 179, 180 and 185: after real flows against the server on its SQL stores (embedded PGlite), no issued
-// code, access or refresh token, client secret, API key, session cookie or password appears anywhere in the
-// database or in any log line: only their hashes are kept.
+// code, access or refresh token, client secret, API key, session cookie or password (also those made or changed on
+// the management pages) appears anywhere in the database or in any log line: only their hashes are kept.
 import * as oauth from "oauth4webapi"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -12,6 +12,8 @@ import { createApiKey } from "@adgate/core"
 import { SqlDatabase } from "@adgate/adapters-sql"
 import { startTestServerSql } from "../support/testServer.ts"
 import { connect, discover, insecure, registerDynamic, useMovableClock } from "../oauth/oauthClient.ts"
+import { pagePaths } from "../../src/pages/pagePaths.ts"
+import { browser } from "../pages/pageServers.ts"
 
 const dataDir = mkdtempSync(join(tmpdir(), "adgate-secrets-"))
 const issued: Array<readonly [what: string, value: string]> = []
@@ -46,6 +48,18 @@ beforeAll(async () => {
       workspaceId: server.workspaces.paid.id, actorId: server.users.admin.id, name: "CI", scopes: ["tasks:read"], toolWrites: "wait"
     }).pipe(Effect.orDie))
     issued.push(["api_key", key.secret])
+
+    // The management pages: a key made on API keys, a Server app's secret on Own OAuth apps, a password changed on
+    // the account page; each shown once (or typed), never kept.
+    const person = await browser(server, "admin")
+    const made = await person.post(pagePaths.apiKeys(server.workspaces.paid.id), [["name", "Page key"], ["scope", "tasks:read"], ["tool_writes", "wait"]])
+    issued.push(["page_api_key", /<code id="new-key">([^<]+)<\/code>/.exec(made.text)?.[1] ?? ""])
+    const app = await person.post(pagePaths.ownApps(server.workspaces.paid.id), { name: "Page app", redirect_uris: "https://page.example/cb", type: "server" })
+    issued.push(["page_client_secret", /<code id="client-secret">([^<]+)<\/code>/.exec(app.text)?.[1] ?? ""])
+    const newPassword = "page-changed-password-1"
+    const changed = await person.post(pagePaths.accountPassword, { current_password: password, new_password: newPassword, new_password_again: newPassword })
+    if (changed.status !== 303) throw new Error(`the password change answered ${changed.status}`)
+    issued.push(["changed_password", newPassword])
     logs = [...server.logs]
   } finally {
     await server.close()
@@ -70,7 +84,9 @@ const dumpDatabase = () =>
 
 describe("secrets at rest and in logs (checklist 179, 180, 185)", () => {
   it("every secret the flows issued was really issued", () => {
-    expect(issued.map(([what]) => what)).toEqual(expect.arrayContaining(["password", "cookie", "client_secret", "code", "access_token", "refresh_token", "api_key"]))
+    expect(issued.map(([what]) => what)).toEqual(expect.arrayContaining([
+      "password", "cookie", "client_secret", "code", "access_token", "refresh_token", "api_key", "page_api_key", "page_client_secret", "changed_password"
+    ]))
     for (const [what, value] of issued) expect(value.length, what).toBeGreaterThanOrEqual(16)
   })
 

@@ -98,4 +98,21 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       assert.strictEqual(yield* ledger.balance(workspaceId), 10)
       assert.deepStrictEqual(yield* ledger.entries(workspaceId, 10), [])
     }))
+
+    it.effect("entriesPage pages through the workspace's entries newest first, same-millisecond entries in the order written, other workspaces' never", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(100)
+      const other = yield* workspaceWith(100)
+      // Five charges of 1..5 credits, the last three at the same millisecond.
+      for (const amount of [1, 2, 3, 4, 5]) yield* ledger.charge(movement(workspaceId, amount, { now: t0 + Math.min(amount, 3) }))
+      yield* ledger.charge(movement(other, 9))
+      const amounts = (page: { readonly skip: number; readonly limit: number }) =>
+        Effect.map(ledger.entriesPage(workspaceId, page), (entries) => entries.map((e) => e.amount))
+      assert.deepStrictEqual(yield* amounts({ skip: 0, limit: 2 }), [5, 4])
+      assert.deepStrictEqual(yield* amounts({ skip: 2, limit: 2 }), [3, 2])
+      assert.deepStrictEqual(yield* amounts({ skip: 4, limit: 2 }), [1])
+      assert.deepStrictEqual(yield* amounts({ skip: 5, limit: 2 }), [])
+      assert.deepStrictEqual(yield* amounts({ skip: 0, limit: 10 }), (yield* ledger.entries(workspaceId, 10)).map((e) => e.amount))
+      assert.deepStrictEqual(yield* amounts({ skip: 0, limit: 0 }), [])
+    }))
   })

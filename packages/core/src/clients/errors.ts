@@ -13,6 +13,14 @@ export class InvalidRedirectUri extends Schema.TaggedError<InvalidRedirectUri>()
   description: Schema.String
 }) {}
 
+/**
+ * A workspace app's redirect URIs: one or more break the rules of spec §Authentication 3. Each problem names the
+ * URI's place in the list (0-based) and why, so a form can point at the line.
+ */
+export class RedirectUrisRejected extends Schema.TaggedError<RedirectUrisRejected>()("RedirectUrisRejected", {
+  problems: Schema.Array(Schema.Struct({ index: Schema.Int, reason: Schema.String }))
+}) {}
+
 /** Registration: not a JSON object, an unsupported capability or a known field of the wrong type (RFC 7591 §3.2.2). */
 export class InvalidClientMetadata extends Schema.TaggedError<InvalidClientMetadata>()("InvalidClientMetadata", {
   description: Schema.String
@@ -28,7 +36,7 @@ export class TooManyApps extends Schema.TaggedError<TooManyApps>()("TooManyApps"
   limit: Schema.Number
 }) {}
 
-/** Only a workspace admin or editor may register an app for the workspace. */
+/** Only a workspace admin may register an app for the workspace (docs/decisions.md, Pages). */
 export class NotAllowed extends Schema.TaggedError<NotAllowed>()("NotAllowed", {
   reason: Schema.String
 }) {}

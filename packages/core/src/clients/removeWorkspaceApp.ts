@@ -9,7 +9,7 @@ import { moved, refused, type Transition, unchanged } from "../commands/Transiti
 import { ClientStore } from "../ports/ClientStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import { Directory } from "../ports/Directory.ts"
-import { canConnect } from "../scopes/grant.ts"
+import { canManageWorkspaceApps } from "./workspaceApps.ts"
 import { endConnection } from "../connections/endConnection.ts"
 import { NotAllowedToManage } from "../connections/errors.ts"
 import type { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
@@ -47,7 +47,7 @@ export const removeTransition = (
 export const removeWorkspaceApp = Effect.fn("clients.removeWorkspaceApp")(function* (input: RemoveWorkspaceAppInput) {
   const clients = yield* ClientStore
   const role = yield* (yield* Directory).role(input.workspaceId, input.actorId)
-  if (Option.isNone(role) || !canConnect(role.value)) return yield* new NotAllowedToManage()
+  if (Option.isNone(role) || !canManageWorkspaceApps(role.value)) return yield* new NotAllowedToManage()
   // A command on the runner: the mark (compare-and-set) and then, in the same unit of work, the ending of every
   // active connection (each its own ConnectionEnded). Ended after the mark, so that no new connection can be made
   // with the app in between (the token endpoint and authorize look removed clients up as unknown). Removing twice

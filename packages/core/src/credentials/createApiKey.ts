@@ -3,7 +3,8 @@
 import { Clock, Effect, Option } from "effect"
 import { type ApiKey, ApiKeyId } from "./records.ts"
 import { ApiKeyInvalid, ApiKeyNotAllowed, ApiKeyScopeNotGrantable } from "./errors.ts"
-import { canConnect, whyNotGrantable } from "../scopes/grant.ts"
+import { whyNotGrantable } from "../scopes/grant.ts"
+import { canChooseApplyAtOnce, canCreateApiKeys } from "./apiKeyRules.ts"
 import type { Scope, WriteMode } from "../scopes/Scope.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -31,13 +32,13 @@ export const createApiKey = Effect.fn("credentials.createApiKey")(function* (inp
   const role = yield* directory.role(input.workspaceId, input.actorId)
   const workspace = yield* directory.workspace(input.workspaceId)
   if (Option.isNone(role) || Option.isNone(workspace)) return yield* new ApiKeyNotAllowed({ reason: "not_a_member" })
-  if (!canConnect(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
+  if (!canCreateApiKeys(role.value)) return yield* new ApiKeyNotAllowed({ reason: "role_cannot_connect" })
   for (const scope of input.scopes) {
     const reason = whyNotGrantable(scope, role.value, workspace.value.plan)
     if (reason !== null) return yield* new ApiKeyScopeNotGrantable({ scope, reason })
   }
   // Applying ordinary changes at once is a workspace admin's choice, as on the consent page.
-  if (input.toolWrites === "apply" && role.value !== "admin") return yield* new ApiKeyNotAllowed({ reason: "apply_needs_admin" })
+  if (input.toolWrites === "apply" && !canChooseApplyAtOnce(role.value)) return yield* new ApiKeyNotAllowed({ reason: "apply_needs_admin" })
   const secrets = yield* Secrets
   const secret = yield* mintSecret(Prefix.apiKey)
   const key: ApiKey = {

@@ -39,3 +39,8 @@ export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFou
 export class PasswordRefused extends Schema.TaggedError<PasswordRefused>()("PasswordRefused", {
   reason: Schema.Literals(["too_short", "too_long", "not_repeated", "wrong_current_password"])
 }) {}
+
+/** Too many wrong current passwords for this account from this address: nothing was checked (as sign-in). */
+export class PasswordChangeThrottled extends Schema.TaggedError<PasswordChangeThrottled>()("PasswordChangeThrottled", {
+  retryAfterSeconds: Schema.Number
+}) {}

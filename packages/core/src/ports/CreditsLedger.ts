@@ -29,5 +29,13 @@ export interface CreditsLedgerShape {
   ) => Effect.Effect<CreditsReplaced, CreditsWorkspaceNotFound | InvalidCreditAmount | StoreUnavailable>
   /** The workspace's latest entries, newest first. */
   readonly entries: (workspaceId: WorkspaceId, limit: number) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
+  /**
+   * A page of the workspace's entries, newest first: up to `limit` after skipping the `skip` newest (the settings
+   * page's ledger). Entries written at the same millisecond keep the order they were written in.
+   */
+  readonly entriesPage: (
+    workspaceId: WorkspaceId,
+    page: { readonly skip: number; readonly limit: number }
+  ) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
 }
 export class CreditsLedger extends Context.Service<CreditsLedger, CreditsLedgerShape>()("core/ports/CreditsLedger") {}

@@ -12,5 +12,10 @@ export interface PeopleStoreShape {
   readonly insertSession: (session: Session) => Effect.Effect<void, StoreUnavailable>
   readonly findSession: (hash: SecretHash) => Effect.Effect<Option.Option<Session>, StoreUnavailable>
   readonly updateSession: (session: Session) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Ends (revokedAt = `now`) every session of the person not ended yet, except the one whose hash is `except`
+   * (the session that changed the password); answers how many it ended. One statement on SQL.
+   */
+  readonly endSessionsOf: (userId: UserId, now: number, except: SecretHash | null) => Effect.Effect<number, StoreUnavailable>
 }
 export class PeopleStore extends Context.Service<PeopleStore, PeopleStoreShape>()("core/ports/PeopleStore") {}

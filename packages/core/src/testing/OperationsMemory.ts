@@ -156,7 +156,12 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
         ? Effect.map(setTo("setBalance", setting, (left) => ({ balanceAfter: setting.balance, amount: Math.abs(setting.balance - left) })), (before) => ({ before, after: setting.balance })).pipe(lock.withPermits(1))
         : Effect.fail(new InvalidCreditAmount({ amount: setting.balance })),
     entries: (workspaceId, limit) =>
-      Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit)))
+      Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit))),
+    entriesPage: (workspaceId, page) =>
+      Effect.map(Ref.get(entries), (all) => {
+        const skip = Math.max(0, Math.floor(page.skip))
+        return all.filter((e) => e.workspaceId === workspaceId).reverse().slice(skip, skip + Math.max(0, Math.floor(page.limit)))
+      })
   })
 }))
 

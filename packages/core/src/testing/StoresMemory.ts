@@ -146,7 +146,14 @@ export const PeopleStoreMemory = Layer.effect(PeopleStore, Effect.gen(function* 
     passwordHash: (userId) => Effect.map(Ref.get(passwords), (m) => Option.fromNullishOr(m.get(userId))),
     insertSession: (session) => Ref.update(sessions, (m) => new Map(m).set(session.hash, session)),
     findSession: (hash) => Effect.map(Ref.get(sessions), (m) => Option.fromNullishOr(m.get(hash))),
-    updateSession: (session) => Ref.update(sessions, (m) => new Map(m).set(session.hash, session))
+    updateSession: (session) => Ref.update(sessions, (m) => new Map(m).set(session.hash, session)),
+    endSessionsOf: (userId, now, except) =>
+      Ref.modify(sessions, (m): readonly [number, ReadonlyMap<string, Session>] => {
+        const ending = [...m.values()].filter((s) => s.userId === userId && s.revokedAt === null && s.hash !== except)
+        const next = new Map(m)
+        for (const s of ending) next.set(s.hash, { ...s, revokedAt: now })
+        return [ending.length, next]
+      })
   })
 }))
 

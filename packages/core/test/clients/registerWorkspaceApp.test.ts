@@ -27,16 +27,16 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
   it.effect("a Public app has no secret and authenticates with none (PKCE only)", () =>
     Effect.gen(function* () {
       yield* seeded
-      const { client, clientSecret } = yield* registerWorkspaceApp(app({ type: "public", actorId: UserId.make("editor") }))
+      const { client, clientSecret } = yield* registerWorkspaceApp(app({ type: "public" }))
       assert.isNull(clientSecret)
       assert.strictEqual(client.authMethod, "none")
       assert.isNull(client.secretHash)
     }).pipe(Effect.provide(worldLayer())))
 
-  it.effect("only a workspace admin or editor may register an app → NotAllowed", () =>
+  it.effect("only a workspace admin may register an app (an editor, a viewer, a stranger → NotAllowed)", () =>
     Effect.gen(function* () {
       yield* seeded
-      for (const actorId of [UserId.make("viewer"), UserId.make("stranger")])
+      for (const actorId of [UserId.make("editor"), UserId.make("viewer"), UserId.make("stranger")])
         assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ actorId }))))._tag, "NotAllowed", actorId)
     }).pipe(Effect.provide(worldLayer())))
 
@@ -51,10 +51,26 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
     Effect.gen(function* () {
       yield* seeded
       const eleven = Array.from({ length: 11 }, (_, i) => `https://bot.example/${i}`)
-      for (const redirectUris of [[], eleven, ["http://bot.example/cb"], ["https://as.example/cb"], ["https://bot.example/cb#f"]])
+      for (const redirectUris of [[], eleven])
         assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ redirectUris }))))._tag, "InvalidRedirectUri", JSON.stringify(redirectUris))
+      for (const redirectUris of [["http://bot.example/cb"], ["https://as.example/cb"], ["https://bot.example/cb#f"]])
+        assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app({ redirectUris }))))._tag, "RedirectUrisRejected", JSON.stringify(redirectUris))
       const ten = eleven.slice(0, 10)
       assert.deepStrictEqual((yield* registerWorkspaceApp(app({ redirectUris: ten }))).client.redirectUris, ten)
+    }).pipe(Effect.provide(worldLayer())))
+
+  it.effect("every refused redirect URI is named by its place in the list with its reason, and nothing is registered", () =>
+    Effect.gen(function* () {
+      yield* seeded
+      const error = yield* Effect.flip(registerWorkspaceApp(app({
+        redirectUris: ["https://bot.example/cb", "http://bot.example/cb", "https://bot.example/ok", "https://bot.example/cb#frag"]
+      })))
+      assert.strictEqual(error._tag, "RedirectUrisRejected")
+      const problems = error._tag === "RedirectUrisRejected" ? error.problems : []
+      assert.deepStrictEqual(problems.map((p) => p.index), [1, 3])
+      assert.match(problems[0]?.reason ?? "", /http is allowed only on localhost/)
+      assert.match(problems[1]?.reason ?? "", /fragment/)
+      assert.deepStrictEqual(yield* (yield* ClientStore).listByWorkspace(WorkspaceId.make("ws_1")), [])
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("a workspace can register up to 20 apps → TooManyApps; removed apps do not count", () =>
@@ -75,9 +91,9 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
   it.effect("registering is a creation with an event: the workspace's audit log says who registered which app (issue 8)", () =>
     Effect.gen(function* () {
       yield* seeded
-      const { client } = yield* registerWorkspaceApp(app({ actorId: UserId.make("editor"), type: "public" }))
+      const { client } = yield* registerWorkspaceApp(app({ type: "public" }))
       assert.deepStrictEqual((yield* audited(WorkspaceId.make("ws_1"))).map((e) => [e.action, e.actorId, e.clientId, e.connectionId, e.detail]), [
-        ["app.registered", "editor", client.clientId, null, { name: "Reporting bot", redirectUris: ["https://bot.example/cb"], authMethod: "none" }]
+        ["app.registered", "admin", client.clientId, null, { name: "Reporting bot", redirectUris: ["https://bot.example/cb"], authMethod: "none" }]
       ])
     }).pipe(Effect.provide(worldLayer())))
 

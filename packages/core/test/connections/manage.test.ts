@@ -71,8 +71,9 @@ describe("removeWorkspaceApp", () => {
     const stored = Option.getOrThrow(yield* (yield* ClientStore).find(ClientId.make("apc_own")))
     assert.isNotNull(stored.removedAt)
   })))
-  it.effect("only an admin or editor of the registering workspace removes it; other clients are not workspace apps", () => run(Effect.gen(function* () {
-    assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_own"), workspaceId: ws, actorId: people.viewer })))._tag, "NotAllowedToManage")
+  it.effect("only an admin of the registering workspace removes it; other clients are not workspace apps", () => run(Effect.gen(function* () {
+    for (const actorId of [people.editor, people.viewer])
+      assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_own"), workspaceId: ws, actorId })))._tag, "NotAllowedToManage")
     assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_own"), workspaceId: WorkspaceId.make("ws_other"), actorId: people.admin })))._tag, "NotAllowedToManage")
     assert.strictEqual((yield* Effect.flip(removeWorkspaceApp({ clientId: ClientId.make("apc_pub"), workspaceId: ws, actorId: people.admin })))._tag, "WorkspaceAppNotFound")
   })))

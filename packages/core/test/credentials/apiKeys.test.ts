@@ -1,7 +1,8 @@
 // API keys (spec §Authentication 11, §Tokens and codes: ap_live_, shown once, stored as a hash).
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { ApiKeyStore, createApiKey, Directory, revokeApiKey, Secrets, WorkspaceId, UserId } from "@adgate/core"
+import { TestClock } from "effect/testing"
+import { ApiKeyStore, apiKeyFormOptions, createApiKey, listApiKeys, Directory, revokeApiKey, Secrets, WorkspaceId, UserId } from "@adgate/core"
 import { people, seed, World, ws } from "../token/world.ts"
 
 const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(Effect.andThen(seed, effect), World) as Effect.Effect<A, E>
@@ -53,5 +54,29 @@ describe("revokeApiKey", () => {
     assert.deepStrictEqual(refused._tag === "ApiKeyNotAllowed" ? refused.reason : refused._tag, "not_your_key")
     assert.isNull(Option.getOrThrow(yield* (yield* ApiKeyStore).find(admins.id)).revokedAt)
     assert.isNotNull((yield* revokeApiKey({ keyId: own.id, workspaceId: ws, actorId: people.editor })).revokedAt)
+  })))
+  it.effect("the New key form offers each scope with why it cannot be chosen, and apply-at-once to an admin only", () => Effect.sync(() => {
+    const reasons = (role: "admin" | "editor" | "viewer", plan: "paid" | "free") =>
+      Object.fromEntries(apiKeyFormOptions(role, plan).scopes.map((s) => [s.scope, s.reason]))
+    assert.deepStrictEqual(reasons("admin", "paid"), { "tasks:read": null, "tasks:write": null, "accounts:read": null, "tools:read": null, "tools:write": null, "tools:raw": null })
+    assert.deepStrictEqual(reasons("admin", "free")["tools:read"], "needs_paid_plan")
+    assert.deepStrictEqual([reasons("editor", "paid")["tasks:read"], reasons("editor", "paid")["tools:write"]], [null, "needs_admin"])
+    assert.deepStrictEqual([apiKeyFormOptions("admin", "paid").canApplyAtOnce, apiKeyFormOptions("editor", "paid").canApplyAtOnce], [true, false])
+    assert.deepStrictEqual([apiKeyFormOptions("editor", "free").canCreate, apiKeyFormOptions("viewer", "paid").canCreate], [true, false])
+  }))
+})
+
+describe("listApiKeys", () => {
+  it.effect("the workspace's keys newest first, revoked ones too, each with its creator; another workspace's never", () => run(Effect.gen(function* () {
+    const first = (yield* createApiKey(input)).key
+    yield* TestClock.adjust("1 second")
+    const second = (yield* createApiKey({ ...input, actorId: people.editor, name: "Second" })).key
+    yield* revokeApiKey({ keyId: first.id, workspaceId: ws, actorId: people.admin })
+    const listed = yield* listApiKeys(ws)
+    assert.deepStrictEqual(listed.map(({ key, creator }) => [key.id, key.revokedAt === null, creator?.id]), [
+      [second.id, true, people.editor],
+      [first.id, false, people.admin]
+    ])
+    assert.deepStrictEqual(yield* listApiKeys(WorkspaceId.make("ws_other")), [])
   })))
 })
