@@ -13,7 +13,7 @@ import { createKey } from "../rest/restClient.ts"
 import { registerApp } from "../oauth/oauthClient.ts"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
 import {
-  attackerBody, attackerContentType, attackerPairs, attackerString, checkRaw, encodePairs, fuzzParameters,
+  attackerBody, attackerContentType, attackerPairs, attackerString, checkOAuthAnswer, checkRaw, encodePairs, fuzzParameters,
   oauthErrorCodes, pathTrick, rawRequest, refused, rawSocket, withinCpuCeiling
 } from "./fuzzSupport.ts"
 
@@ -107,6 +107,7 @@ describe("fuzz: the OAuth endpoints answer RFC 6749 JSON to anything", () => {
         const label = describeSent("POST", target, body)
         const answer = await refusalChangesNothing(label, () => rawRequest(server.origin, { method: "POST", path: target, headers, body }))
         checkRaw(label, answer, { json: true, errorCodes: oauthErrorCodes, secrets, sent: body })
+        if (answer.status !== 0) checkOAuthAnswer(label, answer)
         // A client secret in the query string is never a credential (RFC 6749 §2.3.1).
         if (secretIn === "query" && auth !== "valid") expect(answer.status, label).not.toBe(200)
       }
@@ -152,6 +153,7 @@ describe("fuzz: the OAuth endpoints answer RFC 6749 JSON to anything", () => {
         method: "POST", path: "/oauth/register", headers: contentType === undefined ? {} : { "content-type": contentType }, body
       }))
       checkRaw(label, answer, { json: true, errorCodes: oauthErrorCodes, secrets, sent: typeof body === "string" ? body : "" })
+      if (answer.status !== 0) checkOAuthAnswer(label, answer)
       expect([201, 400, 413, 415, 429], label).toContain(answer.status)
     }), fuzzParameters(60))
   }, 120_000)

@@ -266,3 +266,19 @@ export const oauthErrorCodes = [
   "access_denied", "unsupported_response_type", "server_error", "temporarily_unavailable", "unsupported_token_type",
   "invalid_redirect_uri", "invalid_client_metadata", "invalid_target", "invalid_software_statement", "unapproved_software_statement"
 ] as const
+
+/** docs/service.md, OAuth errors: the status each code of the JSON OAuth endpoints is answered with. */
+const oauthStatuses: Readonly<Record<string, ReadonlyArray<number>>> = {
+  invalid_request: [400, 413], invalid_client: [401], temporarily_unavailable: [429, 503], server_error: [503]
+}
+
+/**
+ * The documented status for the code of an answer of `/oauth/token`, `/oauth/revoke` or `/oauth/register` (400 unless
+ * the table says otherwise), and `Cache-Control: no-store` on every answer of theirs.
+ */
+export const checkOAuthAnswer = (label: string, answer: RawAnswer) => {
+  expect(String(answer.headers["cache-control"] ?? ""), `no Cache-Control: no-store: ${label}`).toMatch(/no-store/)
+  if (answer.status < 400 || answer.status === 431) return
+  const code = (JSON.parse(answer.text) as { error: string }).error
+  expect(oauthStatuses[code] ?? [400], `${code} answered ${answer.status}: ${label}`).toContain(answer.status)
+}
