@@ -8,6 +8,7 @@ import { Effect, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { ApiKeyStore, AuditLog, ClientStore, ConnectionStore, defaultRateLimitPolicy, Directory } from "@adgate/core"
 import { memoryTools } from "@adgate/core/testing"
+import { restErrors } from "@adgate/answers"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { createKey } from "../rest/restClient.ts"
 import { registerApp } from "../oauth/oauthClient.ts"
@@ -168,6 +169,7 @@ describe("fuzz: discovery and every /api/v1 route, with path tricks and credenti
     fc.constantFrom(...tools).map((t) => `/api/v1/tools/${t}`)
   )
   const places = fc.constantFrom("header", "lowercase-scheme", "query", "body", "cookie", "two-headers", "basic", "padded", "none")
+  const documentedRestAnswers = Object.values(restErrors).map((row) => `${row.status} ${row.error}`)
   const publicPath = (p: string) => p.startsWith("/.well-known/") || p === "/health" || p.startsWith("/api/v1/openapi.json")
 
   it("no 5xx, JSON errors, nothing changes on refusal; a credential outside the Authorization header is never one; a tricked path runs nothing", async () => {
@@ -193,6 +195,11 @@ describe("fuzz: discovery and every /api/v1 route, with path tricks and credenti
         const answer = await refusalChangesNothing(label, () => rawRequest(server.origin, { method, path: target, headers, ...(sendsBody ? { body: sentBody } : {}) }))
         // JSON is promised under /api/v1/; a trick in its own segments makes another address (the pages' 404).
         checkRaw(label, answer, { json: path.startsWith("/api/v1/") && method !== "HEAD" && method !== "OPTIONS", secrets, sent: `${target} ${typeof sentBody === "string" ? sentBody : ""}` })
+        // Every refusal under /api/v1/ is a row of the REST error table: its code with its status.
+        if (path.startsWith("/api/v1/") && answer.status >= 400 && answer.status !== 431 && method !== "HEAD") {
+          const code = (JSON.parse(answer.text) as { error: unknown }).error
+          expect(documentedRestAnswers, `undocumented REST answer ${answer.status} ${String(code)}: ${label}`).toContain(`${answer.status} ${String(code)}`)
+        }
         const credentialOutsideHeader = place === "query" || place === "body" || place === "cookie" || place === "basic" || place === "none"
         if (credentialOutsideHeader && !publicPath(route) && method !== "OPTIONS") expect(refused(answer.status), `accepted a credential outside the Authorization header (${answer.status}): ${label}`).toBe(true)
         // A path that is not the route's own spelling reaches no handler with effects (`;x`, `%2e`, `%2F`, NUL, long).
