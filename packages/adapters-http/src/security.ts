@@ -79,13 +79,20 @@ const unavailableTags = new Set(["StoreUnavailable", "DirectoryUnavailable"])
 const jsonOAuthPaths: ReadonlySet<string> = new Set([oauthPaths.token, oauthPaths.revoke, oauthPaths.register])
 
 /**
+ * The path as the router matches it: without case, with duplicate slashes as one and no trailing slash, so that the
+ * format of an answer given before any route (the 413) is that of the route the request would have reached.
+ */
+const routedPath = (path: string): string => path.toLowerCase().replace(/\/{2,}/g, "/").replace(/(.)\/$/, "$1")
+
+/**
  * 413, and the connection closes: the rest of the body is not read. At the JSON OAuth endpoints the same
  * `{error, error_description}` with Cache-Control: no-store as every other answer there, whichever way the size was
  * found (declared Content-Length here, or counted while reading a chunked body in the route); at /api/mcp a JSON-RPC
  * error, JSON like every other answer of the MCP endpoint.
  */
-const tooLarge = (path: string, origin: string) =>
-  isRestPath(path)
+const tooLarge = (requestPath: string, origin: string) => {
+  const path = routedPath(requestPath)
+  return isRestPath(path)
     ? restBodyTooLarge(origin)
     : isMcpPath(path)
     ? HttpServerResponse.jsonUnsafe(mcpBodyTooLargeBody(), { status: 413, headers: { connection: "close", "cache-control": "no-store" } })
@@ -95,6 +102,7 @@ const tooLarge = (path: string, origin: string) =>
       { connection: "close", ...corsAnyOrigin }
     )
     : HttpServerResponse.text("Request body larger than 1 MB.\n", { status: 413, headers: { connection: "close" } })
+}
 
 const pathOf = (url: string): string => url.split(/[?#]/, 1)[0] ?? "/"
 
