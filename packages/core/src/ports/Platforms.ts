@@ -98,21 +98,3 @@ export interface PlatformsShape {
   readonly execute: (call: ToolCall) => Effect.Effect<PlatformAnswer, PlatformUnavailable>
 }
 export class Platforms extends Context.Service<Platforms, PlatformsShape>()("core/ports/Platforms") {}
-
-/**
- * How long the pipeline waits for a platform to answer a call before it treats the platform as unreachable: a
- * backstop over the adapter's own timeouts, so a platform that never answers cannot hold a request, the workspace's
- * write lock and a database connection. Past it the call fails PlatformUnavailable (503, nothing charged); its
- * retry carries the same idempotency token, so a change the platform applied late is not applied twice.
- */
-export const PlatformCallDeadlineMs = Context.Reference<number>("core/ports/PlatformCallDeadlineMs", { defaultValue: () => 30_000 })
-
-/** `platforms.execute(call)` within PlatformCallDeadlineMs (interruptible even inside an uninterruptible region). */
-export const executeWithinDeadline = (platforms: PlatformsShape, call: ToolCall) =>
-  Effect.flatMap(PlatformCallDeadlineMs, (ms) =>
-    Effect.interruptible(platforms.execute(call)).pipe(
-      Effect.timeoutOrElse({
-        duration: ms,
-        orElse: () => Effect.fail(new PlatformUnavailable({ platform: call.tool.family, message: `no answer within ${ms} ms` }))
-      })
-    ))
