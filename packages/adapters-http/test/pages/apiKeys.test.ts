@@ -7,7 +7,7 @@ import { ApiKeyStore, Secrets } from "@adgate/core"
 import { Effect } from "effect"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { restClient } from "../rest/restClient.ts"
-import { browser, type Browser, noticeIn, type PageServer, pageServers, type StartedServer } from "./pageServers.ts"
+import { type Browser, noticeIn, type PageServer, pageServers, signedIn, type StartedServer } from "./pageServers.ts"
 
 const keyIn = (page: string): string | null => /<code id="new-key">(ap_live_[^<]+)<\/code>/.exec(page)?.[1] ?? null
 const problemIn = (page: string): string => /<p class="alert" role="alert">([^<]*)<\/p>/.exec(page)?.[1] ?? ""
@@ -31,9 +31,7 @@ for (const [name, runs, start] of pageServers) {
     beforeAll(async () => {
       started = await start()
       server = started.server
-      admin = await browser(server, "admin")
-      editor = await browser(server, "editor")
-      viewer = await browser(server, "viewer")
+      ;({ admin, editor, viewer } = await signedIn(server))
     }, 120_000)
     afterAll(() => started?.close())
 

@@ -8,7 +8,7 @@ import { ClientStore, ConnectionStore, maxAppsPerWorkspace, registerWorkspaceApp
 import { Effect, Option } from "effect"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { connect, discover, insecure, useMovableClock } from "../oauth/oauthClient.ts"
-import { browser, type Browser, noticeIn, type PageServer, pageServers, type StartedServer } from "./pageServers.ts"
+import { type Browser, noticeIn, type PageServer, pageServers, signedIn, type StartedServer } from "./pageServers.ts"
 
 useMovableClock()
 
@@ -40,9 +40,7 @@ for (const [name, runs, start] of pageServers) {
     beforeAll(async () => {
       started = await start()
       server = started.server
-      admin = await browser(server, "admin")
-      editor = await browser(server, "editor")
-      viewer = await browser(server, "viewer")
+      ;({ admin, editor, viewer } = await signedIn(server))
     }, 120_000)
     afterAll(() => started?.close())
 

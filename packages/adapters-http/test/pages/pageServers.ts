@@ -62,6 +62,10 @@ export const browser = async (server: PageServer, who: "admin" | "editor" | "vie
 
 export type Browser = Awaited<ReturnType<typeof browser>>
 
+/** The admin, the editor and the viewer, each signed in and working in the paid workspace. */
+export const signedIn = async (server: PageServer) =>
+  ({ admin: await browser(server, "admin"), editor: await browser(server, "editor"), viewer: await browser(server, "viewer") })
+
 /** The `done=` notice a 303 after a post carries, decoded. */
 export const noticeIn = (answer: PageAnswer): string =>
   new URL(answer.headers.get("location") ?? "/", "http://x").searchParams.get("done") ?? ""

@@ -6,7 +6,7 @@ import { creditHistoryPageSize, CreditsLedger, showGuardrails } from "@adgate/co
 import { Effect } from "effect"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { capFields } from "../../src/pages/SettingsRoutes.ts"
-import { browser, type Browser, noticeIn, type PageServer, pageServers, type StartedServer } from "./pageServers.ts"
+import { type Browser, noticeIn, type PageServer, pageServers, signedIn, type StartedServer } from "./pageServers.ts"
 
 const problemIn = (page: string): string => /<p class="alert" role="alert">([^<]*)<\/p>/.exec(page)?.[1] ?? ""
 /** The ledger rows' "For" cells, in page order. */
@@ -30,9 +30,7 @@ for (const [name, runs, start] of pageServers) {
     beforeAll(async () => {
       started = await start()
       server = started.server
-      admin = await browser(server, "admin")
-      editor = await browser(server, "editor")
-      viewer = await browser(server, "viewer")
+      ;({ admin, editor, viewer } = await signedIn(server))
     }, 120_000)
     afterAll(() => started?.close())
 
