@@ -2,25 +2,11 @@
 // statements for two rows as for twenty, counted at the PGlite driver: no statement per row, the usage summed per
 // credential and day by the database, each credential's last call from its index.
 import { ClientStore, ConnectionStore, ApiKeyStore, Directory, listConnectedApps, ToolUsageLog, usageWindow, WorkspaceId, UserId } from "@adgate/core"
-import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { vi } from "vitest"
 import { aClient, aConnection, anApiKey, aToolUsage, t0, unique } from "./contracts/fixtures.ts"
-import { pgliteDatabase } from "./databases.ts"
+import { pgliteDatabase, statementsOf } from "./databases.ts"
 import { TokenWorld } from "./tokenWorld.ts"
-
-/** Runs `effect`, answering its result and every SQL text sent to PGlite meanwhile, whitespace collapsed. */
-const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const spy = vi.spyOn(PGlite.prototype, "query")
-    const texts: Array<string> = []
-    const result = yield* effect.pipe(Effect.ensuring(Effect.sync(() => {
-      texts.push(...spy.mock.calls.map(([text]) => String(text).replace(/\s+/g, " ").trim()))
-      spy.mockRestore()
-    })))
-    return { result, texts }
-  })
 
 /** A workspace with `n` connections (each of its own client, half approved by a person who left) and `n` API keys, each used. */
 const seedWorkspace = (n: number) => Effect.gen(function* () {

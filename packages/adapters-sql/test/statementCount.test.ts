@@ -3,25 +3,10 @@
 // to PostgreSQL: one compiler). A refresh writes no client row in steady state and reads each row once; the writes
 // of a rotation and of an exchange are one statement each (the store's saveWith), with no BEGIN/COMMIT.
 import { handleTokenRequest } from "@adgate/core"
-import { PGlite } from "@electric-sql/pglite"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { vi } from "vitest"
-import { pgliteDatabase } from "./databases.ts"
+import { pgliteDatabase, statementsOf } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
-
-/** Runs `effect`, answering its result and every SQL text sent to PGlite meanwhile, whitespace collapsed. */
-const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.gen(function* () {
-    const spy = vi.spyOn(PGlite.prototype, "query")
-    const texts: Array<string> = []
-    // Read before restoring: mockRestore forgets the calls.
-    const result = yield* effect.pipe(Effect.ensuring(Effect.sync(() => {
-      texts.push(...spy.mock.calls.map(([text]) => String(text).replace(/\s+/g, " ").trim()))
-      spy.mockRestore()
-    })))
-    return { result, texts }
-  })
 
 /** Which statement each text is, by its opening: the lists below read as the statement log of bench/README.md. */
 const kind = (text: string): string => {
