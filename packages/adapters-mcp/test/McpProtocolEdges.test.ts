@@ -21,6 +21,17 @@ useMcpTestServer((started, seeded) => {
   world = seeded
 })
 
+/** Runs `body` with `table` renamed away, so that every statement on it fails (our database down for it); the table is back afterwards. */
+const withTableAway = async <A>(table: string, body: () => Promise<A>): Promise<A> => {
+  const rename = (from: string, to: string) => server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE ${sql(from)} RENAME TO ${sql(to)}`))
+  await rename(table, `${table}_away`)
+  try {
+    return await body()
+  } finally {
+    await rename(`${table}_away`, table)
+  }
+}
+
 const accountId = "3842019576"
 
 const apiKey = (scopes: ReadonlyArray<Scope>, toolWrites: "wait" | "apply" = "wait") => server.run(createApiKey({
@@ -169,8 +180,7 @@ describe("an outage of ours (a store that cannot answer) on MCP reads as on REST
     const requestId = (await queued.json() as { result: { structuredContent: { requestId: string } } }).result.structuredContent.requestId
     const client = await connect(key)
     const logged = server.logs.length
-    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE write_requests RENAME TO write_requests_away`))
-    try {
+    await withTableAway("write_requests", async () => {
       const viaTool = await client.callTool({ name: "get_write_request", arguments: { requestId } })
       expect(viaTool.isError).toBe(true)
       expect(viaTool.structuredContent).toMatchObject({ error: "temporarily_unavailable" })
@@ -179,10 +189,7 @@ describe("an outage of ours (a store that cannot answer) on MCP reads as on REST
       const viaRest = await server.fetch(`/api/v1/requests/${requestId}`, { headers: { authorization: `Bearer ${key}` } })
       expect(viaRest.status).toBe(503)
       expect(await viaRest.json()).toMatchObject({ error: "temporarily_unavailable" })
-    } finally {
-      await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE write_requests_away RENAME TO write_requests`))
-      await client.close()
-    }
+    }).finally(() => client.close())
     const warnings = server.logs.slice(logged).filter((l) => l.includes("level=WARN") && l.includes("port=WriteRequestStore"))
     expect(warnings.filter((l) => l.includes("surface=mcp")).length).toBeGreaterThanOrEqual(2)
     expect(warnings.filter((l) => l.includes("surface=rest"))).toHaveLength(1)
@@ -193,8 +200,7 @@ describe("an outage of ours (a store that cannot answer) on MCP reads as on REST
     const key = await apiKey(["tools:read"])
     const client = await connect(key)
     const logged = server.logs.length
-    await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sandbox_accounts RENAME TO sandbox_accounts_away`))
-    try {
+    await withTableAway("sandbox_accounts", async () => {
       const overMcp = await client.callTool({ name: "gads__list_campaigns", arguments: { accountId } })
       expect(overMcp.isError).toBe(true)
       const text = (overMcp.content as Array<{ text: string }>)[0]!.text
@@ -204,10 +210,7 @@ describe("an outage of ours (a store that cannot answer) on MCP reads as on REST
       })
       expect(overRest.status).toBe(503)
       expect(await overRest.json()).toMatchObject({ error: "temporarily_unavailable" })
-    } finally {
-      await server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE sandbox_accounts_away RENAME TO sandbox_accounts`))
-      await client.close()
-    }
+    }).finally(() => client.close())
     const warnings = server.logs.slice(logged).filter((l) => l.includes("level=WARN") && l.includes("port=Platforms"))
     expect(warnings.some((l) => l.includes("surface=mcp") && l.includes("failure=StoreUnavailable"))).toBe(true)
     expect(warnings.some((l) => l.includes("surface=rest"))).toBe(true)
