@@ -13,7 +13,7 @@ import {
 import { drainReaders } from "@adgate/adapters-sql"
 import { absolute, mailHtml, pagePaths } from "@adgate/adapters-http"
 import { aClient, aCode } from "../../../packages/adapters-sql/test/contracts/fixtures.ts"
-import { type ReceivedMail, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
+import { type ReceivedMail, type SmtpTestServer, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
 import { MailSender } from "../src/MailSender.ts"
 import { databaseUrl, demo, keyPrincipal, postgresTaskWorld, taskWorld, tempDataDir } from "./support/taskWorld.ts"
 import { testConfig } from "./support/testConfig.ts"
@@ -85,6 +85,15 @@ const sendTo = (url: string, world: World, scope: Scope.Scope, logs: Array<strin
 const run = <A, E>(world: World, effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, world) as Effect.Effect<A, E>)
 const pending = (world: World) => run(world, Effect.flatMap(Mailer, (m) => m.pending(100)))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** The mail to `email` reaches `smtp` linking to `path` alone, exactly once, and leaves the outbox empty. */
+const deliveredOnce = async (smtp: SmtpTestServer, world: World, email: string, path: string) => {
+  const delivered = await smtp.waitFor((m) => m.to.includes(email))
+  assert.deepStrictEqual(delivered.links, [absolute(baseUrl, path)])
+  await sleep(500)
+  assert.strictEqual(smtp.received.length, 1, "delivered exactly once")
+  assert.deepStrictEqual(await pending(world), [])
+}
 
 const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnType<typeof taskWorld>>, unknown>) =>
   describe(title, () => {
@@ -163,12 +172,7 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
       const waiting = await pending(world)
       assert.deepStrictEqual(waiting.map((m) => m.to), [admin.email], "the mail waits in the outbox")
 
-      const smtp = await smtpServer(port)
-      const delivered = await smtp.waitFor((m) => m.to.includes(admin.email))
-      assert.deepStrictEqual(delivered.links, [absolute(baseUrl, pagePaths.approval(workspace.id, requestId))])
-      await sleep(500)
-      assert.strictEqual(smtp.received.length, 1, "delivered exactly once")
-      assert.deepStrictEqual(await pending(world), [])
+      await deliveredOnce(await smtpServer(port), world, admin.email, pagePaths.approval(workspace.id, requestId))
     }, 120_000)
 
     it("with the SMTP server refusing (451, then 554): the request succeeds, the mail waits in the outbox, and is delivered exactly once when it accepts", async () => {
@@ -195,11 +199,7 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
       assert.isTrue(logs.some((l) => l.includes("could not be sent; it stays in the outbox")))
 
       smtp.refuseWith(null)
-      const delivered = await smtp.waitFor((m) => m.to.includes(admin.email))
-      assert.deepStrictEqual(delivered.links, [absolute(baseUrl, pagePaths.approval(workspace.id, requestId))])
-      await sleep(500)
-      assert.strictEqual(smtp.received.length, 1, "delivered exactly once")
-      assert.deepStrictEqual(await pending(world), [])
+      await deliveredOnce(smtp, world, admin.email, pagePaths.approval(workspace.id, requestId))
     }, 120_000)
   })
 
