@@ -40,11 +40,11 @@ export interface AppConfig {
    */
   readonly tracing: boolean
   /** The recognised products: the built-in list, then those of ADGATE_RECOGNISED_PRODUCTS (docs/decisions.md). */
-  readonly recognisedProducts?: ReadonlyArray<RecognisedProduct>
+  readonly recognisedProducts: ReadonlyArray<RecognisedProduct>
   /** Where Prometheus scrapes GET /metrics (ADGATE_METRICS_ADDRESS, `host:port`); none (the default): no listener. */
-  readonly metricsAddress?: Option.Option<{ readonly host: string; readonly port: number }>
+  readonly metricsAddress: Option.Option<{ readonly host: string; readonly port: number }>
   /** A bearer token the scraper must send (ADGATE_METRICS_TOKEN); none: the listener's address is the protection. */
-  readonly metricsToken?: Option.Option<Redacted.Redacted<string>>
+  readonly metricsToken: Option.Option<Redacted.Redacted<string>>
 }
 
 /** `host:port` or `[v6]:port`, or the reason it is not one. */

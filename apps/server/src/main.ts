@@ -7,7 +7,7 @@ import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
 import {
-  builtInProducts, ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
+  ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
 } from "@adgate/core"
 import {
   absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeMetrics, makeShutdownFlag, metricsLayer, pagePaths, MetadataDocumentFetcherHttps, Readiness,
@@ -49,12 +49,12 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
   }))
   // Prometheus metrics only when ADGATE_METRICS_ADDRESS is set (docs/operations.md): their own listener, the outbox
   // gauges read through the process's pool at scrape time.
-  const metrics = Option.match(config.metricsAddress ?? Option.none(), {
+  const metrics = Option.match(config.metricsAddress, {
     onNone: () => Layer.empty,
     onSome: (address) => Layer.unwrap(Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const made = makeMetrics({ outbox: () => Effect.runPromise(Effect.provideService(outboxBacklog, SqlClient.SqlClient, sql)) })
-      const token = Option.map(config.metricsToken ?? Option.none(), Redacted.value)
+      const token = Option.map(config.metricsToken, Redacted.value)
       yield* serveMetrics(made, { ...address, ...Option.match(token, { onNone: () => ({}), onSome: (t) => ({ token: t }) }) })
       yield* Effect.logInfo(`metrics at http://${address.host.includes(":") ? `[${address.host}]` : address.host}:${address.port}/metrics`)
       return metricsLayer(made)
@@ -63,7 +63,7 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
   const policy = Layer.mergeAll(
     Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
     Layer.succeed(TrustedProxies, config.trustedProxies),
-    Layer.succeed(RecognisedProducts, config.recognisedProducts ?? builtInProducts),
+    Layer.succeed(RecognisedProducts, config.recognisedProducts),
     mailbox, readiness, metrics
   )
   return Layer.mergeAll(

@@ -10,8 +10,7 @@ import { request } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import {
-  AuditLog, callTool, type Client, ClientId, ClientStore, CodeStore, ConnectionStore, createApiKey, findUser, findWorkspace, handleTokenRequest, Platforms,
-  type Principal, Secrets
+  AuditLog, type Client, ClientId, ClientStore, CodeStore, ConnectionStore, handleTokenRequest, Secrets
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
@@ -20,6 +19,7 @@ import { appPorts } from "../src/appPorts.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
 import { runCli, startServer, stop } from "./support/serverProcess.ts"
 import { testConfig } from "./support/testConfig.ts"
+import { waitingApiKey } from "./support/waitingApiKey.ts"
 
 const redirectUri = "https://app.example/cb"
 
@@ -32,20 +32,8 @@ const seedWorld = (dataDir: string) =>
     const printed: Array<string> = []
     yield* seedOnFirstStart({ adminEmail: Option.none(), adminPassword: Option.none(), print: (line) => printed.push(line) })
     const editorPassword = /editor editor@example\.com {2}password: (\S+)/.exec(printed.join("\n"))![1]!
-    const workspace = yield* findWorkspace("Demo")
-    const admin = yield* findUser("admin@example.com")
-    const { key } = yield* createApiKey({
-      workspaceId: workspace.id, actorId: admin.id, name: "queue", scopes: ["tools:read", "tools:write"], toolWrites: "wait"
-    })
-    const principal: Principal = {
-      kind: "api_key", workspaceId: workspace.id, userId: admin.id, scopes: ["tools:read", "tools:write"], surface: "both",
-      platforms: "all", writeMode: "wait", connectionId: null, apiKeyId: key.id, clientId: null
-    }
-    const account = (yield* (yield* Platforms).accounts(workspace.id)).find((a) => a.platform === "gads")!
-    const listed = yield* callTool({ principal, name: "gads__list_campaigns", arguments: { accountId: account.id }, idempotencyKey: null })
-    const campaign = (listed as unknown as { result: { results: Array<{ id: string; status: string }> } }).result.results.find((c) => c.status === "ENABLED")!
-    const queued = yield* callTool({ principal, name: "gads__pause_campaign", arguments: { accountId: account.id, campaignId: campaign.id }, idempotencyKey: null })
-    const requestId = queued._tag === "Queued" ? queued.requestId : ""
+    const { workspace, admin, enabledCampaigns, queue } = yield* waitingApiKey("queue")
+    const requestId = yield* queue(enabledCampaigns[0]!)
 
     // An app connected as the consent page and the token endpoint would: a client, an issued code, the exchange.
     const secrets = yield* Secrets

@@ -5,11 +5,12 @@ import { Effect, Option } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { callTool, createApiKey, findUser, findWorkspace, Platforms, type Principal, revokeApiKey, WriteRequestId } from "@adgate/core"
+import { revokeApiKey, WriteRequestId } from "@adgate/core"
 import { appPorts } from "../src/appPorts.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
 import { runCli } from "./support/serverProcess.ts"
 import { testConfig } from "./support/testConfig.ts"
+import { waitingApiKey } from "./support/waitingApiKey.ts"
 
 const configFor = (dataDir: string) => testConfig(dataDir)
 
@@ -17,23 +18,9 @@ const configFor = (dataDir: string) => testConfig(dataDir)
 const seedWithQueuedWrites = (dataDir: string) =>
   Effect.runPromise(Effect.gen(function* () {
     yield* seedOnFirstStart({ adminEmail: Option.none(), adminPassword: Option.none(), print: () => {} })
-    const workspace = yield* findWorkspace("Demo")
-    const admin = yield* findUser("admin@example.com")
     // A live key: approving checks that the credential that asked still is (docs/decisions.md, Write requests).
-    const { key } = yield* createApiKey({
-      workspaceId: workspace.id, actorId: admin.id, name: "cli test", scopes: ["tools:read", "tools:write"], toolWrites: "wait"
-    })
-    const principal: Principal = {
-      kind: "api_key", workspaceId: workspace.id, userId: admin.id, scopes: ["tools:read", "tools:write"], surface: "both",
-      platforms: "all", writeMode: "wait", connectionId: null, apiKeyId: key.id, clientId: null
-    }
-    const account = (yield* (yield* Platforms).accounts(workspace.id)).find((a) => a.platform === "gads")!
-    const listed = yield* callTool({ principal, name: "gads__list_campaigns", arguments: { accountId: account.id }, idempotencyKey: null })
-    const campaigns = ((listed as unknown as { result: { results: Array<{ id: string; status: string }> } }).result.results).filter((c) => c.status === "ENABLED")
-    const queue = (campaignId: string) =>
-      Effect.map(callTool({ principal, name: "gads__pause_campaign", arguments: { accountId: account.id, campaignId }, idempotencyKey: null }),
-        (answer) => (answer._tag === "Queued" ? answer.requestId : ""))
-    return [yield* queue(campaigns[0]!.id), yield* queue(campaigns[1]!.id), yield* queue(campaigns[2]!.id), key.id, workspace.id, admin.id] as const
+    const { workspace, admin, key, enabledCampaigns: campaigns, queue } = yield* waitingApiKey("cli test")
+    return [yield* queue(campaigns[0]!), yield* queue(campaigns[1]!), yield* queue(campaigns[2]!), key.id, workspace.id, admin.id] as const
   }).pipe(Effect.provide(appPorts(configFor(dataDir))), Effect.scoped))
 
 describe("the CLI's write approvals and guardrails", () => {

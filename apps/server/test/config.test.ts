@@ -67,10 +67,10 @@ describe("metrics from the environment", () => {
   it.effect("no metrics listener by default; ADGATE_METRICS_ADDRESS is host:port, anything else stops the start naming it", () =>
     Effect.gen(function* () {
       const none = yield* loadAppConfig.pipe(withEnv({}))
-      assert.isTrue(Option.isNone(none.metricsAddress ?? Option.none()))
+      assert.isTrue(Option.isNone(none.metricsAddress))
       const set = yield* loadAppConfig.pipe(withEnv({ ADGATE_METRICS_ADDRESS: "127.0.0.1:9464", ADGATE_METRICS_TOKEN: "t0ken" }))
       assert.deepStrictEqual(set.metricsAddress, Option.some({ host: "127.0.0.1", port: 9464 }))
-      assert.isTrue(Option.isSome(set.metricsToken ?? Option.none()))
+      assert.isTrue(Option.isSome(set.metricsToken))
       assert.deepStrictEqual((yield* loadAppConfig.pipe(withEnv({ ADGATE_METRICS_ADDRESS: "[::1]:9464" }))).metricsAddress, Option.some({ host: "::1", port: 9464 }))
       for (const bad of ["9464", "127.0.0.1", "127.0.0.1:99999", "http://127.0.0.1:9464"]) {
         const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_METRICS_ADDRESS: bad })))
@@ -122,7 +122,7 @@ describe("recognised products from the environment (ADGATE_RECOGNISED_PRODUCTS)"
     Effect.gen(function* () {
       const path = file(JSON.stringify([{ name: "Helper", redirectUriSets: [["https://helper.example/cb"]] }]))
       const config = yield* loadAppConfig.pipe(withEnv({ ADGATE_RECOGNISED_PRODUCTS: path }))
-      assert.deepStrictEqual(config.recognisedProducts?.map((p) => p.name), [...builtInProducts.map((p) => p.name), "Helper"])
+      assert.deepStrictEqual(config.recognisedProducts.map((p) => p.name), [...builtInProducts.map((p) => p.name), "Helper"])
     }))
 
   it.effect("a loopback-only or http entry, a file that is not JSON or cannot be read stops the start with the reason", () =>

@@ -2,14 +2,12 @@
 // (ADGATE_ADMIN_EMAIL, the first admin) opens /mailbox; with SMTP_URL set it answers 404. The server's whole layer in
 // this process, as `npm start` composes it.
 import { afterAll, assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Fiber, Layer, Logger } from "effect"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { pagePaths } from "@adgate/adapters-http"
-import { loadAppConfig } from "../src/config.ts"
-import { serverLayer } from "../src/main.ts"
+import { startInProcessServer } from "./support/inProcessServer.ts"
 import { environment, freePort } from "./support/serverProcess.ts"
 
 const adminEmail = "owner@example.com"
@@ -18,27 +16,13 @@ const adminPassword = "owner-password-1"
 const start = async (extra: Record<string, string>) => {
   const dataDir = mkdtempSync(join(tmpdir(), "adgate-mailbox-"))
   const port = await freePort()
-  const logs: Array<string> = []
   const env = { ...environment(dataDir, port), ADGATE_ADMIN_EMAIL: adminEmail, ADGATE_ADMIN_PASSWORD: adminPassword, ...extra }
-  const fiber = Effect.runFork(Effect.gen(function* () {
-    return yield* Layer.launch(serverLayer(yield* loadAppConfig))
-  }).pipe(Effect.provide(Layer.mergeAll(
-    ConfigProvider.layer(ConfigProvider.fromEnv({ env })),
-    Logger.layer([Logger.map(Logger.formatSimple, (line) => { logs.push(line) })])
-  ))))
-  const origin = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const health = await fetch(`${origin}/health`).catch(() => undefined)
-    if (health?.status === 200) break
-    if (Date.now() > deadline) throw new Error("in-process server did not start")
-    await new Promise((r) => setTimeout(r, 50))
-  }
+  const server = await startInProcessServer(env, port)
   return {
-    origin,
-    logs,
+    origin: server.origin,
+    logs: server.logs,
     stop: async () => {
-      await Effect.runPromise(Fiber.interrupt(fiber))
+      await server.stop()
       rmSync(dataDir, { recursive: true, force: true })
     }
   }

@@ -3,7 +3,7 @@
 // embedded database, SIGTERM → exit 0); everything else in this process: the server's layers, and the CLI's
 // `runCli`, which the `npm run adgate` entry calls.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { ConfigProvider, Effect, Exit, Fiber, Layer, Logger } from "effect"
+import { ConfigProvider, Effect, Exit, Layer } from "effect"
 import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -11,6 +11,7 @@ import { join } from "node:path"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { loadAppConfig } from "../src/config.ts"
 import { describeServerFailure, serverLayer } from "../src/main.ts"
+import { startInProcessServer } from "./support/inProcessServer.ts"
 import { environment, freePort, root, runCli, type Running, startServer, stop } from "./support/serverProcess.ts"
 
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1
@@ -32,22 +33,7 @@ const withEnv = (env: Record<string, string>) => ConfigProvider.layer(ConfigProv
 /** The server's whole layer in this process on a free port; `stop` interrupts it (as SIGTERM does). */
 const startInProcess = async (dataDir: string, extraEnv: Record<string, string> = {}) => {
   const port = await freePort()
-  const logs: Array<string> = []
-  const fiber = Effect.runFork(Effect.gen(function* () {
-    return yield* Layer.launch(serverLayer(yield* loadAppConfig))
-  }).pipe(Effect.provide(Layer.mergeAll(
-    withEnv({ ...environment(dataDir, port), ...extraEnv }),
-    Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
-  ))))
-  const origin = `http://127.0.0.1:${port}`
-  const deadline = Date.now() + 60_000
-  for (;;) {
-    const health = await fetch(`${origin}/health`).catch(() => undefined)
-    if (health?.status === 200) break
-    if (Date.now() > deadline) throw new Error(`in-process server did not start:\n${logs.join("\n")}`)
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  return { origin, logs, stop: () => Effect.runPromise(Fiber.interrupt(fiber)) }
+  return startInProcessServer({ ...environment(dataDir, port), ...extraEnv }, port)
 }
 
 describe("the server process on the embedded database (smoke test)", () => {

@@ -1,6 +1,6 @@
 // The server's configuration in tests: the defaults of `npm start` on localhost, on `dataDir` (and PostgreSQL at
 // `databaseUrl` when given).
-import { defaultInputLimits, defaultRateLimitPolicy } from "@adgate/core"
+import { builtInProducts, defaultInputLimits, defaultRateLimitPolicy } from "@adgate/core"
 import { Option, Redacted } from "effect"
 import type { AppConfig } from "../../src/config.ts"
 
@@ -18,5 +18,8 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   rateLimits: defaultRateLimitPolicy,
   inputLimits: defaultInputLimits,
   trustedProxies: [],
-  tracing: false
+  tracing: false,
+  recognisedProducts: builtInProducts,
+  metricsAddress: Option.none(),
+  metricsToken: Option.none()
 })
