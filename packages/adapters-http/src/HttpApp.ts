@@ -3,7 +3,6 @@
 // Needs the core ports and the Issuer; RateLimits and TrustedProxies are taken from the context when provided.
 import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 import { OAuthRoutes } from "./oauth/index.ts"
 import { AssetRoutes } from "./pages/AssetRoutes.ts"
 import { ApprovalsRoutes } from "./pages/approvals/ApprovalsRoutes.ts"
@@ -19,7 +18,7 @@ import { PeopleRoutes } from "./people/PeopleRoutes.ts"
 import { RestRoutes } from "./rest/RestRoutes.ts"
 import { SecurityMiddleware } from "./security.ts"
 import { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
-import { ReadinessRoutes } from "./readiness.ts"
+import { ReadinessRoutes, storesProbe } from "./readiness.ts"
 
 /**
  * GET /health: 200 `{"status":"ok"}` when the stores answer a trivial read, 503 `{"status":"unavailable"}` when
@@ -28,13 +27,10 @@ import { ReadinessRoutes } from "./readiness.ts"
  */
 export const HealthRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const directory = yield* Directory
-    const people = yield* PeopleStore
+    const storesAnswer = yield* storesProbe
     const noStore = { "cache-control": "no-store" }
-    // A hash no session has: the probe is a read, not a sign-in.
-    const noSession = SecretHash.make("health-probe")
     yield* router.add("GET", "/health", () =>
-      Effect.all([directory.workspace(WorkspaceId.make("ws_health_probe")), people.findSession(noSession)]).pipe(
+      storesAnswer.pipe(
         // A hung database is as unavailable as a failing one.
         Effect.timeout("5 seconds"),
         Effect.as(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })),

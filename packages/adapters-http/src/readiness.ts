@@ -31,15 +31,22 @@ const noStore = { "cache-control": "no-store" }
 const notReady = (reason: NotReadyReason) =>
   HttpServerResponse.jsonUnsafe({ status: "unavailable", reason }, { status: 503, headers: { ...noStore, "retry-after": "5" } })
 
+/**
+ * The trivial reads that say the stores answer, for /health and /health/ready: a workspace id nobody has and a hash
+ * no session has (the probe is a read, not a sign-in).
+ */
+export const storesProbe = Effect.gen(function* () {
+  const directory = yield* Directory
+  const people = yield* PeopleStore
+  const noSession = SecretHash.make("health-probe")
+  return Effect.all([directory.workspace(WorkspaceId.make("ws_health_probe")), people.findSession(noSession)])
+})
+
 /** GET /health/live and GET /health/ready. */
 export const ReadinessRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const directory = yield* Directory
-    const people = yield* PeopleStore
     const checks = yield* Readiness
-    // The same trivial reads as /health: a hash no session has, a workspace id nobody has.
-    const noSession = SecretHash.make("health-probe")
-    const storesAnswer = Effect.all([directory.workspace(WorkspaceId.make("ws_health_probe")), people.findSession(noSession)])
+    const storesAnswer = yield* storesProbe
     yield* router.add("GET", "/health/live", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })))
     yield* router.add("GET", "/health/ready", () =>
       Effect.gen(function* () {

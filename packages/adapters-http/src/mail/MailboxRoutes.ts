@@ -7,6 +7,7 @@ import { HttpRouter, HttpServerRequest } from "effect/http"
 import { Issuer, MailId, Mailer, type MailMessage } from "@adgate/core"
 import type { Person } from "../people/People.ts"
 import { People } from "../people/People.ts"
+import { formatWhen } from "../pages/formatting.ts"
 import { html, type Html, renderErrorPage } from "../pages/layout.ts"
 import { pagePaths } from "../pages/pagePaths.ts"
 import { renderPersonPage } from "../pages/workspaceFrame.ts"
@@ -34,7 +35,6 @@ const notFound = Effect.map(Effect.service(RequestId), (requestId) =>
 const isInstanceAdmin = (mailbox: DevelopmentMailboxShape, person: Person) =>
   mailbox.instanceAdmins.some((email) => email.trim().toLowerCase() === person.user.email.trim().toLowerCase())
 
-const when = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
 const list = (mails: ReadonlyArray<MailMessage>): Html =>
   mails.length === 0
@@ -42,7 +42,7 @@ const list = (mails: ReadonlyArray<MailMessage>): Html =>
     : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">To</th><th scope="col">Subject</th><th scope="col">Time</th></tr></thead>
 <tbody>
-${mails.map((m) => html`<tr><td>${m.to}</td><td><a href="${pagePaths.mailboxMessage(m.id)}">${m.subject}</a></td><td>${when(m.createdAt)}</td></tr>`)}
+${mails.map((m) => html`<tr><td>${m.to}</td><td><a href="${pagePaths.mailboxMessage(m.id)}">${m.subject}</a></td><td>${formatWhen(m.createdAt)}</td></tr>`)}
 </tbody>
 </table></div>`
 
@@ -80,7 +80,7 @@ ${list(mails)}
 <section class="card">
 <dl>
 <dt>To</dt><dd>${mail.to}</dd>
-<dt>Time</dt><dd>${when(mail.createdAt)}</dd>
+<dt>Time</dt><dd>${formatWhen(mail.createdAt)}</dd>
 </dl>
 <pre class="mail-text">${linkedText(mail.text, origin)}</pre>
 </section>` })

@@ -9,6 +9,7 @@ import {
   type MailWordsShape, type PlatformChoice, type Surface, type WaitReason, type WriteMode
 } from "@adgate/core"
 import { scopeDescriptions } from "../oauth/consentView.ts"
+import { formatWhen } from "../pages/formatting.ts"
 import { html } from "../pages/layout.ts"
 import { linkedText } from "./linkedText.ts"
 import { absolute, pagePaths } from "../pages/pagePaths.ts"
@@ -53,7 +54,6 @@ const whyItWaits: Readonly<Record<WaitReason, string>> = {
   approval: "The connection or API key that asked for it waits for approval before changes are made."
 }
 
-const utcMinute = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
 /** The mail every admin of the workspace gets when an app is connected, with the link to its Connected apps row. */
 export const appConnectedMail = (facts: AppConnectedFacts, origin: string): MailText => {
@@ -99,7 +99,7 @@ export const changeWaitingMail = (facts: ChangeWaitingFacts, origin: string): Ma
       `Tool: ${oneLine(facts.toolTitle)} (${facts.tool})`,
       `Why it waits: ${whyItWaits[facts.reason]}`,
       `Who can decide: a workspace admin or editor${facts.deciders.length === 0 ? "" : ` (${facts.deciders.map(personLabel).join(", ")})`}.`,
-      `Unanswered, it expires on ${utcMinute(facts.expiresAt)}.`,
+      `Unanswered, it expires on ${formatWhen(facts.expiresAt)}.`,
       "",
       "See it, approve or decline it under Write approvals:",
       absolute(origin, pagePaths.approval(facts.workspace.id, facts.requestId))

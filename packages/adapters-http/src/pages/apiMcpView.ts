@@ -5,6 +5,7 @@ import {
   type AuditEntry, type ConnectedApp, type ConnectedAppDetail, type ConnectedAppsOverview, type EndedBecause, makesChanges,
   mayEnd, type PlatformChoice, type Surface, type UsageOfDay, type User
 } from "@adgate/core"
+import { formatWhen } from "./formatting.ts"
 import { html, type Html, raw } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
 import { auditKindWords } from "./audit/auditKindWords.ts"
@@ -16,7 +17,7 @@ import type { WorkspaceView } from "./workspaceFrame.ts"
 export const timeOf = (at: number | null): Html =>
   at === null
     ? html`<span class="muted">never</span>`
-    : html`<time datetime="${new Date(at).toISOString()}">${new Date(at).toISOString().slice(0, 16).replace("T", " ")} UTC</time>`
+    : html`<time datetime="${new Date(at).toISOString()}">${formatWhen(at)}</time>`
 
 const surfaceWords: Readonly<Record<Surface, string>> = {
   mcp: "MCP server",

@@ -9,8 +9,7 @@ import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages
 import { People, type PeoplePorts, type Person } from "./People.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { pagePaths } from "../pages/pagePaths.ts"
-import { renderPersonPage } from "../pages/workspaceFrame.ts"
-import { RequestId } from "../security.ts"
+import { formExpired, renderPersonPage } from "../pages/workspaceFrame.ts"
 
 const field = (form: UrlParams.UrlParams, name: string): string | undefined =>
   Option.getOrUndefined(UrlParams.getFirst(form, name))
@@ -23,14 +22,6 @@ export const peoplePageErrors = {
   SignInThrottled: { status: 429, title: "Sign in", message: "Too many sign-in attempts. Please wait a few minutes and try again." },
   NotAMember: { status: 403, title: "Not your workspace", message: "You are not a member of that workspace." }
 } as const satisfies Record<PeoplePageError["_tag"], { readonly status: number; readonly title: string; readonly message: string }>
-
-const forbidden = Effect.map(Effect.service(RequestId), (requestId) =>
-  renderErrorPage({
-    status: 403,
-    title: "This form has expired",
-    message: "The form was not sent from this page or has expired. Go back, reload the page and try again.",
-    requestId
-  }))
 
 const signInForm = (options: {
   readonly csrfToken: string
@@ -108,7 +99,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
       Effect.gen(function* () {
         const form = yield* request.urlParamsBody
         const returnTo = safeReturnTo(field(form, "return_to"), origin)
-        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* forbidden
+        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* formExpired
         const email = (field(form, "email") ?? "").slice(0, 320)
         const password = (field(form, "password") ?? "").slice(0, 1024)
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
@@ -135,7 +126,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
     yield* router.add("POST", "/signout", (request) =>
       Effect.gen(function* () {
         const form = yield* request.urlParamsBody
-        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
+        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
         yield* endSession(request)
         return people.withoutSessionCookie(seeOther("/signin"))
       }))
@@ -146,7 +137,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         const returnTo = safeReturnTo(field(form, "return_to"), origin)
         return yield* people.requirePerson(request.modify({ url: returnTo }), (person) =>
           Effect.gen(function* () {
-            if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* forbidden
+            if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
             return yield* switchWorkspace(person.session, WorkspaceId.make(field(form, "workspace_id") ?? "")).pipe(
               Effect.provide(ports),
               Effect.as(seeOther(returnTo)),

@@ -13,6 +13,7 @@ import {
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
 import { clientLabel } from "../appLabel.ts"
+import { formatWhen } from "../formatting.ts"
 import { html, type Html, renderErrorPage } from "../layout.ts"
 import { pagePaths } from "../pagePaths.ts"
 import {
@@ -27,9 +28,6 @@ export const historyPageSize = 20
 export const maxHistoryPage = 500
 
 const roles = ["admin", "editor"] as const
-
-/** "2026-11-27 19:46 UTC": the same for every reader, whatever their browser's zone. */
-export const utcTime = (ms: number): string => `${new Date(ms).toISOString().slice(0, 16).replace("T", " ")} UTC`
 
 const money = (n: number): string => n.toFixed(2)
 
@@ -140,7 +138,7 @@ ${changeRows(facts)}
 <dt>Account</dt><dd>${facts.account === null
   ? html`<span class="muted">${facts.change?.accountId ?? (typeof request.arguments["accountId"] === "string" ? request.arguments["accountId"] : "not named")}</span>`
   : html`${facts.account.name} <span class="muted">(${facts.account.platform} ${facts.account.id})</span>`}</dd>
-<dt>Asked by</dt><dd>${whoAsked(facts)}, ${utcTime(request.createdAt)}</dd>
+<dt>Asked by</dt><dd>${whoAsked(facts)}, ${formatWhen(request.createdAt)}</dd>
 <dt>Why it waits</dt><dd>${whyItWaits(facts)}</dd>
 <dt>Guardrails</dt><dd>${lines.length === 0
   ? html`The workspace has no guardrails set.`
@@ -148,7 +146,7 @@ ${changeRows(facts)}
 ${facts.guardrailRefusal === null
   ? (facts.change === null ? "" : html`<p class="muted">It passes them now; they are checked again when it runs.</p>`)
   : html`<p class="alert">It would be refused now: ${facts.guardrailRefusal}</p>`}</dd>
-<dt>Expires</dt><dd>${utcTime(request.expiresAt)} (${inWords(request.expiresAt, now)}); unanswered, it is not applied.</dd>
+<dt>Expires</dt><dd>${formatWhen(request.expiresAt)} (${inWords(request.expiresAt, now)}); unanswered, it is not applied.</dd>
 </dl>
 ${decisionForms(view, facts)}
 </section>`
@@ -169,7 +167,7 @@ const historyRow = (view: WorkspaceView, facts: RequestFacts): Html => {
 <td>${whoAsked(facts)}</td>
 <td>${facts.decider?.name ?? html`<span class="muted">—</span>`}</td>
 <td class="num">${request.providerStatus ?? "—"}</td>
-<td>${utcTime(request.updatedAt)}</td>
+<td>${formatWhen(request.updatedAt)}</td>
 </tr>`
 }
 
@@ -264,11 +262,11 @@ ${pendingCard(view, pending, yield* Clock.currentTimeMillis, "h2")}`
 <h2>${outcomeBadge(facts)} <span class="visually-hidden">Status: </span>${outcome === null ? "" : outcomeLabels[outcome]}</h2>
 <dl class="facts">
 <dt>Tool</dt><dd>${toolWords(facts)}</dd>
-<dt>Asked by</dt><dd>${whoAsked(facts)}, ${utcTime(wr.createdAt)}</dd>
+<dt>Asked by</dt><dd>${whoAsked(facts)}, ${formatWhen(wr.createdAt)}</dd>
 <dt>Why it waited</dt><dd>${whyItWaits(facts)}</dd>
-${wr.decidedAt === null ? "" : html`<dt>Decided</dt><dd>${facts.decider?.name ?? (outcome === "withdrawn" ? "withdrawn for the app that asked" : "—")}, ${utcTime(wr.decidedAt)}</dd>`}
+${wr.decidedAt === null ? "" : html`<dt>Decided</dt><dd>${facts.decider?.name ?? (outcome === "withdrawn" ? "withdrawn for the app that asked" : "—")}, ${formatWhen(wr.decidedAt)}</dd>`}
 <dt>Platform status</dt><dd class="provider-status">${wr.providerStatus ?? html`<span class="muted">the platform was not called</span>`}</dd>
-<dt>Last moved</dt><dd>${utcTime(wr.updatedAt)}</dd>
+<dt>Last moved</dt><dd>${formatWhen(wr.updatedAt)}</dd>
 </dl>
 ${wr.result === null ? "" : html`<h3>The platform's answer</h3>${answerOf(wr.result)}`}
 </section>`

@@ -14,7 +14,7 @@ import { html, type Html, renderErrorPage } from "../layout.ts"
 import { pagePaths } from "../pagePaths.ts"
 import { auditKindWords } from "./auditKindWords.ts"
 import { renderWorkspacePage, withWorkspace, type WorkspaceView } from "../workspaceFrame.ts"
-import { utcTime } from "../approvals/ApprovalsRoutes.ts"
+import { formatWhen } from "../formatting.ts"
 
 export const auditPageSize = 50
 /** The last page one can ask for: beyond it, narrow by app or kind. */
@@ -242,7 +242,7 @@ ${shown.length === 0
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">App</th><th scope="col">Details</th></tr></thead>
 <tbody>
 ${shown.map((entry) => html`<tr data-kind="${entry.action}">
-<td>${utcTime(entry.at)}</td>
+<td>${formatWhen(entry.at)}</td>
 <td>${auditKindWords[entry.action]}</td>
 <td>${entry.actorId === null ? html`<span class="muted">the service</span>` : people.get(entry.actorId) ?? html`<code>${entry.actorId}</code>`}</td>
 <td>${appOf(entry, apps)}</td>
