@@ -1,10 +1,10 @@
 // Who may create and revoke a workspace's API keys, and what the New key form offers (docs/decisions.md, Pages:
 // "API keys"). An admin creates keys with any scope the plan allows and revokes any key; an editor creates keys with
 // the scopes an editor can grant (never tools:*, never "apply ordinary changes at once") and revokes only the keys
-// they created; a viewer neither. createApiKey and revokeApiKey enforce these; the page renders them.
+// they created (`mayEnd`, the Connected apps rule); a viewer neither. createApiKey and revokeApiKey enforce these; the
+// page renders them.
 import { Effect, Option } from "effect"
-import type { ApiKey } from "./records.ts"
-import { canConnect, mayEnd, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
+import { canConnect, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
 import { allScopes, type Scope } from "../scopes/Scope.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import { Directory } from "../ports/Directory.ts"
@@ -15,10 +15,6 @@ export const canCreateApiKeys = (role: Role): boolean => canConnect(role)
 
 /** Whether "apply ordinary changes at once" is this person's to choose (as on the consent page: an admin's). */
 export const canChooseApplyAtOnce = (role: Role): boolean => role === "admin"
-
-/** Whether a person with `role` (`actorId`; null: the operator) may revoke `key`: the Connected apps rule, `mayEnd`. */
-export const canRevokeApiKey = (role: Role, actorId: UserId | null, key: ApiKey): boolean =>
-  mayEnd(role, actorId, { ownerId: key.createdBy })
 
 /** The New key form of one person: every scope, each with why it cannot be chosen (null: it can). */
 export interface ApiKeyFormOptions {
