@@ -5,7 +5,7 @@
 import { Effect } from "effect"
 import { HttpRouter, UrlParams } from "effect/http"
 import {
-  type ApiKey, ApiKeyId, type ApiKeyInvalid, type ApiKeyNotAllowed, type ApiKeyNotFound, type ApiKeyScopeNotGrantable, apiKeyFormOptions, apiKeyNameMaxLength, allScopes, canCreateApiKeys, canRevokeApiKey, createApiKey, listApiKeys,
+  type ApiKey, ApiKeyId, type ApiKeyInvalid, type ApiKeyNotAllowed, type ApiKeyNotFound, type ApiKeyScopeNotGrantable, apiKeyFormOptions, apiKeyNameMaxLength, allScopes, canCreateApiKeys, createApiKey, listApiKeys, mayEnd,
   revokeApiKey, type Scope, type User, type WriteMode
 } from "@adgate/core"
 import { notGrantableReasons, scopeDescriptions } from "../oauth/consentView.ts"
@@ -78,7 +78,7 @@ ${keys.map(({ key, creator }) => html`<tr id="${key.id}">
 <td>${key.scopes.map((s) => html`<code>${s}</code> `)}</td>
 <td>${toolWritesWords[key.toolWrites]}</td>
 <td>${key.revokedAt === null ? html`<span class="badge active">active</span>` : html`<span class="badge revoked">revoked</span> <span class="muted">${formatWhen(key.revokedAt)}</span>`}</td>
-<td>${key.revokedAt === null && canRevokeApiKey(view.role, view.person.user.id, key)
+<td>${key.revokedAt === null && mayEnd(view.role, view.person.user.id, { ownerId: key.createdBy })
   ? html`<form method="post" action="${pagePaths.apiKeys(view.workspace.id)}/${key.id}/revoke" class="inline">
 <input type="hidden" name="csrf_token" value="${view.person.csrfToken}">
 <button type="submit" class="danger small" aria-label="Revoke ${key.name}">Revoke</button>

@@ -1,24 +1,20 @@
 // Who may create and revoke a workspace's API keys, and what the New key form offers (docs/decisions.md, Pages:
 // "API keys"). An admin creates keys with any scope the plan allows and revokes any key; an editor creates keys with
 // the scopes an editor can grant (never tools:*, never "apply ordinary changes at once") and revokes only the keys
-// they created; a viewer neither. createApiKey and revokeApiKey enforce these; the page renders them.
-import { Effect, Option } from "effect"
-import type { ApiKey } from "./records.ts"
-import { canConnect, mayEnd, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
+// they created (`mayEnd`, the Connected apps rule); a viewer neither. createApiKey and revokeApiKey enforce these; the
+// page renders them.
+import { Effect } from "effect"
+import { peopleOf } from "../connectedApps/listConnectedApps.ts"
+import { canConnect, type NotGrantable, whyNotGrantable } from "../scopes/grant.ts"
 import { allScopes, type Scope } from "../scopes/Scope.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
-import { Directory } from "../ports/Directory.ts"
-import type { Plan, Role, User, UserId, WorkspaceId } from "../workspaces/Workspace.ts"
+import type { Plan, Role, WorkspaceId } from "../workspaces/Workspace.ts"
 
 /** Whether a person with `role` may create API keys at all. */
 export const canCreateApiKeys = (role: Role): boolean => canConnect(role)
 
 /** Whether "apply ordinary changes at once" is this person's to choose (as on the consent page: an admin's). */
 export const canChooseApplyAtOnce = (role: Role): boolean => role === "admin"
-
-/** Whether a person with `role` (`actorId`; null: the operator) may revoke `key`: the Connected apps rule, `mayEnd`. */
-export const canRevokeApiKey = (role: Role, actorId: UserId | null, key: ApiKey): boolean =>
-  mayEnd(role, actorId, { ownerId: key.createdBy })
 
 /** The New key form of one person: every scope, each with why it cannot be chosen (null: it can). */
 export interface ApiKeyFormOptions {
@@ -39,12 +35,7 @@ export const apiKeyFormOptions = (role: Role, plan: Plan): ApiKeyFormOptions => 
  */
 export const listApiKeys = Effect.fn("credentials.listApiKeys")(function* (workspaceId: WorkspaceId) {
   const keys = yield* (yield* ApiKeyStore).listByWorkspace(workspaceId)
-  const directory = yield* Directory
-  const members = new Map((yield* directory.members(workspaceId)).map((m) => [m.user.id, m.user] as const))
-  const creators = new Map<UserId, User | null>(members)
-  // Creators who left the workspace: read one by one (few, and only for the keys they left behind).
-  for (const key of keys)
-    if (!creators.has(key.createdBy)) creators.set(key.createdBy, Option.getOrNull(yield* directory.user(key.createdBy)))
+  const creators = yield* peopleOf(workspaceId, keys.map((k) => k.createdBy))
   return [...keys]
     .sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : -1))
     .map((key) => ({ key, creator: creators.get(key.createdBy) ?? null }))

@@ -23,11 +23,11 @@ const decimalOf = (n: number): Decimal => {
   return scale >= 0 ? { units: digits, scale } : { units: digits * 10n ** BigInt(-scale), scale: 0 }
 }
 
-/** The three decimals as integers over one common power of ten. */
-const common = (...values: ReadonlyArray<number>): ReadonlyArray<bigint> => {
+/** The decimals as integers over one common power of ten, `denominator` (10^scale). */
+const common = (...values: ReadonlyArray<number>): { readonly units: ReadonlyArray<bigint>; readonly denominator: bigint } => {
   const decimals = values.map(decimalOf)
   const scale = Math.max(...decimals.map((d) => d.scale))
-  return decimals.map((d) => d.units * 10n ** BigInt(scale - d.scale))
+  return { units: decimals.map((d) => d.units * 10n ** BigInt(scale - d.scale)), denominator: 10n ** BigInt(scale) }
 }
 
 /**
@@ -37,14 +37,14 @@ const common = (...values: ReadonlyArray<number>): ReadonlyArray<bigint> => {
 export const changeExceedsPercent = (from: number, to: number, capPercent: number): boolean => {
   // An amount that is no number (a platform's preview of a malformed raw body) cannot be shown within the cap.
   if (!Number.isFinite(from) || !Number.isFinite(to) || !Number.isFinite(capPercent)) return true
-  const [f, t, c] = common(from, to, capPercent) as [bigint, bigint, bigint]
+  const { units, denominator } = common(from, to, capPercent)
+  const [f, t, c] = units as [bigint, bigint, bigint]
   if (f === t) return false
   if (f === 0n) return true
   const change = t > f ? t - f : f - t
   const base = f < 0n ? -f : f
-  // Both sides over the common scale: change/S · 100 > c/S · base/S ⇔ change · 100 · S > c · base.
-  const scale = 10n ** BigInt(Math.max(decimalOf(from).scale, decimalOf(to).scale, decimalOf(capPercent).scale))
-  return change * 100n * scale > c * base
+  // Both sides over the common denominator S: change/S · 100 > c/S · base/S ⇔ change · 100 · S > c · base.
+  return change * 100n * denominator > c * base
 }
 
 /**
@@ -53,7 +53,7 @@ export const changeExceedsPercent = (from: number, to: number, capPercent: numbe
  */
 export const changePercentText = (from: number, to: number): string => {
   if (!Number.isFinite(from) || !Number.isFinite(to)) return "a change of no known size"
-  const [f, t] = common(from, to) as [bigint, bigint]
+  const [f, t] = common(from, to).units as [bigint, bigint]
   if (f === 0n) return "an unbounded change"
   const change = t > f ? t - f : f - t
   const base = f < 0n ? -f : f

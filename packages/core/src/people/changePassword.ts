@@ -7,11 +7,12 @@ import { Clock, Effect, Option } from "effect"
 import { hitLimit, peekLimit } from "../limits/RateLimits.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
-import { type SecretHash, Secrets } from "../ports/Secrets.ts"
+import type { SecretHash } from "../ports/Secrets.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { User, UserId } from "../workspaces/Workspace.ts"
 import { passwordMinLength } from "./addUser.ts"
 import { PasswordChangeThrottled, PasswordRefused } from "./errors.ts"
+import { signInAccount } from "./signIn.ts"
 
 /** The sign-in form reads at most this many characters of a password; a longer one could never sign in. */
 export const passwordMaxLength = 1024
@@ -66,7 +67,7 @@ export const changePassword = Effect.fn("people.changePassword")(function* (inpu
   if (input.newPassword !== input.newPasswordAgain) return yield* new PasswordRefused({ reason: "not_repeated" })
   const problem = passwordProblem(input.newPassword)
   if (problem !== null) return yield* new PasswordRefused({ reason: problem })
-  const account = yield* (yield* Secrets).hash(input.user.email.trim().toLowerCase())
+  const account = yield* signInAccount(input.user.email)
   const subject = `${account}|${input.address}`
   const before = yield* peekLimit("signin_failures_per_account_address", subject, yield* Clock.currentTimeMillis)
   if (!before.allowed) return yield* new PasswordChangeThrottled({ retryAfterSeconds: before.retryAfterSeconds })

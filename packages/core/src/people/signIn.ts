@@ -20,11 +20,17 @@ export interface SignInAttempt {
   readonly address: string
 }
 
+/**
+ * The key sign-in's limits count an account by: the hash of the address as typed (trimmed, lower case), known or
+ * not, so throttling answers alike for both and no address typed by a stranger is stored in clear.
+ */
+export const signInAccount = Effect.fn("people.signInAccount")(function* (email: string) {
+  return yield* (yield* Secrets).hash(email.trim().toLowerCase())
+})
+
 export const signIn = Effect.fn("people.signIn")(function* (attempt: SignInAttempt) {
   const email = attempt.email.trim()
-  // The account is keyed by the hash of the address as typed (lower case), known or not: throttling answers alike
-  // for both, and no address typed by a stranger is stored in clear.
-  const account = yield* (yield* Secrets).hash(email.toLowerCase())
+  const account = yield* signInAccount(email)
   // The limits are the rate-limit policy's (docs/limits.md): signin_failures_per_address, _per_account and
   // _per_account_address.
   const counters: ReadonlyArray<{ readonly name: LimitName; readonly subject: string }> = [
