@@ -1,7 +1,8 @@
 // The server's configuration, read from the environment (README §Configuration):
 // PORT, BASE_URL (the issuer), DATABASE_URL, ADGATE_DATA_DIR, SMTP_URL, the first admin, the credentials key, the
 // rate limits (ADGATE_LIMIT_<NAME>, ADGATE_RATE_LIMITS; docs/limits.md), the search text's maximum
-// (ADGATE_MAX_SEARCH_QUERY_LENGTH), TRUSTED_PROXIES and ADGATE_TRACING.
+// (ADGATE_MAX_SEARCH_QUERY_LENGTH), the lingering close (ADGATE_LINGER_MS, ADGATE_LINGER_MAX_BYTES), TRUSTED_PROXIES
+// and ADGATE_TRACING.
 import { Config, Effect, Option, Redacted, Result } from "effect"
 import { resolve } from "node:path"
 import { readFileSync } from "node:fs"
@@ -10,6 +11,7 @@ import {
   type LimitName, type RateLimitPolicy, type RecognisedProduct
 } from "@adgate/core"
 import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
+import { defaultGentleClose, type GentleCloseOptions } from "@adgate/adapters-http/gentleClose"
 import { ConfigurationInvalid } from "./errors.ts"
 
 export interface AppConfig {
@@ -33,6 +35,8 @@ export interface AppConfig {
   readonly inputLimits: InputLimitsShape
   /** Addresses and CIDR ranges of the reverse proxies whose X-Forwarded-For is believed; empty trusts nobody. */
   readonly trustedProxies: ReadonlyArray<string>
+  /** How a connection closes after bytes the HTTP parser refused (docs/limits.md, Closing a connection). */
+  readonly gentleClose: GentleCloseOptions
   /**
    * Whether Effect records spans (`ADGATE_TRACING`, default off). adgate configures no tracer or exporter, so a span is
    * seen by nobody; off, every `Effect.fn`, SQL statement and `withSpan` gets a no-op span instead, and errors capture
@@ -106,6 +110,25 @@ const readInputLimits = Effect.gen(function* () {
   return { ...defaultInputLimits, maxSearchQueryLength: value } satisfies InputLimitsShape
 })
 
+/** A whole number from `min` to `max` read from `variable`, or `fallback` when unset; anything else stops the start. */
+const wholeNumber = (variable: string, min: number, max: number, fallback: number, unit: string) =>
+  Effect.gen(function* () {
+    const raw = yield* Config.option(Config.NonEmptyString(variable))
+    if (Option.isNone(raw)) return fallback
+    const value = Number(raw.value.trim())
+    if (!Number.isInteger(value) || value < min || value > max)
+      return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of ${unit} from ${min} to ${max}` })
+    return value
+  })
+
+/** ADGATE_LINGER_MS and ADGATE_LINGER_MAX_BYTES: how long, and how many bytes, a closing connection discards. */
+const readGentleClose = Effect.gen(function* () {
+  return {
+    lingerMs: yield* wholeNumber("ADGATE_LINGER_MS", 0, 60_000, defaultGentleClose.lingerMs, "milliseconds"),
+    maxDiscardBytes: yield* wholeNumber("ADGATE_LINGER_MAX_BYTES", 0, 100 * 1024 * 1024, defaultGentleClose.maxDiscardBytes, "bytes")
+  } satisfies GentleCloseOptions
+})
+
 const readTrustedProxies = Effect.gen(function* () {
   const raw = yield* Config.String("TRUSTED_PROXIES").pipe(Config.withDefault(""))
   const list = raw.split(/[\s,]+/).filter((entry) => entry !== "")
@@ -175,6 +198,7 @@ export const loadAppConfig = Effect.gen(function* () {
     rateLimits: yield* readRateLimits,
     inputLimits: yield* readInputLimits,
     trustedProxies: yield* readTrustedProxies,
+    gentleClose: yield* readGentleClose,
     tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on",
     recognisedProducts: yield* readRecognisedProducts,
     metricsAddress: yield* readMetricsAddress,

@@ -38,7 +38,7 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
   // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
   // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
   const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
-  const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  const http = serveHttp({ app, port: config.port, gentleClose: config.gentleClose, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
   // Without SMTP_URL the mail is only logged, so the instance's admin (the first admin, ADGATE_ADMIN_EMAIL) reads it
   // on the development mailbox page (docs/decisions.md, Mail and the development mailbox).
   const instanceAdmin = Option.getOrElse(config.adminEmail, () => defaultAdminEmail)

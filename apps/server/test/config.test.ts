@@ -104,6 +104,19 @@ describe("the search text's maximum length from the environment (docs/limits.md,
     }))
 })
 
+describe("the lingering close from the environment (docs/limits.md, Closing a connection)", () => {
+  it.effect("ADGATE_LINGER_MS and ADGATE_LINGER_MAX_BYTES set how long and how much a closing connection discards; unset, 2 s and 1 MB", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual((yield* loadAppConfig.pipe(withEnv({}))).gentleClose, { lingerMs: 2_000, maxDiscardBytes: 1024 * 1024 })
+      const set = yield* loadAppConfig.pipe(withEnv({ ADGATE_LINGER_MS: "5000", ADGATE_LINGER_MAX_BYTES: "65536" }))
+      assert.deepStrictEqual(set.gentleClose, { lingerMs: 5_000, maxDiscardBytes: 65_536 })
+      for (const [variable, bad] of [["ADGATE_LINGER_MS", "-1"], ["ADGATE_LINGER_MS", "60001"], ["ADGATE_LINGER_MS", "2s"], ["ADGATE_LINGER_MAX_BYTES", "1.5"], ["ADGATE_LINGER_MAX_BYTES", "104857601"]] as const) {
+        const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ [variable]: bad })))
+        assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message.includes(variable), `${variable}=${bad}`)
+      }
+    }))
+})
+
 describe("recognised products from the environment (ADGATE_RECOGNISED_PRODUCTS)", () => {
   const file = (content: string) => {
     const dir = mkdtempSync(join(tmpdir(), "adgate-products-"))

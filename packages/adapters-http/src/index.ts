@@ -2,6 +2,7 @@
 // adapters that live on HTTP (scrypt passwords, https metadata-document fetcher).
 export { HttpApp, makeHttpApp, HealthRoutes } from "./HttpApp.ts"
 export { serveHttp, type ServeOptions } from "./serve.ts"
+export { answerParseErrorsGently, closeGently, defaultGentleClose, type GentleCloseOptions } from "./gentleClose.ts"
 export { TrustedProxies, clientAddress, compileTrustedProxies, countedAddress } from "./clientAddress.ts"
 export { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"
 export { SecurityMiddleware, RequestId, contentSecurityPolicy, isCrossSite, maxBodyBytes } from "./security.ts"

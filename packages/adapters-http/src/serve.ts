@@ -8,6 +8,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { createServer } from "node:http"
 import { HttpApp } from "./HttpApp.ts"
+import { answerParseErrorsGently, type GentleCloseOptions } from "./gentleClose.ts"
 
 export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly port: number
@@ -16,10 +17,13 @@ export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly app?: Layer.Layer<never, never, R | HttpRouter.HttpRouter>
   /** How long requests in flight may take to finish once stopping (default 10 s). */
   readonly drainSeconds?: number
+  /** How a connection closes after bytes the parser refused (default gentleClose.ts `defaultGentleClose`). */
+  readonly gentleClose?: GentleCloseOptions
 }
 
 export const serveHttp = <R = Layer.Services<typeof HttpApp>>(options: ServeOptions<R>) => {
-  const server = createServer()
+  // Bytes the parser refuses are answered without a reset that would lose the answer (gentleClose.ts).
+  const server = answerParseErrorsGently(createServer(), options.gentleClose)
   const listening = NodeHttpServer.layer(() => server, {
     port: options.port,
     ...(options.host === undefined ? {} : { host: options.host })

@@ -2,6 +2,7 @@
 // `databaseUrl` when given).
 import { builtInProducts, defaultInputLimits, defaultRateLimitPolicy } from "@adgate/core"
 import { Option, Redacted } from "effect"
+import { defaultGentleClose } from "@adgate/adapters-http/gentleClose"
 import type { AppConfig } from "../../src/config.ts"
 
 export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> = Option.none()): AppConfig => ({
@@ -18,6 +19,7 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   rateLimits: defaultRateLimitPolicy,
   inputLimits: defaultInputLimits,
   trustedProxies: [],
+  gentleClose: defaultGentleClose,
   tracing: false,
   recognisedProducts: builtInProducts,
   metricsAddress: Option.none(),

@@ -1,5 +1,7 @@
 // What the fuzz suites found, each a named regression test (docs/checklist-coverage.md, "Fuzzing"): the answer
-// given before any route runs follows the route the router would have chosen, whatever the path's spelling.
+// given before any route runs follows the route the router would have chosen, whatever the path's spelling; and the
+// answer of a request whose body no route reads is read by the client, never lost to a connection reset.
+import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { rawSocket } from "./fuzzSupport.ts"
@@ -33,5 +35,68 @@ describe("fuzz findings", () => {
     }
     // A page's path keeps the plain-text 413.
     expect((await declaredTooLarge("/SIGNIN")).contentType).toMatch(/text\/plain/)
+  })
+})
+
+/**
+ * Writes `bytes` on a fresh connection without ending it (as a client that sends its whole request before reading),
+ * reads until the server closes, and says whether the connection ended in a reset.
+ */
+const exchange = (bytes: Buffer): Promise<{ readonly statuses: ReadonlyArray<number>; readonly reset: boolean }> => {
+  const url = new URL(server.origin)
+  return new Promise((resolve) => {
+    const socket = connect(Number(url.port), url.hostname)
+    const chunks: Array<Buffer> = []
+    let reset = false
+    const timer = setTimeout(() => socket.destroy(new Error("the server never closed the connection")), 10_000)
+    socket.on("data", (c: Buffer) => chunks.push(c))
+    socket.on("error", (e: NodeJS.ErrnoException) => { reset = e.code === "ECONNRESET" || e.code === "EPIPE" })
+    socket.on("close", () => {
+      clearTimeout(timer)
+      const statuses = [...Buffer.concat(chunks).toString("latin1").matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))
+      resolve({ statuses, reset })
+    })
+    socket.on("connect", () => socket.write(bytes))
+  })
+}
+
+const request = (head: string, bodyBytes: number) => Buffer.concat([Buffer.from(head), Buffer.alloc(bodyBytes, "a")])
+
+describe("a body no route reads never costs the client its answer (RFC 9112 §9.6, lingering close)", () => {
+  it("a GET, OPTIONS or DELETE body sent without Content-Length (read as a next request the parser refuses) leaves the answer readable: the connection closes without a reset", async () => {
+    const cases = [
+      { head: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", status: 200 },
+      { head: "OPTIONS /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nOrigin: https://app.example\r\nAccess-Control-Request-Method: GET\r\n\r\n", status: 204 },
+      { head: "DELETE /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", status: 405 }
+    ]
+    for (const { head, status } of cases) {
+      // Before the fix every one of these ended in a reset (Node destroyed the socket with the body unread).
+      for (let i = 0; i < 3; i++) {
+        const answer = await exchange(request(head, 200_000))
+        expect(answer.statuses[0], head).toBe(status)
+        expect(answer.reset, `${head.split("\r\n")[0]}: the connection was reset`).toBe(false)
+      }
+    }
+  })
+
+  it("a head past 16 KB followed by a body is answered 431, read by the client before a clean close", async () => {
+    for (let i = 0; i < 3; i++) {
+      const answer = await exchange(request(`GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${"b".repeat(20_000)}\r\n\r\n`, 200_000))
+      expect(answer.statuses).toEqual([431])
+      expect(answer.reset).toBe(false)
+    }
+  })
+
+  it("a framed body no route reads (a GET's, a 405's) or one declared past 1 MB (413) is drained or discarded: the answer is read and the connection ends cleanly", async () => {
+    const cases = [
+      { head: "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 200000\r\nConnection: close\r\n\r\n", bytes: 200_000, status: 200 },
+      { head: "PUT /oauth/token HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 300000\r\nConnection: close\r\n\r\n", bytes: 300_000, status: 405 },
+      { head: "POST /api/v1/me HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 3000000\r\nConnection: close\r\n\r\n", bytes: 3_000_000, status: 413 }
+    ]
+    for (const { head, bytes, status } of cases) {
+      const answer = await exchange(request(head, bytes))
+      expect(answer.statuses[0], head).toBe(status)
+      expect(answer.reset, `${head.split("\r\n")[0]}: the connection was reset`).toBe(false)
+    }
   })
 })

@@ -77,7 +77,7 @@ export const encodePairs = (pairs: ReadonlyArray<readonly [string, string]>, raw
 export const nested = (depth: number, kind: "array" | "object"): string =>
   kind === "array" ? `${"[".repeat(depth)}1${"]".repeat(depth)}` : `${"{\"a\":".repeat(depth)}1${"}".repeat(depth)}`
 
-/** A refusal: a 4xx, or a head past Node's ceiling closed by the server (status 0, see rawRequest). */
+/** A refusal: a 4xx, or a body past the limit cut off by the server (status 0, see rawRequest). */
 export const refused = (status: number): boolean => status === 0 || (status >= 400 && status < 500)
 
 /** A body an attacker would send: JSON of any shape, deep, huge, truncated, not JSON at all, or invalid UTF-8 bytes. */
@@ -136,17 +136,16 @@ export interface RawAnswer {
 export const maxHeadBytes = 16 * 1024
 
 /**
- * Bodies from this size on may lose their answer: a body the route does not read (a GET, an OPTIONS preflight, a
- * 405, a 413 past the 1 MB limit) sometimes has its connection reset before the answer is read, with plain
- * node:http as the client too (seen from ~30 KB; below 16 KB never). Not a 5xx and nothing runs, but an answer is
- * lost: reported to the coordinator (the HTTP server's body teardown), tolerated here as status 0.
+ * Past this many bytes of a body no route reads, the server may reset the connection: a client that sends more than
+ * the body limit (1 MB) where no header framed a body is discarded only up to the limit (adapters-http gentleClose.ts,
+ * maxDiscardBytes); below it every answer is read, whatever the body, head or method (fuzzFindings.test.ts).
  */
-export const unreadBodyResetBytes = 16 * 1024
+export const unreadBodyResetBytes = 1024 * 1024
 
 /**
- * Sends one request as given. A head past Node's ceiling, or a body the route may not read (unreadBodyResetBytes),
- * may be cut off by the server before its answer can be read: that answers status 0, and only for such a request;
- * any other reset is an error.
+ * Sends one request as given. Only a body past the limit that no header framed (unreadBodyResetBytes) may be cut off
+ * by the server before its answer can be read: that answers status 0, and only for such a request; any other reset
+ * is an error.
  */
 export const rawRequest = (
   origin: string,
@@ -177,7 +176,7 @@ export const rawRequest = (
     const headBytes = options.path.length + Object.entries(options.headers ?? {}).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0)
     req.on("error", (e: NodeJS.ErrnoException) => {
       agent.destroy()
-      if ((e.code === "ECONNRESET" || e.code === "EPIPE") && (headBytes > maxHeadBytes || (options.body === undefined ? 0 : Buffer.byteLength(options.body)) >= unreadBodyResetBytes)) resolve({ status: 0, headers: {}, text: "" })
+      if ((e.code === "ECONNRESET" || e.code === "EPIPE") && (options.body === undefined ? 0 : Buffer.byteLength(options.body)) > unreadBodyResetBytes) resolve({ status: 0, headers: {}, text: "" })
       else reject(new Error(`${options.method} ${options.path.slice(0, 100)} (head ${headBytes} B, body ${options.body === undefined ? 0 : Buffer.byteLength(options.body)} B, headers ${Object.keys(options.headers ?? {}).join(",")}): ${e.code}`))
     })
     req.on("timeout", () => req.destroy(new Error(`${options.method} ${options.path.slice(0, 80)} timed out`)))

@@ -48,6 +48,7 @@ import { makeHttpApp } from "../../src/HttpApp.ts"
 import { TrustedProxies } from "../../src/clientAddress.ts"
 import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
+import { answerParseErrorsGently } from "../../src/gentleClose.ts"
 import { Readiness, type ReadinessChecks } from "../../src/readiness.ts"
 import { type Metrics, metricsLayer } from "../../src/metrics.ts"
 
@@ -215,7 +216,7 @@ const startWith = async (
   const captureLogs = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
   try {
     const listening = await Effect.runPromise(
-      Layer.buildWithScope(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }), scope)
+      Layer.buildWithScope(NodeHttpServer.layer(() => answerParseErrorsGently(createServer()), { port: 0, host: "127.0.0.1" }), scope)
     )
     const bound = Context.get(listening, HttpServer.HttpServer).address
     if (bound._tag === "UnixPathAddress") throw new Error("expected a TCP address")

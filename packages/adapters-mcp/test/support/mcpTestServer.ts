@@ -29,7 +29,7 @@ import { SecretsWebCrypto } from "@adgate/core/testing"
 import { CredentialCipher, makeCredentialCipher, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
 import { connectSandboxPlatforms, PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
-import { makeHttpApp, PasswordHasherScrypt } from "@adgate/adapters-http"
+import { answerParseErrorsGently, makeHttpApp, PasswordHasherScrypt } from "@adgate/adapters-http"
 import { makeMcpRoutes, McpRoutes, type McpRoutesOptions } from "../../src/index.ts"
 import { cookiesFrom, csrfTokenIn, refuseEverything } from "../../../adapters-http/test/support/testServer.ts"
 
@@ -83,7 +83,7 @@ export const startMcpTestServer = async (
 ): Promise<McpTestServer> => {
   const scope = Effect.runSync(Scope.make())
   try {
-    const listening = await Effect.runPromise(Layer.buildWithScope(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }), scope))
+    const listening = await Effect.runPromise(Layer.buildWithScope(NodeHttpServer.layer(() => answerParseErrorsGently(createServer()), { port: 0, host: "127.0.0.1" }), scope))
     const bound = Context.get(listening, HttpServer.HttpServer).address
     if (bound._tag === "UnixPathAddress") throw new Error("expected a TCP address")
     const origin = `http://127.0.0.1:${bound.port}`
