@@ -4,7 +4,7 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer, RequestNotes } from "@adgate/core"
 import type { McpPorts } from "./McpPorts.ts"
-import { hasMatrixParameters } from "@adgate/answers"
+import { authorizationOf, hasMatrixParameters } from "@adgate/answers"
 import { makeMcpHandler, mcpPath, notThisEndpoint } from "./mcpHandler.ts"
 
 export interface McpRoutesOptions {
@@ -27,6 +27,9 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
         const body = request.method === "POST" ? yield* request.text : ""
         const headers = new Headers()
         for (const [name, value] of Object.entries(request.headers)) if (typeof value === "string") headers.set(name, value)
+        // Every Authorization field the client sent, joined (Node keeps only the first): two are refused in the handler.
+        const authorization = authorizationOf(request.headers, request.source)
+        if (authorization !== undefined) headers.set("authorization", authorization)
         const { search } = new URL(request.url, origin)
         const notes = yield* RequestNotes
         // One web Request per call, carrying the body the handler forwards to the SDK (it is not built a second time),

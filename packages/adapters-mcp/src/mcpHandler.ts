@@ -6,7 +6,7 @@ import { Clock, Effect, Option, Schema } from "effect"
 import {
   authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, RequestNotes, type Scope, ToolRoleNotAllowed
 } from "@adgate/core"
-import { CredentialInQuery, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
+import { CredentialInQuery, CredentialRepeated, holdsSeveralCredentials, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
 import {
   type AuthInfo, classifyInboundRequest, createMcpHandler, DEFAULT_REQUEST_TIMEOUT_MSEC, isLegacyRequest, MissingRequiredClientCapabilityError,
   WebStandardStreamableHTTPServerTransport
@@ -214,6 +214,8 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     // A credential in the URL is refused whatever else was sent, as on REST (RFC 6750 §2.3, §5.3; spec §Authentication).
     if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
     const authorization = request.headers.get("authorization")
+    // Two credentials (the field repeated, or two in one value) are refused as on REST, never resolved to either.
+    if (holdsSeveralCredentials(authorization)) return refused(new CredentialRepeated(), { origin })
     const auth = await authenticate(authorization, notes)
     if (auth._tag === "Refused") return refused(auth.error, { origin }, run)
     const { principal } = auth

@@ -33,9 +33,36 @@ export class MethodNotAllowed extends Schema.TaggedError<MethodNotAllowed>()("Me
  */
 export class CredentialInQuery extends Schema.TaggedError<CredentialInQuery>()("CredentialInQuery", {}) {}
 
+/**
+ * More than one credential in the Authorization field: the field sent twice (Node keeps only the first of a repeated
+ * Authorization, a fetch host joins them with a comma), or one value naming two (OAuth 2.1 §5.3.2: more than one
+ * method is invalid_request). Refused, never resolved to either credential.
+ */
+export class CredentialRepeated extends Schema.TaggedError<CredentialRepeated>()("CredentialRepeated", {}) {}
+
+/**
+ * The request's Authorization as one value: every Authorization field it carried, joined with ", " as RFC 9110 §5.3
+ * combines repeated fields. `rawHeaders` is Node's list of names and values (an IncomingMessage's), when there is one.
+ */
+export const authorizationOf = (
+  headers: Readonly<Record<string, string | undefined>>,
+  source?: unknown
+): string | undefined => {
+  const raw = (source as { readonly rawHeaders?: unknown } | null | undefined)?.rawHeaders
+  if (!Array.isArray(raw)) return headers["authorization"]
+  const values: Array<string> = []
+  for (let i = 0; i + 1 < raw.length; i += 2) if (String(raw[i]).toLowerCase() === "authorization") values.push(String(raw[i + 1]))
+  return values.length === 0 ? undefined : values.join(", ")
+}
+
+/** True when an Authorization value holds more than one credential: a token68 never holds a comma. */
+export const holdsSeveralCredentials = (authorization: string | null | undefined): boolean =>
+  authorization != null && authorization.includes(",")
+
 /** The adapter's own refusals: how the request itself was read. */
 export type RequestRefusal =
   | BodyNotJson | BodyNotObject | BodyTooLarge | QueryInvalid | RouteNotFound | MethodNotAllowed | CredentialInQuery
+  | CredentialRepeated
 
 /** Every refusal a REST route can answer. */
 export type RestRefusal =
@@ -206,6 +233,10 @@ export const restErrors = {
   CredentialInQuery: {
     status: 400, error: "invalid_request",
     message: () => "Send the credential only in the Authorization header, never in the URL."
+  },
+  CredentialRepeated: {
+    status: 400, error: "invalid_request",
+    message: () => "Send one credential, in one Authorization header."
   },
   BodyTooLarge: {
     status: 413, error: "body_too_large",

@@ -3,7 +3,7 @@
 // report's rendering, the links to a write request and a task, and how times read. It imports only the core and
 // effect; both adapters import it, and neither imports the other (packages/core/test/boundaries.test.ts).
 export {
-  BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound,
+  authorizationOf, BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, CredentialRepeated, holdsSeveralCredentials, isRestRefusal, MethodNotAllowed, QueryInvalid, RouteNotFound,
   restErrorAnswer, restErrors, statusesOf, type RequestRefusal, type RestErrorAnswer, type RestErrorRow, type RestRefusal,
   type RestRefusalTag
 } from "./errors.ts"

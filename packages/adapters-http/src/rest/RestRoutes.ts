@@ -6,7 +6,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticateBearer, InputLimits, Issuer, nestsDeeperThan, requireScope } from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import {
-  BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, hasMatrixParameters, isRestRefusal, MethodNotAllowed, type Outage, outageOf,
+  authorizationOf, BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, CredentialRepeated, hasMatrixParameters, holdsSeveralCredentials, isRestRefusal, MethodNotAllowed, type Outage, outageOf,
   QueryInvalid, RouteNotFound
 } from "@adgate/answers"
 import { openApiDocument } from "./openApiDocument.ts"
@@ -97,8 +97,10 @@ const serve = (route: BearerRoute, origin: string, matched?: Readonly<Record<str
     const params = matched ?? (yield* HttpRouter.params)
     const search = new URL(request.url, origin).searchParams
     if (search.has("access_token")) return yield* new CredentialInQuery()
+    const authorization = authorizationOf(request.headers, request.source)
+    if (holdsSeveralCredentials(authorization)) return yield* new CredentialRepeated()
     // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
-    const principal = yield* authenticateBearer(request.headers["authorization"], "rest")
+    const principal = yield* authenticateBearer(authorization, "rest")
     if (route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
     const query = yield* decodeQuery(route, search)
     const body = route.body === null ? {} : yield* readJsonObject(request, route.body.description)

@@ -8,7 +8,7 @@ import { ErrorBody } from "./restSchemas.ts"
 
 /** Refusals every bearer route can answer, before its handler runs (RestRoutes.ts). */
 export const bearerRefusals: ReadonlyArray<RestRefusalTag> = [
-  "CredentialInQuery", "CredentialMissing", "InvalidCredential", "RequestsThrottled", "StoreUnavailable"
+  "CredentialInQuery", "CredentialRepeated", "CredentialMissing", "InvalidCredential", "RequestsThrottled", "StoreUnavailable"
 ]
 /** Refusals of reading a JSON body (RestRoutes.ts). */
 export const bodyRefusals: ReadonlyArray<RestRefusalTag> = ["BodyNotJson", "BodyNotObject", "BodyTooLarge"]
