@@ -185,14 +185,16 @@ describe("L. bearer handling on the MCP server", () => {
     expect((await rawMcp(`Authorization: Bearer ${key}\r\n`)).status).toBe(200)
   })
 
-  it("L147 not a valid access token (revoked, a refresh token, a revoked API key, a JWT with alg none or no alg, then an expired one): 401 invalid_token", async () => {
+  it("L147 not a valid access token (revoked, a refresh token, a spent code, a revoked API key, a JWT with alg none or no alg, then an expired one): 401 invalid_token", async () => {
     const web = asWebServer()
     const as = await discover(web)
     const redirectUri = "https://host.example/cb"
     const app = await registerApp(web, { type: "public", redirectUris: [redirectUri], name: "L147" })
     const client = { client_id: app.client.clientId }
     const flow = () => connect(web, as, { client, auth: oauth.None(), redirectUri, cookie, scope: "tools:read", resource: `${server.origin}/api/mcp`, choice: { scopes: ["tools:read"] } })
-    const revoked = (await flow()).tokens
+    const first = await flow()
+    const revoked = first.tokens
+    const code = first.callback.searchParams.get("code")!
     const live = (await flow()).tokens
     await oauth.revocationRequest(as, client, oauth.None(), revoked.access_token, insecure)
     const key = await apiKey(["tools:read"])
@@ -202,7 +204,7 @@ describe("L. bearer handling on the MCP server", () => {
       yield* revokeApiKey({ workspaceId: world.paid.id, actorId: world.admin.id, keyId: newest.id })
     }).pipe(Effect.orDie))
     for (const [what, credential] of [
-      ["a revoked access token", revoked.access_token], ["a refresh token", live.refresh_token!], ["a revoked API key", key],
+      ["a revoked access token", revoked.access_token], ["a refresh token", live.refresh_token!], ["an authorization code", code], ["a revoked API key", key],
       ["a JWT with alg none", jwt({ alg: "none" })], ["a JWT with no alg", jwt({ typ: "JWT" })]
     ] as const) {
       const answer = await post(credential, listTools)
