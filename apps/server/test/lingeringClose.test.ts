@@ -3,9 +3,9 @@
 // environment: within the limit the client reads its answer and sees a clean close; past it the connection is reset.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
-import { connect } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { exchange } from "../../../packages/adapters-http/test/support/rawHttp.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
 import { environment, freePort } from "./support/serverProcess.ts"
 
@@ -22,22 +22,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true })
 })
 
-/** `GET /health` followed by `garbage` bytes no header framed, on a fresh connection: the statuses read, and whether it was reset. */
-const healthThenGarbage = (garbage: number): Promise<{ readonly statuses: ReadonlyArray<number>; readonly reset: boolean }> => {
-  const url = new URL(server.origin)
-  return new Promise((resolve) => {
-    const socket = connect(Number(url.port), url.hostname)
-    const chunks: Array<Buffer> = []
-    let reset = false
-    socket.on("data", (c: Buffer) => chunks.push(c))
-    socket.on("error", (e: NodeJS.ErrnoException) => { reset = e.code === "ECONNRESET" || e.code === "EPIPE" })
-    socket.on("close", () => resolve({
-      statuses: [...Buffer.concat(chunks).toString("latin1").matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1])),
-      reset
-    }))
-    socket.on("connect", () => socket.write(Buffer.concat([Buffer.from(`GET /health HTTP/1.1\r\nHost: ${url.host}\r\n\r\n`), Buffer.alloc(garbage, "a")])))
-  })
-}
+/** `GET /health` followed by `garbage` bytes no header framed, on a fresh connection. */
+const healthThenGarbage = (garbage: number) =>
+  exchange(server.origin, Buffer.concat([Buffer.from(`GET /health HTTP/1.1\r\nHost: ${new URL(server.origin).host}\r\n\r\n`), Buffer.alloc(garbage, "a")]))
 
 describe("the lingering close of the server process's HTTP listener", () => {
   it("a body no header framed, within ADGATE_LINGER_MAX_BYTES, is discarded: the answer is read and the connection closes cleanly", async () => {

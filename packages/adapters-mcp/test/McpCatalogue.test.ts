@@ -4,20 +4,19 @@
 // OAuth tokens through the real flow with oauth4webapi; each test named after its case. The REST side of every case
 // is adapters-http/test/checklist/restCatalogue.test.ts.
 import * as oauth from "oauth4webapi"
-import { connect as tcp } from "node:net"
 import { beforeAll, describe, expect, it } from "vitest"
 import { Effect, Option } from "effect"
-import { SqlClient } from "effect/sql"
 import {
-  ApiKeyStore, AuditLog, createApiKey, Directory, GuardrailStore, type Guardrails, noGuardrails, Prefix, revokeApiKey, type Scope,
-  Secrets, TaskStore, ToolUsageLog, type Workspace, WorkspaceId, WriteRequestStore
+  ApiKeyStore, createApiKey, Directory, GuardrailStore, type Guardrails, noGuardrails, Prefix, revokeApiKey, type Scope,
+  Secrets, type Workspace, WorkspaceId
 } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { connect, discover, insecure, moveClock, registerApp, useMovableClock } from "../../adapters-http/test/oauth/oauthClient.ts"
 import { obtainToken } from "../../adapters-http/test/rest/restClient.ts"
-import {
-  type McpTestServer, type SeededWorld, signIn, useMcpTestServer
-} from "./support/mcpTestServer.ts"
+import { exchange, unsignedJwt } from "../../adapters-http/test/support/rawHttp.ts"
+import { workspaceSnapshot } from "../../adapters-http/test/support/workspaceSnapshot.ts"
+import { mcpHeaders, postMcp, withTableAway as withTableAwayAt } from "./support/mcpRaw.ts"
+import { type McpTestServer, type SeededWorld, signIn, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 useMovableClock()
 
@@ -58,16 +57,9 @@ const asWebServer = () => ({
 const accessToken = async (resource: string | undefined, scope = "tools:read") =>
   obtainToken(asWebServer(), await discover(asWebServer()), cookie, { scope, resource })
 
-const mcpHeaders = (credential: string | null) => ({
-  ...(credential === null ? {} : { authorization: `Bearer ${credential}` }),
-  "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"
-})
-
-/** A raw POST to /api/mcp (or `path`) with `body` (JSON-encoded unless already text) and the usual MCP headers. */
+/** A raw POST to `path` (default /api/mcp) with `body` (JSON-encoded unless already text). */
 const post = (credential: string | null, body: unknown, options: { readonly path?: string; readonly headers?: Record<string, string> } = {}) =>
-  server.fetch(options.path ?? "/api/mcp", {
-    method: "POST", headers: { ...mcpHeaders(credential), ...options.headers }, body: typeof body === "string" ? body : JSON.stringify(body)
-  })
+  postMcp(server, credential, body, options)
 
 const listTools = { jsonrpc: "2.0", id: 1, method: "tools/list" }
 const toolCall = (name: string, args: unknown, id = 7) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args } })
@@ -87,57 +79,23 @@ const call = async (credential: string, name: string, args: unknown) => {
   return { status: answer.status, isError: result?.isError ?? false, content: content ?? {}, error: body.error }
 }
 
-/** What a refused request must leave alone: audit entries, usage rows, queued writes, tasks, keys and credits. */
-const snapshot = () =>
-  server.run(Effect.gen(function* () {
-    const ws = world.paid.id
-    return JSON.stringify([
-      (yield* (yield* AuditLog).list(ws)).length,
-      (yield* (yield* ToolUsageLog).list(ws, 1_000)).length,
-      (yield* (yield* WriteRequestStore).listPending(ws)).length,
-      (yield* (yield* TaskStore).list(ws, { limit: 1_000, skip: 0, status: null })).length,
-      (yield* (yield* ApiKeyStore).listByWorkspace(ws)).map((k) => `${k.id}:${k.revokedAt}`),
-      Option.map(yield* (yield* Directory).workspace(ws), (w) => w.credits)
-    ])
-  }).pipe(Effect.orDie))
+/** What a refused request must leave alone in the paid workspace (workspaceSnapshot). */
+const snapshot = () => server.run(workspaceSnapshot(world.paid.id))
 
 const saveGuardrails = (guardrails: Partial<Guardrails>) =>
   server.run(Effect.gen(function* () { yield* (yield* GuardrailStore).save({ ...noGuardrails(world.paid.id), ...guardrails }) }).pipe(Effect.orDie))
 
-/** Runs `body` with `table` renamed away, so that every statement on it fails (our database down for it). */
-const withTableAway = async <A>(table: string, body: () => Promise<A>): Promise<A> => {
-  const rename = (from: string, to: string) => server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE ${sql(from)} RENAME TO ${sql(to)}`))
-  await rename(table, `${table}_away`)
-  try {
-    return await body()
-  } finally {
-    await rename(`${table}_away`, table)
-  }
-}
+const withTableAway = <A>(table: string, body: () => Promise<A>) => withTableAwayAt(server, table, body)
 
-/** One request written on a raw socket as given (repeated headers, trailing whitespace); the status and body read. */
-const rawExchange = (text: string): Promise<{ readonly status: number; readonly body: string }> => {
-  const url = new URL(server.origin)
-  return new Promise((resolve, reject) => {
-    const socket = tcp(Number(url.port), url.hostname)
-    const chunks: Array<Buffer> = []
-    socket.on("data", (c: Buffer) => chunks.push(c))
-    socket.on("error", reject)
-    socket.on("close", () => {
-      const all = Buffer.concat(chunks).toString("utf8")
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(all)?.[1]), body: all.split("\r\n\r\n").slice(1).join("\r\n\r\n") })
-    })
-    socket.on("connect", () => socket.write(text))
-  })
-}
+/** One request written on a raw socket as given (repeated headers, trailing whitespace); its status and body. */
+const rawExchange = (text: string) => exchange(server.origin, text)
 
 const rawMcp = (authorizationLines: string, body = JSON.stringify(listTools)) =>
   rawExchange(`POST /api/mcp HTTP/1.1\r\nHost: ${new URL(server.origin).host}\r\n${authorizationLines}Content-Type: application/json\r\n` +
     `Accept: application/json, text/event-stream\r\nMcp-Protocol-Version: 2025-11-25\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`)
 
 const mcpMetadata = () => `resource_metadata="${server.origin}/.well-known/oauth-protected-resource/api/mcp"`
-const jwt = (header: object) =>
-  `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "admin", aud: `${server.origin}/api/mcp`, exp: 4_000_000_000 })).toString("base64url")}.`
+const jwt = (header: object) => unsignedJwt(header, `${server.origin}/api/mcp`)
 
 describe("L. bearer handling on the MCP server", () => {
   it("L142 no credentials: 401 with a bare Bearer challenge naming the MCP server's metadata, no error attribute", async () => {

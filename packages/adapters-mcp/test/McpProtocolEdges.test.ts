@@ -5,12 +5,12 @@
 // waiting for the task's end, and every tool's results valid against its declared output schema.
 import { describe, expect, it } from "vitest"
 import { Effect } from "effect"
-import { SqlClient } from "effect/sql"
 import {
   ArgumentValidator, createApiKey, CreditsLedger, decideAndExecute, type Scope, ToolUsageLog, WriteRequestStore
 } from "@adgate/core"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { makeMcpHandler } from "../src/index.ts"
+import { mcpHeaders, postMcp, withTableAway as withTableAwayAt } from "./support/mcpRaw.ts"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "./support/mcpTestServer.ts"
 
 let server: McpTestServer
@@ -21,16 +21,7 @@ useMcpTestServer((started, seeded) => {
   world = seeded
 })
 
-/** Runs `body` with `table` renamed away, so that every statement on it fails (our database down for it); the table is back afterwards. */
-const withTableAway = async <A>(table: string, body: () => Promise<A>): Promise<A> => {
-  const rename = (from: string, to: string) => server.run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`ALTER TABLE ${sql(from)} RENAME TO ${sql(to)}`))
-  await rename(table, `${table}_away`)
-  try {
-    return await body()
-  } finally {
-    await rename(`${table}_away`, table)
-  }
-}
+const withTableAway = <A>(table: string, body: () => Promise<A>) => withTableAwayAt(server, table, body)
 
 const accountId = "3842019576"
 
@@ -38,16 +29,9 @@ const apiKey = (scopes: ReadonlyArray<Scope>, toolWrites: "wait" | "apply" = "wa
   workspaceId: world.paid.id, actorId: world.admin.id, name: "edges", scopes: [...scopes], toolWrites
 }).pipe(Effect.map((k) => k.secret)))
 
-const mcpHeaders = (key: string | null) => ({
-  ...(key === null ? {} : { authorization: `Bearer ${key}` }),
-  "content-type": "application/json", accept: "application/json, text/event-stream", "mcp-protocol-version": "2025-11-25"
-})
-
 /** A raw POST to `path` (default /api/mcp) with `body` (JSON-encoded unless already text). */
-const post = (key: string | null, body: unknown, options: { readonly path?: string; readonly headers?: Record<string, string> } = {}) =>
-  server.fetch(options.path ?? "/api/mcp", {
-    method: "POST", headers: { ...mcpHeaders(key), ...options.headers }, body: typeof body === "string" ? body : JSON.stringify(body)
-  })
+const post = (credential: string | null, body: unknown, options: { readonly path?: string; readonly headers?: Record<string, string> } = {}) =>
+  postMcp(server, credential, body, options)
 
 const toolCall = (id: number, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
   ({ jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: args, ...extra } })

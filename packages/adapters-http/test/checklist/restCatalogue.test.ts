@@ -3,14 +3,15 @@
 // (API keys made as the CLI makes them, OAuth tokens through the real flow with oauth4webapi), each test named after
 // its case. The MCP side of every case is adapters-mcp/test/McpCatalogue.test.ts.
 import * as oauth from "oauth4webapi"
-import { connect as tcp } from "node:net"
 import { Effect, Ref } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  ApiKeyStore, AuditLog, Directory, revokeApiKey, GuardrailStore, type Guardrails, noGuardrails, TaskStore, ToolUsageLog, WriteRequestStore
+  ApiKeyStore, Directory, revokeApiKey, GuardrailStore, type Guardrails, noGuardrails
 } from "@adgate/core"
 import { type MemoryPlatformState, PlatformsMemoryState } from "@adgate/core/testing"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
+import { exchange, unsignedJwt } from "../support/rawHttp.ts"
+import { workspaceSnapshot } from "../support/workspaceSnapshot.ts"
 import { connect, discover, insecure, moveClock, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
 import { createKey, obtainToken, restClient } from "../rest/restClient.ts"
 
@@ -29,19 +30,8 @@ afterAll(() => server?.close())
 const paid = () => server.workspaces.paid.id
 const restMetadata = () => `resource_metadata="${server.origin}/.well-known/oauth-protected-resource/api/v1"`
 
-/** What a refused request must leave alone: audit entries, usage rows, queued writes, tasks, keys and credits. */
-const snapshot = () =>
-  server.run(Effect.gen(function* () {
-    const ws = paid()
-    return JSON.stringify([
-      (yield* (yield* AuditLog).list(ws)).length,
-      (yield* (yield* ToolUsageLog).list(ws, 1_000)).length,
-      (yield* (yield* WriteRequestStore).listPending(ws)).length,
-      (yield* (yield* TaskStore).list(ws, { limit: 1_000, skip: 0, status: null })).length,
-      (yield* (yield* ApiKeyStore).listByWorkspace(ws)).map((k) => `${k.id}:${k.revokedAt}`),
-      (yield* (yield* Directory).workspace(ws)).pipe((w) => (w._tag === "Some" ? w.value.credits : null))
-    ])
-  }).pipe(Effect.orDie))
+/** What a refused request must leave alone in the paid workspace (workspaceSnapshot). */
+const snapshot = () => server.run(workspaceSnapshot(paid()))
 
 const platformState = () =>
   server.run(Effect.gen(function* () { return yield* PlatformsMemoryState }) as Effect.Effect<Ref.Ref<MemoryPlatformState>>)
@@ -51,21 +41,8 @@ const saveGuardrails = (guardrails: Partial<Guardrails>) =>
     yield* (yield* GuardrailStore).save({ ...noGuardrails(server.workspaces.paid.id), ...guardrails })
   }).pipe(Effect.orDie))
 
-/** One request written on a raw socket as given (repeated headers, trailing whitespace); the status and body read. */
-const rawExchange = (text: string): Promise<{ readonly status: number; readonly body: string }> => {
-  const url = new URL(server.origin)
-  return new Promise((resolve, reject) => {
-    const socket = tcp(Number(url.port), url.hostname)
-    const chunks: Array<Buffer> = []
-    socket.on("data", (c: Buffer) => chunks.push(c))
-    socket.on("error", reject)
-    socket.on("close", () => {
-      const all = Buffer.concat(chunks).toString("utf8")
-      resolve({ status: Number(/^HTTP\/1\.1 (\d{3})/.exec(all)?.[1]), body: all.split("\r\n\r\n").slice(1).join("\r\n\r\n") })
-    })
-    socket.on("connect", () => socket.write(text))
-  })
-}
+/** One request written on a raw socket as given (repeated headers, trailing whitespace); its status and body. */
+const rawExchange = (text: string) => exchange(server.origin, text)
 
 /** Revokes the workspace's newest live API key as its admin does (core revokeApiKey). */
 const revokeNewestKey = () =>
@@ -75,8 +52,7 @@ const revokeNewestKey = () =>
     yield* revokeApiKey({ workspaceId: paid(), actorId: server.users.admin.id, keyId: newest.id })
   }).pipe(Effect.orDie))
 
-const jwt = (header: object) =>
-  `${Buffer.from(JSON.stringify(header)).toString("base64url")}.${Buffer.from(JSON.stringify({ sub: "admin", aud: `${server.origin}/api/v1`, exp: 4_000_000_000 })).toString("base64url")}.`
+const jwt = (header: object) => unsignedJwt(header, `${server.origin}/api/v1`)
 
 describe("L. bearer handling on the REST API", () => {
   it("L142 no credentials: 401 with a bare Bearer challenge naming the REST API's metadata, no error attribute", async () => {

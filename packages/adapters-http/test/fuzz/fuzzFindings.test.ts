@@ -1,10 +1,10 @@
 // What the fuzz suites found, each a named regression test (docs/checklist-coverage.md, "Fuzzing"): the answer
 // given before any route runs follows the route the router would have chosen, whatever the path's spelling; and the
 // answer of a request whose body no route reads is read by the client, never lost to a connection reset.
-import { connect } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { rawSocket } from "./fuzzSupport.ts"
+import { exchange as exchangeAt } from "../support/rawHttp.ts"
 
 let server: TestServer
 
@@ -38,28 +38,7 @@ describe("fuzz findings", () => {
   })
 })
 
-/**
- * Writes `bytes` on a fresh connection without ending it (as a client that sends its whole request before reading),
- * reads until the server closes, and says whether the connection ended in a reset.
- */
-const exchange = (bytes: Buffer): Promise<{ readonly statuses: ReadonlyArray<number>; readonly reset: boolean }> => {
-  const url = new URL(server.origin)
-  return new Promise((resolve) => {
-    const socket = connect(Number(url.port), url.hostname)
-    const chunks: Array<Buffer> = []
-    let reset = false
-    const timer = setTimeout(() => socket.destroy(new Error("the server never closed the connection")), 10_000)
-    socket.on("data", (c: Buffer) => chunks.push(c))
-    socket.on("error", (e: NodeJS.ErrnoException) => { reset = e.code === "ECONNRESET" || e.code === "EPIPE" })
-    socket.on("close", () => {
-      clearTimeout(timer)
-      const statuses = [...Buffer.concat(chunks).toString("latin1").matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => Number(m[1]))
-      resolve({ statuses, reset })
-    })
-    socket.on("connect", () => socket.write(bytes))
-  })
-}
-
+const exchange = (bytes: Buffer) => exchangeAt(server.origin, bytes)
 const request = (head: string, bodyBytes: number) => Buffer.concat([Buffer.from(head), Buffer.alloc(bodyBytes, "a")])
 
 describe("a body no route reads never costs the client its answer (RFC 9112 §9.6, lingering close)", () => {

@@ -3,12 +3,13 @@
 // and Mcp-Name headers, huge and deep params, undecodable bodies, credentials in every place, and every tool with
 // arbitrary arguments. Every answer keeps the invariants of fuzzSupport.ts; a refused request changes nothing.
 import * as fc from "fast-check"
-import { Effect, Option } from "effect"
+import { Effect } from "effect"
 import { describe, expect, it } from "vitest"
-import { ApiKeyStore, AuditLog, createApiKey, Directory, TaskStore, ToolUsageLog, WriteRequestStore } from "@adgate/core"
+import { createApiKey } from "@adgate/core"
 import {
   attackerBody, attackerContentType, attackerString, checkRaw, fuzzParameters, nested, rawRequest, refused, withinCpuCeiling
 } from "../../../adapters-http/test/fuzz/fuzzSupport.ts"
+import { workspaceSnapshot } from "../../../adapters-http/test/support/workspaceSnapshot.ts"
 import { type McpTestServer, type SeededWorld, useMcpTestServer } from "../support/mcpTestServer.ts"
 
 let server: McpTestServer
@@ -37,18 +38,7 @@ const credentials = async () => {
 }
 
 /** What a refused request must leave alone: audit entries, usage rows, queued writes, tasks, keys and credits. */
-const snapshot = () =>
-  server.run(Effect.gen(function* () {
-    const ws = world.paid.id
-    return JSON.stringify([
-      (yield* (yield* AuditLog).list(ws)).length,
-      (yield* (yield* ToolUsageLog).list(ws, 1_000)).length,
-      (yield* (yield* WriteRequestStore).listPending(ws)).length,
-      (yield* (yield* TaskStore).list(ws, { limit: 1_000, skip: 0, status: null })).length,
-      (yield* (yield* ApiKeyStore).listByWorkspace(ws)).map((k) => `${k.id}:${k.revokedAt}`),
-      Option.map(yield* (yield* Directory).workspace(ws), (w) => w.credits)
-    ])
-  }).pipe(Effect.orDie))
+const snapshot = () => server.run(workspaceSnapshot(world.paid.id))
 
 /** The tools the full key lists (platform tools and the workspace's own), read once. */
 let toolNames: ReadonlyArray<{ readonly name: string; readonly properties: ReadonlyArray<string> }> | undefined
