@@ -232,7 +232,8 @@ export class Infrastructure {
     const dataDir = join(this.dir, name)
     const port = await freePort()
     await this.exec(join(binaries.postgres, "initdb"), ["-D", dataDir, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"], { asPostgres: true })
-    const cluster = new Cluster(this, name, dataDir, port)
+    // SCALEOUT_SYNCHRONOUS=off shows what the failover loses without synchronous replication.
+    const cluster = new Cluster(this, name, dataDir, port, process.env["SCALEOUT_SYNCHRONOUS"] === "off" ? "" : "replica")
     await cluster.start()
     return cluster
   }
@@ -244,7 +245,8 @@ export class Infrastructure {
     await this.exec(join(binaries.postgres, "pg_basebackup"),
       ["-h", "127.0.0.1", "-p", String(primary.port), "-U", "postgres", "-D", dataDir, "-R", "-X", "stream", "--no-sync"],
       { asPostgres: true })
-    const cluster = new Cluster(this, name, dataDir, port)
+    // No synchronous standby of its own: once promoted it is alone and must acknowledge commits by itself.
+    const cluster = new Cluster(this, name, dataDir, port, "")
     await cluster.start()
     return cluster
   }
@@ -255,21 +257,24 @@ export class Cluster {
   readonly name: string
   readonly dataDir: string
   readonly port: number
-  constructor(infrastructure: Infrastructure, name: string, dataDir: string, port: number) {
+  /** synchronous_standby_names: the standby whose confirmation a commit waits for ("" for none). */
+  readonly synchronousStandby: string
+  constructor(infrastructure: Infrastructure, name: string, dataDir: string, port: number, synchronousStandby: string) {
     this.infrastructure = infrastructure
     this.name = name
     this.dataDir = dataDir
     this.port = port
+    this.synchronousStandby = synchronousStandby
   }
 
   readonly url = (database = "postgres") => `postgres://postgres@127.0.0.1:${this.port}/${database}`
 
   async start() {
     // Synchronous replication to the standby named `replica` (its cluster_name is its application_name): a commit
-    // is acknowledged only once the standby has it, so nothing acknowledged is lost when the primary dies.
+    // is acknowledged only once the standby has flushed it, so nothing acknowledged is lost when the primary dies.
     const options = [
       `-p ${this.port}`, "-c listen_addresses=127.0.0.1", `-c unix_socket_directories=${this.dataDir}`,
-      `-c cluster_name=${this.name}`, "-c synchronous_standby_names=replica", "-c synchronous_commit=on",
+      `-c cluster_name=${this.name}`, `-c synchronous_standby_names='${this.synchronousStandby}'`, "-c synchronous_commit=on",
       "-c wal_level=replica", "-c max_wal_senders=4", "-c fsync=off", "-c max_connections=200"
     ].join(" ")
     await this.infrastructure.exec(join(binaries.postgres, "pg_ctl"),
@@ -279,6 +284,11 @@ export class Cluster {
   /** Stops the server at once (`-m immediate`): what a crashed primary looks like to everything around it. */
   async crash() {
     await this.infrastructure.exec(join(binaries.postgres, "pg_ctl"), ["-D", this.dataDir, "-m", "immediate", "-w", "stop"], { asPostgres: true })
+  }
+
+  /** The primary's WAL sender to the standby: stopped (SIGSTOP), the standby receives nothing more. */
+  async walSenderPid() {
+    return Number(await this.psql("SELECT pid FROM pg_stat_replication WHERE application_name = 'replica'"))
   }
 
   async promote() {
