@@ -59,7 +59,7 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
     states = (await infra.haproxy(front, servers)).states
     as = await discover(base)
     cookie = await signIn(base)
-  }, 180_000)
+  }, 300_000)
 
   afterAll(async () => {
     await infra.stop()
@@ -236,5 +236,5 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
     // Only 200s: no 502 or 503 from HAProxy, no reset.
     expect(Object.fromEntries(statuses)).toEqual({ 200: sent })
     expect(sent).toBeGreaterThan(20)
-  }, 150_000)
+  }, 300_000)
 })

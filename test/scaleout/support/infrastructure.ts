@@ -73,12 +73,17 @@ export interface AdgateProcess {
 
 /** One test's processes and files; `stop()` ends every process it started and removes the folder. */
 export class Infrastructure {
-  readonly dir = mkdtempSync(join(tmpdir(), "adgate-scaleout-"))
+  private folder: string | undefined
   private readonly children = new Set<Child>()
 
-  constructor() {
-    // The folder is shared with PgBouncer and PostgreSQL, which run as `postgres`.
-    chmodSync(this.dir, 0o777)
+  /** The folder of this test's files, made on first use (a suite that is filtered out leaves nothing behind). */
+  get dir(): string {
+    if (this.folder === undefined) {
+      this.folder = mkdtempSync(join(tmpdir(), "adgate-scaleout-"))
+      // Shared with PgBouncer and PostgreSQL, which run as `postgres`.
+      chmodSync(this.folder, 0o777)
+    }
+    return this.folder
   }
 
   file(name: string, text: string, mode = 0o644) {
@@ -119,7 +124,7 @@ export class Infrastructure {
     await Promise.race([Promise.all(living.map((c) => c.exited)), sleep(5_000)])
     for (const c of this.children) c.child.kill("SIGKILL")
     await Promise.race([Promise.all(living.map((c) => c.exited)), sleep(2_000)])
-    rmSync(this.dir, { recursive: true, force: true })
+    if (this.folder !== undefined) rmSync(this.folder, { recursive: true, force: true })
   }
 
   outputs() {
@@ -131,7 +136,8 @@ export class Infrastructure {
 
   /**
    * Starts `apps/server/src/main.ts` as `npm start` runs it, on `port` (a free one when not given), with the shared
-   * settings every process of one deployment has (`env`); answers once `/health/ready` is 200 (up to 90 s).
+   * settings every process of one deployment has (`env`); answers once `/health/ready` is 200 (up to 150 s: the
+   * whole suite may be running beside it on two cores).
    */
   async adgate(name: string, env: Record<string, string>, port?: number): Promise<AdgateProcess> {
     const p = port ?? (await freePort())
@@ -141,7 +147,7 @@ export class Infrastructure {
     await until(`${name} ready`, async () => {
       if (started.child.exitCode !== null) throw new Fatal(`${name} exited early`)
       return (await fetch(`${origin}/health/ready`, { signal: AbortSignal.timeout(2_000) })).status === 200
-    }, 90_000).catch((e) => {
+    }, 150_000).catch((e) => {
       throw new Error(`${String(e)}\n${started.output.slice(-4000)}`)
     })
     return { name, port: p, origin, child: started.child, exited: started.exited, output: () => started.output }
