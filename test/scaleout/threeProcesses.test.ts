@@ -4,7 +4,9 @@
 // processes at the same moment, each process on its own port, so that three processes really race: each keeps its
 // exactly-once result. Then rate limits are shared, background work is done once, and a rolling restart under load
 // (SIGTERM one process at a time, restarted before the next) answers every request that was sent.
+import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { insecure } from "../../packages/adapters-http/test/oauth/oauthClient.ts"
 import { freePort } from "../../apps/server/test/support/serverProcess.ts"
 import { type AdgateProcess, Infrastructure, databaseUrl, scaleOutAvailable, until } from "./support/infrastructure.ts"
 import {
@@ -185,9 +187,24 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
     expect(statuses.filter((s) => s === 429)).toHaveLength(60 - perKeyLimit)
   }, 60_000)
 
-  it("background work is done once: every outbox event handled once, one audit entry and one mail queued per connection", async () => {
+  it("background work is done once: an ended connection's waiting writes withdrawn once, every outbox event handled once, one audit entry and one mail queued per connection", async () => {
+    // A connection with two writes waiting for a person, then ended by its app (revocation with its refresh token):
+    // the withdrawals reader, running in each of the three processes, withdraws each write once.
+    const client = await registerPublicClient(as)
+    const tokens = (await exchange(as, base, await consentedCode(as, client, cookie, { page: base, decide: base }))).body
+    const access = String(tokens["access_token"])
+    const waiting = await Promise.all([140, 141].map((dailyBudget) => api(base, access, "/tools/gads__update_campaign_budget", {
+      body: { accountId: "3842019576", campaignId: "20481002", dailyBudget }
+    })))
+    expect(waiting.map((w) => w.status)).toEqual([202, 202])
+    const revoked = await oauth.revocationRequest(as, client, oauth.None(), String(tokens["refresh_token"]), insecure)
+    expect(revoked.status).toBe(200)
+    const ids = waiting.map((w) => `'${String(w.body.requestId)}'`).join(",")
+    await until("both writes withdrawn", async () =>
+      (await psql(`SELECT count(*) FROM write_requests WHERE id IN (${ids}) AND status = 'pending_approval'`)) === "0", 30_000, 250)
     await until("the outbox drained", async () => Number(await psql(`SELECT count(*) FROM event_outbox WHERE done_at IS NULL`)) === 0, 30_000, 500)
     expect(await psql(`SELECT count(*) FROM (SELECT id FROM audit_entries GROUP BY id HAVING count(*) > 1) d`)).toBe("0")
+    expect(await psql(`SELECT count(*) FROM audit_entries WHERE action = 'write_request.withdrawn' AND detail->>'requestId' IN (${ids})`)).toBe("2")
     const connections = Number(await psql(`SELECT count(*) FROM connections`))
     expect(connections).toBeGreaterThan(0)
     expect(Number(await psql(`SELECT count(*) FROM audit_entries WHERE action = 'connection.approved'`))).toBe(connections)

@@ -331,7 +331,7 @@ defaults
   retries 3
   timeout connect 2s
   timeout client 60s
-  timeout server 60s
+  timeout server 75s
   timeout http-request 10s
   timeout http-keep-alive 10s
 
