@@ -1,7 +1,7 @@
 // The drain on SIGTERM (docs/operations.md, Stopping and rolling restarts), on the server process itself: once a
 // load balancer has probed /health/ready, a SIGTERM turns readiness to 503 shutting_down while the process keeps
 // answering for ADGATE_SHUTDOWN_DELAY_SECONDS, then it exits 0; a process nobody probes stops at once.
-import { afterEach, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -19,13 +19,19 @@ describe("the drain of a stopping server process", () => {
     running.push(server)
     return server
   }
-  afterEach(async () => {
-    for (const server of running.splice(0)) await stop(server)
+  // Both started at once: a process start is most of this file's time.
+  let probed: Running
+  let unprobed: Running
+  beforeAll(async () => {
+    [probed, unprobed] = await Promise.all([start(), start()])
+  }, 180_000)
+  afterAll(async () => {
+    for (const server of running.splice(0)) if (server.child.exitCode === null) await stop(server)
     for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true })
   })
 
   it("probed by a balancer, it answers readiness 503 shutting_down and keeps serving for the delay, then exits 0", async () => {
-    const server = await start()
+    const server = probed
     expect((await fetch(`${server.origin}/health/ready`)).status).toBe(200)
     const stoppedAt = Date.now()
     server.child.kill("SIGTERM")
@@ -42,7 +48,7 @@ describe("the drain of a stopping server process", () => {
   }, 120_000)
 
   it("never probed, it stops at once", async () => {
-    const server = await start()
+    const server = unprobed
     const stoppedAt = Date.now()
     server.child.kill("SIGTERM")
     expect(await server.exited).toBe(0)

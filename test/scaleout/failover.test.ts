@@ -18,6 +18,7 @@ describe.skipIf(!scaleOutAvailable)("a database failover under traffic, through 
   let replica: Cluster
   let bouncer: Awaited<ReturnType<Infrastructure["pgbouncer"]>>
   let server: AdgateProcess
+  let env: Record<string, string> = {}
 
   beforeAll(async () => {
     primary = await infra.primary("primary")
@@ -29,9 +30,8 @@ describe.skipIf(!scaleOutAvailable)("a database failover under traffic, through 
     bouncer = await infra.pgbouncer({ host: "127.0.0.1", port: primary.port })
     const { freePort } = await import("../../apps/server/test/support/serverProcess.ts")
     const port = await freePort()
-    server = await infra.adgate("a1", deploymentEnv(`http://127.0.0.1:${port}`, bouncer.url("adgate"), {
-      ADGATE_DATABASE_PREPARED_STATEMENTS: "off"
-    }), port)
+    env = deploymentEnv(`http://127.0.0.1:${port}`, bouncer.url("adgate"), { ADGATE_DATABASE_PREPARED_STATEMENTS: "off" })
+    server = await infra.adgate("a1", env, port)
   }, 180_000)
 
   afterAll(async () => {
@@ -46,7 +46,7 @@ describe.skipIf(!scaleOutAvailable)("a database failover under traffic, through 
     const as = await discover(base)
     const cookie = await signIn(base)
     const client = await registerPublicClient(as)
-    const key = await createKey(bouncer.url("adgate"), infra.dir, "accounts:read,tools:read,tools:write")
+    const key = await createKey(env, infra.dir, "accounts:read,tools:read,tools:write")
 
     // Acknowledged before the failover: codes issued (not yet exchanged), a connection's tokens, an approval.
     const codes = await Promise.all([0, 1, 2].map(() => consentedCode(as, client, cookie, { page: base, decide: base })))

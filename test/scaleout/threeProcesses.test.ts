@@ -105,7 +105,7 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
   }, 60_000)
 
   it("a tool call with one Idempotency-Key sent to the three processes at once runs and charges once", async () => {
-    const key = await createKey(env["DATABASE_URL"]!, infra.dir, "accounts:read,tools:read,tools:write")
+    const key = await createKey(env, infra.dir, "accounts:read,tools:read,tools:write")
     const balance = async () => Number(await psql(`SELECT credits FROM workspaces WHERE name = 'Demo'`))
     const usages = async () => Number(await psql(`SELECT count(*) FROM tool_usage WHERE tool = 'gads__list_campaigns'`))
     const [creditsBefore, usagesBefore] = [await balance(), await usages()]
@@ -131,7 +131,7 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
   }, 60_000)
 
   it("one write approved on the three processes at once runs once", async () => {
-    const key = await createKey(env["DATABASE_URL"]!, infra.dir, "accounts:read,tools:read,tools:write")
+    const key = await createKey(env, infra.dir, "accounts:read,tools:read,tools:write")
     const queued = await api(base, key, "/tools/gads__update_campaign_budget", {
       body: { accountId: "3842019576", campaignId: "20481002", dailyBudget: 125 }
     })
@@ -162,7 +162,7 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
   }, 60_000)
 
   it("an MCP task polled on the three processes in turn completes once, charged once", async () => {
-    const key = await createKey(env["DATABASE_URL"]!, infra.dir, "tasks:read,tasks:write,accounts:read,tools:read")
+    const key = await createKey(env, infra.dir, "tasks:read,tasks:write,accounts:read,tools:read")
     const started = toolResult(await mcp(servers[0]!.origin, key, "tools/call", {
       name: "start_task", arguments: { goal: "find products with no sales in 30 days" }
     }))
@@ -180,7 +180,7 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
   }, 60_000)
 
   it("a key's rate limit is one limit across the three processes", async () => {
-    const key = await createKey(env["DATABASE_URL"]!, infra.dir, "accounts:read")
+    const key = await createKey(env, infra.dir, "accounts:read")
     const statuses: Array<number> = []
     for (let round = 0; round < 20; round++) statuses.push(...(await onEach((origin) => api(origin, key, "/me").then((r) => r.status))))
     expect(statuses.filter((s) => s === 200)).toHaveLength(perKeyLimit)
@@ -222,15 +222,24 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
     const failures: Array<string> = []
     const statuses = new Map<number, number>()
     let sent = 0
+    let charged = 0
     let running = true
-    // Four clients, each sending one request after another through HAProxy until the restart is over.
-    const load = Promise.all([0, 1, 2, 3].map(async () => {
+    // Four clients, each sending one request after another through HAProxy until the restart is over: reads of the
+    // accounts, and charged tool calls each with its own Idempotency-Key.
+    const load = Promise.all([0, 1, 2, 3].map(async (c) => {
       while (running) {
-        sent++
+        const n = sent++
         try {
-          const r = await fetch(`${base}/api/v1/accounts`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(20_000) })
+          const r = n % 2 === 0
+            ? await fetch(`${base}/api/v1/accounts`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(20_000) })
+            : await fetch(`${base}/api/v1/tools/gads__list_campaigns`, {
+              method: "POST", signal: AbortSignal.timeout(20_000),
+              headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "idempotency-key": `rolling-${c}-${n}` },
+              body: JSON.stringify({ accountId: "3842019576" })
+            })
           await r.arrayBuffer()
           statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1)
+          if (n % 2 === 1 && r.status === 200) charged++
           // A steady load rather than a flood: the restarted process must still start on this 2-core machine.
           await new Promise((r) => setTimeout(r, 10))
         } catch (e) {
@@ -253,5 +262,8 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
     // Only 200s: no 502 or 503 from HAProxy, no reset.
     expect(Object.fromEntries(statuses)).toEqual({ 200: sent })
     expect(sent).toBeGreaterThan(20)
+    // Each charged call answered 200 ran once: one usage row each, no more.
+    const connection = await psql(`SELECT id FROM connections WHERE client_id = '${client.client_id}'`)
+    expect(Number(await psql(`SELECT count(*) FROM tool_usage WHERE connection_id = '${connection}'`))).toBe(charged)
   }, 300_000)
 })

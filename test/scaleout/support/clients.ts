@@ -114,14 +114,17 @@ export const refresh = async (as: oauth.AuthorizationServer, origin: string, cli
   return { status: response.status, body: (await response.json()) as Record<string, unknown> }
 }
 
-/** An API key of the admin in Demo, made by the operator CLI directly on the database. */
-export const createKey = async (databaseUrl: string, dataDir: string, scopes: string, toolWrites: "wait" | "apply" = "wait") => {
+/**
+ * An API key of the admin in Demo, made by the operator CLI directly on the database, with the deployment's settings
+ * (`env`: its DATABASE_URL, and ADGATE_DATABASE_PREPARED_STATEMENTS behind PgBouncer, which the CLI reads as well).
+ */
+export const createKey = async (env: Record<string, string>, dataDir: string, scopes: string, toolWrites: "wait" | "apply" = "wait") => {
   let out = ""
   let err = ""
   const code = await runCli(["apikey", "create", "Demo", adminEmail, `scaleout ${Math.random().toString(36).slice(2, 8)}`,
     "--scopes", scopes, "--tool-writes", toolWrites], {
     out: (l) => (out += l + "\n"), err: (l) => (err += l + "\n"),
-    env: { DATABASE_URL: databaseUrl, ADGATE_DATA_DIR: dataDir, ADGATE_CREDENTIALS_KEY: credentialsKey }
+    env: { ...env, ADGATE_DATA_DIR: dataDir }
   })
   const key = /^key: (\S+)/m.exec(out)?.[1]
   if (code !== 0 || key === undefined) throw new Error(`apikey create failed (${code}): ${err}${out}`)
