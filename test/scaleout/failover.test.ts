@@ -8,9 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { type AdgateProcess, type Cluster, Infrastructure, scaleOutAvailable, until } from "./support/infrastructure.ts"
 import {
-  api, consentedCode, createKey, deploymentEnv, discover, exchange, refresh, registerPublicClient, signIn
+  api, consentedCode, createKey, deploymentEnv, discover, exchange, queuedWriteToApprove, refresh, registerPublicClient, signIn
 } from "./support/clients.ts"
-import { cookiesFrom, csrfTokenIn } from "../../packages/adapters-http/test/support/testServer.ts"
 
 describe.skipIf(!scaleOutAvailable)("a database failover under traffic, through PgBouncer, on PostgreSQL", () => {
   const infra = new Infrastructure()
@@ -52,22 +51,8 @@ describe.skipIf(!scaleOutAvailable)("a database failover under traffic, through 
     const codes = await Promise.all([0, 1, 2].map(() => consentedCode(as, client, cookie, { page: base, decide: base })))
     const tokens = (await exchange(as, base, codes[0]!)).body
     expect(typeof tokens["refresh_token"]).toBe("string")
-    const queued = await api(base, key, "/tools/gads__update_campaign_budget", {
-      body: { accountId: "3842019576", campaignId: "20481002", dailyBudget: 131 }
-    })
-    expect(queued.status).toBe(202)
-    const requestId = String(queued.body.requestId)
-    const workspace = String((await api(base, key, "/me")).body.workspace.id)
-    const approvalPath = `/workspaces/${workspace}/approvals/${requestId}`
-    const page = await fetch(`${base}${approvalPath}`, { headers: { cookie } })
-    const html = await page.text()
-    const approved = await fetch(`${base}${approvalPath}/approve`, {
-      method: "POST", redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, cookie: cookiesFrom(page, cookie) },
-      body: new URLSearchParams({ csrf_token: csrfTokenIn(html), arguments_hash: /name="arguments_hash" value="([^"]+)"/.exec(html)![1]! }).toString()
-    })
-    await approved.body?.cancel()
-    expect([200, 303]).toContain(approved.status)
+    const { requestId, approveAt } = await queuedWriteToApprove(base, cookie, key, 131)
+    expect([200, 303]).toContain(await approveAt(base))
 
     // Traffic through the failover: charged tool calls, each with its own Idempotency-Key; every answer is kept.
     const answers: Array<{ readonly key: string; readonly status: number; readonly retryAfter: string | null; readonly at: number }> = []

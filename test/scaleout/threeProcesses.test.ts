@@ -10,9 +10,9 @@ import { insecure } from "../../packages/adapters-http/test/oauth/oauthClient.ts
 import { freePort } from "../../apps/server/test/support/serverProcess.ts"
 import { type AdgateProcess, Infrastructure, databaseUrl, scaleOutAvailable, until } from "./support/infrastructure.ts"
 import {
-  api, consentedCode, createKey, deploymentEnv, discover, exchange, mcp, refresh, registerPublicClient, signIn, toolResult
+  api, consentedCode, createKey, deploymentEnv, discover, exchange, mcp, queuedWriteToApprove, refresh, registerPublicClient, signIn,
+  toolResult
 } from "./support/clients.ts"
-import { cookiesFrom, csrfTokenIn } from "../../packages/adapters-http/test/support/testServer.ts"
 
 const modes = [
   { name: "three processes behind HAProxy on PostgreSQL", pooler: false },
@@ -132,23 +132,8 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
 
   it("one write approved on the three processes at once runs once", async () => {
     const key = await createKey(env, infra.dir, "accounts:read,tools:read,tools:write")
-    const queued = await api(base, key, "/tools/gads__update_campaign_budget", {
-      body: { accountId: "3842019576", campaignId: "20481002", dailyBudget: 125 }
-    })
-    expect(queued.status).toBe(202)
-    const requestId = String(queued.body.requestId)
-    const workspace = String((await api(base, key, "/me")).body.workspace.id)
-    const pagePath = `/workspaces/${workspace}/approvals/${requestId}`
-    const page = await fetch(`${base}${pagePath}`, { headers: { cookie } })
-    const html = await page.text()
-    expect(page.status).toBe(200)
-    const csrf = csrfTokenIn(html)
-    const argumentsHash = /name="arguments_hash" value="([^"]+)"/.exec(html)![1]!
-    const decisions = await onEach((origin) => fetch(`${origin}${pagePath}/approve`, {
-      method: "POST", redirect: "manual",
-      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, cookie: cookiesFrom(page, cookie) },
-      body: new URLSearchParams({ csrf_token: csrf, arguments_hash: argumentsHash }).toString()
-    }).then(async (r) => (await r.body?.cancel(), r.status)))
+    const { requestId, approveAt } = await queuedWriteToApprove(base, cookie, key, 125)
+    const decisions = await onEach((origin) => approveAt(origin))
     const won = decisions.filter((s) => s === 200 || s === 303)
     expect(won).toHaveLength(1)
     expect(decisions.filter((s) => s === 409)).toHaveLength(2)

@@ -5,6 +5,8 @@
 import * as oauth from "oauth4webapi"
 import { runCli } from "../../../apps/server/src/cli.ts"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
+import { pagePaths } from "../../../packages/adapters-http/src/pages/pagePaths.ts"
+import { approvalPaths } from "../../../packages/adapters-http/src/pages/approvals/ApprovalsRoutes.ts"
 import { authorizationUrl, decisionFields, insecure, pkce, readConsentForm } from "../../../packages/adapters-http/test/oauth/oauthClient.ts"
 
 export const adminEmail = "admin@scaleout.example"
@@ -164,3 +166,31 @@ export const mcp = async (origin: string, credential: string, method: string, pa
 
 /** The structured content of an MCP tools/call answer. */
 export const toolResult = (answer: { readonly body: any }) => answer.body?.result?.structuredContent ?? JSON.parse(answer.body?.result?.content?.[0]?.text ?? "null")
+
+/**
+ * A write queued with `credential` (a budget change in Demo's sandbox Google Ads account), and the person's Approve
+ * on its page: `approveAt(origin)` posts the decision as the admin's browser would (the page read once, at `base`).
+ */
+export const queuedWriteToApprove = async (base: string, cookie: string, credential: string, dailyBudget: number) => {
+  const queued = await api(base, credential, "/tools/gads__update_campaign_budget", {
+    body: { accountId: "3842019576", campaignId: "20481002", dailyBudget }
+  })
+  if (queued.status !== 202) throw new Error(`the write was not queued: ${queued.status} ${JSON.stringify(queued.body)}`)
+  const requestId = String(queued.body.requestId)
+  const workspace = String((await api(base, credential, "/me")).body.workspace.id)
+  const page = await fetch(`${base}${pagePaths.approval(workspace, requestId)}`, { headers: { cookie } })
+  const html = await page.text()
+  if (page.status !== 200) throw new Error(`the approval page answered ${page.status}`)
+  const fields = new URLSearchParams({
+    csrf_token: csrfTokenIn(html), arguments_hash: /name="arguments_hash" value="([^"]+)"/.exec(html)![1]!
+  }).toString()
+  const approveAt = async (origin: string) => {
+    const answer = await fetch(`${origin}${approvalPaths.approve(workspace, requestId)}`, {
+      method: "POST", redirect: "manual", body: fields,
+      headers: { "content-type": "application/x-www-form-urlencoded", origin: base, cookie: cookiesFrom(page, cookie) }
+    })
+    await answer.body?.cancel()
+    return answer.status
+  }
+  return { requestId, approveAt }
+}
