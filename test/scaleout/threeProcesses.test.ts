@@ -47,12 +47,14 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
       ? (await infra.pgbouncer({ host: serverUrl.hostname, port: Number(serverUrl.port || 5432) })).url(database)
       : directUrl
     env = deploymentEnv(base, url, {
-      ADGATE_LIMIT_API_REQUESTS_PER_KEY: `${perKeyLimit}/1h`,
+      // A day's window: a fixed window's boundary falling inside the rate-limit test would let more through.
+      ADGATE_LIMIT_API_REQUESTS_PER_KEY: `${perKeyLimit}/1d`,
       // The rolling restart's load runs on one connection, as fast as the machine allows.
       ADGATE_LIMIT_API_REQUESTS_PER_CONNECTION: "1000000/1m",
-      // Out of HAProxy's rotation within about a second (fall 2 × inter 500 ms): two seconds of drain are enough.
+      // Out of HAProxy's rotation within about a second (fall 2 × inter 500 ms): three seconds of drain leave room
+      // for a busy machine.
       // SCALEOUT_SHUTDOWN_DELAY=0 shows what happens without the drain (connection errors reach the clients).
-      ADGATE_SHUTDOWN_DELAY_SECONDS: process.env["SCALEOUT_SHUTDOWN_DELAY"] ?? "2",
+      ADGATE_SHUTDOWN_DELAY_SECONDS: process.env["SCALEOUT_SHUTDOWN_DELAY"] ?? "3",
       // SCALEOUT_PREPARED_STATEMENTS=on shows what happens without the setting (statements fail across server connections).
       ...(pooler ? { ADGATE_DATABASE_PREPARED_STATEMENTS: process.env["SCALEOUT_PREPARED_STATEMENTS"] ?? "off" } : {})
     })
@@ -154,11 +156,12 @@ describe.skipIf(!scaleOutAvailable).each(modes)("$name", ({ pooler }) => {
     const taskId = String(started.taskId)
     let status = ""
     let poll = 0
+    // One poll a second: the key's limit (perKeyLimit) bounds how many it may send.
     await until("the task to end", async () => {
       const answer = toolResult(await mcp(servers[poll++ % 3]!.origin, key, "tools/call", { name: "get_task", arguments: { taskId } }))
       status = String(answer.status)
       return !["planning", "running", "waiting_for_approval"].includes(status)
-    }, 40_000, 500)
+    }, 35_000, 1_000)
     expect(status).toBe("completed")
     expect(await psql(`SELECT attempt FROM tasks WHERE id = '${taskId}'`)).toBe("1")
     expect(await psql(`SELECT count(*) FROM credit_entries WHERE reason = 'task' AND reference = '${taskId}'`)).toBe("1")
