@@ -9,7 +9,8 @@ import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import type { AppConfig } from "./config.ts"
 
 /** The database (migrated). Exposes SqlClient. */
-export const appDatabase = (config: AppConfig) => SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir })
+export const appDatabase = (config: AppConfig) =>
+  SqlDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements })
 
 /**
  * Every store and directory port from SQL, node:crypto secrets, scrypt passwords, the issuer, the sandbox platforms

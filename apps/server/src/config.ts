@@ -49,7 +49,25 @@ export interface AppConfig {
   readonly metricsAddress: Option.Option<{ readonly host: string; readonly port: number }>
   /** A bearer token the scraper must send (ADGATE_METRICS_TOKEN); none: the listener's address is the protection. */
   readonly metricsToken: Option.Option<Redacted.Redacted<string>>
+  /**
+   * How long a stopping process keeps serving with readiness 503 before it closes its listener, when a load balancer
+   * probes it (ADGATE_SHUTDOWN_DELAY_SECONDS, default 5; docs/operations.md, Running it in production).
+   */
+  readonly shutdownDelaySeconds: number
+  /** Named prepared statements on PostgreSQL (ADGATE_DATABASE_PREPARED_STATEMENTS, default on; off behind PgBouncer). */
+  readonly preparedStatements: boolean
 }
+
+/** ADGATE_SHUTDOWN_DELAY_SECONDS: whole seconds from 0 to 300. */
+const readShutdownDelay = Effect.gen(function* () {
+  const variable = "ADGATE_SHUTDOWN_DELAY_SECONDS"
+  const raw = yield* Config.option(Config.NonEmptyString(variable))
+  if (Option.isNone(raw)) return 5
+  const value = Number(raw.value.trim())
+  if (!Number.isInteger(value) || value < 0 || value > 300)
+    return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of seconds from 0 to 300` })
+  return value
+})
 
 /** `host:port` or `[v6]:port`, or the reason it is not one. */
 export const parseMetricsAddress = (text: string): { readonly host: string; readonly port: number } | string => {
@@ -202,6 +220,8 @@ export const loadAppConfig = Effect.gen(function* () {
     tracing: (yield* Config.Literals(["on", "off"], "ADGATE_TRACING").pipe(Config.withDefault("off" as const))) === "on",
     recognisedProducts: yield* readRecognisedProducts,
     metricsAddress: yield* readMetricsAddress,
-    metricsToken: yield* optionalSecret("ADGATE_METRICS_TOKEN")
+    metricsToken: yield* optionalSecret("ADGATE_METRICS_TOKEN"),
+    shutdownDelaySeconds: yield* readShutdownDelay,
+    preparedStatements: (yield* Config.Literals(["on", "off"], "ADGATE_DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault("on" as const))) === "on"
   } satisfies AppConfig
 })

@@ -27,12 +27,15 @@ import { withoutPasswords } from "./withoutPasswords.ts"
 /** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
 export const shutdownFlag = makeShutdownFlag()
 
-export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () => boolean } = shutdownFlag) => {
+export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () => boolean; readonly probed?: () => void } = shutdownFlag) => {
   const ports = appPorts(config)
   // Readiness reads the migrations table through the process's own pool (readiness.ts).
   const readiness = Layer.effect(Readiness, Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return { shuttingDown: shutdown.isSet, pendingMigrations: Effect.provideService(pendingMigrations, SqlClient.SqlClient, sql) }
+    return {
+      shuttingDown: shutdown.isSet, pendingMigrations: Effect.provideService(pendingMigrations, SqlClient.SqlClient, sql),
+      ...(shutdown.probed === undefined ? {} : { probed: shutdown.probed })
+    }
   })).pipe(Layer.provide(ports))
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
   // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
@@ -95,13 +98,34 @@ const program = Effect.gen(function* () {
   // one (measured: ~14 % of an MCP tools/call's server CPU, bench/README.md), and no log line of adgate prints a
   // stack (failures are logged by tag, a failed start as one line). ADGATE_TRACING=on keeps V8's default of 10 frames.
   if (!config.tracing) Error.stackTraceLimit = 0
-  return yield* Layer.launch(serverLayer(config)).pipe(
+  // Layer.launch, with one finalizer added after everything is up, so that it runs first on SIGTERM: the drain.
+  return yield* Effect.scoped(Effect.gen(function* () {
+    yield* Layer.build(serverLayer(config))
+    yield* Effect.addFinalizer(() => drainBeforeClosing(config.shutdownDelaySeconds))
+    return yield* Effect.never
+  })).pipe(
     // Spans off unless asked for: no tracer is configured, and a recorded span costs a native span object, its clock
     // reads and its attributes on every traced call and SQL statement (bench/README.md).
     Effect.withTracerEnabled(config.tracing),
     Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
   )
 }).pipe(Effect.provide(LogfmtLogger))
+
+/** A load balancer probed /health/ready this recently: it is watching this process and will see it stop being ready. */
+const watchedWithinMs = 60_000
+
+/**
+ * The first step of a stop: while a load balancer watches (a readiness probe within the last minute), keep serving
+ * for `seconds` with /health/ready answering 503 shutting_down, so that the balancer takes the process out of
+ * rotation before its listener closes; requests it still sends meanwhile are answered. A process nobody probes
+ * (no balancer) closes at once. Then the listener closes and requests in flight finish (serve.ts).
+ */
+const drainBeforeClosing = (seconds: number) =>
+  Effect.suspend(() =>
+    seconds > 0 && shutdownFlag.isSet() && Date.now() - shutdownFlag.lastProbeAt() < watchedWithinMs
+      ? Effect.logInfo(`stopping: readiness answers 503, serving ${seconds} s more while the load balancer takes this process out`).pipe(
+        Effect.andThen(Effect.sleep(`${seconds} seconds`)))
+      : Effect.void)
 
 const oneLine = (text: unknown) => withoutPasswords(String(text ?? "")).replace(/\s+/g, " ").trim()
 

@@ -79,6 +79,26 @@ describe("metrics from the environment", () => {
     }))
 })
 
+describe("scale-out settings from the environment", () => {
+  it.effect("ADGATE_SHUTDOWN_DELAY_SECONDS is 5 by default, whole seconds from 0 to 300; anything else stops the start naming it", () =>
+    Effect.gen(function* () {
+      assert.strictEqual((yield* loadAppConfig.pipe(withEnv({}))).shutdownDelaySeconds, 5)
+      assert.strictEqual((yield* loadAppConfig.pipe(withEnv({ ADGATE_SHUTDOWN_DELAY_SECONDS: "0" }))).shutdownDelaySeconds, 0)
+      assert.strictEqual((yield* loadAppConfig.pipe(withEnv({ ADGATE_SHUTDOWN_DELAY_SECONDS: "300" }))).shutdownDelaySeconds, 300)
+      for (const bad of ["-1", "301", "1.5", "five"]) {
+        const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_SHUTDOWN_DELAY_SECONDS: bad })))
+        assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message.includes("ADGATE_SHUTDOWN_DELAY_SECONDS"), bad)
+      }
+    }))
+
+  it.effect("named prepared statements are on by default and off with ADGATE_DATABASE_PREPARED_STATEMENTS=off; another value stops the start", () =>
+    Effect.gen(function* () {
+      assert.isTrue((yield* loadAppConfig.pipe(withEnv({}))).preparedStatements)
+      assert.isFalse((yield* loadAppConfig.pipe(withEnv({ ADGATE_DATABASE_PREPARED_STATEMENTS: "off" }))).preparedStatements)
+      yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_DATABASE_PREPARED_STATEMENTS: "no" })))
+    }))
+})
+
 describe("tracing from the environment", () => {
   it.effect("spans are off by default, on with ADGATE_TRACING=on, and another value stops the start", () =>
     Effect.gen(function* () {

@@ -9,6 +9,8 @@ import { Directory, PeopleStore, SecretHash, WorkspaceId } from "@adgate/core"
 export interface ReadinessChecks {
   /** True once the process has been asked to stop. */
   readonly shuttingDown: () => boolean
+  /** Told of every readiness probe, so the process knows whether a load balancer watches it (main.ts, the drain). */
+  readonly probed?: () => void
   /** How many migrations this code ships that the database has not applied; a failure counts as "database". */
   readonly pendingMigrations: Effect.Effect<number, unknown>
 }
@@ -18,10 +20,19 @@ export const Readiness = Context.Reference<ReadinessChecks>("adapters-http/Readi
   defaultValue: () => ({ shuttingDown: () => false, pendingMigrations: Effect.succeed(0) })
 })
 
-/** A flag the process sets once, on SIGTERM or SIGINT; readiness reads it on every probe. */
+/**
+ * A flag the process sets once, on SIGTERM or SIGINT; readiness reads it on every probe and notes when the last probe
+ * came (`lastProbeAt`, epoch ms; 0 before the first), which tells the shutdown whether a load balancer is watching.
+ */
 export const makeShutdownFlag = () => {
   let stopping = false
-  return { set: (): void => { stopping = true }, isSet: (): boolean => stopping }
+  let lastProbe = 0
+  return {
+    set: (): void => { stopping = true },
+    isSet: (): boolean => stopping,
+    probed: (): void => { lastProbe = Date.now() },
+    lastProbeAt: (): number => lastProbe
+  }
 }
 
 export type NotReadyReason = "database" | "migrations" | "shutting_down"
@@ -50,6 +61,7 @@ export const ReadinessRoutes = HttpRouter.use((router) =>
     yield* router.add("GET", "/health/live", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })))
     yield* router.add("GET", "/health/ready", () =>
       Effect.gen(function* () {
+        checks.probed?.()
         if (checks.shuttingDown()) return notReady("shutting_down")
         // A hung database is as unavailable as a failing one.
         const pending = yield* Effect.andThen(storesAnswer, checks.pendingMigrations).pipe(Effect.timeout("5 seconds"), Effect.option)

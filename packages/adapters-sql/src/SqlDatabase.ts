@@ -15,6 +15,12 @@ export interface DatabaseOptions {
   readonly dataDir: string
   /** PostgreSQL pool size (default 10). */
   readonly maxConnections?: number
+  /**
+   * Whether statements are prepared under a name and cached per connection (default true). Off, every statement goes
+   * through the unnamed statement (Parse, Bind, Execute in one round trip), which is what a pooler in transaction mode
+   * needs (PgBouncer before 1.21 does not carry named statements from one server connection to the next).
+   */
+  readonly preparedStatements?: boolean
 }
 
 /** The SqlClient of the chosen database, migrated; both name columns alike (sqlNames: camelCase fields, snake_case columns). */
@@ -23,7 +29,10 @@ export const SqlDatabase = (
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client: Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> = Option.match(options.databaseUrl, {
     onNone: () => PgliteClient(join(options.dataDir, "pglite")),
-    onSome: (url) => PgClient.layer({ url, maxConnections: options.maxConnections ?? 10, ...sqlNames })
+    onSome: (url) => PgClient.layer({
+      url, maxConnections: options.maxConnections ?? 10, ...sqlNames,
+      ...(options.preparedStatements === false ? { prepare: false } : {})
+    })
   })
   return Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(client))
 }

@@ -12,6 +12,12 @@ import { SqlDatabase } from "../src/index.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
+/**
+ * ADGATE_DATABASE_PREPARED_STATEMENTS=off, as the server reads it: no named prepared statements, for a run of these
+ * suites through PgBouncer in transaction mode (test/scaleout/runThroughPgbouncer.ts).
+ */
+const preparedStatements = process.env["ADGATE_DATABASE_PREPARED_STATEMENTS"] !== "off"
+
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "adgate-sql-"))
 
 /** Runs `effect`, answering its result and every SQL text sent to PGlite meanwhile (any PGlite in this process), whitespace collapsed. */
@@ -33,7 +39,7 @@ export const pgliteDatabase = (dataDir: string = tempDataDir()) =>
 
 const admin = <A, E>(url: string, f: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(SqlClient.SqlClient, f).pipe(
-    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+    Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1, ...(preparedStatements ? {} : { prepare: false }) }))
   )
 
 /** Creates `adgate_test_<random>` on the server of `url` for the life of the scope; answers its URL. */
@@ -51,12 +57,12 @@ export const freshPostgresDatabase = (url: string) =>
 
 /** One process's own pool of 4 connections on the PostgreSQL database at `url` (tests that play several processes). */
 export const processDatabase = (url: string) =>
-  SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4 })
+  SqlDatabase({ databaseUrl: Option.some(Redacted.make(url)), dataDir: tempDataDir(), maxConnections: 4, preparedStatements })
 
 /** A migrated, fresh PostgreSQL database (dropped when the layer is released). */
 export const postgresDatabase = (url: string) =>
   Layer.unwrap(Effect.map(freshPostgresDatabase(url), (fresh) =>
-    SqlDatabase({ databaseUrl: Option.some(Redacted.make(fresh)), dataDir: tempDataDir() })))
+    SqlDatabase({ databaseUrl: Option.some(Redacted.make(fresh)), dataDir: tempDataDir(), preparedStatements })))
 
 /** The databases a suite runs on, each with whether it runs: PGlite always, PostgreSQL when DATABASE_URL is set. */
 export const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Layer<SqlClient.SqlClient, unknown>]> = [

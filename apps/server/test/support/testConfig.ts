@@ -23,5 +23,7 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   tracing: false,
   recognisedProducts: builtInProducts,
   metricsAddress: Option.none(),
-  metricsToken: Option.none()
+  metricsToken: Option.none(),
+  shutdownDelaySeconds: 0,
+  preparedStatements: true
 })
