@@ -1,0 +1,297 @@
+// The sequences: fast-check model-based commands sent to the server (authorize, exchange, refresh, revoke, probe,
+// wait), each answer compared with the oracle's prediction. A fixed tour first walks every rule once; then random
+// sequences, and a deviation is shrunk by fast-check to the shortest sequence that still shows it. Parallel commands
+// are real concurrency: their requests are all in flight at once.
+import { randomBytes } from "node:crypto"
+import * as fc from "fast-check"
+import { type Answer, authorized, describeAnswer, emptyWorld, type Request, spentAt, step, type World } from "./oracle.ts"
+import type { Obtained, Exchange as Wire, Target } from "./driver.ts"
+import { type Profile, type RuleId, rules } from "./rules.ts"
+
+/** What the kit knows of one run: everything the server handed out, in order. */
+export interface Model {
+  codes: Array<Obtained>
+  refresh: Array<string>
+  access: Array<string>
+  waits: number
+}
+
+interface Real {
+  readonly target: Target
+  readonly profile: Profile
+  worlds: ReadonlyArray<World>
+  readonly log: Array<StepLog>
+}
+
+export interface StepLog {
+  readonly command: string
+  readonly wire: ReadonlyArray<Wire>
+  readonly answers: ReadonlyArray<string>
+}
+
+/** A deviation: the server's answers fit no world the oracle allows. */
+export class Deviation extends Error {
+  readonly rules: ReadonlyArray<RuleId>
+  readonly command: string
+  readonly expected: ReadonlyArray<string>
+  readonly reasons: ReadonlyArray<string>
+  readonly log: ReadonlyArray<StepLog>
+  constructor(rules: ReadonlyArray<RuleId>, command: string, expected: ReadonlyArray<string>, reasons: ReadonlyArray<string>, log: ReadonlyArray<StepLog>) {
+    super(`${command}: ${reasons.filter((r) => r !== "as predicted").join("; ")} (${rules.map((r) => rules_(r)).join("; ")})`)
+    this.rules = rules
+    this.command = command
+    this.expected = expected
+    this.reasons = reasons
+    this.log = log
+  }
+}
+const rules_ = (id: RuleId) => `${id}: ${rules[id].row}`
+
+export interface Knobs {
+  readonly quick: boolean
+  /** The widest a parallel command goes. */
+  readonly maxParallel: number
+  /** A scope outside the grant (for the widen command) and one inside (narrow). */
+  readonly widenScope: string
+  readonly narrowScope: string
+  readonly exercised: Set<RuleId>
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+const pick = <T>(items: ReadonlyArray<T>, back: number): T => items[items.length - 1 - (back % items.length)]!
+const describe = (answers: ReadonlyArray<Answer>) => answers.map(describeAnswer)
+
+/** Sends `requests` together, asks the oracle, keeps the log; throws a Deviation when no world is left. */
+const exchangeWithOracle = async (
+  real: Real, knobs: Knobs, command: string, requests: ReadonlyArray<Request>, send: (request: Request) => Promise<Answer>, race: RuleId | null
+): Promise<ReadonlyArray<Answer>> => {
+  const from = real.target.transcript.length
+  const answers = await Promise.all(requests.map(send))
+  const now = Date.now()
+  const result = step(real.worlds, requests, answers, real.profile, now, race)
+  real.log.push({ command, wire: real.target.transcript.slice(from), answers: describe(answers) })
+  for (const rule of result.exercised) knobs.exercised.add(rule)
+  if (result.deviation !== null)
+    throw new Deviation(result.deviation.rules, command, result.deviation.expected, result.deviation.reasons, [...real.log])
+  real.worlds = result.worlds
+  return answers
+}
+
+const keepTokens = (m: Model, answers: ReadonlyArray<Answer>) => {
+  for (const answer of answers) {
+    if (answer._tag !== "Tokens") continue
+    m.access.push(answer.access)
+    if (answer.refresh !== null) m.refresh.push(answer.refresh)
+  }
+}
+
+type Command = fc.AsyncCommand<Model, Real>
+
+export const authorizeCommand = (knobs: Knobs, most = 4): Command => ({
+  check: (m) => m.codes.length < most,
+  run: async (m, real) => {
+    const from = real.target.transcript.length
+    const obtained = await real.target.authorize()
+    const now = Date.now()
+    real.worlds = real.worlds.map((w) => authorized(w, obtained.code, real.target.client.client_id, real.target.redirectUri, obtained.verifier, now))
+    real.log.push({ command: "authorize()", wire: real.target.transcript.slice(from), answers: ["code"] })
+    m.codes.push(obtained)
+    void knobs
+  },
+  toString: () => "authorize()"
+})
+
+export type ExchangeVariant = "right" | "wrong-verifier" | "wrong-redirect" | "wrong-client" | "foreign-resource"
+
+export const exchangeCommand = (knobs: Knobs, back: number, variant: ExchangeVariant, parallel: number): Command => ({
+  check: (m) => m.codes.length > 0,
+  run: async (m, real) => {
+    const label = `exchange(code -${back}, ${variant}${parallel > 1 ? `, ${parallel} in parallel` : ""})`
+    const code = pick(m.codes, back)
+    const target = real.target
+    // A variant the server cannot be asked (no second client, no other resource, no audience rule) is sent right.
+    const effective: ExchangeVariant =
+      (variant === "wrong-client" && !target.hasOtherClient) || (variant === "foreign-resource" && (!real.profile.audience || target.options.foreignResource === null))
+        ? "right" : variant
+    const how = {
+      client: effective === "wrong-client" ? "other" as const : "main" as const,
+      verifier: effective === "wrong-verifier" ? randomBytes(32).toString("base64url") : code.verifier,
+      redirectUri: effective === "wrong-redirect" ? `${target.redirectUri}/elsewhere` : target.redirectUri,
+      foreignResource: effective === "foreign-resource"
+    }
+    const request: Request = {
+      _tag: "Exchange", code: code.code, clientId: how.client === "other" ? target.otherClient!.client_id : target.client.client_id,
+      redirectUri: how.redirectUri, verifier: how.verifier, foreignResource: how.foreignResource
+    }
+    const requests = Array.from({ length: parallel }, () => request)
+    const answers = await exchangeWithOracle(real, knobs, label, requests, () => target.exchange(code, how), parallel > 1 ? "code.race" : null)
+    keepTokens(m, answers)
+  },
+  toString: () => `exchange(code -${back}, ${variant}${parallel > 1 ? `, ${parallel} in parallel` : ""})`
+})
+
+export type ScopeVariant = "keep" | "narrow" | "widen"
+
+export const refreshCommand = (knobs: Knobs, back: number, scope: ScopeVariant, foreign: boolean, parallel: number): Command => {
+  const label = `refresh(refresh token -${back}${scope === "keep" ? "" : `, ${scope} scope`}${foreign ? ", other resource" : ""}${parallel > 1 ? `, ${parallel} in parallel` : ""})`
+  return {
+    check: (m) => m.refresh.length > 0,
+    run: async (m, real) => {
+      const token = pick(m.refresh, back)
+      const target = real.target
+      const scopeValue = !real.profile.scopeOnRefresh || scope === "keep" ? null : scope === "narrow" ? knobs.narrowScope : knobs.widenScope
+      const foreignResource = foreign && real.profile.audience && target.options.foreignResource !== null
+      // Window guard: never present a spent token within a few seconds of its window's end, where the server's clock
+      // and ours could disagree; wait until it is clearly outside.
+      const window = real.profile.retryWindowMs
+      if (window > 0) {
+        for (const at of spentAt(real.worlds, token)) {
+          const elapsed = Date.now() - at
+          if (elapsed > window - 5_000 && elapsed < window + 1_500) await sleep(at + window + 1_500 - Date.now())
+        }
+      }
+      const request: Request = { _tag: "Refresh", token, clientId: target.client.client_id, scope: scopeValue, foreignResource }
+      const requests = Array.from({ length: parallel }, () => request)
+      const answers = await exchangeWithOracle(real, knobs, label, requests, () => target.refresh(token, { scope: scopeValue, foreignResource }), parallel > 1 ? "refresh.race" : null)
+      keepTokens(m, answers)
+    },
+    toString: () => label
+  }
+}
+
+export type RevokeKind = "refresh" | "access" | "unknown"
+
+export const revokeCommand = (knobs: Knobs, kind: RevokeKind, back: number, twice: boolean): Command => {
+  const label = `revoke(${kind === "unknown" ? "an unknown token" : `${kind} token -${back}`}${twice ? ", twice" : ""})`
+  return {
+    check: (m) => kind === "unknown" || (kind === "refresh" ? m.refresh.length > 0 : m.access.length > 0),
+    run: async (m, real) => {
+      const token = kind === "unknown" ? `unknown-${randomBytes(24).toString("base64url")}` : pick(kind === "refresh" ? m.refresh : m.access, back)
+      const request: Request = { _tag: "Revoke", token, clientId: real.target.client.client_id }
+      for (let i = 0; i < (twice ? 2 : 1); i++)
+        await exchangeWithOracle(real, knobs, i === 0 ? label : `${label} (again)`, [request], () => real.target.revoke(token), null)
+    },
+    toString: () => label
+  }
+}
+
+export const probeCommand = (knobs: Knobs, back: number): Command => ({
+  check: (m) => m.access.length > 0,
+  run: async (m, real) => {
+    if (real.target.options.probe === null) return
+    const token = pick(m.access, back)
+    await exchangeWithOracle(real, knobs, `probe(access token -${back})`, [{ _tag: "Probe", token }], () => real.target.probe(token), null)
+  },
+  toString: () => `probe(access token -${back})`
+})
+
+/** Waits out the retry window (and a margin), so that the spent tokens of now are presented outside it. */
+export const waitCommand = (knobs: Knobs): Command => ({
+  check: (m) => !knobs.quick && m.waits < 1,
+  run: async (m, real) => {
+    if (real.profile.retryWindowMs > 0) await sleep(real.profile.retryWindowMs + 2_000)
+    real.log.push({ command: `wait(${(real.profile.retryWindowMs + 2_000) / 1000} s)`, wire: [], answers: [] })
+    m.waits++
+  },
+  toString: () => "wait(window)"
+})
+
+/** The random commands. */
+export const commandArbitraries = (knobs: Knobs): Array<fc.Arbitrary<Command>> => {
+  const back = fc.nat({ max: 5 })
+  const parallel = fc.integer({ min: 1, max: Math.max(1, knobs.maxParallel) })
+  return [
+    fc.constant(authorizeCommand(knobs)),
+    fc.tuple(back, fc.constantFrom<ExchangeVariant>("right", "wrong-verifier", "wrong-redirect", "wrong-client", "foreign-resource"), parallel)
+      .map(([b, v, p]) => exchangeCommand(knobs, b, v, v === "right" ? p : 1)),
+    fc.tuple(back, fc.constantFrom<ScopeVariant>("keep", "keep", "narrow", "widen"), fc.boolean(), parallel)
+      .map(([b, s, f, p]) => refreshCommand(knobs, b, s, f && s === "keep", p)),
+    fc.tuple(fc.constantFrom<RevokeKind>("refresh", "access", "unknown"), back, fc.boolean()).map(([k, b, t]) => revokeCommand(knobs, k, b, t)),
+    back.map((b) => probeCommand(knobs, b)),
+    fc.constant(waitCommand(knobs))
+  ]
+}
+
+/** The fixed walk over every rule, run before the random sequences (its commands checked like any other). */
+export const tour = (knobs: Knobs): ReadonlyArray<Command> => {
+  const c = {
+    authorize: authorizeCommand(knobs, Number.POSITIVE_INFINITY),
+    exchange: (back: number, v: ExchangeVariant = "right", p = 1) => exchangeCommand(knobs, back, v, p),
+    refresh: (back: number, s: ScopeVariant = "keep", f = false, p = 1) => refreshCommand(knobs, back, s, f, p),
+    revoke: (k: RevokeKind, back = 0, twice = false) => revokeCommand(knobs, k, back, twice),
+    probe: (back: number) => probeCommand(knobs, back)
+  }
+  const wrongFive = Array.from({ length: 5 }, () => c.exchange(0, "wrong-verifier"))
+  return [
+    // A grant, its rotations, scope, the retry window and the resource.
+    c.exchange(0), c.probe(0), c.refresh(0), c.probe(1), c.refresh(0, "narrow"), c.refresh(0, "widen"), c.refresh(0),
+    c.refresh(1), c.probe(1), c.probe(0), c.refresh(0, "keep", true), c.probe(0),
+    // The binding of a code, and its single use ending what the first exchange issued.
+    c.authorize, c.exchange(0, "wrong-verifier"), c.exchange(0, "wrong-redirect"), c.exchange(0, "wrong-client"), c.exchange(0, "foreign-resource"),
+    c.exchange(0), c.exchange(0), c.probe(0), c.refresh(0),
+    // Five failed exchanges, then the right one.
+    c.authorize, ...wrongFive, c.exchange(0),
+    // Parallel exchanges of one code, then parallel refreshes of one token on a fresh grant.
+    c.authorize, c.exchange(0, "right", knobs.maxParallel), c.probe(0),
+    c.authorize, c.exchange(0), c.refresh(0, "keep", false, knobs.maxParallel), ...Array.from({ length: knobs.maxParallel }, (_, i) => c.probe(i)),
+    c.refresh(0),
+    // Revocation: an access token, twice, an unknown token, then the refresh token ending the grant.
+    c.revoke("access", 0, true), c.probe(0), c.probe(1), c.revoke("unknown"), c.revoke("refresh", 0), c.refresh(0), c.probe(1),
+    // Outside the window (not in --quick): a spent token presented after the window ends the grant.
+    ...(knobs.quick ? [] : [c.authorize, c.exchange(0), c.refresh(0), waitCommand(knobs), c.refresh(1), c.refresh(0), c.probe(0)])
+  ]
+}
+
+export interface SequenceOutcome {
+  readonly deviation: Deviation | null
+  /** The seed and path that replay the counterexample (random phase only). */
+  readonly replay: { readonly seed: number; readonly path: string } | null
+  readonly runs: number
+  readonly commands: string | null
+}
+
+const freshReal = (target: Target, profile: Profile) => async (): Promise<{ model: Model; real: Real }> => {
+  target.transcript.length = 0
+  const model: Model = { codes: [], refresh: [], access: [], waits: 0 }
+  const real: Real = { target, profile, worlds: [emptyWorld], log: [] }
+  return { model, real }
+}
+
+/** The tour: one fixed sequence, starting from a first authorization. */
+export const runTour = async (target: Target, profile: Profile, knobs: Knobs): Promise<SequenceOutcome> => {
+  try {
+    await fc.asyncModelRun(freshReal(target, profile), [authorizeCommand(knobs), ...tour(knobs)])
+    return { deviation: null, replay: null, runs: 1, commands: null }
+  } catch (error) {
+    if (error instanceof Deviation) return { deviation: error, replay: null, runs: 1, commands: error.log.map((s) => s.command).join(", ") }
+    throw error
+  }
+}
+
+/** Random sequences (each starting from a first authorization); a deviation is shrunk. */
+export const runRandom = async (
+  target: Target, profile: Profile, knobs: Knobs, options: { readonly runs: number; readonly seed?: number; readonly path?: string; readonly maxCommands: number; readonly timeLimitMs: number }
+): Promise<SequenceOutcome> => {
+  const property = fc.asyncProperty(
+    fc.commands(commandArbitraries(knobs), { maxCommands: options.maxCommands }),
+    async (commands) => {
+      await fc.asyncModelRun(freshReal(target, profile), [authorizeCommand(knobs), ...commands])
+    }
+  )
+  const details = await fc.check(property, {
+    numRuns: options.runs,
+    ...(options.seed === undefined ? {} : { seed: options.seed }),
+    ...(options.path === undefined ? {} : { path: options.path }),
+    interruptAfterTimeLimit: options.timeLimitMs,
+    markInterruptAsFailure: false
+  })
+  if (!details.failed) return { deviation: null, replay: null, runs: details.numRuns, commands: null }
+  const error = details.errorInstance
+  if (!(error instanceof Deviation)) throw error instanceof Error ? error : new Error(String(error))
+  return {
+    deviation: error,
+    replay: { seed: details.seed, path: details.counterexamplePath ?? "" },
+    runs: details.numRuns,
+    commands: error.log.map((s) => s.command).join(", ")
+  }
+}
