@@ -76,6 +76,7 @@ export class Target {
       as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { ...common, algorithm: "oidc" }))
       notes.push(`discovery: RFC 8414 answered ${rfc8414.status}; OpenID Connect discovery used`)
     }
+    if (typeof as.revocation_endpoint !== "string") notes.push("discovery: no revocation_endpoint (RFC 7009): revocation is not sent")
     if (!(as.code_challenge_methods_supported ?? []).includes("S256")) notes.push("discovery: S256 is not listed in code_challenge_methods_supported")
     if (options.resource !== null) {
       const metadata = await oauth.resourceDiscoveryRequest(new URL(options.resource), common)
@@ -209,6 +210,11 @@ export class Target {
     }
     await response.body?.cancel().catch(() => {})
     return { _tag: "Status", status: response.status }
+  }
+
+  /** Whether the server has a revocation endpoint (RFC 7009; RFC 8414 revocation_endpoint). */
+  get hasRevocation(): boolean {
+    return typeof this.as.revocation_endpoint === "string"
   }
 
   get hasOtherClient(): boolean {

@@ -280,10 +280,20 @@ const predictProbe = (world: World, request: Extract<Request, { _tag: "Probe" }>
   return [{ expect: { _tag: "Status", status: works ? 200 : 401 }, rules, commit: same(world) }]
 }
 
+/**
+ * A request naming a resource outside the grant may be refused for that before anything else is looked at (RFC 8707
+ * §2 leaves the order of checks open): invalid_target, nothing changed, is always one of the answers.
+ */
+const resourceFirst = (world: World, request: Request, alternatives: ReadonlyArray<Alternative>, profile: Profile): ReadonlyArray<Alternative> =>
+  (request._tag === "Exchange" || request._tag === "Refresh") && request.foreignResource && profile.audience &&
+    !alternatives.some((a) => a.expect._tag === "Error" && a.expect.error === "invalid_target")
+    ? [...alternatives, { expect: { _tag: "Error", error: "invalid_target" }, rules: ["resource.binding"], commit: same(world) }]
+    : alternatives
+
 const predict = (world: World, request: Request, profile: Profile, now: number): ReadonlyArray<Alternative> => {
   switch (request._tag) {
-    case "Exchange": return predictExchange(world, request, profile, now)
-    case "Refresh": return predictRefresh(world, request, profile, now)
+    case "Exchange": return resourceFirst(world, request, predictExchange(world, request, profile, now), profile)
+    case "Refresh": return resourceFirst(world, request, predictRefresh(world, request, profile, now), profile)
     case "Revoke": return predictRevoke(world, request, profile)
     case "Probe": return predictProbe(world, request, profile, now)
   }

@@ -31,6 +31,7 @@ export interface Report {
   readonly consent: string
   readonly quick: boolean
   readonly probe: boolean
+  readonly revocation: boolean
   readonly runs: number
   readonly seed: number | null
   readonly notes: ReadonlyArray<string>
@@ -56,14 +57,15 @@ export const buildReport = (input: {
   readonly consent: string
   readonly quick: boolean
   readonly probe: boolean
+  readonly revocation: boolean
   readonly seed: number | null
   readonly notes: ReadonlyArray<string>
   readonly exercised: ReadonlySet<RuleId>
-  readonly tour: SequenceOutcome
+  readonly tour: ReadonlyArray<SequenceOutcome>
   readonly random: SequenceOutcome | null
 }): Report => {
   const deviations: Array<DeviationReport> = []
-  if (input.tour.deviation !== null) deviations.push(deviationReport("tour", input.tour, input.tour.deviation))
+  for (const outcome of input.tour) if (outcome.deviation !== null) deviations.push(deviationReport("tour", outcome, outcome.deviation))
   if (input.random?.deviation != null) deviations.push(deviationReport("random", input.random, input.random.deviation))
   const off = rulesOff(input.profile)
   const deviated = new Map<RuleId, string>()
@@ -78,12 +80,13 @@ export const buildReport = (input: {
     if (deviated.has(id)) return { ...base, verdict: "deviated", note: `found in the ${deviated.get(id)} sequences` }
     if (off.has(id)) return { ...base, verdict: "not applicable", note: `the ${input.profile.name} profile does not promise it` }
     if (input.exercised.has(id)) return { ...base, verdict: "passed", note: null }
+    if (!input.revocation && id.startsWith("revoke.")) return { ...base, verdict: "not applicable", note: "no revocation endpoint" }
     if (!input.probe && needsProbe.has(id)) return { ...base, verdict: "not applicable", note: "no resource probe" }
     return { ...base, verdict: "not applicable", note: deviations.length > 0 ? "not reached before the deviation" : input.quick ? "not reached (--quick skips the waits)" : "not reached by these sequences" }
   })
   return {
     issuer: input.issuer, profile: input.profile, consent: input.consent, quick: input.quick, probe: input.probe,
-    runs: (input.random?.runs ?? 0) + input.tour.runs, seed: input.seed, notes: input.notes, rules: results, deviations,
+    revocation: input.revocation, runs: input.random?.runs ?? 0, seed: input.seed, notes: input.notes, rules: results, deviations,
     passed: deviations.length === 0
   }
 }
@@ -100,7 +103,7 @@ export const formatText = (report: Report): string => {
     lines.push(`${r.verdict === "passed" ? "PASS" : r.verdict === "deviated" ? "FAIL" : "n/a "}  ${r.id.padEnd(width)}  ${r.title}${r.note === null ? "" : ` (${r.note})`}`)
   lines.push("")
   const count = (v: Verdict) => report.rules.filter((r) => r.verdict === v).length
-  lines.push(`${count("passed")} passed, ${count("deviated")} deviated, ${count("not applicable")} not applicable; ${report.runs} sequences${report.seed === null ? "" : `, seed ${report.seed}`}`)
+  lines.push(`${count("passed")} passed, ${count("deviated")} deviated, ${count("not applicable")} not applicable; the tour and ${report.runs} random sequences${report.seed === null ? "" : `, seed ${report.seed}`}`)
   for (const d of report.deviations) {
     lines.push("")
     lines.push(`DEVIATION (${d.phase}${d.replay === null ? "" : `, replay with --seed ${d.replay.seed} --path ${d.replay.path}`}): ${d.rules.join(", ")}`)

@@ -43,7 +43,7 @@ export const runConformance = async (options: ConformanceOptions): Promise<Repor
   const exercised = new Set<RuleId>()
   const knobs: Knobs = { quick: options.quick, maxParallel: options.maxParallel, widenScope: options.widenScope, narrowScope: options.narrowScope, exercised }
   log(`tour: every rule once${options.quick ? " (--quick: without the wait past the retry window)" : ""}`)
-  const tour = await runTour(target, options.profile, knobs)
+  const tour = await runTour(target, options.profile, knobs, log)
   let random: SequenceOutcome | null = null
   if (options.runs > 0) {
     const seed = options.seed ?? (Date.now() ^ (Math.random() * 0x100000000)) | 0
@@ -52,12 +52,12 @@ export const runConformance = async (options: ConformanceOptions): Promise<Repor
       runs: options.runs, seed, maxCommands: options.maxCommands, timeLimitMs: options.timeLimitMs,
       ...(options.path === undefined ? {} : { path: options.path })
     })
-    return buildReport({ ...common(options, target.notes), seed, exercised, tour, random })
+    return buildReport({ ...common(options, target), seed, exercised, tour, random })
   }
-  return buildReport({ ...common(options, target.notes), seed: null, exercised, tour, random })
+  return buildReport({ ...common(options, target), seed: null, exercised, tour, random })
 }
 
-const common = (options: ConformanceOptions, notes: ReadonlyArray<string>) => ({
+const common = (options: ConformanceOptions, target: Target) => ({
   issuer: options.issuer, profile: options.profile, consent: options.consent.name, quick: options.quick,
-  probe: options.probe !== null, notes
+  probe: options.probe !== null, revocation: target.hasRevocation, notes: target.notes
 })

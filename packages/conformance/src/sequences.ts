@@ -106,13 +106,13 @@ export type ExchangeVariant = "right" | "wrong-verifier" | "wrong-redirect" | "w
 export const exchangeCommand = (knobs: Knobs, back: number, variant: ExchangeVariant, parallel: number): Command => ({
   check: (m) => m.codes.length > 0,
   run: async (m, real) => {
-    const label = `exchange(code -${back}, ${variant}${parallel > 1 ? `, ${parallel} in parallel` : ""})`
     const code = pick(m.codes, back)
     const target = real.target
     // A variant the server cannot be asked (no second client, no other resource, no audience rule) is sent right.
     const effective: ExchangeVariant =
       (variant === "wrong-client" && !target.hasOtherClient) || (variant === "foreign-resource" && (!real.profile.audience || target.options.foreignResource === null))
         ? "right" : variant
+    const label = `exchange(code -${back}, ${effective}${effective === variant ? "" : ` (${variant} not possible here)`}${parallel > 1 ? `, ${parallel} in parallel` : ""})`
     const how = {
       client: effective === "wrong-client" ? "other" as const : "main" as const,
       verifier: effective === "wrong-verifier" ? randomBytes(32).toString("base64url") : code.verifier,
@@ -166,6 +166,7 @@ export const revokeCommand = (knobs: Knobs, kind: RevokeKind, back: number, twic
   return {
     check: (m) => kind === "unknown" || (kind === "refresh" ? m.refresh.length > 0 : m.access.length > 0),
     run: async (m, real) => {
+      if (!real.target.hasRevocation) return
       const token = kind === "unknown" ? `unknown-${randomBytes(24).toString("base64url")}` : pick(kind === "refresh" ? m.refresh : m.access, back)
       const request: Request = { _tag: "Revoke", token, clientId: real.target.client.client_id }
       for (let i = 0; i < (twice ? 2 : 1); i++)
@@ -212,8 +213,11 @@ export const commandArbitraries = (knobs: Knobs): Array<fc.Arbitrary<Command>> =
   ]
 }
 
-/** The fixed walk over every rule, run before the random sequences (its commands checked like any other). */
-export const tour = (knobs: Knobs): ReadonlyArray<Command> => {
+/**
+ * The fixed walk over every rule, run before the random sequences: segments, each on a grant of its own (its first
+ * command authorizes), so that one deviation does not hide the rules of the next segment.
+ */
+export const tour = (knobs: Knobs): ReadonlyArray<{ readonly name: string; readonly commands: ReadonlyArray<Command> }> => {
   const c = {
     authorize: authorizeCommand(knobs, Number.POSITIVE_INFINITY),
     exchange: (back: number, v: ExchangeVariant = "right", p = 1) => exchangeCommand(knobs, back, v, p),
@@ -221,24 +225,28 @@ export const tour = (knobs: Knobs): ReadonlyArray<Command> => {
     revoke: (k: RevokeKind, back = 0, twice = false) => revokeCommand(knobs, k, back, twice),
     probe: (back: number) => probeCommand(knobs, back)
   }
-  const wrongFive = Array.from({ length: 5 }, () => c.exchange(0, "wrong-verifier"))
+  const segment = (name: string, commands: ReadonlyArray<Command>) => ({ name, commands: [c.authorize, ...commands] })
   return [
-    // A grant, its rotations, scope, the retry window and the resource.
-    c.exchange(0), c.probe(0), c.refresh(0), c.probe(1), c.refresh(0, "narrow"), c.refresh(0, "widen"), c.refresh(0),
-    c.refresh(1), c.probe(1), c.probe(0), c.refresh(0, "keep", true), c.probe(0),
-    // The binding of a code, and its single use ending what the first exchange issued.
-    c.authorize, c.exchange(0, "wrong-verifier"), c.exchange(0, "wrong-redirect"), c.exchange(0, "wrong-client"), c.exchange(0, "foreign-resource"),
-    c.exchange(0), c.exchange(0), c.probe(0), c.refresh(0),
-    // Five failed exchanges, then the right one.
-    c.authorize, ...wrongFive, c.exchange(0),
-    // Parallel exchanges of one code, then parallel refreshes of one token on a fresh grant.
-    c.authorize, c.exchange(0, "right", knobs.maxParallel), c.probe(0),
-    c.authorize, c.exchange(0), c.refresh(0, "keep", false, knobs.maxParallel), ...Array.from({ length: knobs.maxParallel }, (_, i) => c.probe(i)),
-    c.refresh(0),
-    // Revocation: an access token, twice, an unknown token, then the refresh token ending the grant.
-    c.revoke("access", 0, true), c.probe(0), c.probe(1), c.revoke("unknown"), c.revoke("refresh", 0), c.refresh(0), c.probe(1),
+    segment("rotation, scope and resource", [
+      c.exchange(0), c.probe(0), c.refresh(0), c.probe(1), c.refresh(0, "narrow"), c.refresh(0, "widen"), c.refresh(0),
+      c.refresh(0, "keep", true), c.probe(0)
+    ]),
+    segment("a spent token within the window", [c.exchange(0), c.refresh(0), c.refresh(1), c.probe(1), c.probe(0), c.refresh(0), c.refresh(2), c.probe(0)]),
+    segment("the binding of a code, and its single use", [
+      c.exchange(0, "wrong-verifier"), c.exchange(0, "wrong-redirect"), c.exchange(0, "wrong-client"), c.exchange(0, "foreign-resource"),
+      c.exchange(0), c.exchange(0), c.probe(0), c.refresh(0)
+    ]),
+    segment("five failed exchanges", [...Array.from({ length: 5 }, () => c.exchange(0, "wrong-verifier")), c.exchange(0)]),
+    segment("parallel exchanges of one code", [c.exchange(0, "right", knobs.maxParallel), c.probe(0), c.refresh(0)]),
+    segment("parallel refreshes of one token", [
+      c.exchange(0), c.refresh(0, "keep", false, knobs.maxParallel), ...Array.from({ length: knobs.maxParallel }, (_, i) => c.probe(i)), c.refresh(0)
+    ]),
+    segment("revocation", [
+      c.exchange(0), c.refresh(0), c.revoke("access", 0, true), c.probe(0), c.probe(1), c.revoke("unknown"), c.revoke("refresh", 0),
+      c.refresh(0), c.probe(1), c.revoke("refresh", 0)
+    ]),
     // Outside the window (not in --quick): a spent token presented after the window ends the grant.
-    ...(knobs.quick ? [] : [c.authorize, c.exchange(0), c.refresh(0), waitCommand(knobs), c.refresh(1), c.refresh(0), c.probe(0)])
+    ...(knobs.quick ? [] : [segment("a spent token after the window", [c.exchange(0), c.refresh(0), waitCommand(knobs), c.refresh(1), c.refresh(0), c.probe(0)])])
   ]
 }
 
@@ -257,15 +265,20 @@ const freshReal = (target: Target, profile: Profile) => async (): Promise<{ mode
   return { model, real }
 }
 
-/** The tour: one fixed sequence, starting from a first authorization. */
-export const runTour = async (target: Target, profile: Profile, knobs: Knobs): Promise<SequenceOutcome> => {
-  try {
-    await fc.asyncModelRun(freshReal(target, profile), [authorizeCommand(knobs), ...tour(knobs)])
-    return { deviation: null, replay: null, runs: 1, commands: null }
-  } catch (error) {
-    if (error instanceof Deviation) return { deviation: error, replay: null, runs: 1, commands: error.log.map((s) => s.command).join(", ") }
-    throw error
+/** The tour, segment by segment; the first deviation of each segment is kept. */
+export const runTour = async (target: Target, profile: Profile, knobs: Knobs, log: (line: string) => void = () => {}): Promise<ReadonlyArray<SequenceOutcome>> => {
+  const outcomes: Array<SequenceOutcome> = []
+  for (const segment of tour(knobs)) {
+    try {
+      await fc.asyncModelRun(freshReal(target, profile), segment.commands)
+      log(`tour: ${segment.name}: as predicted`)
+    } catch (error) {
+      if (!(error instanceof Deviation)) throw error
+      log(`tour: ${segment.name}: DEVIATION ${error.rules.join(", ")}`)
+      outcomes.push({ deviation: error, replay: null, runs: 1, commands: error.log.map((s) => s.command).join(", ") })
+    }
   }
+  return outcomes
 }
 
 /** Random sequences (each starting from a first authorization); a deviation is shrunk. */
