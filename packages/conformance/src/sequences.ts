@@ -197,17 +197,20 @@ export const waitCommand = (knobs: Knobs): Command => ({
   toString: () => "wait(window)"
 })
 
-/** The random commands. */
+/** The random commands, weighted towards what makes state: exchanges of the right code and refreshes. */
 export const commandArbitraries = (knobs: Knobs): Array<fc.Arbitrary<Command>> => {
   const back = fc.nat({ max: 5 })
-  const parallel = fc.integer({ min: 1, max: Math.max(1, knobs.maxParallel) })
+  const parallel = fc.oneof(fc.constant(1), fc.constant(1), fc.integer({ min: 2, max: Math.max(2, knobs.maxParallel) }))
+  const exchange = fc.tuple(back, fc.constantFrom<ExchangeVariant>("right", "right", "right", "wrong-verifier", "wrong-redirect", "wrong-client", "foreign-resource"), parallel)
+    .map(([b, v, p]) => exchangeCommand(knobs, b, v, v === "right" ? p : 1))
+  const refresh = fc.tuple(back, fc.constantFrom<ScopeVariant>("keep", "keep", "keep", "narrow", "widen"), fc.boolean(), parallel)
+    .map(([b, s, f, p]) => refreshCommand(knobs, b, s, f && s === "keep" && b % 3 === 0, p))
   return [
     fc.constant(authorizeCommand(knobs)),
-    fc.tuple(back, fc.constantFrom<ExchangeVariant>("right", "wrong-verifier", "wrong-redirect", "wrong-client", "foreign-resource"), parallel)
-      .map(([b, v, p]) => exchangeCommand(knobs, b, v, v === "right" ? p : 1)),
-    fc.tuple(back, fc.constantFrom<ScopeVariant>("keep", "keep", "narrow", "widen"), fc.boolean(), parallel)
-      .map(([b, s, f, p]) => refreshCommand(knobs, b, s, f && s === "keep", p)),
+    exchange, exchange,
+    refresh, refresh, refresh,
     fc.tuple(fc.constantFrom<RevokeKind>("refresh", "access", "unknown"), back, fc.boolean()).map(([k, b, t]) => revokeCommand(knobs, k, b, t)),
+    back.map((b) => probeCommand(knobs, b)),
     back.map((b) => probeCommand(knobs, b)),
     fc.constant(waitCommand(knobs))
   ]
