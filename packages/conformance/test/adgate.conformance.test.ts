@@ -28,7 +28,7 @@ describe(`the conformance kit against the adgate server process ${onPostgres ? "
   it("profile adgate: every rule passes, the 30-second wait included, in the table, the JSON and the JUnit XML", async () => {
     const json = join(out, "adgate.json")
     const junit = join(out, "adgate.xml")
-    const run = await runKit(["--issuer", server!.origin, "--profile", "adgate", "--consent", "adgate", "--runs", "6", "--seed", "21", "--json", json, "--junit", junit])
+    const run = await runKit(["--issuer", server!.origin, "--profile", "adgate", "--consent", "adgate", "--runs", "4", "--seed", "21", "--json", json, "--junit", junit])
     expect(run.code, `${run.stdout}\n${run.stderr}`).toBe(0)
     const report = JSON.parse(readFileSync(json, "utf8")) as Report
     expect(report.quick).toBe(false)
