@@ -49,10 +49,14 @@ export interface World {
   /** Every refresh token ever issued, with its grant (a store finds spent and withdrawn ones too). */
   readonly refreshOwner: ReadonlyMap<string, ConnectionId>
   readonly access: ReadonlyMap<string, AccessEntry>
+  /** Refresh tokens a refusal left unspent: the next rotation with one of them shows that nothing was spent. */
+  readonly refused: ReadonlySet<string>
   readonly nextId: number
 }
 
-export const emptyWorld: World = { codes: new Map(), connections: new Map(), refreshOwner: new Map(), access: new Map(), nextId: 1 }
+export const emptyWorld: World = { codes: new Map(), connections: new Map(), refreshOwner: new Map(), access: new Map(), refused: new Set(), nextId: 1 }
+
+const refusedWith = (world: World, token: string): World => ({ ...world, refused: new Set(world.refused).add(token) })
 
 /** BASE64URL(SHA-256(value)): how the core keys codes and tokens, and RFC 7636's S256. */
 export const sha256 = (value: string): string => createHash("sha256").update(value).digest("base64url")
@@ -135,6 +139,7 @@ const predictExchange = (world: World, request: Extract<Request, { _tag: "Exchan
         const refreshOwner = new Map(world.refreshOwner)
         if (answer.refresh !== null) refreshOwner.set(answer.refresh, connectionId)
         return {
+          ...world,
           codes: new Map(world.codes).set(request.code, restore(decision.next)),
           connections: new Map(world.connections).set(connectionId, connection),
           refreshOwner,
@@ -195,6 +200,7 @@ const predictRefresh = (world: World, request: Extract<Request, { _tag: "Refresh
     case "Rotated": {
       const retry = decision.withdrew !== null
       const rules: Array<RuleId> = [retry ? "refresh.retry-window" : "refresh.rotate"]
+      if (!retry && world.refused.has(request.token)) rules.unshift("refresh.refused-spends-nothing")
       if (request.scope !== null && profile.scopeOnRefresh) rules.push("refresh.scope")
       return [{
         expect: { _tag: "Tokens", scopes: request.scope !== null && profile.scopeOnRefresh ? decision.issue.scopes : null, refreshFrom: request.token },
@@ -230,7 +236,7 @@ const predictRefresh = (world: World, request: Extract<Request, { _tag: "Refresh
         : error._tag === "SurfaceNotGranted" ? ["resource.binding"]
         : connection.status === "ended" && connection.endedReason !== null ? [endReasonRule[connection.endedReason]]
         : ["refresh.rotate"]
-      return [{ expect: { _tag: "Error", error: errorOf(error) }, rules, commit: same(world) }]
+      return [{ expect: { _tag: "Error", error: errorOf(error) }, rules, commit: same(connection.status === "active" ? refusedWith(world, request.token) : world) }]
     }
     case "Unchanged":
       return [{ expect: { _tag: "Error", error: "invalid_grant" }, rules: ["refresh.rotate"], commit: same(world) }]
@@ -250,11 +256,16 @@ const predictRevoke = (world: World, request: Extract<Request, { _tag: "Revoke" 
   }
   const access = world.access.get(request.token)
   if (access !== undefined) {
-    return [{
-      expect, rules: ["revoke.access"],
-      commit: (_answer, at) => !profile.revokesAccessTokens || access.revokedAt !== null ? world
-        : { ...world, access: new Map(world.access).set(request.token, { ...access, revokedAt: at }) }
-    }]
+    const alone = (at: number): World => !profile.revokesAccessTokens || access.revokedAt !== null ? world
+      : { ...world, access: new Map(world.access).set(request.token, { ...access, revokedAt: at }) }
+    const ends = profile.revokeAccessEndsGrant
+    return [
+      ...(ends === true ? [] : [{ expect, rules: ["revoke.access"] as ReadonlyArray<RuleId>, commit: (_answer: Answer, at: number) => alone(at) }]),
+      ...(ends === false ? [] : [{
+        expect, rules: ["revoke.access"] as ReadonlyArray<RuleId>,
+        commit: (_answer: Answer, at: number) => endGrant(alone(at), access.connectionId, "revoked", at)
+      }])
+    ]
   }
   return [{ expect, rules: ["revoke.unknown"], commit: same(world) }]
 }
@@ -287,7 +298,10 @@ const predictProbe = (world: World, request: Extract<Request, { _tag: "Probe" }>
 const resourceFirst = (world: World, request: Request, alternatives: ReadonlyArray<Alternative>, profile: Profile): ReadonlyArray<Alternative> =>
   (request._tag === "Exchange" || request._tag === "Refresh") && request.foreignResource && profile.audience &&
     !alternatives.some((a) => a.expect._tag === "Error" && a.expect.error === "invalid_target")
-    ? [...alternatives, { expect: { _tag: "Error", error: "invalid_target" }, rules: ["resource.binding"], commit: same(world) }]
+    ? [...alternatives, {
+      expect: { _tag: "Error", error: "invalid_target" }, rules: ["resource.binding"],
+      commit: same(request._tag === "Refresh" ? refusedWith(world, request.token) : world)
+    }]
     : alternatives
 
 const predict = (world: World, request: Request, profile: Profile, now: number): ReadonlyArray<Alternative> => {
@@ -403,7 +417,8 @@ export const step = (
 }
 
 const fingerprint = (world: World): string => JSON.stringify([
-  [...world.codes.entries()], [...world.connections.entries()], [...world.refreshOwner.entries()], [...world.access.entries()], world.nextId
+  [...world.codes.entries()], [...world.connections.entries()], [...world.refreshOwner.entries()], [...world.access.entries()],
+  [...world.refused], world.nextId
 ])
 
 /** When the token was spent, in each world where it is a grant's spent token (for the driver's window guard). */

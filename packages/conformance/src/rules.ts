@@ -43,7 +43,7 @@ export const rules: Readonly<Record<RuleId, Rule>> = {
   "refresh.rotate": { id: "refresh.rotate", title: "a live refresh token gives a new pair and is spent", row: "§States: Connection — active, refresh, token valid → new access and refresh token; old refresh token spent (RFC 9700 §4.14.2)" },
   "refresh.retry-window": { id: "refresh.retry-window", title: "a spent token within the window, successor unused, gets a fresh pair and withdraws the unused one", row: "§States: Connection — spent refresh token presented within 30 s while its successor is unused → that pair is withdrawn, fresh pair issued" },
   "refresh.reuse-ends-grant": { id: "refresh.reuse-ends-grant", title: "any other reuse of a spent token ends the grant", row: "§States: Connection — any other reuse of a spent refresh token → ended, invalid_grant (RFC 9700 §4.14.2)" },
-  "refresh.refused-spends-nothing": { id: "refresh.refused-spends-nothing", title: "a refused refresh (widened scope) spends nothing", row: "§States: Connection — a refused refresh (bad scope, server error) does not spend the refresh token sent (RFC 6749 §6)" },
+  "refresh.refused-spends-nothing": { id: "refresh.refused-spends-nothing", title: "a refused refresh (widened scope, another resource) spends nothing", row: "§States: Connection — a refused refresh (bad scope, server error) does not spend the refresh token sent (RFC 6749 §6)" },
   "refresh.scope": { id: "refresh.scope", title: "a refresh may keep or narrow the scope, never widen it", row: "RFC 6749 §6: the requested scope MUST NOT include any scope not originally granted; omitted keeps it" },
   "refresh.race": { id: "refresh.race", title: "parallel refreshes with one token agree with some serial order", row: "§Limits — refresh token: single use; 30-second retry window while its successor is unused (no find-then-consume race)" },
   "revoke.refresh": { id: "revoke.refresh", title: "revoking a refresh token ends the grant", row: "§States: Connection — revoke with a refresh token → ended (RFC 7009 §2.1)" },
@@ -72,6 +72,8 @@ export interface Profile {
   readonly withdrawRetriedPair: boolean
   /** Revoking an access token ends it (RFC 7009 MAY). */
   readonly revokesAccessTokens: boolean
+  /** Revoking an access token also ends its grant (RFC 7009 §2.1: the server MAY revoke the refresh token as well). */
+  readonly revokeAccessEndsGrant: boolean | "either"
   /** Ending a grant ends its access tokens (RFC 7009 §2.1 SHOULD, RFC 9700 §4.14.2). */
   readonly endedGrantEndsAccessTokens: boolean
   /** RFC 8707 audience checks: a resource other than the authorized one is invalid_target. */
@@ -90,6 +92,7 @@ export const profiles: Readonly<Record<"adgate" | "oauth-2.1", Profile>> = {
     failedExchangeLimit: maxFailedExchanges,
     withdrawRetriedPair: true,
     revokesAccessTokens: true,
+    revokeAccessEndsGrant: false,
     endedGrantEndsAccessTokens: true,
     audience: true,
     scopeOnRefresh: true
@@ -103,6 +106,7 @@ export const profiles: Readonly<Record<"adgate" | "oauth-2.1", Profile>> = {
     failedExchangeLimit: 0,
     withdrawRetriedPair: false,
     revokesAccessTokens: true,
+    revokeAccessEndsGrant: "either",
     endedGrantEndsAccessTokens: true,
     audience: false,
     scopeOnRefresh: true
@@ -123,8 +127,8 @@ export const withOverrides = (profile: Profile, overrides: ReadonlyArray<string>
       if (raw === "" || !Number.isInteger(n) || n < 0) throw new Error(`--set ${override}: ${name} takes a whole number`)
       next[name] = n
     } else if (raw === "true" || raw === "false") next[name] = raw === "true"
-    else if (raw === "either" && name === "failedExchangeKeepsCode") next[name] = "either"
-    else throw new Error(`--set ${override}: ${name} takes true or false${name === "failedExchangeKeepsCode" ? " or either" : ""}`)
+    else if (raw === "either" && (name === "failedExchangeKeepsCode" || name === "revokeAccessEndsGrant")) next[name] = "either"
+    else throw new Error(`--set ${override}: ${name} takes true or false${name === "failedExchangeKeepsCode" || name === "revokeAccessEndsGrant" ? " or either" : ""}`)
   }
   return next as unknown as Profile
 }

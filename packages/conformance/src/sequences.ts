@@ -236,7 +236,7 @@ export const tour = (knobs: Knobs): ReadonlyArray<{ readonly name: string; reado
   return [
     segment("rotation, scope and resource", [
       c.exchange(0), c.probe(0), c.refresh(0), c.probe(1), c.refresh(0, "narrow"), c.refresh(0, "widen"), c.refresh(0),
-      c.refresh(0, "keep", true), c.probe(0)
+      c.refresh(0, "keep", true), c.probe(0), c.refresh(0)
     ]),
     segment("a spent token within the window", [
       c.exchange(0), c.refresh(0), c.refresh(1), c.probe(1), c.probe(0), c.refresh(0), c.refresh(1), c.probe(1), c.refresh(3), c.probe(0)
