@@ -93,6 +93,22 @@ describe("the oracle (adgate's core transitions)", () => {
     expect(step(open, [exchange], [error("invalid_grant")], profiles["oauth-2.1"], t0 + 1).deviation).toBeNull()
   })
 
+  it("revoking an access token ends only it under adgate; under oauth-2.1 it may end the grant too (RFC 7009 MAY)", () => {
+    const revoke: Request = { _tag: "Revoke", token: "at_1", clientId: client }
+    const revoked: Answer = { _tag: "Status", status: 200 }
+    const adgate = run(profiles.adgate, [[exchange, tokens(1), t0], [revoke, revoked, t0 + 1], [probe("at_1"), denied, t0 + 2]])
+    expect(step(adgate, [refresh("rt_1")], [error("invalid_grant")], profiles.adgate, t0 + 3).deviation?.rules).toEqual(["refresh.rotate"])
+    const strict = run(profiles["oauth-2.1"], [[exchange, tokens(1), t0], [revoke, revoked, t0 + 1]])
+    expect(step(strict, [refresh("rt_1")], [error("invalid_grant")], profiles["oauth-2.1"], t0 + 3).deviation).toBeNull()
+    expect(step(strict, [refresh("rt_1")], [tokens(2)], profiles["oauth-2.1"], t0 + 3).deviation).toBeNull()
+  })
+
+  it("a refresh refused for another resource must leave its token working; the rule named is refused-spends-nothing", () => {
+    const worlds = run(profiles.adgate, [[exchange, tokens(1), t0], [{ ...refresh("rt_1"), foreignResource: true } as Request, error("invalid_target"), t0 + 1]])
+    expect(step(worlds, [refresh("rt_1")], [error("invalid_grant")], profiles.adgate, t0 + 2).deviation?.rules[0]).toBe("refresh.refused-spends-nothing")
+    expect(step(worlds, [refresh("rt_1")], [tokens(2)], profiles.adgate, t0 + 2).exercised.has("refresh.refused-spends-nothing")).toBe(true)
+  })
+
   it("profile flags: --set overrides, and refuses what is not a flag", () => {
     expect(withOverrides(profiles.adgate, ["retryWindowMs=0", "audience=false"])).toMatchObject({ retryWindowMs: 0, audience: false })
     expect(() => withOverrides(profiles.adgate, ["retryWindow=0"])).toThrow(/no profile flag/)
