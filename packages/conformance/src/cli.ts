@@ -16,7 +16,7 @@ import { runConformance } from "./run.ts"
 const usage = `usage: npm run conformance -- --issuer <url> [--profile adgate|oauth-2.1] [--consent adgate|oidc-provider|<module>]
   [--runs N] [--seed S] [--path P] [--quick] [--set flag=value]... [--resource URL] [--foreign-resource URL]
   [--probe URL] [--scope "a b"] [--client-id ID] [--other-client-id ID] [--redirect-uri URL] [--parallel N]
-  [--max-commands N] [--time-limit SECONDS] [--json FILE] [--junit FILE]
+  [--max-commands N] [--time-limit SECONDS] [--request-timeout SECONDS] [--json FILE] [--junit FILE]
 The adgate consent driver signs in as CONFORMANCE_EMAIL with CONFORMANCE_PASSWORD.`
 
 const loadConsent = async (name: string): Promise<ConsentDriver> => {
@@ -47,7 +47,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
       set: { type: "string", multiple: true, default: [] }, resource: { type: "string" }, "foreign-resource": { type: "string" },
       probe: { type: "string" }, scope: { type: "string", default: "tools:read tools:write" }, "client-id": { type: "string" },
       "other-client-id": { type: "string" }, "redirect-uri": { type: "string" }, parallel: { type: "string" },
-      "max-commands": { type: "string" }, "time-limit": { type: "string" }, json: { type: "string" }, junit: { type: "string" },
+      "max-commands": { type: "string" }, "time-limit": { type: "string" }, "request-timeout": { type: "string" }, json: { type: "string" }, junit: { type: "string" },
       help: { type: "boolean", default: false }
     },
     strict: true
@@ -77,6 +77,7 @@ export const main = async (argv: ReadonlyArray<string>): Promise<number> => {
     quick: values.quick, maxParallel: Math.max(2, number(values.parallel, "parallel", 3)),
     maxCommands: number(values["max-commands"], "max-commands", 12),
     timeLimitMs: number(values["time-limit"], "time-limit", 900) * 1000,
+    requestTimeoutMs: Math.max(1, number(values["request-timeout"], "request-timeout", 30)) * 1000,
     log: (line) => console.error(line)
   })
   console.log(formatText(report))

@@ -51,15 +51,10 @@ const deviationReport = (phase: "tour" | "random", outcome: SequenceOutcome, dev
   replay: outcome.replay
 })
 
-export const buildReport = (input: {
-  readonly issuer: string
-  readonly profile: Profile
-  readonly consent: string
-  readonly quick: boolean
-  readonly probe: boolean
-  readonly revocation: boolean
-  readonly seed: number | null
-  readonly notes: ReadonlyArray<string>
+/** What the run was: the report's own facts, as the run knows them. */
+export type RunFacts = Pick<Report, "issuer" | "profile" | "consent" | "quick" | "probe" | "revocation" | "seed" | "notes">
+
+export const buildReport = (input: RunFacts & {
   readonly exercised: ReadonlySet<RuleId>
   readonly tour: ReadonlyArray<SequenceOutcome>
   readonly random: SequenceOutcome | null

@@ -18,6 +18,8 @@ export interface ConformanceOptions {
   readonly clientId?: string
   readonly otherClientId?: string
   readonly redirectUri?: string
+  /** Per-request timeout of the driver (default 30 s). */
+  readonly requestTimeoutMs?: number
   /** Random sequences after the tour; 0 runs the tour alone. */
   readonly runs: number
   readonly seed?: number
@@ -37,7 +39,8 @@ export const runConformance = async (options: ConformanceOptions): Promise<Repor
     probe: options.probe, scope: options.scope,
     ...(options.clientId === undefined ? {} : { clientId: options.clientId }),
     ...(options.otherClientId === undefined ? {} : { otherClientId: options.otherClientId }),
-    ...(options.redirectUri === undefined ? {} : { redirectUri: options.redirectUri })
+    ...(options.redirectUri === undefined ? {} : { redirectUri: options.redirectUri }),
+    ...(options.requestTimeoutMs === undefined ? {} : { timeoutMs: options.requestTimeoutMs })
   })
   for (const note of target.notes) log(note)
   const exercised = new Set<RuleId>()

@@ -89,7 +89,7 @@ const keepTokens = (m: Model, answers: ReadonlyArray<Answer>) => {
 
 type Command = fc.AsyncCommand<Model, Real>
 
-export const authorizeCommand = (knobs: Knobs, most = 4): Command => ({
+export const authorizeCommand = (_knobs: Knobs, most = 4): Command => ({
   check: (m) => m.codes.length < most,
   run: async (m, real) => {
     const from = real.target.transcript.length
@@ -98,7 +98,6 @@ export const authorizeCommand = (knobs: Knobs, most = 4): Command => ({
     real.worlds = real.worlds.map((w) => authorized(w, obtained.code, real.target.client.client_id, real.target.redirectUri, obtained.verifier, now))
     real.log.push({ command: "authorize()", wire: real.target.transcript.slice(from), answers: ["code"] })
     m.codes.push(obtained)
-    void knobs
   },
   toString: () => "authorize()"
 })
