@@ -26,7 +26,8 @@ export interface TargetOptions {
   readonly timeoutMs?: number
 }
 
-export interface Exchange {
+/** One request and its answer as sent and read (tokens shortened). */
+export interface WireExchange {
   readonly method: string
   readonly url: string
   readonly request: string
@@ -47,7 +48,7 @@ export const shorten = (text: string): string => text.replace(/[A-Za-z0-9_~.-]{2
 const insecure = (issuer: URL) => issuer.protocol === "http:"
 
 export class Target {
-  readonly transcript: Array<Exchange> = []
+  readonly transcript: Array<WireExchange> = []
   readonly notes: Array<string> = []
   readonly options: TargetOptions
   readonly as: oauth.AuthorizationServer

@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto"
 import * as fc from "fast-check"
 import { type Answer, authorized, describeAnswer, emptyWorld, type Request, spentAt, step, type World } from "./oracle.ts"
-import type { Obtained, Exchange as Wire, Target } from "./driver.ts"
+import type { Obtained, Target, WireExchange } from "./driver.ts"
 import { type Profile, type RuleId, rules } from "./rules.ts"
 
 /** What the kit knows of one run: everything the server handed out, in order. */
@@ -25,7 +25,7 @@ interface Real {
 
 export interface StepLog {
   readonly command: string
-  readonly wire: ReadonlyArray<Wire>
+  readonly wire: ReadonlyArray<WireExchange>
   readonly answers: ReadonlyArray<string>
 }
 
@@ -37,7 +37,7 @@ export class Deviation extends Error {
   readonly reasons: ReadonlyArray<string>
   readonly log: ReadonlyArray<StepLog>
   constructor(rules: ReadonlyArray<RuleId>, command: string, expected: ReadonlyArray<string>, reasons: ReadonlyArray<string>, log: ReadonlyArray<StepLog>) {
-    super(`${command}: ${reasons.filter((r) => r !== "as predicted").join("; ")} (${rules.map((r) => rules_(r)).join("; ")})`)
+    super(`${command}: ${reasons.filter((r) => r !== "as predicted").join("; ")} (${rules.map(ruleWithRow).join("; ")})`)
     this.rules = rules
     this.command = command
     this.expected = expected
@@ -45,7 +45,7 @@ export class Deviation extends Error {
     this.log = log
   }
 }
-const rules_ = (id: RuleId) => `${id}: ${rules[id].row}`
+const ruleWithRow = (id: RuleId) => `${id}: ${rules[id].row}`
 
 export interface Knobs {
   readonly quick: boolean
