@@ -5,17 +5,16 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import type { Report } from "../src/report.ts"
 import { mutantCopy, root, runKit, startAdgate } from "./support/adgateProcess.ts"
 
 const onPostgres = process.env.DATABASE_URL !== undefined && process.env.DATABASE_URL !== ""
-const out = mkdtempSync(join(tmpdir(), "adgate-mutants-"))
-afterAll(() => rmSync(out, { recursive: true, force: true }))
 
 const underTheKit = async (patch: string, args: ReadonlyArray<string>): Promise<{ readonly report: Report; readonly stdout: string }> => {
   const copy = await mutantCopy(join(root, "packages", "conformance", "mutants", patch))
   const server = await startAdgate(copy.root).catch((error: unknown) => { copy.remove(); throw error })
+  const out = mkdtempSync(join(tmpdir(), "adgate-mutants-"))
   try {
     const json = join(out, `${patch}.json`)
     const run = await runKit(["--issuer", server.origin, "--profile", "adgate", "--quick", "--json", json, ...args])
@@ -24,6 +23,7 @@ const underTheKit = async (patch: string, args: ReadonlyArray<string>): Promise<
   } finally {
     await server.stop()
     copy.remove()
+    rmSync(out, { recursive: true, force: true })
   }
 }
 
