@@ -26,20 +26,26 @@ if (store === "memory") {
   adapter = Adapter
 }
 
+// OIDC_REVOCATION=1 (the conformance kit's second run, docs/conformance.md): token revocation (RFC 7009) and a second
+// public client, so that revocation and exchanges with the wrong client can be sent. The bench never sets it.
+const withRevocation = process.env.OIDC_REVOCATION === "1"
+const publicClient = (clientId) => ({
+  client_id: clientId,
+  token_endpoint_auth_method: "none",
+  redirect_uris: ["http://127.0.0.1:9/callback"],
+  grant_types: ["authorization_code", "refresh_token"],
+  response_types: ["code"]
+})
+
 const provider = new Provider(issuer, {
   ...(adapter ? { adapter } : {}),
-  clients: [{
-    client_id: "bench",
-    token_endpoint_auth_method: "none",
-    redirect_uris: ["http://127.0.0.1:9/callback"],
-    grant_types: ["authorization_code", "refresh_token"],
-    response_types: ["code"]
-  }],
+  clients: withRevocation ? [publicClient("bench"), publicClient("bench-other")] : [publicClient("bench")],
   // S256 only (oidc-provider 9 supports nothing else); required for public clients by default.
   pkce: { required: () => true },
   scopes: [],
   features: {
     devInteractions: { enabled: true },
+    revocation: { enabled: withRevocation },
     resourceIndicators: {
       enabled: true,
       defaultResource: () => resource,

@@ -7,9 +7,7 @@ import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
 import { ApiKeyStore } from "../ports/ApiKeyStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
-
-/** The surface a request arrived on: the MCP server or the REST API. */
-export type RequestSurface = "mcp" | "rest"
+import { accessTokenWorks, type RequestSurface } from "./accessTokenWorks.ts"
 
 export const resolveBearer = Effect.fn("credentials.resolveBearer")(function* (bearer: string, surface: RequestSurface) {
   const secrets = yield* Secrets
@@ -38,15 +36,9 @@ export const resolveBearer = Effect.fn("credentials.resolveBearer")(function* (b
   const found = yield* tokens.findByHash(yield* secrets.hash(bearer))
   if (Option.isNone(found)) return yield* new InvalidCredential()
   const token = found.value
-  if (token.revokedAt !== null || now >= token.expiresAt) return yield* new InvalidCredential()
-  // RFC 8707: a token works only on the surface it was issued for; "both" works on both (spec §Authentication 5).
-  if (token.surface !== "both" && token.surface !== surface) return yield* new InvalidCredential()
   const connection = yield* (yield* ConnectionStore).find(token.connectionId)
-  if (Option.isNone(connection)) return yield* new InvalidCredential()
-  const c = connection.value
-  if (c.status === "ended" || now >= c.expiresAt) return yield* new InvalidCredential()
-  // Decision 89: the access token of a withdrawn pair ends with it; after a normal refresh the old one lives on.
-  if (c.withdrawn.some((w) => w.generation === token.generation)) return yield* new InvalidCredential()
+  if (!accessTokenWorks(token, Option.getOrNull(connection), surface, now)) return yield* new InvalidCredential()
+  const c = Option.getOrThrow(connection)
   return {
     kind: "connection",
     workspaceId: c.workspaceId,

@@ -1,0 +1,10 @@
+// @adgate/conformance: the OAuth state-transition conformance kit (docs/conformance.md).
+export * from "./rules.ts"
+export * from "./oracle.ts"
+export * from "./driver.ts"
+export * from "./sequences.ts"
+export * from "./report.ts"
+export * from "./run.ts"
+export * from "./consent/ConsentDriver.ts"
+export { adgateConsent, adgateConsentFromEnv } from "./consent/adgate.ts"
+export { oidcProviderConsent } from "./consent/oidcProvider.ts"
