@@ -1,6 +1,6 @@
 // The server's configuration in tests: the defaults of `npm start` on localhost, on `dataDir` (and PostgreSQL at
 // `databaseUrl` when given).
-import { builtInProducts, defaultInputLimits, defaultRateLimitPolicy } from "@adgate/core"
+import { builtInProducts, defaultInputLimits, defaultRateLimitPolicy, defaultWorkLeases } from "@adgate/core"
 import { Option, Redacted } from "effect"
 import type { AppConfig } from "../../src/config.ts"
 
@@ -21,5 +21,6 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   tracing: false,
   recognisedProducts: builtInProducts,
   metricsAddress: Option.none(),
-  metricsToken: Option.none()
+  metricsToken: Option.none(),
+  workLeases: defaultWorkLeases
 })

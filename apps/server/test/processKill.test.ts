@@ -1,0 +1,242 @@
+// A server process killed with SIGKILL in the middle of its work (docs/limits.md, Leases): the real
+// `apps/server/src/main.ts` on PostgreSQL, its database behind a proxy (packages/adapters-http/test/support/faultProxy.ts)
+// that holds the connection sending a chosen statement, so the kill lands with that statement on its way and its
+// transaction open; then a new process is started on the same database. Nothing runs twice (one charge, one usage row,
+// the platform changed once), nothing stays stuck in `approved`, `planning` or `running` (the claim's lease ends and
+// the new process takes the work over), and every event is delivered once (one mail, one audit entry). The leases
+// are set to 2 seconds here; their defaults are minutes. Only when DATABASE_URL is set.
+import { afterAll, afterEach, assert, beforeAll, describe, it } from "vitest"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import { rmSync } from "node:fs"
+import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../packages/adapters-sql/test/databases.ts"
+import { startFaultProxy, type FaultProxy } from "../../../packages/adapters-http/test/support/faultProxy.ts"
+import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
+import { type SmtpTestServer, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
+import { runCli } from "../src/cli.ts"
+import { environment, type Running, startServer, stop } from "./support/serverProcess.ts"
+
+const adminEmail = "admin@example.com"
+const adminPassword = "kill-test-admin-password-1"
+const credentialsKey = Buffer.alloc(32, 7).toString("base64")
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+/** Polls `check` every 200 ms until it answers a value, up to `ms`; fails with `what`. */
+const eventually = async <A>(what: string, check: () => Promise<A | undefined>, ms = 45_000): Promise<A> => {
+  const deadline = Date.now() + ms
+  for (;;) {
+    const value = await check()
+    if (value !== undefined) return value
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await sleep(200)
+  }
+}
+
+describe.skipIf(Option.isNone(databaseUrl))("a server process killed with SIGKILL on PostgreSQL", () => {
+  const scope = Effect.runSync(Scope.make())
+  const running: Array<Running> = []
+  let url: string
+  let proxy: FaultProxy
+  let smtp: SmtpTestServer
+  let dataDir: string
+
+  /** Rows of `text` on the test's database, read directly (not through the proxy). */
+  const rows = <A extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
+    Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text, params as Array<unknown>)).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
+    ))
+
+  /** A server process on the database through the proxy, with 2-second leases and mail over the test's SMTP server. */
+  const start = async () => {
+    const server = await startServer(dataDir, () => ({
+      DATABASE_URL: proxy.url, ADGATE_CREDENTIALS_KEY: credentialsKey, ADGATE_ADMIN_PASSWORD: adminPassword, SMTP_URL: smtp.url,
+      ADGATE_WRITE_EXECUTION_LEASE: "2s", ADGATE_TASK_LEASE: "2s", ADGATE_MAIL_SEND_LEASE: "2s"
+    }))
+    running.push(server)
+    return server
+  }
+
+  /** Arms a hold on `statement`, runs `trigger` (not awaited: it hangs with the statement), and SIGKILLs `server` once the hold fired. */
+  const killDuring = async (server: Running, statement: string, trigger: () => Promise<unknown>) => {
+    const held = proxy.holdOn(statement)
+    const triggered = trigger().catch(() => undefined)
+    await Promise.race([held, sleep(45_000).then(() => { throw new Error(`${statement} was never sent`) })])
+    server.child.kill("SIGKILL")
+    assert.strictEqual(await server.exited, null, "killed by a signal, not exited")
+    await triggered
+    proxy.restore()
+  }
+
+  const cli = async (...args: ReadonlyArray<string>) => {
+    let out = ""
+    const code = await runCli(args, {
+      out: (line) => (out += line + "\n"), err: () => undefined,
+      env: environment(dataDir, 8787, { DATABASE_URL: url, ADGATE_CREDENTIALS_KEY: credentialsKey })
+    })
+    assert.strictEqual(code, 0, `${args.join(" ")}: ${out}`)
+    return out
+  }
+
+  /** A new API key of the admin on the demo workspace. */
+  const newKey = async (scopes: string, toolWrites: "wait" | "apply") => {
+    const out = await cli("apikey", "create", "Demo", adminEmail, `kill ${Math.random()}`, "--scopes", scopes, "--tool-writes", toolWrites)
+    return /^key: (\S+)/m.exec(out)![1]!
+  }
+
+  const api = (server: Running, key: string) => ({
+    get: async (path: string) => {
+      const answer = await fetch(`${server.origin}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } })
+      return { status: answer.status, body: await answer.json() as any }
+    },
+    post: async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+      const answer = await fetch(`${server.origin}/api/v1${path}`, {
+        method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }, body: JSON.stringify(body)
+      })
+      return { status: answer.status, body: await answer.json() as any }
+    }
+  })
+
+  const signIn = async (server: Running) => {
+    const page = await fetch(`${server.origin}/signin`)
+    const cookie = cookiesFrom(page)
+    const answer = await fetch(`${server.origin}/signin`, {
+      method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email: adminEmail, password: adminPassword, return_to: "/" }).toString()
+    })
+    assert.strictEqual(answer.status, 303)
+    return cookiesFrom(answer, cookie)
+  }
+
+  beforeAll(async () => {
+    url = await Effect.runPromise(Scope.provide(freshPostgresDatabase(Option.getOrElse(databaseUrl, () => "")), scope))
+    proxy = await startFaultProxy(url)
+    smtp = await startSmtpTestServer()
+    dataDir = tempDataDir()
+  }, 60_000)
+  // A case that failed half-way leaves no process behind to take the next case's statements.
+  afterEach(async () => {
+    for (const server of running.splice(0)) if (server.child.exitCode === null && server.child.signalCode === null) await stop(server)
+    proxy.restore()
+  })
+  afterAll(async () => {
+    for (const server of running) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL")
+    await smtp?.stop()
+    await proxy?.close()
+    await Effect.runPromise(Scope.close(scope, Exit.void))
+    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
+  })
+
+  it("killed during an approved write's execution: the next process runs it once (executed, one usage row, one charge, the budget set once)", async () => {
+    const first = await start()
+    const key = await newKey("accounts:read,tools:read,tools:write", "wait")
+    const accounts = await api(first, key).get("/accounts")
+    const accountId = accounts.body.accounts.find((a: { platform: string }) => a.platform === "gads").id as string
+    const listed = await api(first, key).post("/tools/gads__list_campaigns", { accountId })
+    const campaign = (listed.body.result.results as Array<{ id: string; status: string; dailyBudget: number }>).find((c) => c.status === "ENABLED" && c.dailyBudget > 0)!
+    const dailyBudget = Math.round(campaign.dailyBudget * 105) / 100
+    const queued = await api(first, key).post("/tools/gads__update_campaign_budget", { accountId, campaignId: campaign.id, dailyBudget })
+    assert.strictEqual(queued.status, 202)
+    const requestId = queued.body.requestId as string
+    const me = (await api(first, key).get("/me")).body
+    const workspaceId = me.workspace.id as string
+    const keyId = me.credential.id as string
+
+    // Approved on the Write approvals page; the process runs it at once and is killed as it records the outcome
+    // (the platform call made, the usage row on its way), its transaction open.
+    const cookie = await signIn(first)
+    const detail = await (await fetch(`${first.origin}/workspaces/${workspaceId}/approvals/${requestId}`, { headers: { cookie } })).text()
+    const hash = /name="arguments_hash" value="([^"]+)"/.exec(detail)![1]!
+    await killDuring(first, "INSERT INTO tool_usage", () => fetch(`${first.origin}/workspaces/${workspaceId}/approvals/${requestId}/approve`, {
+      method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+      body: new URLSearchParams({ csrf_token: csrfTokenIn(detail), arguments_hash: hash }).toString()
+    }))
+    const [claimed] = await rows<{ status: string; attempt: number; lease_until: string }>(
+      "SELECT status, attempt, lease_until::text FROM write_requests WHERE id = $1", [requestId])
+    assert.deepStrictEqual([claimed!.status, claimed!.attempt], ["approved", 1], "approved and claimed by the dead process")
+    assert.isAbove(Number(claimed!.lease_until), Date.now() - 5_000, "held by a lease, not forever")
+
+    const second = await start()
+    const result = await eventually("the write to run", async () => {
+      const read = await api(second, key).get(`/requests/${requestId}`)
+      return read.body.result.status === "executed" ? read.body.result : undefined
+    })
+    assert.strictEqual(result.providerStatus, 200)
+    const [after] = await rows<{ attempt: number }>("SELECT attempt FROM write_requests WHERE id = $1", [requestId])
+    assert.strictEqual(after!.attempt, 2, "taken over once, by the new process")
+    const usage = await rows<{ outcome: string }>(
+      "SELECT outcome FROM tool_usage WHERE api_key_id = $1 AND tool = 'gads__update_campaign_budget' ORDER BY position", [keyId])
+    assert.deepStrictEqual(usage.map((u) => u.outcome), ["queued", "succeeded"], "the queueing and one execution")
+    const credits = await rows<{ kind: string; amount: number }>("SELECT kind, amount FROM credit_entries WHERE reference = $1", [requestId])
+    assert.strictEqual(credits.filter((c) => c.kind === "charge").length, 1, `charged once: ${JSON.stringify(credits)}`)
+    const now = await api(second, key).post("/tools/gads__list_campaigns", { accountId })
+    const changed = (now.body.result.results as Array<{ id: string; dailyBudget: number }>).find((c) => c.id === campaign.id)!
+    assert.strictEqual(changed.dailyBudget, dailyBudget, "the platform holds the new budget")
+    await stop(second)
+  }, 180_000)
+
+  it("killed during a running task's step: the next process takes the task over once its lease ends and completes it, the task charged once", async () => {
+    const first = await start()
+    const key = await newKey("tasks:read,tasks:write,accounts:read,tools:read", "wait")
+    // The kill lands as the task's first read claims its idempotency key: the task is running (planned, charged).
+    const started = await (async () => {
+      let taskId = ""
+      await killDuring(first, "INSERT INTO idempotency_keys", async () => {
+        const created = await api(first, key).post("/tasks", { goal: "find products with no sales in 30 days" })
+        assert.strictEqual(created.status, 201)
+        taskId = created.body.taskId as string
+      })
+      return taskId
+    })()
+    assert.notStrictEqual(started, "")
+    const [held] = await rows<{ status: string; attempt: number }>("SELECT status, attempt FROM tasks WHERE id = $1", [started])
+    assert.deepStrictEqual([held!.status, held!.attempt], ["running", 1], "running, held by the dead process")
+
+    const second = await start()
+    const done = await eventually("the task to complete", async () => {
+      const read = await api(second, key).get(`/tasks/${started}`)
+      return read.body.status === "completed" || read.body.status === "failed" ? read.body : undefined
+    })
+    assert.strictEqual(done.status, "completed", JSON.stringify(done.report))
+    const [after] = await rows<{ attempt: number }>("SELECT attempt FROM tasks WHERE id = $1", [started])
+    assert.strictEqual(after!.attempt, 2, "taken over once")
+    const charges = await rows<{ reason: string }>("SELECT reason FROM credit_entries WHERE reference = $1 AND kind = 'charge'", [started])
+    assert.deepStrictEqual(charges.map((c) => c.reason), ["task"], "the task charged once")
+    await stop(second)
+  }, 180_000)
+
+  it("killed during an outbox drain: the next process delivers the event once (one mail to the person asked, one audit entry)", async () => {
+    const first = await start()
+    const key = await newKey("accounts:read,tools:read,tools:write", "wait")
+    const accounts = await api(first, key).get("/accounts")
+    const accountId = accounts.body.accounts.find((a: { platform: string }) => a.platform === "gads").id as string
+    // The mail reader's pass is killed as it queues the change-waiting mail, its claim of the events open.
+    let requestId = ""
+    await killDuring(first, "INSERT INTO mail_outbox", async () => {
+      const queued = await api(first, key).post("/tools/gads__pause_campaign", { accountId, campaignId: "20481002" })
+      assert.strictEqual(queued.status, 202)
+      requestId = queued.body.requestId as string
+    })
+    const undone = await rows<{ n: number }>(
+      "SELECT count(*)::int AS n FROM event_outbox WHERE reader = 'mail' AND done_at IS NULL AND event->>'requestId' = $1", [requestId])
+    assert.strictEqual(undone[0]!.n, 1, "the event waits for its reader")
+
+    const second = await start()
+    const link = `/approvals/${requestId}`
+    await smtp.waitFor((m) => m.links.some((l) => l.endsWith(link)), 45_000).catch((e) => {
+      throw new Error(`${e}\n${second.output()}`)
+    })
+    await eventually("every reader done with the event", async () => {
+      const left = await rows<{ n: number }>("SELECT count(*)::int AS n FROM event_outbox WHERE done_at IS NULL AND event->>'requestId' = $1", [requestId])
+      return left[0]!.n === 0 ? true : undefined
+    })
+    // A few more passes of every loop (5 s): nothing is delivered twice.
+    await sleep(6_000)
+    assert.strictEqual(smtp.received.filter((m) => m.links.some((l) => l.endsWith(link))).length, 1, "one mail")
+    const queuedMail = await rows<{ n: number }>("SELECT count(*)::int AS n FROM mail_outbox WHERE text LIKE $1", [`%${requestId}%`])
+    assert.strictEqual(queuedMail[0]!.n, 1, "queued once")
+    const audit = await rows<{ action: string }>("SELECT action FROM audit_entries WHERE detail->>'requestId' = $1", [requestId])
+    assert.strictEqual(audit.length, new Set(audit.map((a) => a.action)).size, `each audit entry once: ${JSON.stringify(audit)}`)
+    await stop(second)
+  }, 180_000)
+})
