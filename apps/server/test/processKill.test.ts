@@ -5,133 +5,31 @@
 // the platform changed once), nothing stays stuck in `approved`, `planning` or `running` (the claim's lease ends and
 // the new process takes the work over), and every event is delivered once (one mail, one audit entry). The leases
 // are set to 2 seconds here; their defaults are minutes. Only when DATABASE_URL is set.
-import { afterAll, afterEach, assert, beforeAll, describe, it } from "vitest"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
-import { SqlClient } from "effect/sql"
-import { rmSync } from "node:fs"
-import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../packages/adapters-sql/test/databases.ts"
-import { startFaultProxy, type FaultProxy } from "../../../packages/adapters-http/test/support/faultProxy.ts"
-import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
-import { type SmtpTestServer, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
-import { runCli } from "../src/cli.ts"
-import { environment, type Running, startServer, stop } from "./support/serverProcess.ts"
-
-const adminEmail = "admin@example.com"
-const adminPassword = "kill-test-admin-password-1"
-const credentialsKey = Buffer.alloc(32, 7).toString("base64")
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
-/** Polls `check` every 200 ms until it answers a value, up to `ms`; fails with `what`. */
-const eventually = async <A>(what: string, check: () => Promise<A | undefined>, ms = 45_000): Promise<A> => {
-  const deadline = Date.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await sleep(200)
-  }
-}
+import { assert, describe, it } from "vitest"
+import { Option } from "effect"
+import { csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
+import { databaseUrl } from "../../../packages/adapters-sql/test/databases.ts"
+import { eventually, sleep, useFaultWorld } from "./support/faultWorld.ts"
+import { type Running, stop } from "./support/serverProcess.ts"
 
 describe.skipIf(Option.isNone(databaseUrl))("a server process killed with SIGKILL on PostgreSQL", () => {
-  const scope = Effect.runSync(Scope.make())
-  const running: Array<Running> = []
-  let url: string
-  let proxy: FaultProxy
-  let smtp: SmtpTestServer
-  let dataDir: string
-
-  /** Rows of `text` on the test's database, read directly (not through the proxy). */
-  const rows = <A extends object>(text: string, params: ReadonlyArray<unknown> = []) =>
-    Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe<A>(text, params as Array<unknown>)).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(url), maxConnections: 1 }))
-    ))
-
-  /** A server process on the database through the proxy, with 2-second leases and mail over the test's SMTP server. */
-  const start = async () => {
-    const server = await startServer(dataDir, () => ({
-      DATABASE_URL: proxy.url, ADGATE_CREDENTIALS_KEY: credentialsKey, ADGATE_ADMIN_PASSWORD: adminPassword, SMTP_URL: smtp.url,
-      ADGATE_WRITE_EXECUTION_LEASE: "2s", ADGATE_TASK_LEASE: "2s", ADGATE_MAIL_SEND_LEASE: "2s"
-    }))
-    running.push(server)
-    return server
-  }
+  const { world, rows, start, newKey, api, signIn, gadsAccount } = useFaultWorld()
 
   /** Arms a hold on `statement`, runs `trigger` (not awaited: it hangs with the statement), and SIGKILLs `server` once the hold fired. */
   const killDuring = async (server: Running, statement: string, trigger: () => Promise<unknown>) => {
-    const held = proxy.holdOn(statement)
+    const held = world.proxy.holdOn(statement)
     const triggered = trigger().catch(() => undefined)
     await Promise.race([held, sleep(45_000).then(() => { throw new Error(`${statement} was never sent`) })])
     server.child.kill("SIGKILL")
     assert.strictEqual(await server.exited, null, "killed by a signal, not exited")
     await triggered
-    proxy.restore()
+    world.proxy.restore()
   }
-
-  const cli = async (...args: ReadonlyArray<string>) => {
-    let out = ""
-    const code = await runCli(args, {
-      out: (line) => (out += line + "\n"), err: () => undefined,
-      env: environment(dataDir, 8787, { DATABASE_URL: url, ADGATE_CREDENTIALS_KEY: credentialsKey })
-    })
-    assert.strictEqual(code, 0, `${args.join(" ")}: ${out}`)
-    return out
-  }
-
-  /** A new API key of the admin on the demo workspace. */
-  const newKey = async (scopes: string, toolWrites: "wait" | "apply") => {
-    const out = await cli("apikey", "create", "Demo", adminEmail, `kill ${Math.random()}`, "--scopes", scopes, "--tool-writes", toolWrites)
-    return /^key: (\S+)/m.exec(out)![1]!
-  }
-
-  const api = (server: Running, key: string) => ({
-    get: async (path: string) => {
-      const answer = await fetch(`${server.origin}/api/v1${path}`, { headers: { authorization: `Bearer ${key}` } })
-      return { status: answer.status, body: await answer.json() as any }
-    },
-    post: async (path: string, body: unknown, headers: Record<string, string> = {}) => {
-      const answer = await fetch(`${server.origin}/api/v1${path}`, {
-        method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...headers }, body: JSON.stringify(body)
-      })
-      return { status: answer.status, body: await answer.json() as any }
-    }
-  })
-
-  const signIn = async (server: Running) => {
-    const page = await fetch(`${server.origin}/signin`)
-    const cookie = cookiesFrom(page)
-    const answer = await fetch(`${server.origin}/signin`, {
-      method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-      body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email: adminEmail, password: adminPassword, return_to: "/" }).toString()
-    })
-    assert.strictEqual(answer.status, 303)
-    return cookiesFrom(answer, cookie)
-  }
-
-  beforeAll(async () => {
-    url = await Effect.runPromise(Scope.provide(freshPostgresDatabase(Option.getOrElse(databaseUrl, () => "")), scope))
-    proxy = await startFaultProxy(url)
-    smtp = await startSmtpTestServer()
-    dataDir = tempDataDir()
-  }, 60_000)
-  // A case that failed half-way leaves no process behind to take the next case's statements.
-  afterEach(async () => {
-    for (const server of running.splice(0)) if (server.child.exitCode === null && server.child.signalCode === null) await stop(server)
-    proxy.restore()
-  })
-  afterAll(async () => {
-    for (const server of running) if (server.child.exitCode === null && server.child.signalCode === null) server.child.kill("SIGKILL")
-    await smtp?.stop()
-    await proxy?.close()
-    await Effect.runPromise(Scope.close(scope, Exit.void))
-    if (dataDir !== undefined) rmSync(dataDir, { recursive: true, force: true })
-  })
 
   it("killed during an approved write's execution: the next process runs it once (executed, one usage row, one charge, the budget set once)", async () => {
     const first = await start()
     const key = await newKey("accounts:read,tools:read,tools:write", "wait")
-    const accounts = await api(first, key).get("/accounts")
-    const accountId = accounts.body.accounts.find((a: { platform: string }) => a.platform === "gads").id as string
+    const accountId = await gadsAccount(first, key)
     const listed = await api(first, key).post("/tools/gads__list_campaigns", { accountId })
     const campaign = (listed.body.result.results as Array<{ id: string; status: string; dailyBudget: number }>).find((c) => c.status === "ENABLED" && c.dailyBudget > 0)!
     const dailyBudget = Math.round(campaign.dailyBudget * 105) / 100
@@ -208,8 +106,7 @@ describe.skipIf(Option.isNone(databaseUrl))("a server process killed with SIGKIL
   it("killed during an outbox drain: the next process delivers the event once (one mail to the person asked, one audit entry)", async () => {
     const first = await start()
     const key = await newKey("accounts:read,tools:read,tools:write", "wait")
-    const accounts = await api(first, key).get("/accounts")
-    const accountId = accounts.body.accounts.find((a: { platform: string }) => a.platform === "gads").id as string
+    const accountId = await gadsAccount(first, key)
     // The mail reader's pass is killed as it queues the change-waiting mail, its claim of the events open.
     let requestId = ""
     await killDuring(first, "INSERT INTO mail_outbox", async () => {
@@ -223,7 +120,7 @@ describe.skipIf(Option.isNone(databaseUrl))("a server process killed with SIGKIL
 
     const second = await start()
     const link = `/approvals/${requestId}`
-    await smtp.waitFor((m) => m.links.some((l) => l.endsWith(link)), 45_000).catch((e) => {
+    await world.smtp.waitFor((m) => m.links.some((l) => l.endsWith(link)), 45_000).catch((e) => {
       throw new Error(`${e}\n${second.output()}`)
     })
     await eventually("every reader done with the event", async () => {
@@ -232,7 +129,7 @@ describe.skipIf(Option.isNone(databaseUrl))("a server process killed with SIGKIL
     })
     // A few more passes of every loop (5 s): nothing is delivered twice.
     await sleep(6_000)
-    assert.strictEqual(smtp.received.filter((m) => m.links.some((l) => l.endsWith(link))).length, 1, "one mail")
+    assert.strictEqual(world.smtp.received.filter((m) => m.links.some((l) => l.endsWith(link))).length, 1, "one mail")
     const queuedMail = await rows<{ n: number }>("SELECT count(*)::int AS n FROM mail_outbox WHERE text LIKE $1", [`%${requestId}%`])
     assert.strictEqual(queuedMail[0]!.n, 1, "queued once")
     const audit = await rows<{ action: string }>("SELECT action FROM audit_entries WHERE detail->>'requestId' = $1", [requestId])
