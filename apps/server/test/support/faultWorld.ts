@@ -16,7 +16,8 @@ import { environment, type Running, startServer, stop } from "./serverProcess.ts
 
 export const adminEmail = "admin@example.com"
 export const adminPassword = "fault-test-admin-password-1"
-const credentialsKey = Buffer.alloc(32, 7).toString("base64")
+/** ADGATE_CREDENTIALS_KEY of every process (they share one database): seals the platform credentials. */
+export const credentialsKey = Buffer.alloc(32, 7).toString("base64")
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** Polls `check` every 200 ms until it answers a value, up to `ms`; fails with `what`. */
@@ -36,15 +37,22 @@ export interface Answer {
   readonly body: any
 }
 
-export const useFaultWorld = () => {
+export interface FaultWorldOptions {
+  /** The SMTP server requires these credentials, and the server's SMTP_URL carries them; default: no AUTH. */
+  readonly smtpAuth?: { readonly user: string; readonly pass: string }
+}
+
+export const useFaultWorld = (options: FaultWorldOptions = {}) => {
   const scope = Effect.runSync(Scope.make())
   const running: Array<Running> = []
+  /** Every process started, killed and stopped ones included, for checks of everything they wrote. */
+  const started: Array<Running> = []
   const world = { url: "", dataDir: "" } as { url: string; dataDir: string; proxy: FaultProxy; smtp: SmtpTestServer }
 
   beforeAll(async () => {
     world.url = await Effect.runPromise(Scope.provide(freshPostgresDatabase(Option.getOrElse(databaseUrl, () => "")), scope))
     world.proxy = await startFaultProxy(world.url)
-    world.smtp = await startSmtpTestServer()
+    world.smtp = await startSmtpTestServer(options.smtpAuth === undefined ? {} : { auth: options.smtpAuth })
     world.dataDir = tempDataDir()
   }, 60_000)
   // A case that failed half-way leaves no process behind to take the next case's statements.
@@ -67,11 +75,14 @@ export const useFaultWorld = () => {
 
   /** A server process on the database through the proxy, with 2-second leases and mail over the test's SMTP server. */
   const start = async () => {
-    const server = await startServer(world.dataDir, () => ({
-      DATABASE_URL: world.proxy.url, ADGATE_CREDENTIALS_KEY: credentialsKey, ADGATE_ADMIN_PASSWORD: adminPassword,
-      SMTP_URL: world.smtp.url, ADGATE_WRITE_EXECUTION_LEASE: "2s", ADGATE_TASK_LEASE: "2s", ADGATE_MAIL_SEND_LEASE: "2s"
+    const auth = options.smtpAuth
+    const smtpUrl = auth === undefined ? world.smtp.url : `smtp://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.pass)}@127.0.0.1:${world.smtp.port}`
+    const server = await startServer(world.dataDir, (origin) => ({
+      BASE_URL: origin, DATABASE_URL: world.proxy.url, ADGATE_CREDENTIALS_KEY: credentialsKey, ADGATE_ADMIN_PASSWORD: adminPassword,
+      SMTP_URL: smtpUrl, ADGATE_WRITE_EXECUTION_LEASE: "2s", ADGATE_TASK_LEASE: "2s", ADGATE_MAIL_SEND_LEASE: "2s"
     }))
     running.push(server)
+    started.push(server)
     return server
   }
 
@@ -120,5 +131,5 @@ export const useFaultWorld = () => {
   const gadsAccount = async (server: Running, key: string) =>
     ((await api(server, key).get("/accounts")).body.accounts as Array<{ platform: string; id: string }>).find((a) => a.platform === "gads")!.id
 
-  return { world, rows, start, cli, newKey, api, signIn, gadsAccount }
+  return { world, started, rows, start, cli, newKey, api, signIn, gadsAccount }
 }
