@@ -4,19 +4,15 @@
 // (it died after the server accepted it) lets another send it once its claim ends, with the same Message-ID, so the
 // repeat is recognisable. On the server's own ports (appPorts) on PostgreSQL when DATABASE_URL is set (the races are
 // real there), the first case also on PGlite.
-import { afterAll, assert, describe, it } from "vitest"
+import { assert, describe, it } from "vitest"
 import { Context, Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
-import { rmSync } from "node:fs"
-import { Mailer, StoreUnavailable, WorkLeases, type MailerShape } from "@adgate/core"
+import { callTool, Mailer, Platforms, StoreUnavailable, WorkLeases, type MailerShape } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
-import { type SmtpTestServer, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
 import { MailSender } from "../src/MailSender.ts"
-import { databaseUrl, demo, keyPrincipal, postgresTaskWorld, taskWorld, tempDataDir } from "./support/taskWorld.ts"
-import { callTool, Platforms } from "@adgate/core"
+import { demo, keyPrincipal } from "./support/taskWorld.ts"
+import { type MailWorld, type MakeMailWorld, onEachDatabase, run, useMailWorlds } from "./support/mailWorlds.ts"
 
-type World = Context.Context<Layer.Success<ReturnType<typeof taskWorld>>>
-
-const run = <A, E>(world: World, effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, world) as Effect.Effect<A, E>)
+type World = MailWorld
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
 /** `count` writes queued by the demo admin's "wait for approval" key, each mailing the admin once (drained into the outbox). */
@@ -63,20 +59,11 @@ const sender = (url: string, world: World, scope: Scope.Scope, options: { readon
 
 const messageIdOf = (raw: string) => /^Message-ID:\s*(\S+)/im.exec(raw)?.[1] ?? ""
 
-const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnType<typeof taskWorld>>, unknown>, all: boolean) =>
+const suite = (title: string, makeWorld: MakeMailWorld, database: "PGlite" | "PostgreSQL") =>
   describe(title, () => {
-    const closers: Array<() => Promise<unknown>> = []
-    afterAll(async () => {
-      for (const close of closers.reverse()) await close()
-    })
-    const open = async () => {
-      const scope = Effect.runSync(Scope.make())
-      closers.push(() => Effect.runPromise(Scope.close(scope, Effect.void as never)))
-      const world = await Effect.runPromise(Layer.buildWithScope(makeWorld(), scope)) as World
-      const smtp: SmtpTestServer = await startSmtpTestServer()
-      closers.push(() => smtp.stop())
-      return { scope, world, smtp }
-    }
+    const worlds = useMailWorlds(makeWorld)
+    const open = async () => ({ ...(await worlds.open()), smtp: await worlds.smtpServer() })
+    const all = database === "PostgreSQL"
 
     it("the mark step failing after the SMTP server accepted the mail does not send it again: it arrives once, with a Message-ID from its event, and ends sent", async () => {
       const { scope, world, smtp } = await open()
@@ -127,15 +114,4 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
     }, 60_000)
   })
 
-const dataDirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
-})
-
-suite("mail claimed before it is sent on PGlite", () => {
-  const dataDir = tempDataDir()
-  dataDirs.push(dataDir)
-  return taskWorld(dataDir)
-}, false)
-
-if (Option.isSome(databaseUrl)) suite("mail claimed before it is sent on PostgreSQL", () => postgresTaskWorld(Option.getOrElse(databaseUrl, () => "")), true)
+onEachDatabase("mail claimed before it is sent", suite)
