@@ -101,7 +101,8 @@ const readRateLimits = Effect.gen(function* () {
 export const leaseVariables = {
   ADGATE_WRITE_EXECUTION_LEASE: "writeExecutionMs",
   ADGATE_TASK_LEASE: "taskMs",
-  ADGATE_MAIL_SEND_LEASE: "mailSendMs"
+  ADGATE_MAIL_SEND_LEASE: "mailSendMs",
+  ADGATE_IDEMPOTENCY_KEY_LEASE: "idempotencyKeyMs"
 } as const satisfies Record<string, keyof WorkLeasesShape>
 
 /** `<number><unit>`, the unit s, m or h: `90s`, `2m`; from 1 second to 24 hours. */

@@ -6,7 +6,7 @@
 // real there), the first case also on PGlite.
 import { assert, describe, it } from "vitest"
 import { Context, Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
-import { callTool, Mailer, Platforms, StoreUnavailable, WorkLeases, type MailerShape } from "@adgate/core"
+import { callTool, defaultWorkLeases, Mailer, Platforms, StoreUnavailable, WorkLeases, type MailerShape } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { MailSender } from "../src/MailSender.ts"
 import { demo, keyPrincipal } from "./support/taskWorld.ts"
@@ -51,7 +51,7 @@ const sender = (url: string, world: World, scope: Scope.Scope, options: { readon
     MailSender({ smtpUrl: Option.some(Redacted.make(url)), from: "adgate <no-reply@localhost>", every: "50 millis" }).pipe(
       Layer.provide(options.mailer ?? Layer.empty),
       Layer.provide(Layer.succeedContext(world)),
-      Layer.provide(Layer.succeed(WorkLeases, { writeExecutionMs: 60_000, taskMs: 120_000, mailSendMs: options.leaseMs ?? 120_000 })),
+      Layer.provide(Layer.succeed(WorkLeases, { ...defaultWorkLeases, mailSendMs: options.leaseMs ?? defaultWorkLeases.mailSendMs })),
       Layer.provide(Logger.layer([]))
     ),
     scope

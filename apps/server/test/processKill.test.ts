@@ -73,6 +73,38 @@ describe.skipIf(Option.isNone(databaseUrl))("a server process killed with SIGKIL
     await stop(second)
   }, 180_000)
 
+  it("killed during a write run at once: once the dead call's Idempotency-Key lapses, the retry with the same key runs it once (one charge, one usage row, the budget set once)", async () => {
+    const first = await start()
+    const key = await newKey("accounts:read,tools:read,tools:write", "apply")
+    const accountId = await gadsAccount(first, key)
+    const keyId = (await api(first, key).get("/me")).body.credential.id as string
+    const listed = await api(first, key).post("/tools/gads__list_campaigns", { accountId })
+    // Another campaign than the approved write's case changes, by a whole unit (an exact multiple of 0.01).
+    const campaign = (listed.body.result.results as Array<{ id: string; status: string; dailyBudget: number }>).filter((c) => c.status === "ENABLED" && c.dailyBudget > 10).at(-1)!
+    const dailyBudget = Math.floor(campaign.dailyBudget) + 1
+    const write = (server: Running) => api(server, key).post("/tools/gads__update_campaign_budget",
+      { accountId, campaignId: campaign.id, dailyBudget }, { "idempotency-key": "killed-write-1" })
+    await killDuring(first, "INSERT INTO tool_usage", () => write(first))
+
+    const second = await start()
+    // 409 while the dead call's key is still held (ADGATE_IDEMPOTENCY_KEY_LEASE), then the retry runs.
+    const answered = await eventually("the retry to run", async () => {
+      const retry = await write(second)
+      return retry.status === 409 ? undefined : retry
+    })
+    assert.strictEqual(answered.status, 200, JSON.stringify(answered.body))
+    const replay = await write(second)
+    assert.deepStrictEqual(replay.body, answered.body, "a second retry replays the first answer")
+    const usage = await rows<{ outcome: string }>(
+      "SELECT outcome FROM tool_usage WHERE api_key_id = $1 AND tool = 'gads__update_campaign_budget'", [keyId])
+    assert.deepStrictEqual(usage.map((u) => u.outcome), ["succeeded"], "one usage row")
+    const charges = await rows<{ n: number }>(
+      "SELECT count(*)::int AS n FROM credit_entries WHERE kind = 'charge' AND reference IN (SELECT id FROM tool_usage WHERE api_key_id = $1 AND tool = 'gads__update_campaign_budget')", [keyId])
+    assert.strictEqual(charges[0]!.n, 1, "charged once")
+    const now = await api(second, key).post("/tools/gads__list_campaigns", { accountId })
+    assert.strictEqual((now.body.result.results as Array<{ id: string; dailyBudget: number }>).find((c) => c.id === campaign.id)!.dailyBudget, dailyBudget)
+  }, 180_000)
+
   it("killed during a running task's step: the next process takes the task over once its lease ends and completes it, the task charged once", async () => {
     const first = await start()
     const key = await newKey("tasks:read,tasks:write,accounts:read,tools:read", "wait")
