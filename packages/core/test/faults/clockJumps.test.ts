@@ -43,6 +43,15 @@ describe("clock jumps: forward past an expiry, then back by a minute", () => {
       assert.strictEqual((yield* Effect.flip(token(refreshGrant(presented))))._tag, "RefreshTokenInvalid", "an ended connection never revives")
   })))
 
+  it.effect("a spent refresh token presented after the clock stepped back a minute is inside the retry window: a fresh pair, the connection kept", () => run(Effect.gen(function* () {
+    const first = yield* token(codeGrant(yield* insertCode()))
+    yield* token(refreshGrant(first.refresh_token))
+    yield* stepBack(minute)
+    const retried = yield* token(refreshGrant(first.refresh_token))
+    const next = yield* token(refreshGrant(retried.refresh_token))
+    assert.match(next.access_token, /^apo_at_/, "the connection lives on")
+  })))
+
   it.effect("a write request past its deadline expires; a minute back it is still expired and cannot be approved", () => inPipeline(Effect.gen(function* () {
     const answer = yield* callTool({
       principal: principal({ writeMode: "wait" }), name: "ads__update_campaign_budget",
