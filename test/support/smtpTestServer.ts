@@ -41,13 +41,28 @@ export interface SmtpTestServer {
 export const linksIn = (text: string): ReadonlyArray<string> => [...text.matchAll(/https?:\/\/[^\s<>"]+/g)].map((m) => m[0])
 
 /** Starts the server on `port` (default: a free one chosen by the system) and resolves once it listens. */
-export const startSmtpTestServer = async (options: { readonly port?: number } = {}): Promise<SmtpTestServer> => {
+export const startSmtpTestServer = async (
+  options: {
+    readonly port?: number
+    /**
+     * Require AUTH (PLAIN or LOGIN, allowed without TLS on this local server) with this user name and password, as a
+     * relay with credentials in SMTP_URL would; default: no AUTH.
+     */
+    readonly auth?: { readonly user: string; readonly pass: string }
+  } = {}
+): Promise<SmtpTestServer> => {
   const received: Array<ReceivedMail> = []
   let refusal: number | null = null
   let refusedCount = 0
+  const auth = options.auth
   const server = new SMTPServer({
-    authOptional: true,
-    disabledCommands: ["STARTTLS", "AUTH"],
+    authOptional: auth === undefined,
+    disabledCommands: auth === undefined ? ["STARTTLS", "AUTH"] : ["STARTTLS"],
+    allowInsecureAuth: true,
+    onAuth(credentials, _session, callback) {
+      if (auth !== undefined && credentials.username === auth.user && credentials.password === auth.pass) callback(null, { user: auth.user })
+      else callback(new Error("invalid user name or password"))
+    },
     logger: false,
     // Closing waits for nothing: a test that stops the server means it to be gone now.
     closeTimeout: 100,

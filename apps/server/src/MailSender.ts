@@ -1,9 +1,10 @@
 // Sends the mail outbox (spec §Events: admins on a new connection, the connecting person on a waiting change):
-// through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it, otherwise as one log line
-// per mail with recipient and subject only. A mail that cannot be sent stays in the outbox and is tried again on the
-// next pass.
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
-import { inBackground, Mailer, type MailMessage } from "@adgate/core"
+// through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it and a Message-ID derived from
+// the mail's event, otherwise as one log line per mail with recipient and subject only. Each pass is core's
+// sendQueuedMail (claim, send, mark sent: docs/decisions.md, Mail delivery); a mail that cannot be sent stays in the
+// outbox and is tried again on a later pass.
+import { Effect, Layer, Option, Redacted } from "effect"
+import { inBackground, messageIdOf, sendQueuedMail, type DeliverMail } from "@adgate/core"
 
 export interface MailSenderOptions {
   readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
@@ -14,7 +15,7 @@ export interface MailSenderOptions {
   readonly htmlOf?: (text: string) => string
 }
 
-type Deliver = (mail: MailMessage) => Effect.Effect<void, unknown>
+type Deliver = DeliverMail
 
 export const viaLog: Deliver = (mail) => Effect.logInfo(`mail to ${mail.to}: ${mail.subject}`)
 
@@ -27,31 +28,20 @@ const viaSmtp = (
   htmlOf: MailSenderOptions["htmlOf"]
 ): Deliver => {
   const transport = nodemailer.createTransport(Redacted.value(url))
+  // The Message-ID's domain is the sender's: a repeat of a mail (docs/decisions.md, Mail delivery) is the same message.
+  const domain = messageIdDomain(from)
   return (mail) =>
     Effect.tryPromise(() => transport.sendMail({
-      from, to: mail.to, subject: mail.subject, text: mail.text, ...(htmlOf === undefined ? {} : { html: htmlOf(mail.text) })
+      from, to: mail.to, subject: mail.subject, text: mail.text, messageId: messageIdOf(mail, domain),
+      ...(htmlOf === undefined ? {} : { html: htmlOf(mail.text) })
     })).pipe(Effect.asVoid)
 }
 
-/** One pass over the outbox: deliver what is pending, mark each delivered mail sent. */
-export const sendPendingMail = (deliver: Deliver, batch = 20) =>
-  Effect.gen(function* () {
-    const mailer = yield* Mailer
-    const pending = yield* mailer.pending(batch)
-    let sent = 0
-    for (const mail of pending) {
-      const delivered = yield* deliver(mail).pipe(
-        Effect.as(true),
-        // The error itself is not logged: an SMTP error may quote the URL with its credentials.
-        Effect.catch(() => Effect.as(Effect.logWarning(`mail ${mail.id} could not be sent; it stays in the outbox`), false))
-      )
-      if (delivered) {
-        yield* mailer.markSent(mail.id, yield* Clock.currentTimeMillis)
-        sent++
-      }
-    }
-    return sent
-  })
+/** The domain of MAIL_FROM's address (`adgate <no-reply@host>` → `host`), for Message-IDs; `adgate.invalid` without one. */
+export const messageIdDomain = (from: string): string => /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "adgate.invalid"
+
+/** One pass over the outbox: each due mail claimed, delivered and marked sent (core's sendQueuedMail). */
+export const sendPendingMail = (deliver: Deliver, batch = 20) => sendQueuedMail(deliver, batch)
 
 export const MailSender = (options: MailSenderOptions) =>
   Layer.unwrap(Effect.map(

@@ -8,7 +8,7 @@ import { resolve } from "node:path"
 import { readFileSync } from "node:fs"
 import {
   builtInProducts, decodeRecognisedProducts, defaultInputLimits, defaultLimits, type InputLimitsShape, limitNames, type Limit,
-  type LimitName, type RateLimitPolicy, type RecognisedProduct
+  type LimitName, type RateLimitPolicy, type RecognisedProduct, defaultWorkLeases, type WorkLeasesShape
 } from "@adgate/core"
 import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
 import { defaultGentleClose, type GentleCloseOptions } from "@adgate/adapters-http/gentleClose"
@@ -56,6 +56,8 @@ export interface AppConfig {
   readonly shutdownDelaySeconds: number
   /** Named prepared statements on PostgreSQL (ADGATE_DATABASE_PREPARED_STATEMENTS, default on; off behind PgBouncer). */
   readonly preparedStatements: boolean
+  /** How long a process holds claimed background work before another takes it over (docs/limits.md, Leases). */
+  readonly workLeases: WorkLeasesShape
 }
 
 /** ADGATE_SHUTDOWN_DELAY_SECONDS: whole seconds from 0 to 300. */
@@ -115,6 +117,35 @@ const readRateLimits = Effect.gen(function* () {
     limits[name] = parsed.value
   }
   return { enabled: switched === "on", limits: { ...defaultLimits, ...limits } } satisfies RateLimitPolicy
+})
+
+/** A lease's environment variable and the field it sets. */
+export const leaseVariables = {
+  ADGATE_WRITE_EXECUTION_LEASE: "writeExecutionMs",
+  ADGATE_TASK_LEASE: "taskMs",
+  ADGATE_MAIL_SEND_LEASE: "mailSendMs",
+  ADGATE_IDEMPOTENCY_KEY_LEASE: "idempotencyKeyMs"
+} as const satisfies Record<string, keyof WorkLeasesShape>
+
+/** `<number><unit>`, the unit s, m or h: `90s`, `2m`; from 1 second to 24 hours. */
+export const parseLease = (text: string): Option.Option<number> => {
+  const match = /^\s*(\d+)\s*([smh])\s*$/.exec(text)
+  if (match === null) return Option.none()
+  const ms = Number(match[1]) * windowUnits[match[2]!]!
+  return ms >= 1_000 && ms <= 86_400_000 ? Option.some(ms) : Option.none()
+}
+
+const readWorkLeases = Effect.gen(function* () {
+  const leases: { -readonly [K in keyof WorkLeasesShape]: number } = { ...defaultWorkLeases }
+  for (const [variable, field] of Object.entries(leaseVariables)) {
+    const raw = yield* Config.option(Config.NonEmptyString(variable))
+    if (Option.isNone(raw)) continue
+    const parsed = parseLease(raw.value)
+    if (Option.isNone(parsed))
+      return yield* new ConfigurationInvalid({ message: `${variable} must be a duration from 1s to 24h, e.g. 60s or 2m (units s, m, h)` })
+    leases[field] = parsed.value
+  }
+  return leases satisfies WorkLeasesShape
 })
 
 /** ADGATE_MAX_SEARCH_QUERY_LENGTH: the longest search text of REST `q` and MCP `search_tools`, 1 to 10000 characters. */
@@ -222,6 +253,7 @@ export const loadAppConfig = Effect.gen(function* () {
     metricsAddress: yield* readMetricsAddress,
     metricsToken: yield* optionalSecret("ADGATE_METRICS_TOKEN"),
     shutdownDelaySeconds: yield* readShutdownDelay,
-    preparedStatements: (yield* Config.Literals(["on", "off"], "ADGATE_DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault("on" as const))) === "on"
+    preparedStatements: (yield* Config.Literals(["on", "off"], "ADGATE_DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault("on" as const))) === "on",
+    workLeases: yield* readWorkLeases
   } satisfies AppConfig
 })

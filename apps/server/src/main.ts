@@ -7,7 +7,7 @@ import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
 import {
-  ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
+  ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule, WorkLeases
 } from "@adgate/core"
 import {
   absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeMetrics, makeShutdownFlag, metricsLayer, pagePaths, MetadataDocumentFetcherHttps, Readiness,
@@ -67,6 +67,7 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
     Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
     Layer.succeed(TrustedProxies, config.trustedProxies),
     Layer.succeed(RecognisedProducts, config.recognisedProducts),
+    Layer.succeed(WorkLeases, config.workLeases),
     mailbox, readiness, metrics
   )
   return Layer.mergeAll(

@@ -2,10 +2,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Logger, Option, Redacted } from "effect"
 import { MailId, Mailer } from "@adgate/core"
-import { MailerMemory } from "@adgate/core/testing"
+import { EventOutboxMemory, MailerMemory, TransactorMemory } from "@adgate/core/testing"
 import { MailSender, sendPendingMail, viaLog } from "../src/MailSender.ts"
 
-const mail = (id: string, to: string) => ({ id: MailId.make(id), to, subject: `Subject ${id}`, text: `secret body ${id}`, createdAt: 0, sentAt: null })
+const mail = (id: string, to: string) => ({ id: MailId.make(id), to, subject: `Subject ${id}`, text: `secret body ${id}`, createdAt: 0, sentAt: null, version: 0, attempt: 0, leaseUntil: null })
+
+/** The outbox and what the command runner needs beside it. */
+const mailWorld = Layer.mergeAll(MailerMemory, TransactorMemory, EventOutboxMemory([]))
 
 describe("MailSender", () => {
   it.effect("without SMTP each mail is one log line with its recipient and subject, never its body, and is marked sent", () =>
@@ -21,7 +24,7 @@ describe("MailSender", () => {
       assert.deepStrictEqual(yield* mailer.pending(10), [])
       assert.isTrue(lines.some((l) => l.includes("mail to a@x.test: Subject mail_1")))
       assert.isFalse(lines.some((l) => l.includes("secret body")))
-    }).pipe(Effect.provide(MailerMemory)))
+    }).pipe(Effect.provide(mailWorld)))
 
   it.effect("a mail that cannot be delivered stays in the outbox for the next pass; the error (it may quote SMTP_URL) is not logged", () =>
     Effect.gen(function* () {
@@ -35,7 +38,7 @@ describe("MailSender", () => {
       assert.strictEqual((yield* mailer.pending(10)).length, 1)
       assert.isTrue(lines.some((l) => l.includes("mail mail_3 could not be sent")))
       assert.isFalse(lines.some((l) => l.includes("smtp-password")))
-    }).pipe(Effect.provide(MailerMemory)))
+    }).pipe(Effect.provide(mailWorld)))
 
   // nodemailer is imported when the layer starts, and only with SMTP_URL (bench/README.md round 5): the layer still
   // starts and delivers through it. Nothing listens on port 1, so the mail fails and stays for the next pass.
@@ -50,5 +53,5 @@ describe("MailSender", () => {
       for (let i = 0; i < 100 && !lines.some((l) => l.includes("mail mail_4 could not be sent")); i++) yield* Effect.sleep("50 millis")
       assert.isTrue(lines.some((l) => l.includes("mail mail_4 could not be sent")))
       assert.strictEqual((yield* mailer.pending(10)).length, 1)
-    }).pipe(Effect.scoped, Effect.provide(MailerMemory)))
+    }).pipe(Effect.scoped, Effect.provide(mailWorld)))
 })

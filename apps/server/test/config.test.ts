@@ -2,11 +2,11 @@
 // variable per limiter, ADGATE_LIMIT_<NAME>=<count>/<window>, the ADGATE_RATE_LIMITS switch, TRUSTED_PROXIES.
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option } from "effect"
-import { builtInProducts, defaultInputLimits, defaultLimits, limitNames } from "@adgate/core"
+import { builtInProducts, defaultInputLimits, defaultLimits, defaultWorkLeases, limitNames } from "@adgate/core"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { limitVariable, loadAppConfig, parseLimit } from "../src/config.ts"
+import { leaseVariables, limitVariable, loadAppConfig, parseLease, parseLimit } from "../src/config.ts"
 
 const withEnv = (env: Record<string, string>) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.provide(effect, ConfigProvider.layer(ConfigProvider.fromEnv({ env })))
@@ -172,5 +172,25 @@ describe("recognised products from the environment (ADGATE_RECOGNISED_PRODUCTS)"
         assert.include(String((error as { message?: string }).message), reason, path)
         assert.include(String((error as { message?: string }).message), "ADGATE_RECOGNISED_PRODUCTS")
       }
+    }))
+})
+
+describe("the work leases from the environment (docs/limits.md, Leases)", () => {
+  it.effect("ADGATE_WRITE_EXECUTION_LEASE, ADGATE_TASK_LEASE, ADGATE_MAIL_SEND_LEASE and ADGATE_IDEMPOTENCY_KEY_LEASE set each lease; unset, 60 s, 2 min, 2 min and 60 s", () =>
+    Effect.gen(function* () {
+      assert.deepStrictEqual((yield* loadAppConfig.pipe(withEnv({}))).workLeases, defaultWorkLeases)
+      assert.deepStrictEqual(defaultWorkLeases, { writeExecutionMs: 60_000, taskMs: 120_000, mailSendMs: 120_000, idempotencyKeyMs: 60_000 })
+      const set = yield* loadAppConfig.pipe(withEnv({
+        ADGATE_WRITE_EXECUTION_LEASE: "90s", ADGATE_TASK_LEASE: "5m", ADGATE_MAIL_SEND_LEASE: "1h", ADGATE_IDEMPOTENCY_KEY_LEASE: "2m"
+      }))
+      assert.deepStrictEqual(set.workLeases, { writeExecutionMs: 90_000, taskMs: 300_000, mailSendMs: 3_600_000, idempotencyKeyMs: 120_000 })
+      for (const variable of Object.keys(leaseVariables)) {
+        for (const bad of ["0s", "500", "2 days", "25h", "1.5m", "soon"]) {
+          const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ [variable]: bad })))
+          assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message.includes(variable), `${variable}=${bad}`)
+        }
+      }
+      assert.deepStrictEqual(parseLease("1s"), Option.some(1_000))
+      assert.deepStrictEqual(parseLease("24h"), Option.some(86_400_000))
     }))
 })

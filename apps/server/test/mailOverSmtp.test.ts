@@ -3,9 +3,8 @@
 // (test/support/smtpTestServer.ts), read back as it arrived, links included. With the SMTP server up each mail is
 // delivered once; with it down or refusing (a 4xx or 5xx reply) nobody's request fails, the mail waits in the outbox, and is delivered exactly once
 // when the server is back. On the server's own ports (appPorts) on PGlite, and on PostgreSQL when DATABASE_URL is set.
-import { afterAll, assert, describe, it } from "vitest"
-import { Context, Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
-import { rmSync } from "node:fs"
+import { assert, describe, it } from "vitest"
+import { Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
 import {
   addUser, callTool, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer, Platforms, Secrets,
   type WorkspaceId, type UserId
@@ -15,7 +14,8 @@ import { absolute, mailHtml, pagePaths } from "@adgate/adapters-http"
 import { aClient, aCode } from "../../../packages/adapters-sql/test/contracts/fixtures.ts"
 import { type ReceivedMail, type SmtpTestServer, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
 import { MailSender } from "../src/MailSender.ts"
-import { databaseUrl, demo, keyPrincipal, postgresTaskWorld, taskWorld, tempDataDir } from "./support/taskWorld.ts"
+import { demo, keyPrincipal } from "./support/taskWorld.ts"
+import { type MailWorld, type MakeMailWorld, onEachDatabase, run, useMailWorlds } from "./support/mailWorlds.ts"
 import { testConfig } from "./support/testConfig.ts"
 
 /** The issuer of appPorts in tests (testConfig's BASE_URL): every link in a mail is absolute on it. */
@@ -67,7 +67,7 @@ const people = Effect.gen(function* () {
   return { workspace, admin, ops, editor, viewer }
 })
 
-type World = Context.Context<Layer.Success<ReturnType<typeof taskWorld>>>
+type World = MailWorld
 
 /** Sends the outbox to `smtp` every 100 ms for the life of `scope`; the log lines are kept in `logs`. */
 const sendTo = (url: string, world: World, scope: Scope.Scope, logs: Array<string>) =>
@@ -82,7 +82,6 @@ const sendTo = (url: string, world: World, scope: Scope.Scope, logs: Array<strin
     scope
   ))
 
-const run = <A, E>(world: World, effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, world) as Effect.Effect<A, E>)
 const pending = (world: World) => run(world, Effect.flatMap(Mailer, (m) => m.pending(100)))
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
@@ -95,23 +94,9 @@ const deliveredOnce = async (smtp: SmtpTestServer, world: World, email: string, 
   assert.deepStrictEqual(await pending(world), [])
 }
 
-const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnType<typeof taskWorld>>, unknown>) =>
+const suite = (title: string, makeWorld: MakeMailWorld) =>
   describe(title, () => {
-    const closers: Array<() => Promise<unknown>> = []
-    afterAll(async () => {
-      for (const close of closers.reverse()) await close()
-    })
-    const open = async () => {
-      const scope = Effect.runSync(Scope.make())
-      closers.push(() => Effect.runPromise(Scope.close(scope, Effect.void as never)))
-      const world = await Effect.runPromise(Layer.buildWithScope(makeWorld(), scope)) as World
-      return { scope, world }
-    }
-    const smtpServer = async (port?: number) => {
-      const smtp = await startSmtpTestServer(port === undefined ? {} : { port })
-      closers.push(() => smtp.stop())
-      return smtp
-    }
+    const { open, smtpServer } = useMailWorlds(makeWorld)
 
     it("with the SMTP server up: every admin (and no editor or viewer) gets the app-connected mail and only the asker the change-waiting mail, once each, with working links and no secret", async () => {
       const { scope, world } = await open()
@@ -203,15 +188,4 @@ const suite = (title: string, makeWorld: () => Layer.Layer<Layer.Success<ReturnT
     }, 120_000)
   })
 
-const dataDirs: Array<string> = []
-afterAll(() => {
-  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true })
-})
-
-suite("mail over real SMTP on PGlite", () => {
-  const dataDir = tempDataDir()
-  dataDirs.push(dataDir)
-  return taskWorld(dataDir)
-})
-
-if (Option.isSome(databaseUrl)) suite("mail over real SMTP on PostgreSQL", () => postgresTaskWorld(Option.getOrElse(databaseUrl, () => "")))
+onEachDatabase("mail over real SMTP", suite)

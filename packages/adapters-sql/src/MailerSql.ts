@@ -1,8 +1,10 @@
-// Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first. The
-// MailMessage Schema is the row (tableRow), its `to` kept in the column `recipient`; `position` keeps the order.
+// Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first, each mail
+// claimed by compare-and-set before it is sent (core's transitionMail; migration 0016). The MailMessage Schema is the
+// row (tableRow), its `to` kept in the column `recipient`; `position` keeps the order.
 import { MailMessage, Mailer } from "@adgate/core"
 import { Array as Arr, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
+import { compareAndSet } from "./compareAndSet.ts"
 import { decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
@@ -16,7 +18,8 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
   return Mailer.of({
     enqueue: (m) =>
       row.encode(m, "Mailer.enqueue").pipe(
-        Effect.flatMap((r) => sql`INSERT INTO mail_outbox ${sql.insert(r)}`),
+        // The id is derived from the event and the recipient: the same mail queued again keeps the first row.
+        Effect.flatMap((r) => sql`INSERT INTO mail_outbox ${sql.insert(r)} ON CONFLICT (id) DO NOTHING`),
         Effect.asVoid,
         unavailable("Mailer.enqueue")
       ),
@@ -25,8 +28,20 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
         unavailable("Mailer.pending"),
         Effect.flatMap(decode("Mailer.pending"))
       ),
-    markSent: (id, at) =>
-      sql`UPDATE mail_outbox SET sent_at = ${at} WHERE id = ${id}`.pipe(Effect.asVoid, unavailable("Mailer.markSent")),
+    // The same rule as core's isMailDue: unsent, and no claim or one that has ended.
+    due: (now, limit) =>
+      sql`SELECT * FROM mail_outbox WHERE sent_at IS NULL AND (lease_until IS NULL OR lease_until <= ${now})
+        ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
+        unavailable("Mailer.due"),
+        Effect.flatMap(decode("Mailer.due"))
+      ),
+    save: (next) =>
+      row.encode(next, "Mailer.save").pipe(
+        Effect.flatMap((r) =>
+          sql`UPDATE mail_outbox SET ${sql.update(r, ["id"])} WHERE id = ${next.id} AND version = ${next.version - 1} RETURNING id`),
+        unavailable("Mailer.save"),
+        Effect.flatMap(compareAndSet("mail"))
+      ),
     recent: (limit) =>
       sql`SELECT * FROM mail_outbox ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
         unavailable("Mailer.recent"),

@@ -43,7 +43,7 @@ export const TaskStoreSql = Layer.effect(TaskStore, Effect.gen(function* () {
         unavailable("TaskStore.list"),
         Effect.flatMap(list)
       ),
-    // The queue pattern: rows another runner is claiming are skipped, not waited for, and a claimed row's version
+    // core's isTaskDue and claimTask as one statement. The queue pattern: rows another runner is claiming are skipped, not waited for, and a claimed row's version
     // moves, so the previous holder's next save is a Conflict.
     claimRunnable: (now, leaseUntil, limit) =>
       sql`WITH claimed AS (

@@ -109,8 +109,8 @@ describe("branded ids and hashes", () => {
     const pageOf = (store: ConsentStoreShape, field: string) => store.find(field)
     // @ts-expect-error a TaskId is not a ConsentPageId
     const decision: Pick<DecideConsentInput, "pageId"> = { pageId: taskId }
-    // @ts-expect-error the outbox marks a MailId sent, not any string
-    const markSent = (mailer: MailerShape) => mailer.markSent("mail_1", 0)
+    // @ts-expect-error the outbox finds a mail by its MailId, not by any string
+    const mailOf = (mailer: MailerShape) => mailer.find("mail_1")
     // @ts-expect-error a session has no id of its own: it is found by the SecretHash of its secret, never by the secret
     const sessionOf = (store: PeopleStoreShape, cookieValue: string) => store.findSession(cookieValue)
 
@@ -118,7 +118,7 @@ describe("branded ids and hashes", () => {
     assert.strictEqual(`${clientId}/${taskId}/${ConsentPageId.make("cp_1")}/${MailId.make("mail_1")}`, "apc_1/task_1/cp_1/mail_1")
     assert.isDefined(principal)
     assert.isDefined(decision)
-    for (const f of [findClient, byClient, pendingOf, taskOf, pageOf, markSent, sessionOf]) assert.isFunction(f)
+    for (const f of [findClient, byClient, pendingOf, taskOf, pageOf, mailOf, sessionOf]) assert.isFunction(f)
   })
 
   it("a brand costs nothing at run time: the value is the string itself, and decoding a stored row brands it", () => {

@@ -1,6 +1,6 @@
 // The server's configuration in tests: the defaults of `npm start` on localhost, on `dataDir` (and PostgreSQL at
 // `databaseUrl` when given).
-import { builtInProducts, defaultInputLimits, defaultRateLimitPolicy } from "@adgate/core"
+import { builtInProducts, defaultInputLimits, defaultRateLimitPolicy, defaultWorkLeases } from "@adgate/core"
 import { Option, Redacted } from "effect"
 import { defaultGentleClose } from "@adgate/adapters-http/gentleClose"
 import type { AppConfig } from "../../src/config.ts"
@@ -25,5 +25,6 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   metricsAddress: Option.none(),
   metricsToken: Option.none(),
   shutdownDelaySeconds: 0,
-  preparedStatements: true
+  preparedStatements: true,
+  workLeases: defaultWorkLeases
 })

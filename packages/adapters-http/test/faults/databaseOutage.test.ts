@@ -12,6 +12,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startFaultProxy, type FaultProxy } from "../support/faultProxy.ts"
 import { startTestServerSql, type TestServer } from "../support/testServer.ts"
+import { secretInLog } from "../support/logSecrets.ts"
 import { approve, authorizationUrl, discover, insecure, moveClock, pkce, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
 import { createKey, restClient, type RestAnswer } from "../rest/restClient.ts"
 
@@ -230,4 +231,9 @@ describe.skipIf(Option.isNone(databaseUrl))("the database going away mid-request
     const listed = await queued.api.post("/tools/gads__list_campaigns", { accountId: queued.accountId })
     expect(listed.body.result.results.find((c: { id: string }) => c.id === queued.campaignId).dailyBudget).toBe(queued.dailyBudget)
   }, 30_000)
+
+  it("no code, token, key, client secret, password or session of these failing flows appears in the server's log", () => {
+    expect(server.logs.length).toBeGreaterThan(0)
+    expect(secretInLog(server.logs, [server.users.editor.password, ...cookie.split("; ").map((c) => c.slice(c.indexOf("=") + 1))])).toBeNull()
+  })
 })

@@ -5,6 +5,7 @@
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
+import { secretInLog } from "../support/logSecrets.ts"
 import { connect, discover, insecure, moveClock, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
 
 describe("the Directory unable to confirm a role at refresh (the 24-hour grace)", () => {
@@ -53,5 +54,10 @@ describe("the Directory unable to confirm a role at refresh (the 24-hour grace)"
     // The Directory answers again: the same refresh token refreshes (it was not spent), once.
     const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(refreshToken))
     expect(refreshed.access_token.startsWith("apo_at_")).toBe(true)
+  })
+
+  it("no code, token, password or session of these flows appears in the server's log", () => {
+    expect(server.logs.length).toBeGreaterThan(0)
+    expect(secretInLog(server.logs, [server.users.editor.password])).toBeNull()
   })
 })

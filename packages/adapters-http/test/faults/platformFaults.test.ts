@@ -9,6 +9,7 @@ import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapte
 import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { approvalPaths } from "../../src/pages/approvals/ApprovalsRoutes.ts"
 import { startTestServerSql, type TestServer } from "../support/testServer.ts"
+import { secretInLog } from "../support/logSecrets.ts"
 import { createKey, restClient } from "../rest/restClient.ts"
 
 type SqlServer = Omit<TestServer, "directory">
@@ -165,4 +166,9 @@ describe.skipIf(Option.isNone(databaseUrl))("a failing platform on PostgreSQL", 
     expect(await usageOf(key)).toEqual([["succeeded", 5]])
     expect(await budgetNow()).toBe(body.dailyBudget)
   }, 30_000)
+
+  it("no code, token, key, client secret, password or session of these failing flows appears in the server's log", () => {
+    expect(server.logs.length).toBeGreaterThan(0)
+    expect(secretInLog(server.logs, [server.users.editor.password, ...cookie.split("; ").map((c) => c.slice(c.indexOf("=") + 1))])).toBeNull()
+  })
 })

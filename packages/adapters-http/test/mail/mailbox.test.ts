@@ -15,7 +15,7 @@ const enqueue = (server: Pick<TestServer, "run">, mails: ReadonlyArray<MailMessa
 
 const mail = (n: number, over: Partial<MailMessage> = {}): MailMessage => ({
   id: MailId.make(`mail_test_${n}_${Math.random().toString(36).slice(2)}`), to: `person${n}@paid.test`, subject: `Subject number ${n}`,
-  text: `Text ${n}`, createdAt: Date.UTC(2026, 10, 27, 10, n), sentAt: null, ...over
+  text: `Text ${n}`, createdAt: Date.UTC(2026, 10, 27, 10, n), sentAt: null, version: 0, attempt: 0, leaseUntil: null, ...over
 })
 
 /** The mailbox's rules on one server (memory or SQL). */

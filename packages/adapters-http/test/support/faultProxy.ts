@@ -2,7 +2,9 @@
 // server's pool loses all its connections at once, as when the database host goes away) and refuses new ones until
 // restored. `cutOn(text)` cuts at the moment the server sends a statement containing `text` (PostgreSQL's protocol
 // carries statement text in the clear; a prepared statement run again is known by its name), before it reaches the
-// database: the fault lands in the middle of a request.
+// database: the fault lands in the middle of a request. `holdOn(text)` instead stops that one connection there, the
+// statement never sent and nothing more forwarded on it, with everything else flowing: the moment a test kills the
+// server process (SIGKILL) with that statement on its way, its transaction open.
 import { createServer, connect, type Server, type Socket } from "node:net"
 
 export interface FaultProxy {
@@ -12,8 +14,13 @@ export interface FaultProxy {
   readonly restore: () => void
   /** Cuts when the next statement containing `text` is sent; resolves once it fired. */
   readonly cutOn: (text: string) => Promise<void>
-  /** Whether a `cutOn` is armed and has not fired yet. */
+  /** Whether a `cutOn` or `holdOn` is armed and has not fired yet. */
   readonly armed: () => boolean
+  /**
+   * Holds the connection that sends the next statement containing `text`: that chunk and all later traffic from it
+   * are never forwarded (the database sees an idle transaction); resolves once it fired. `restore` clears it.
+   */
+  readonly holdOn: (text: string) => Promise<void>
   readonly close: () => Promise<void>
 }
 
@@ -22,6 +29,7 @@ export const startFaultProxy = async (targetUrl: string): Promise<FaultProxy> =>
   const sockets = new Set<Socket>()
   let down = false
   let trigger: { readonly text: string; readonly fired: () => void } | null = null
+  let holding: { readonly text: string; readonly fired: () => void } | null = null
 
   const cut = () => {
     down = true
@@ -45,8 +53,17 @@ export const startFaultProxy = async (targetUrl: string): Promise<FaultProxy> =>
     client.on("error", drop).on("close", drop)
     upstream.on("error", drop).on("close", drop)
     const reader = statementReader()
+    let held = false
     client.on("data", (chunk: Buffer) => {
+      if (held) return
       const statements = reader(chunk)
+      if (holding !== null && statements.some((text) => text.includes(holding!.text))) {
+        const fired = holding.fired
+        holding = null
+        held = true
+        fired()
+        return
+      }
       if (trigger !== null && statements.some((text) => text.includes(trigger!.text))) {
         const fired = trigger.fired
         trigger = null
@@ -71,9 +88,11 @@ export const startFaultProxy = async (targetUrl: string): Promise<FaultProxy> =>
     restore: () => {
       down = false
       trigger = null
+      holding = null
     },
     cutOn: (text) => new Promise<void>((resolve) => { trigger = { text, fired: resolve } }),
-    armed: () => trigger !== null,
+    armed: () => trigger !== null || holding !== null,
+    holdOn: (text) => new Promise<void>((resolve) => { holding = { text, fired: resolve } }),
     close: () => {
       cut()
       return new Promise<void>((resolve) => server.close(() => resolve()))

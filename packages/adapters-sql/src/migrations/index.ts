@@ -16,6 +16,7 @@ import clientProduct from "./0012_client_product.ts"
 import usageByCredentialIndexes from "./0013_usage_by_credential_indexes.ts"
 import historyPages from "./0014_history_pages.ts"
 import budgetDayCap from "./0015_budget_day_cap.ts"
+import mailClaim from "./0016_mail_claim.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -31,5 +32,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0012_client_product": clientProduct,
   "0013_usage_by_credential_indexes": usageByCredentialIndexes,
   "0014_history_pages": historyPages,
-  "0015_budget_day_cap": budgetDayCap
+  "0015_budget_day_cap": budgetDayCap,
+  "0016_mail_claim": mailClaim
 }

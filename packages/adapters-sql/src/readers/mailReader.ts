@@ -4,7 +4,7 @@
 // the server). It reads the people (and the app) when it handles the event, so a Directory outage fails the pass and
 // the event waits for the next one: the mail is late, never lost nor doubled.
 import {
-  appIdentity, ClientStore, Directory, MailId, Mailer, MailWords, Prefix, Secrets, type ConnectionOpened, type MailPerson,
+  appIdentity, ClientStore, Directory, Mailer, MailWords, queuedMailId, type ConnectionOpened, type MailPerson,
   type OutboxEntry, type WorkspaceId, type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
@@ -18,11 +18,15 @@ const workspaceFacts = (workspaceId: WorkspaceId) =>
     name: Option.match(found, { onNone: () => workspaceId, onSome: (w) => w.name })
   }))
 
-const enqueue = (to: string, mail: { readonly subject: string; readonly text: string }) =>
+/**
+ * Queues one mail. Its id comes from `cause` (the event: its kind and the id it is about) and the recipient, so the
+ * same event handled again queues nothing new, and every send of it carries one Message-ID (core's queuedMailId).
+ */
+const enqueue = (cause: string, to: string, mail: { readonly subject: string; readonly text: string }) =>
   Effect.gen(function* () {
     yield* (yield* Mailer).enqueue({
-      id: MailId.make(yield* (yield* Secrets).generate(Prefix.mail)), to, subject: mail.subject, text: mail.text,
-      createdAt: yield* Clock.currentTimeMillis, sentAt: null
+      id: yield* queuedMailId(cause, to), to, subject: mail.subject, text: mail.text,
+      createdAt: yield* Clock.currentTimeMillis, sentAt: null, version: 0, attempt: 0, leaseUntil: null
     })
   })
 
@@ -44,7 +48,7 @@ const mailAdmins = Effect.fnUntraced(function* (event: typeof ConnectionOpened.T
     scopes: event.scopes, surface: event.surface, platforms: event.platforms, writeMode: event.writeMode
   }
   for (const admin of members.filter((m) => m.role === "admin"))
-    yield* enqueue(admin.user.email, words.appConnected({ ...facts, recipient: person(admin.user) }))
+    yield* enqueue(`ConnectionOpened:${event.connectionId}`, admin.user.email, words.appConnected({ ...facts, recipient: person(admin.user) }))
 })
 
 /**
@@ -64,7 +68,7 @@ const mailRequester = Effect.fnUntraced(function* (event: typeof WriteQueued.Typ
     summary: event.summary, reason: event.reason, expiresAt: event.expiresAt,
     deciders: members.filter((m) => m.role === "admin" || m.role === "editor").map((m) => person(m.user))
   })
-  yield* enqueue(user.value.email, mail)
+  yield* enqueue(`WriteQueued:${event.requestId}`, user.value.email, mail)
 })
 
 export const mailReader = {

@@ -1,20 +1,33 @@
-// The Mailer outbox contract (spec §Events): queued mail is pending, oldest first, until marked sent.
-import { MailId, Mailer } from "@adgate/core"
+// The Mailer outbox contract (spec §Events): queued mail is pending, oldest first, until saved sent; a mail is due for a
+// sender unless a live claim holds it; saves are compare-and-set; a mail queued again under its id stays as it was.
+import { MailId, Mailer, transitionMail, type MailMessage } from "@adgate/core"
 import { assert } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Effect, Option, Result } from "effect"
 import type { Layer } from "effect"
 import { aMail, type ContractHost, t0 } from "./fixtures.ts"
 
+/** The state after `event` (the pure transition's, as the sender saves it). */
+const after = (mail: MailMessage, event: Parameters<typeof transitionMail>[1], now: number): MailMessage => {
+  const moved = transitionMail(mail, event, now)
+  if (moved.next === null || Result.isFailure(moved.outcome)) throw new Error(`refused ${event._tag}`)
+  return moved.next
+}
+
 export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E, R>, host: ContractHost<R>) =>
   host.layer(layer)(`Mailer contract (${name})`, (it) => {
-    it.effect("queued mail is pending in order until marked sent", () => Effect.gen(function* () {
+    /** Marks every pending mail sent, so that an order checked below is the test's own (the outbox is shared). */
+    const drain = Effect.gen(function* () {
       const mailer = yield* Mailer
-      // The outbox is shared with other tests: drain what is there so the order below is this test's own.
-      for (const m of yield* mailer.pending(10_000)) yield* mailer.markSent(m.id, t0)
+      for (const m of yield* mailer.pending(10_000)) yield* mailer.save(after(m, { _tag: "Sent" }, t0))
+    })
+
+    it.effect("queued mail is pending in order until saved sent", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* drain
       const mails = [aMail({ subject: "first" }), aMail({ subject: "second" }), aMail({ subject: "third" })]
       yield* Effect.forEach(mails, mailer.enqueue)
       assert.deepStrictEqual(yield* mailer.pending(2), mails.slice(0, 2))
-      yield* mailer.markSent(mails[0]!.id, t0 + 1)
+      yield* mailer.save(after(mails[0]!, { _tag: "Sent" }, t0 + 1))
       assert.deepStrictEqual(yield* mailer.pending(10), mails.slice(1))
       assert.deepStrictEqual(yield* mailer.pending(0), [])
     }))
@@ -24,6 +37,37 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
       const sent = aMail({ sentAt: t0 })
       yield* mailer.enqueue(sent)
       assert.isFalse((yield* mailer.pending(10_000)).some((m) => m.id === sent.id))
+    }))
+
+    it.effect("a claimed mail is not due until its lease ends, at which instant it is due again (isMailDue)", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* drain
+      const mail = aMail()
+      yield* mailer.enqueue(mail)
+      const claimed = after(mail, { _tag: "Claim", leaseMs: 1_000 }, t0)
+      yield* mailer.save(claimed)
+      assert.deepStrictEqual(yield* mailer.due(t0 + 999, 10), [])
+      assert.deepStrictEqual(yield* mailer.due(t0 + 1_000, 10), [claimed])
+      assert.deepStrictEqual(yield* mailer.pending(10), [claimed])
+    }))
+
+    it.effect("a save on a stale version is a Conflict and changes nothing", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      const mail = aMail()
+      yield* mailer.enqueue(mail)
+      const first = after(mail, { _tag: "Claim", leaseMs: 1_000 }, t0)
+      yield* mailer.save(first)
+      const stale = yield* Effect.flip(mailer.save(after(mail, { _tag: "Sent" }, t0)))
+      assert.strictEqual(stale._tag, "Conflict")
+      assert.deepStrictEqual(yield* mailer.find(mail.id), Option.some(first))
+    }))
+
+    it.effect("a mail queued again under its id keeps the first queueing", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      const mail = aMail({ subject: "once" })
+      yield* mailer.enqueue(mail)
+      yield* mailer.enqueue({ ...mail, subject: "twice" })
+      assert.deepStrictEqual(yield* mailer.find(mail.id), Option.some(mail))
     }))
 
     it.effect("recent lists the newest mail first, sent or not, at most `limit`; find reads one by id", () => Effect.gen(function* () {

@@ -165,6 +165,9 @@ export const aMail = (over: Partial<MailMessage> = {}): MailMessage => ({
   text: "Hello",
   createdAt: t0,
   sentAt: null,
+  version: 0,
+  attempt: 0,
+  leaseUntil: null,
   ...over
 })
 

@@ -61,8 +61,6 @@ export const WriteRequest = Schema.Struct({
 })
 export type WriteRequest = typeof WriteRequest.Type
 
-/** How long one execution attempt holds an approved request before housekeeping may claim it again. */
-export const writeExecutionLeaseMs = 60_000
 /** Attempts after which an approved request that never got an answer from the platform ends `failed`. */
 export const maxWriteExecutionAttempts = 5
 

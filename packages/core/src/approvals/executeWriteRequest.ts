@@ -24,7 +24,8 @@ import { kindOfCall } from "../tools/Tool.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
-import { type WriteRequest, writeExecutionLeaseMs, type WriteRequestId } from "./WriteRequest.ts"
+import { WorkLeases } from "../ports/WorkLeases.ts"
+import type { WriteRequest, WriteRequestId } from "./WriteRequest.ts"
 
 /** One move on the runner: the save alone (with its events). */
 const move = (id: WriteRequestId, event: WriteRequestEvent) =>
@@ -60,7 +61,7 @@ const failWithout = (id: WriteRequestId, error: string, message: string, more: S
 
 export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(function* (id: WriteRequestId) {
   // The claim: of two racing executors exactly one saves it; the other reloads and is told WriteRequestExecutionHeld.
-  const claimed = yield* move(id, { _tag: "ClaimExecution", leaseMs: writeExecutionLeaseMs })
+  const claimed = yield* move(id, { _tag: "ClaimExecution", leaseMs: (yield* WorkLeases).writeExecutionMs })
   // Out of attempts, the claim ended the request failed (not_executed) instead: nothing runs.
   if (claimed.status !== "approved") return claimed
   const platforms = yield* Platforms

@@ -42,12 +42,22 @@ export type AuditEntry = typeof AuditEntry.Type
 export const MailId = Schema.String.pipe(Schema.brand("MailId"))
 export type MailId = typeof MailId.Type
 
+/**
+ * A queued mail (mail/transitionMail.ts is its lifecycle: queued → claimed for a send → sent). Its id is derived from
+ * the event that caused it and the recipient (mail/queuedMailId.ts), and its Message-ID from its id, so a mail sent
+ * again after a lost acknowledgement is recognisably the same message.
+ */
 export const MailMessage = Schema.Struct({
   id: MailId,
   to: Schema.String,
   subject: Schema.String,
   text: Schema.String,
   createdAt: Schema.Number,
-  sentAt: Schema.NullOr(Schema.Number)
+  sentAt: Schema.NullOr(Schema.Number),
+  version: Schema.Int,
+  /** Send claims taken so far: a sender claims the mail by compare-and-set before it sends it. */
+  attempt: Schema.Int,
+  /** While a sender holds the mail: the end of its claim (epoch ms). Null: due now (unsent) or done (sent). */
+  leaseUntil: Schema.NullOr(Schema.Number)
 })
 export type MailMessage = typeof MailMessage.Type

@@ -6,7 +6,11 @@ import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
 import { ClientId } from "../clients/Client.ts"
 
-export const CodeStatus = Schema.Literals(["issued", "used"])
+/**
+ * `expired` is recorded by the first exchange refused for the deadline (spec §States: "issued, 10 minutes pass →
+ * expired"), so a clock stepped back afterwards does not make the code exchangeable again.
+ */
+export const CodeStatus = Schema.Literals(["issued", "used", "expired"])
 export type CodeStatus = typeof CodeStatus.Type
 
 export const AuthorizationCode = Schema.Struct({

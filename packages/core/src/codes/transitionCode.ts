@@ -61,9 +61,12 @@ export const transitionCode = (code: AuthorizationCode, event: CodeEvent, now: n
         if (mismatch !== null) return refused(null, mismatch)
         return refused(null, new CodeReused({ connectionId: code.connectionId }))
       }
+      // Once found expired, always expired: a clock stepped back must not revive it.
+      if (code.status === "expired") return refused(null, new CodeExpired())
       if (code.failedAttempts >= maxFailedExchanges) return refused(null, new CodeExhausted())
-      // Row "issued, 10 minutes pass → expired": expiry is derived from the clock, `expiresAt` itself is excluded.
-      if (now >= code.expiresAt) return refused(null, new CodeExpired())
+      // Row "issued, 10 minutes pass → expired": expiry is derived from the clock, `expiresAt` itself is excluded; the
+      // refusal records it.
+      if (now >= code.expiresAt) return refused({ ...code, status: "expired", version: code.version + 1 }, new CodeExpired())
       // A failed exchange does not spend the code but counts towards the five (checklist decision 43, case 34).
       const mismatch = bindingError(code, event)
       if (mismatch !== null) return refused(countFailure(code), mismatch)

@@ -1,6 +1,6 @@
 // Idempotency keys of tool calls (spec §POST /tools/{name}: Idempotency-Key up to 128 characters, a retry with the
 // same key answers the first result; checklist 175–176; draft-ietf-httpapi-idempotency-key-header-07 §2).
-import { Context, Result, Schema } from "effect"
+import { Result, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { IdempotencyKeyMalformed } from "./errors.ts"
 
@@ -9,11 +9,6 @@ export const maxIdempotencyKeyLength = 128
 /** A completed key is remembered for 24 hours after its first use (docs/decisions.md, Idempotency keys). */
 export const idempotencyKeyLifetimeMs = 24 * 60 * 60 * 1000
 
-/**
- * How long a key stays in flight without an answer before another call may take it (the holder is presumed dead):
- * 60 seconds unless a composition provides another value. Long enough for any platform call.
- */
-export const IdempotencyLeaseMs = Context.Reference<number>("core/idempotency/IdempotencyLeaseMs", { defaultValue: () => 60_000 })
 
 /**
  * The answer a key replays: the first call's outcome as JSON. No HTTP status: each surface answers the replayed

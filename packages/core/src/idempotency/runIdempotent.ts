@@ -8,7 +8,8 @@ import { Clock, Effect, Exit, Ref } from "effect"
 import { retryStoreOutage } from "../commands/conflictRetry.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { IdempotencyKeyInFlight, IdempotencyKeyMismatch } from "./errors.ts"
-import { IdempotencyLeaseMs, idempotencyKeyLifetimeMs, type IdempotentResponse } from "./IdempotencyRecord.ts"
+import { idempotencyKeyLifetimeMs, type IdempotentResponse } from "./IdempotencyRecord.ts"
+import { WorkLeases } from "../ports/WorkLeases.ts"
 
 export type IdempotentRun =
   /** This call executed; `response` is now stored under the key. */
@@ -32,7 +33,7 @@ export const runIdempotent = <E, R>(
   Effect.uninterruptibleMask((restore) => Effect.gen(function* () {
     const store = yield* IdempotencyStore
     const claimedAt = yield* Clock.currentTimeMillis
-    const claimed = yield* store.claim(scope, key, requestHash, claimedAt, yield* IdempotencyLeaseMs)
+    const claimed = yield* store.claim(scope, key, requestHash, claimedAt, (yield* WorkLeases).idempotencyKeyMs)
     switch (claimed._tag) {
       case "InFlight": return yield* new IdempotencyKeyInFlight()
       case "Mismatch": return yield* new IdempotencyKeyMismatch()

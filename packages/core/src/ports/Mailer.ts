@@ -1,14 +1,19 @@
-// The mail outbox (spec §Events): mail is queued here and sent by a background worker (SMTP or log). Without SMTP
-// the development mailbox page reads it (docs/service.md, Mail).
+// The mail outbox (spec §Events): mail is queued here and sent by a background worker (SMTP or log), each mail claimed
+// by compare-and-set before it is sent (mail/transitionMail.ts). Without SMTP the development mailbox page reads it
+// (docs/service.md, Mail).
 import { Context, Effect, Option } from "effect"
 import type { MailId, MailMessage } from "../audit/AuditEntry.ts"
-import type { StoreUnavailable } from "./errors.ts"
+import type { Conflict, StoreUnavailable } from "./errors.ts"
 
-/** Mail is queued in an outbox and sent by a background worker (SMTP or log); queuing is all the core does. */
 export interface MailerShape {
+  /** Queues a mail; a mail with the same id (the same event and recipient: mail/queuedMailId.ts) stays as it was. */
   readonly enqueue: (mail: MailMessage) => Effect.Effect<void, StoreUnavailable>
+  /** Unsent mail, oldest first, claimed or not. */
   readonly pending: (limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, StoreUnavailable>
-  readonly markSent: (id: MailId, at: number) => Effect.Effect<void, StoreUnavailable>
+  /** Unsent mail no live claim holds at `now` (transitionMail's isMailDue), oldest first: what a sender may claim. */
+  readonly due: (now: number, limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, StoreUnavailable>
+  /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
+  readonly save: (next: MailMessage) => Effect.Effect<void, Conflict | StoreUnavailable>
   /** The newest `limit` mails, sent or not, newest first (the development mailbox). */
   readonly recent: (limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, StoreUnavailable>
   readonly find: (id: MailId) => Effect.Effect<Option.Option<MailMessage>, StoreUnavailable>

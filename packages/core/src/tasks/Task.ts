@@ -5,6 +5,7 @@ import { Scope } from "../scopes/Scope.ts"
 import { WorkspaceId, UserId } from "../workspaces/Workspace.ts"
 import { ConnectionId } from "../connections/Connection.ts"
 import { ApiKeyId } from "../credentials/records.ts"
+import { defaultWorkLeases } from "../ports/WorkLeases.ts"
 
 /**
  * planning → running (the plan is made) → waiting_for_approval (a queued write waits for a person) → completed |
@@ -61,8 +62,8 @@ export const isFinalTaskStatus = (status: TaskStatus): boolean =>
 /** Statuses a runner works on: planning and running are run, waiting_for_approval is looked at. */
 export const runnableTaskStatuses: ReadonlyArray<TaskStatus> = ["planning", "running", "waiting_for_approval"]
 
-/** How long one runner holds a task before another process may claim it again. */
-export const taskLeaseMs = 120_000
+/** How long one runner holds a task before another process may claim it again, by default (ports/WorkLeases.ts). */
+export const taskLeaseMs = defaultWorkLeases.taskMs
 /** How long a waiting task rests before a runner looks at its queued writes again. */
 export const taskRecheckMs = 30_000
 /** Claims after which a task that never got through (platform or store down, a runner dying) ends failed. */

@@ -22,7 +22,8 @@ import { principalOfTask } from "./principalOfTask.ts"
 import {
   budgetRows, decideChanges, findingsOf, performanceRows, totalsOf, type DerivedChange, type ObjectsRead, type PerformanceRead
 } from "./readAnswers.ts"
-import { maxTaskAttempts, type Task, taskLeaseMs } from "./Task.ts"
+import { maxTaskAttempts, type Task } from "./Task.ts"
+import { WorkLeases } from "../ports/WorkLeases.ts"
 import type { Finding, PlanRead, ReportChange, ReportRead, TaskPlan, TaskReport } from "./TaskPlan.ts"
 import { TaskPlan as TaskPlanSchema, TaskReport as TaskReportSchema } from "./TaskPlan.ts"
 import { taskSummary } from "./taskSummary.ts"
@@ -242,12 +243,13 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
 
 /**
  * One runner pass: claims up to `limit` due tasks and runs each one pass. A pass stopped by a transient failure
- * leaves the task leased (claimed again after taskLeaseMs); a lost compare-and-set means another runner holds it.
+ * leaves the task leased (claimed again once its lease, WorkLeases.taskMs, ends); a lost compare-and-set means another runner holds it.
  * Answers how many tasks it claimed.
  */
 export const runTasks = Effect.fn("tasks.runTasks")(function* (limit = 5) {
   const now = yield* Clock.currentTimeMillis
-  const claimed = yield* (yield* TaskStore).claimRunnable(now, now + taskLeaseMs, limit)
+  const { taskMs } = yield* WorkLeases
+  const claimed = yield* (yield* TaskStore).claimRunnable(now, now + taskMs, limit)
   yield* Effect.forEach(claimed, (task) =>
     runTask(task).pipe(
       Effect.catch((error) => Effect.logInfo("task pass stopped", task.id, error._tag, "reason" in error ? error.reason : ""))

@@ -6,7 +6,7 @@ import type { Schema } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { moved, refused, type Transition } from "../commands/Transition.ts"
 import { TaskTransitionRefused } from "./errors.ts"
-import { isFinalTaskStatus, type Task, type TaskStatus, taskRecheckMs } from "./Task.ts"
+import { isFinalTaskStatus, runnableTaskStatuses, type Task, type TaskStatus, taskRecheckMs } from "./Task.ts"
 
 /** planning → running, with the plan made. */
 export interface Planned { readonly _tag: "Planned"; readonly plan: Schema.Json }
@@ -77,6 +77,18 @@ const eventOf = (task: Task, event: TaskEvent, now: number): ReadonlyArray<Domai
     case "Cancel": return [{ _tag: "TaskCancelled", ...facts }]
   }
 }
+
+/**
+ * The claim rule of the task runner (TaskStore.claimRunnable, in memory as here and in SQL as
+ * `lease_until IS NULL OR lease_until <= now`): unfinished, and no runner's lease live at `now`. A lease ending at
+ * `now` has ended, as for write requests and mail. A clock stepped back only makes a live lease last longer.
+ */
+export const isTaskDue = (task: Task, now: number): boolean =>
+  runnableTaskStatuses.includes(task.status) && (task.leaseUntil === null || task.leaseUntil <= now)
+
+/** The claim itself: attempt + 1, held until `leaseUntil` (a runner's own version, so the last holder's next save is a Conflict). */
+export const claimTask = (task: Task, leaseUntil: number): Task =>
+  ({ ...task, attempt: task.attempt + 1, leaseUntil, version: task.version + 1 })
 
 export type TaskTransition = Transition<Task, Task, TaskTransitionRefused>
 

@@ -6,7 +6,8 @@ import { outcomeOfWriteRequest, type WriteRequest, type WriteRequestId } from ".
 import { type CreditEntry, type CreditMovement, isValidCreditAmount, isValidCreditBalance } from "../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../idempotency/IdempotencyRecord.ts"
-import { runnableTaskStatuses, type Task } from "../tasks/Task.ts"
+import type { Task } from "../tasks/Task.ts"
+import { claimTask, isTaskDue } from "../tasks/transitionTask.ts"
 import { credentialOfUsage, type ToolUsage } from "../tools/ToolUsage.ts"
 import { startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
@@ -180,10 +181,10 @@ export const TaskStoreMemory = Layer.effect(TaskStore, Effect.gen(function* () {
     claimRunnable: (now, leaseUntil, limit) =>
       Ref.modify(table.ref, (m): readonly [ReadonlyArray<Task>, ReadonlyMap<string, Task>] => {
         const due = [...m.values()]
-          .filter((t) => runnableTaskStatuses.includes(t.status) && (t.leaseUntil === null || t.leaseUntil <= now))
+          .filter((t) => isTaskDue(t, now))
           .sort((a, b) => a.updatedAt - b.updatedAt || (a.id < b.id ? -1 : 1))
           .slice(0, Math.max(0, limit))
-          .map((t) => ({ ...t, attempt: t.attempt + 1, leaseUntil, version: t.version + 1 }))
+          .map((t) => claimTask(t, leaseUntil))
         const next = new Map(m)
         for (const t of due) next.set(t.id, t)
         return [due, next]

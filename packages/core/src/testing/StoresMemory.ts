@@ -16,6 +16,8 @@ import { ConnectionStore } from "../ports/ConnectionStore.ts"
 import { ConsentStore } from "../ports/ConsentStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { makeVersionedTable } from "./versioned.ts"
+import { Conflict } from "../ports/errors.ts"
+import { isMailDue } from "../mail/transitionMail.ts"
 import { EventOutboxMemory, memoryOutboxReaders } from "./EventOutboxMemory.ts"
 import type { Client } from "../clients/Client.ts"
 import type { ConsentPage } from "../authorize/ConsentPage.ts"
@@ -128,11 +130,18 @@ export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
 }))
 
 export const MailerMemory = Layer.effect(Mailer, Effect.gen(function* () {
+  // In queueing order, as the SQL outbox's position column keeps it.
   const outbox = yield* Ref.make<ReadonlyArray<MailMessage>>([])
   return Mailer.of({
-    enqueue: (mail) => Ref.update(outbox, (all) => [...all, mail]),
-    pending: (limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => m.sentAt === null).slice(0, limit)),
-    markSent: (id, at) => Ref.update(outbox, (all) => all.map((m) => (m.id === id ? { ...m, sentAt: at } : m))),
+    enqueue: (mail) => Ref.update(outbox, (all) => (all.some((m) => m.id === mail.id) ? all : [...all, mail])),
+    pending: (limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => m.sentAt === null).slice(0, Math.max(0, Math.floor(limit)))),
+    due: (now, limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => isMailDue(m, now)).slice(0, Math.max(0, Math.floor(limit)))),
+    // Ref.modify compares and sets in one atomic step, like the SQL WHERE version = … clause.
+    save: (next) =>
+      Ref.modify(outbox, (all): readonly [boolean, ReadonlyArray<MailMessage>] => {
+        const current = all.some((m) => m.id === next.id && m.version === next.version - 1)
+        return [current, current ? all.map((m) => (m.id === next.id ? next : m)) : all]
+      }).pipe(Effect.flatMap((saved) => (saved ? Effect.void : Effect.fail(new Conflict({ entity: "mail" }))))),
     recent: (limit) => Effect.map(Ref.get(outbox), (all) => all.slice(Math.max(0, all.length - Math.max(0, Math.floor(limit)))).reverse()),
     find: (id) => Effect.map(Ref.get(outbox), (all) => Option.fromNullishOr(all.find((m) => m.id === id)))
   })
