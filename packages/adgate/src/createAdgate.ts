@@ -6,6 +6,7 @@ import { Cause, Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effec
 import type { Redacted } from "effect"
 import { HttpEffect, HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { setCreditBalance } from "@adgate/core"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type AdgateDatabase, adgatePorts } from "./adgatePorts.ts"
 import {
@@ -57,7 +58,17 @@ export interface Adgate {
   readonly start: () => Promise<void>
   /** Stops the background work, lets nothing new start, and closes the database. Final: make a new one to start again. */
   readonly stop: () => Promise<void>
+  /**
+   * Sets a workspace's credits balance (the ledger records the difference, audited as `credits.set`): for a host whose
+   * tools cost credits. Rejects when the workspace is unknown or the balance is not a whole number of 0 or more.
+   */
+  readonly setCredits: (workspaceId: string, balance: number, reason: string) => Promise<void>
+  /** Runs an Effect of the core's services (`@adgate/core`) on adgate's ports: the way in for anything else. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, AdgateServices>) => Promise<A>
 }
+
+/** The services adgate's ports provide to `run`: every core port, the SQL client, the policy. */
+export type AdgateServices = Layer.Success<ReturnType<typeof adgateLayer>>
 
 class AdgateHttp extends Context.Service<AdgateHttp, {
   readonly handle: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
@@ -171,5 +182,13 @@ export const createAdgate = (options: AdgateOptions): Adgate => {
     scope = undefined
   }
 
-  return { fetch, nodeListener, paths: adgatePaths, owns: ownsPath, migrate, start, stop }
+  const run = async <A, E>(effect: Effect.Effect<A, E, AdgateServices>): Promise<A> => {
+    const ready = await build()
+    return Effect.runPromiseWith(ready.context)(effect)
+  }
+
+  const setCredits = (workspaceId: string, balance: number, reason: string) =>
+    run(Effect.asVoid(setCreditBalance(workspaceId, balance, reason)))
+
+  return { fetch, nodeListener, paths: adgatePaths, owns: ownsPath, migrate, start, stop, setCredits, run }
 }

@@ -1,12 +1,14 @@
 // createAdgate (docs/embedding.md): the fetch handler and the Node listener answer adgate's routes on a database
 // opened once; a database that cannot be opened answers 503 with Retry-After and makes start() fail; stop() closes.
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createAdgate } from "adgate"
 
 describe("createAdgate", () => {
   const adgate = createAdgate({ baseUrl: "https://adgate.example", database: { memory: true }, log: "none" })
+  // Opening PGlite and running the migrations takes seconds on a loaded machine: once, before the first test.
+  beforeAll(() => adgate.migrate(), 120_000)
   afterAll(() => adgate.stop())
 
   it("answers discovery through fetch, with the issuer it was given (RFC 8414 §3)", async () => {

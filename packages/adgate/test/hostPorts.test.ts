@@ -166,6 +166,12 @@ describe("a host with its own people, sign-in and platforms", () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client,
       await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, { ...insecure, additionalParameters: { resource: `${origin}/api/v1` } }))
 
+    // The host's workspace, with the balance of adgate's ledger, which the host sets.
+    await adgate.setCredits(shopWorkspace.id, 250, "host top-up")
+    const me = await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    const meBody = (await me.json()) as { workspace: { id: string; name: string; plan: string; credits: number } }
+    assert.deepStrictEqual(meBody.workspace, { id: shopWorkspace.id, name: "Shop", plan: "paid", credits: 250 })
+
     const listed = await fetch(`${origin}/api/v1/tools`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
     assert.strictEqual(listed.status, 200)
     const names = JSON.stringify(await listed.json())
@@ -179,6 +185,11 @@ describe("a host with its own people, sign-in and platforms", () => {
     assert.strictEqual(ran.status, 200, ranBody)
     assert.include(ranBody, "Spring sale")
     assert.deepStrictEqual(calls, ["shop__list_campaigns"])
+
+    // The connection's mail goes to the workspace's admins as the host's directory lists them, through the host's
+    // mail delivery (the outbox is drained in the background every 5 seconds).
+    for (let i = 0; i < 150 && !mail.some((m) => m.to === ann.email); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.isTrue(mail.some((m) => m.to === ann.email && /connected/i.test(m.subject)), JSON.stringify(mail.map((m) => m.subject)))
 
     // The host's directory answers the refresh's role check: a member refreshes…
     const refreshed = await oauth.processRefreshTokenResponse(as, client,
