@@ -30,6 +30,16 @@ describe("createAdgate", () => {
     assert.isString(((await response.json()) as { error: string }).error)
   })
 
+  it("answers the MCP endpoint through fetch: without a bearer token, 401 with the protected resource's metadata (RFC 9728 §5.1)", async () => {
+    const response = await adgate.fetch(new Request("https://adgate.example/api/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    }))
+    assert.strictEqual(response.status, 401)
+    assert.include(response.headers.get("www-authenticate") ?? "", "resource_metadata=\"https://adgate.example/.well-known/oauth-protected-resource/api/mcp\"")
+  })
+
   it("answers the same routes as a Node request listener", async () => {
     await adgate.start()
     const server = createServer(adgate.nodeListener)
