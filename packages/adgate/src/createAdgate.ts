@@ -16,6 +16,7 @@ import { adgateBackground, adgateMetadataFetcher, type AdgatePolicy, adgatePolic
 import { formatLogfmtOneMessage, LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailDeliveryLog } from "./MailSender.ts"
 import { adgatePaths, ownsPath } from "./paths.ts"
+import { withoutPasswords } from "./withoutPasswords.ts"
 
 export interface AdgateOptions {
   /** The public origin (scheme, host, port, no path): the OAuth issuer and the base of `/api/mcp` and `/api/v1`. */
@@ -106,9 +107,11 @@ const unavailable = () =>
     headers: { "content-type": "application/json", "cache-control": "no-store", "retry-after": "5" }
   })
 
+/** One line naming the failure; a URL's password (a driver may quote the database URL) never reaches it. */
 const failureMessage = (cause: unknown) => {
   const error = cause as { readonly _tag?: string; readonly message?: string } | null
-  return `adgate could not start: ${error?._tag ?? "failure"}${typeof error?.message === "string" ? `: ${error.message}` : ""}`
+  const said = typeof error?.message === "string" ? `: ${withoutPasswords(error.message)}` : ""
+  return `adgate could not start: ${error?._tag ?? "failure"}${said}`
 }
 
 /** adgate for a host: see docs/embedding.md. Nothing opens until migrate(), start() or the first request. */

@@ -11,6 +11,7 @@ export { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, ty
 export { MailDeliveryLog, MailSenderSchedule, sendPendingMail, viaLog, type Deliver } from "./MailSender.ts"
 export { TaskRunner, taskRunnerPorts } from "./taskRunner.ts"
 export { bufferedLogfmt, formatLogfmtOneMessage, LogfmtLogger, oneMessage } from "./LogfmtLogger.ts"
+export { withoutPasswords } from "./withoutPasswords.ts"
 // The host ports' contracts and the types their values carry (core).
 export {
   type Account, Directory, type DirectoryShape, DirectoryUnavailable, type HostSignedIn, MailDelivery, type MailDeliveryShape,
