@@ -54,20 +54,25 @@ const node22 = (work: string) => {
   return join(folder, "node_modules", "node", "bin", "node")
 }
 
-export const packCheck = () => {
+/** The peers a host installs beside the tarballs, at the versions adgate is built and tested with. */
+export const peerSpecs = ["effect@4.1.0", "@effect/sql-pg@4.0.5", "@effect/platform-node@4.1.0", "@electric-sql/pglite@0.5.16"]
+
+/** Builds the library and packs each package into `destination`; answers the tarballs' paths (for hosts' tests too). */
+export const packLibrary = (destination: string): Array<string> => {
   build()
+  mkdirSync(destination, { recursive: true })
+  for (const dir of libraryPackages) run("npm", ["pack", "--silent", "--pack-destination", destination, join(root, "packages", dir, "dist")], root)
+  return readdirSync(destination).filter((f) => f.endsWith(".tgz")).map((f) => join(destination, f))
+}
+
+export const packCheck = () => {
   const work = mkdtempSync(join(tmpdir(), "adgate-pack-"))
   try {
-    const packs = join(work, "packs")
-    mkdirSync(packs)
-    for (const dir of libraryPackages) run("npm", ["pack", "--silent", "--pack-destination", packs, join(root, "packages", dir, "dist")], root)
-    const tarballs = readdirSync(packs).filter((f) => f.endsWith(".tgz")).map((f) => join(packs, f))
+    const tarballs = packLibrary(join(work, "packs"))
     const host = join(work, "host")
     mkdirSync(host)
     writeFileSync(join(host, "package.json"), JSON.stringify({ name: "a-host", private: true, type: "module" }, null, 2))
-    // The peers at the versions adgate is built and tested with (docs/embedding.md, Dependencies).
-    const peers = ["effect@4.1.0", "@effect/sql-pg@4.0.5", "@effect/platform-node@4.1.0", "@electric-sql/pglite@0.5.16", "@types/node@24.19.2"]
-    run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...tarballs, ...peers], host)
+    run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", ...tarballs, ...peerSpecs, "@types/node@24.19.2"], host)
     writeFileSync(join(host, "host.js"), hostJs)
     writeFileSync(join(host, "host.ts"), hostTs)
     writeFileSync(join(host, "tsconfig.json"), JSON.stringify({
