@@ -1,23 +1,21 @@
-// Sends the mail outbox (spec §Events: admins on a new connection, the connecting person on a waiting change):
-// through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it and a Message-ID derived from
-// the mail's event, otherwise as one log line per mail with recipient and subject only. Each pass is core's
-// sendQueuedMail (claim, send, mark sent: docs/decisions.md, Mail delivery); a mail that cannot be sent stays in the
-// outbox and is tried again on a later pass.
+// The server's mail delivery: through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it
+// and a Message-ID derived from the mail's event, otherwise as one log line per mail with recipient and subject only
+// (adgate's MailDeliveryLog). The outbox is drained by adgate's MailSenderSchedule over that delivery (core's
+// sendQueuedMail: claim, send, mark sent; docs/decisions.md, Mail delivery).
 import { Effect, Layer, Option, Redacted } from "effect"
-import { inBackground, messageIdOf, sendQueuedMail, type DeliverMail } from "@adgate/core"
+import { messageIdOf } from "@adgate/core"
+import { MailDelivery, MailUndelivered, type Deliver, MailSenderSchedule, viaLog } from "adgate"
+
+export { sendPendingMail, viaLog } from "adgate"
 
 export interface MailSenderOptions {
   readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
   readonly from: string
   /** How often the outbox is read (default 5 s). */
   readonly every?: `${number} seconds` | `${number} millis`
-  /** The HTML part of a mail, made from its text (adapters-http's mailHtml); without it mail is text only. */
+  /** The HTML part of a mail, made from its text (adgate's mailHtml); without it mail is text only. */
   readonly htmlOf?: (text: string) => string
 }
-
-type Deliver = DeliverMail
-
-export const viaLog: Deliver = (mail) => Effect.logInfo(`mail to ${mail.to}: ${mail.subject}`)
 
 // nodemailer is imported only when SMTP_URL is set (at the layer's start): a server that logs its mail never loads it
 // (~40 modules of resident memory it would not use).
@@ -40,14 +38,15 @@ const viaSmtp = (
 /** The domain of MAIL_FROM's address (`adgate <no-reply@host>` → `host`), for Message-IDs; `adgate.invalid` without one. */
 export const messageIdDomain = (from: string): string => /@([A-Za-z0-9.-]+)>?\s*$/.exec(from)?.[1] ?? "adgate.invalid"
 
-/** One pass over the outbox: each due mail claimed, delivered and marked sent (core's sendQueuedMail). */
-export const sendPendingMail = (deliver: Deliver, batch = 20) => sendQueuedMail(deliver, batch)
-
-export const MailSender = (options: MailSenderOptions) =>
-  Layer.unwrap(Effect.map(
+/** The server's MailDelivery: SMTP with SMTP_URL, else the log. */
+export const MailDeliveryServer = (options: MailSenderOptions) =>
+  Layer.effect(MailDelivery, Effect.map(
     Option.match(options.smtpUrl, {
       onNone: () => Effect.succeed(viaLog),
       onSome: (url) => Effect.map(Effect.promise(() => import("nodemailer")), (module) => viaSmtp(module.default, url, options.from, options.htmlOf))
     }),
-    (deliver) => inBackground(options.every ?? "5 seconds", "mail outbox unavailable; retrying", sendPendingMail(deliver))
+    (deliver) => MailDelivery.of({ deliver: (mail) => deliver(mail).pipe(Effect.mapError(() => new MailUndelivered({ message: "the mail server did not accept the mail" }))) })
   ))
+
+export const MailSender = (options: MailSenderOptions) =>
+  MailSenderSchedule(options.every).pipe(Layer.provide(MailDeliveryServer(options)))

@@ -10,8 +10,7 @@ import {
   builtInProducts, decodeRecognisedProducts, defaultInputLimits, defaultLimits, type InputLimitsShape, limitNames, type Limit,
   type LimitName, type RateLimitPolicy, type RecognisedProduct, defaultWorkLeases, type WorkLeasesShape
 } from "@adgate/core"
-import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
-import { defaultGentleClose, type GentleCloseOptions } from "@adgate/adapters-http/gentleClose"
+import { compileTrustedProxies, defaultGentleClose, type GentleCloseOptions } from "adgate/server"
 import { ConfigurationInvalid } from "./errors.ts"
 
 export interface AppConfig {
