@@ -9,7 +9,7 @@ import {
   appLabelText,
   addUser, addWorkspace, ApiKeyId, ApiKeyStore, type ClientId, ClientStore, ConnectionId, ConnectionStore, createApiKey, decideAndExecute, defaultScopes,
   Directory, disconnectConnection, findUser, findWorkspace, findWriteRequest, generatePassword, type GuardrailChanges, type Guardrails,
-  listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
+  listPendingWriteRequests, passwordMaxLength, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
   setGuardrails, setMemberRole, setPassword, setWorkspacePlan, showGuardrails, type UserId, WriteMode, type WriteRequest, WriteRequestId
 } from "@adgate/core"
 import { dataFolderInUse } from "@adgate/adapters-sql"
@@ -376,12 +376,10 @@ const sentences: { readonly [K in CommandFailure["_tag"]]: (error: Extract<Comma
   ConfigError: (e) => `Configuration: ${e.message}`,
   CredentialKeyInvalid: (e) => `Configuration: ${e.message}`,
   MigrationError: (e) => `Failed: the database could not be prepared (${e.message})`,
-  UserInvalid: (e) => e.reason === "email_malformed"
-    ? `${e.email} is not an e-mail address`
-    : `a password needs at least ${passwordMinLength} characters`,
+  UserInvalid: (e) => `${e.email} is not an e-mail address`,
   PasswordRefused: (e) => ({
     too_short: `a password needs at least ${passwordMinLength} characters`,
-    too_long: "the password is too long",
+    too_long: `a password may have at most ${passwordMaxLength} characters`,
     not_repeated: "the two passwords differ",
     wrong_current_password: "the current password is not right"
   })[e.reason],
