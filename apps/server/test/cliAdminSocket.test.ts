@@ -178,8 +178,8 @@ describe("the operator CLI while the server runs on the embedded database", () =
 
       // A connected app: listed, disconnected → its access token is refused.
       assert.strictEqual(await restStatus(origin, world.accessToken), 200)
-      assert.match(await ok("connections", "list", "Demo"), new RegExp(`${world.connectionId}\\s+"Socket Test App" \\(unverified app\\)\\s+admin@example\\.com`))
-      assert.include(await ok("connections", "disconnect", "Demo", world.connectionId), `disconnected "Socket Test App" (unverified app) (${world.connectionId}) from Demo`)
+      assert.match(await ok("connections", "list", "Demo"), new RegExp(`${world.connectionId}\\s+Unverified app "Socket Test App"\\s+admin@example\\.com`))
+      assert.include(await ok("connections", "disconnect", "Demo", world.connectionId), `disconnected Unverified app "Socket Test App" (${world.connectionId}) from Demo`)
       assert.strictEqual(await restStatus(origin, world.accessToken), 401)
       assert.include(await ok("connections", "list", "Demo"), "no active connections in Demo")
 
