@@ -215,7 +215,7 @@ const listPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequ
     const at = (page: number) => pagePaths.approvals(view.workspace.id, { ...(query.outcome === null ? {} : { status: query.outcome }), ...(page === 1 ? {} : { page }) })
     return renderWorkspacePage({
       view, section: "approvals", title: "Write approvals",
-      body: html`${noticeOf(request)}
+      body: html`${noticeOf(view.person)}
 <section aria-labelledby="waiting">
 <h2 id="waiting">Waiting for a decision <span class="badge ${pending.length === 0 ? "neutral" : "pending_approval"}">${pending.length}</span></h2>
 ${pending.length === 0
@@ -238,7 +238,7 @@ ${pager(query.page > 1 ? at(query.page - 1) : null, rows.length > historyPageSiz
     })
   })
 
-const detailPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest, requestId: WriteRequestId) =>
+const detailPage = (view: WorkspaceView, requestId: WriteRequestId) =>
   Effect.gen(function* () {
     const found = yield* findWriteRequest(view.workspace.id, requestId).pipe(Effect.result)
     if (found._tag === "Failure") return yield* notFound(view)
@@ -250,14 +250,14 @@ const detailPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRe
       const pending = yield* pendingFactsOf(facts)
       return renderWorkspacePage({
         view, section: "approvals", title,
-        body: html`${noticeOf(request)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
+        body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
 ${pendingCard(view, pending, yield* Clock.currentTimeMillis, "h2")}`
       })
     }
     const outcome = outcomeOfWriteRequest(wr)
     return renderWorkspacePage({
       view, section: "approvals", title,
-      body: html`${noticeOf(request)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
+      body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
 <section class="card">
 <h2>${outcomeBadge(facts)} <span class="visually-hidden">Status: </span>${outcome === null ? "" : outcomeLabels[outcome]}</h2>
 <dl class="facts">
@@ -353,7 +353,7 @@ const decide = (decision: "approve" | "decline") =>
         : done.status === "approved" ? "Approved: it could not be run just now (the platform or the service did not answer), so it runs by itself shortly."
         : done.status === "rejected" ? "Declined: nothing was applied."
         : `Now ${done.status}.`
-      return doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
+      return yield* doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
     }))
 
 export const ApprovalsRoutes = HttpRouter.use((router) =>
@@ -361,8 +361,8 @@ export const ApprovalsRoutes = HttpRouter.use((router) =>
     const context = yield* Effect.context<ApprovalsServices>()
     const base = "/workspaces/:workspaceId/approvals"
     yield* router.add("GET", base, withWorkspace(listPage).pipe(Effect.provideContext(context)))
-    yield* router.add("GET", `${base}/:requestId`, withWorkspace((view, request) =>
-      Effect.flatMap(HttpRouter.params, (params) => detailPage(view, request, WriteRequestId.make(params["requestId"] ?? "")))
+    yield* router.add("GET", `${base}/:requestId`, withWorkspace((view) =>
+      Effect.flatMap(HttpRouter.params, (params) => detailPage(view, WriteRequestId.make(params["requestId"] ?? "")))
     ).pipe(Effect.provideContext(context)))
     yield* router.add("POST", `${base}/:requestId/approve`, decide("approve").pipe(Effect.provideContext(context)))
     yield* router.add("POST", `${base}/:requestId/decline`, decide("decline").pipe(Effect.provideContext(context)))
