@@ -67,14 +67,14 @@ export const stop = async (server: Running) => {
   return server.exited
 }
 
-/** The CLI in this process, on the data folder, with a clean environment: its exit code and what it printed. */
-export const runCli = async (dataDir: string, args: ReadonlyArray<string>) => {
+/** The CLI in this process, on the data folder, with a clean environment (and `extra`): its exit code and what it printed. */
+export const runCli = async (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) => {
   let stdout = ""
   let stderr = ""
   const code = await runCliInProcess(args, {
     out: (line) => (stdout += line + "\n"),
     err: (line) => (stderr += line + "\n"),
-    env: environment(dataDir, 8787)
+    env: environment(dataDir, 8787, extra)
   })
   return { code, stdout, stderr }
 }
