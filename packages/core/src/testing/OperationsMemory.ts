@@ -207,12 +207,13 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
           : changes.filter((u) => u.budgetTarget === budgetTarget).sort((a, b) => a.at - b.at)[0]
         return { changes: changes.length, budgetBefore: first?.budgetFrom ?? null }
       }),
-    usageByCredentialAndDay: (workspaceId, from, to) =>
+    usageByCredentialAndDay: (workspaceId, from, to, only) =>
       Effect.map(Ref.get(usages), (all) => {
         const days = new Map<string, { credentialId: string; day: number; calls: number; credits: number }>()
         for (const u of all) {
           const credentialId = credentialOfUsage(u)
           if (u.workspaceId !== workspaceId || u.at < from || u.at >= to || credentialId === null) continue
+          if (only !== undefined && credentialId !== only) continue
           const day = startOfUtcDay(u.at)
           const key = `${day} ${credentialId}`
           const sum = days.get(key) ?? { credentialId, day, calls: 0, credits: 0 }
