@@ -12,6 +12,7 @@ import { startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Directory } from "../ports/Directory.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
+import { entriesOfPage } from "../ports/Page.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
@@ -42,14 +43,12 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
       Effect.map(table.all, (all) =>
         all.filter((r) => r.workspaceId === workspaceId && r.status === "pending_approval")
           .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))),
-    listDecided: (workspaceId, outcome, offset, limit) =>
+    listDecided: (workspaceId, outcome, page) =>
       Effect.map(table.all, (all) =>
-        all.filter((r) => {
+        entriesOfPage(all.filter((r) => {
           const of = outcomeOfWriteRequest(r)
           return r.workspaceId === workspaceId && of !== null && (outcome === null || of === outcome)
-        })
-          .sort(newestFirst((r) => r.updatedAt))
-          .slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit))),
+        }).sort(newestFirst((r) => r.updatedAt)), page)),
     // One Ref.modify: every due request moves once, as the SQL UPDATE … WHERE status = 'pending_approval' does.
     expireDue: (now) =>
       Ref.modify(table.ref, (m): readonly [ReadonlyArray<WriteRequestId>, ReadonlyMap<string, WriteRequest>] => {
@@ -158,10 +157,7 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
     entries: (workspaceId, limit) =>
       Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit))),
     entriesPage: (workspaceId, page) =>
-      Effect.map(Ref.get(entries), (all) => {
-        const skip = Math.max(0, Math.floor(page.skip))
-        return all.filter((e) => e.workspaceId === workspaceId).reverse().slice(skip, skip + Math.max(0, Math.floor(page.limit)))
-      })
+      Effect.map(Ref.get(entries), (all) => entriesOfPage(all.filter((e) => e.workspaceId === workspaceId).reverse(), page))
   })
 }))
 

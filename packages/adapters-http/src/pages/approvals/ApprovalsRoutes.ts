@@ -8,7 +8,7 @@ import { Clock, Effect, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
   decideAndExecute, findWriteRequest, type Guardrails, listPendingWriteRequests, outcomeOfWriteRequest, WriteRequestId,
-  WriteRequestOutcome, WriteRequestStore
+  numberedPage, WriteRequestOutcome, WriteRequestStore
 } from "@adgate/core"
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
@@ -210,7 +210,7 @@ const listPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequ
     const now = yield* Clock.currentTimeMillis
     const pending = yield* listPendingWriteRequests(view.workspace.id)
     const shown = yield* Effect.flatMap(factsOf(pending.slice(0, pendingShown)), (all) => Effect.forEach(all, pendingFactsOf, { concurrency: 4 }))
-    const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, (query.page - 1) * historyPageSize, historyPageSize + 1)
+    const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, numberedPage(query.page, historyPageSize))
     const history = yield* factsOf(rows.slice(0, historyPageSize))
     const at = (page: number) => pagePaths.approvals(view.workspace.id, { ...(query.outcome === null ? {} : { status: query.outcome }), ...(page === 1 ? {} : { page }) })
     return renderWorkspacePage({

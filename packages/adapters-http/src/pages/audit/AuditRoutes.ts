@@ -5,7 +5,7 @@ import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
   appIdentity, type AuditAction, AuditAction as AuditActionSchema, type Client, type AuditEntry, AuditLog, ApiKeyStore, ClientStore, ConnectionStore,
-  Directory, type UserId
+  Directory, numberedPage, type UserId
 } from "@adgate/core"
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
@@ -209,9 +209,7 @@ const auditPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerReq
       const requestId = yield* Effect.service(RequestId)
       return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.audit(view.workspace.id), requestId })
     }
-    const entries = yield* (yield* AuditLog).page(view.workspace.id, {
-      app: query.app, actions: query.actions, offset: (query.page - 1) * auditPageSize, limit: auditPageSize + 1
-    })
+    const entries = yield* (yield* AuditLog).page(view.workspace.id, { app: query.app, actions: query.actions }, numberedPage(query.page, auditPageSize))
     const shown = entries.slice(0, auditPageSize)
     const apps = yield* appDirectory(view.workspace.id)
     const directory = yield* Directory
