@@ -44,6 +44,18 @@ describe("notices after a form", () => {
     }
   })
 
+  it("no other page says words from its URL: the audit log's app and kind filters, the write approvals' status filter", async () => {
+    const pages = [
+      pagePaths.audit(ws(), { app: spoof }), pagePaths.audit(ws(), { kind: spoof }), pagePaths.approvals(ws(), { status: spoof })
+    ]
+    for (const path of pages) {
+      const page = await admin.get(path)
+      expect(page.status, path).toBeLessThan(500)
+      // Only an attribute may carry it back (the filter's value, escaped), never the page's words.
+      expect(page.text.replaceAll(/="[^"]*"/g, ""), path).not.toContain("account is suspended")
+    }
+  })
+
   it("a form's notice travels in a short-lived HttpOnly, SameSite=Lax cookie for the page it leads to, never in the URL, and is shown once", async () => {
     const answer = await saveGuardrails(admin)
     expect(answer.status).toBe(303)

@@ -178,7 +178,8 @@ export const historyQuery = (request: HttpServerRequest.HttpServerRequest) => {
   const status = params.get("status") ?? ""
   const page = params.get("page") ?? "1"
   const outcome = status === "" ? null : decodeOutcome(status)
-  if (outcome !== null && outcome._tag === "None") return { problem: `There is no status “${status.slice(0, 40)}” to filter by.` } as const
+  // Fixed words: nothing of the URL is said on the page (a link cannot put a sentence of its own there).
+  if (outcome !== null && outcome._tag === "None") return { problem: "There is no such status to filter by." } as const
   if (!/^[1-9][0-9]{0,5}$/.test(page) || Number(page) > maxHistoryPage)
     return { problem: `The page must be a number from 1 to ${maxHistoryPage}.` } as const
   return { outcome: outcome === null ? null : outcome.value, page: Number(page) } as const

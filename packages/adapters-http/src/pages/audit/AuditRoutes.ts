@@ -70,7 +70,8 @@ const auditQuery = (request: HttpServerRequest.HttpServerRequest) => {
   const page = params.get("page") ?? "1"
   if (app.length > 512) return { problem: "The app filter is too long." } as const
   const actions = actionsOfKind(kind)
-  if (actions === "unknown") return { problem: `There is no kind “${kind.slice(0, 40)}” to filter by.` } as const
+  // Fixed words: nothing of the URL is said on the page (a link cannot put a sentence of its own there).
+  if (actions === "unknown") return { problem: "There is no such kind of entry to filter by." } as const
   if (!/^[1-9][0-9]{0,5}$/.test(page) || Number(page) > maxAuditPage) return { problem: `The page must be a number from 1 to ${maxAuditPage}.` } as const
   return { app: app === "" ? null : app, kind, actions, page: Number(page) } as const
 }
@@ -199,7 +200,7 @@ const appFilter = (apps: AppNames, selected: string | null): Html =>
   html`<select id="app" name="app">
 <option value="">All apps</option>
 ${[...apps].map(([id, app]) => html`<option value="${id}"${id === selected ? html` selected` : ""}>${app.option}</option>`)}
-${selected !== null && !apps.has(selected) ? html`<option value="${selected}" selected>${selected}</option>` : ""}
+${selected !== null && !apps.has(selected) ? html`<option value="${selected}" selected>An app not in this workspace</option>` : ""}
 </select>`
 
 const auditPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) =>
