@@ -10,10 +10,9 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PassThrough } from "node:stream"
 import { passwordMaxLength } from "@adgate/core"
-import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { passwordOnCommandLineRefused, runCli, withChosenPassword } from "../src/cli.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
-import { environment, freePort, root } from "./support/serverProcess.ts"
+import { environment, freePort, root, signIn } from "./support/serverProcess.ts"
 
 /** The `npm run adgate` entry as its own process, `stdin` written to its standard input (a pipe) and then closed. */
 const cliProcess = (dataDir: string, args: ReadonlyArray<string>, stdin: string) =>
@@ -42,17 +41,6 @@ const cliWithEnv = async (dataDir: string, args: ReadonlyArray<string>, extra: R
     stdin: input
   })
   return { code, stdout, stderr }
-}
-
-const signIn = async (origin: string, email: string, password: string) => {
-  const page = await fetch(`${origin}/signin`)
-  const answer = await fetch(`${origin}/signin`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: cookiesFrom(page) },
-    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString()
-  })
-  return answer.status
 }
 
 describe("the CLI takes a chosen password from standard input or the environment, never from the command line", () => {

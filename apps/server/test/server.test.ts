@@ -8,25 +8,12 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { loadAppConfig } from "../src/config.ts"
 import { describeServerFailure, serverLayer } from "../src/main.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
-import { environment, freePort, root, runCli, type Running, startServer, stop } from "./support/serverProcess.ts"
+import { environment, freePort, root, runCli, type Running, signIn, startServer, stop } from "./support/serverProcess.ts"
 
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1
-
-const signIn = async (origin: string, email: string, password: string) => {
-  const page = await fetch(`${origin}/signin`)
-  const cookie = cookiesFrom(page)
-  const answer = await fetch(`${origin}/signin`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString()
-  })
-  return answer.status
-}
 
 const withEnv = (env: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env }))
 
