@@ -1,7 +1,7 @@
 // People on the service's own pages, the HTTP side only: the session cookie (12 h, HttpOnly, SameSite=Lax, Secure
 // and __Host- on https), the pre-sign-in cookie, CSRF tokens bound to either (RFC 6749 §10.12; checklist M 154–157,
-// 162), the one-time notice after a form (docs/decisions.md, "Notices after a form"), and "sign in first". Who a session is, sign-in, throttling and the workspace switch are the core's
-// (packages/core/src/people).
+// 162), the one-time notice after a form (docs/decisions.md, "Notices after a form"), and "sign in first". Who a
+// session is, sign-in, throttling and the workspace switch are the core's (packages/core/src/people).
 import { Context, Effect, Layer, Option } from "effect"
 import { createHmac } from "node:crypto"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
