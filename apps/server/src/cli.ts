@@ -53,14 +53,15 @@ const firstLine = (input: Readable) =>
   })
 
 /** A password typed at a terminal: prompted on `promptTo`, never echoed; asked twice, so a typing mistake is not set. */
-const typedPassword = async (input: Readable, promptTo: Writable): Promise<string | "differ" | "cancelled"> => {
+const typedPassword = async (input: Readable, promptTo: Writable): Promise<{ readonly typed: string } | { readonly refused: string }> => {
   try {
     const ask = (prompt: string) => read({ input, output: promptTo, prompt, silent: true, replace: "", terminal: true })
     const first = await ask("Password:")
     const again = await ask("The same password again:")
-    return first === again ? first : "differ"
+    return first === again ? { typed: first } : { refused: "the two passwords differ; nothing was changed" }
   } catch {
-    return "cancelled"
+    // Ctrl-C at the prompt (read rejects).
+    return { refused: "cancelled; nothing was changed" }
   }
 }
 
@@ -97,9 +98,8 @@ export const withChosenPassword = async (
     const input = io.stdin ?? process.stdin
     if (input.isTTY === true) {
       const typed = await typedPassword(input, io.promptTo ?? process.stderr)
-      if (typed === "differ") return { refused: "the two passwords differ; nothing was changed" }
-      if (typed === "cancelled") return { refused: "cancelled; nothing was changed" }
-      password = typed
+      if ("refused" in typed) return typed
+      password = typed.typed
     } else password = await firstLine(input)
     if (password === null || password === "") return { refused: "no password was read from standard input; nothing was changed" }
   }
