@@ -9,7 +9,7 @@ import {
   appLabelText,
   addUser, addWorkspace, ApiKeyId, ApiKeyStore, type ClientId, ClientStore, ConnectionId, ConnectionStore, createApiKey, decideAndExecute, defaultScopes,
   Directory, disconnectConnection, findUser, findWorkspace, findWriteRequest, generatePassword, type GuardrailChanges, type Guardrails,
-  listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
+  listPendingWriteRequests, passwordMaxLength, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
   setGuardrails, setMemberRole, setPassword, setWorkspacePlan, showGuardrails, type UserId, WriteMode, type WriteRequest, WriteRequestId
 } from "@adgate/core"
 import { withoutPasswords } from "adgate"
@@ -20,12 +20,14 @@ import { AdminSocketRefused, UsageInvalid } from "./errors.ts"
 
 export const usage = `Usage: npm run adgate -- <command>
 
-  user add <email> [--name <name>] [--password <password>]   (a generated password is printed once)
+  user add <email> [--name <name>] [--password-stdin | --password-env <VARIABLE>]
+                                                              (without either, a generated password is printed once)
   workspace add <name> [--plan free|paid] [--credits <n>]
   member set <workspace> <email> <admin|editor|viewer|none>
   plan set <workspace> <free|paid>
   credits set <workspace> <n>
-  user password <email>                                       (a generated password is printed once)
+  user password <email> [--password-stdin | --password-env <VARIABLE>]
+                                                              (without either, a generated password is printed once)
   apikey create <workspace> <creator-email> <name> [--scopes a,b,...] [--tool-writes wait|apply]
                                                               (the key is printed once)
   apikey list <workspace> [--all]                             (--all: revoked keys too)
@@ -41,6 +43,10 @@ export const usage = `Usage: npm run adgate -- <command>
   guardrails set <workspace> [--max-budget-change-percent <n|none>] [--max-budget-change-percent-per-day <n|none>]
                  [--max-changes-per-day <n|none>] [--max-daily-budget-per-account <n|none>]
                  [--protected-names "<glob>,<glob>,…"]
+
+--password-stdin asks for the password at a prompt that does not echo it (twice), or reads the first line of a
+pipe; --password-env names an environment variable that holds it. A password is never given on the command line,
+where the shell's history and the process list keep it: --password is refused.
 
 <workspace> is a workspace id (ws_…) or its name. On the embedded database (ADGATE_DATA_DIR, default
 ./.adgate-data) a running server answers the command through its admin socket in that folder; with no server
@@ -94,6 +100,8 @@ export const runCommand = (argv: ReadonlyArray<string>, say: (line: string) => v
     const command = `${noun ?? ""} ${verb ?? ""}`.trim()
     switch (command) {
       case "user add": {
+        // `password`: the one the operator chose, put here by cli.ts from standard input or the environment, never
+        // typed as a word of the command line (cli.ts refuses that).
         yield* only(flags, ["name", "password"])
         const [email] = rest
         if (email === undefined) return yield* new UsageInvalid({ message: "user add <email>" })
@@ -140,15 +148,16 @@ export const runCommand = (argv: ReadonlyArray<string>, say: (line: string) => v
         return
       }
       case "user password": {
-        yield* only(flags, [])
+        yield* only(flags, ["password"])
         const [email] = rest
         if (email === undefined) return yield* new UsageInvalid({ message: "user password <email>" })
-        // Generated only: a password typed on a command line stays in the shell's history and the process list.
-        const password = yield* generatePassword
+        // The operator's choice (as for user add, from standard input or the environment through cli.ts), or generated.
+        const given = flags.get("password")
+        const password = given ?? (yield* generatePassword)
         const user = yield* findUser(email)
         yield* setPassword({ userId: user.id, password })
         yield* print(`new password set for ${user.email} (${user.id}); the old one no longer signs in`)
-        yield* print(`password: ${password}   (shown only this once)`)
+        if (given === undefined) yield* print(`password: ${password}   (shown only this once)`)
         return
       }
       case "apikey create": {
@@ -376,12 +385,10 @@ const sentences: { readonly [K in CommandFailure["_tag"]]: (error: Extract<Comma
   ConfigError: (e) => `Configuration: ${e.message}`,
   CredentialKeyInvalid: (e) => `Configuration: ${e.message}`,
   MigrationError: (e) => `Failed: the database could not be prepared (${e.message})`,
-  UserInvalid: (e) => e.reason === "email_malformed"
-    ? `${e.email} is not an e-mail address`
-    : `a password needs at least ${passwordMinLength} characters`,
+  UserInvalid: (e) => `${e.email} is not an e-mail address`,
   PasswordRefused: (e) => ({
     too_short: `a password needs at least ${passwordMinLength} characters`,
-    too_long: "the password is too long",
+    too_long: `a password may have at most ${passwordMaxLength} characters`,
     not_repeated: "the two passwords differ",
     wrong_current_password: "the current password is not right"
   })[e.reason],

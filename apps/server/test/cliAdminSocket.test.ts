@@ -13,11 +13,10 @@ import {
   AuditLog, type Client, ClientId, ClientStore, CodeStore, ConnectionStore, handleTokenRequest, Secrets
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
-import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { adminCommandPath, adminSecretFile, adminSocketFile } from "../src/adminSocket.ts"
 import { appPorts } from "../src/appPorts.ts"
 import { seedOnFirstStart } from "../src/seed.ts"
-import { runCli, startServer, stop } from "./support/serverProcess.ts"
+import { runCli, signIn, startServer, stop } from "./support/serverProcess.ts"
 import { testConfig } from "./support/testConfig.ts"
 import { waitingApiKey } from "./support/waitingApiKey.ts"
 
@@ -63,17 +62,6 @@ const seedWorld = (dataDir: string) =>
 /** The REST API's answer status to a bearer (GET /api/v1/me). */
 const restStatus = async (origin: string, bearer: string) => {
   const answer = await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${bearer}` } })
-  await answer.body?.cancel()
-  return answer.status
-}
-
-const signIn = async (origin: string, email: string, password: string) => {
-  const page = await fetch(`${origin}/signin`)
-  const cookie = cookiesFrom(page)
-  const answer = await fetch(`${origin}/signin`, {
-    method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString()
-  })
   await answer.body?.cancel()
   return answer.status
 }
@@ -178,8 +166,8 @@ describe("the operator CLI while the server runs on the embedded database", () =
 
       // A connected app: listed, disconnected → its access token is refused.
       assert.strictEqual(await restStatus(origin, world.accessToken), 200)
-      assert.match(await ok("connections", "list", "Demo"), new RegExp(`${world.connectionId}\\s+"Socket Test App" \\(unverified app\\)\\s+admin@example\\.com`))
-      assert.include(await ok("connections", "disconnect", "Demo", world.connectionId), `disconnected "Socket Test App" (unverified app) (${world.connectionId}) from Demo`)
+      assert.match(await ok("connections", "list", "Demo"), new RegExp(`${world.connectionId}\\s+Unverified app "Socket Test App"\\s+admin@example\\.com`))
+      assert.include(await ok("connections", "disconnect", "Demo", world.connectionId), `disconnected Unverified app "Socket Test App" (${world.connectionId}) from Demo`)
       assert.strictEqual(await restStatus(origin, world.accessToken), 401)
       assert.include(await ok("connections", "list", "Demo"), "no active connections in Demo")
 

@@ -2,7 +2,7 @@
 // variable per limiter, ADGATE_LIMIT_<NAME>=<count>/<window>, the ADGATE_RATE_LIMITS switch, TRUSTED_PROXIES.
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Option } from "effect"
-import { builtInProducts, defaultInputLimits, defaultLimits, defaultWorkLeases, limitNames } from "@adgate/core"
+import { builtInProducts, defaultInputLimits, defaultLimits, defaultWorkLeases, limitNames, passwordMaxLength } from "@adgate/core"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -192,5 +192,18 @@ describe("the work leases from the environment (docs/limits.md, Leases)", () => 
       }
       assert.deepStrictEqual(parseLease("1s"), Option.some(1_000))
       assert.deepStrictEqual(parseLease("24h"), Option.some(86_400_000))
+    }))
+})
+
+describe("the first admin's password from the environment", () => {
+  it.effect("ADGATE_ADMIN_PASSWORD is held to the one password rule: one too short or too long stops the start naming the variable, never echoing it", () =>
+    Effect.gen(function* () {
+      assert.isTrue(Option.isNone((yield* loadAppConfig.pipe(withEnv({}))).adminPassword))
+      assert.isTrue(Option.isSome((yield* loadAppConfig.pipe(withEnv({ ADGATE_ADMIN_PASSWORD: "long enough 1" }))).adminPassword))
+      for (const bad of ["short", "x".repeat(passwordMaxLength + 1)]) {
+        const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_ADMIN_PASSWORD: bad })))
+        assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message === `ADGATE_ADMIN_PASSWORD must have 8 to ${passwordMaxLength} characters`, bad)
+        assert.notInclude(refused.message, bad)
+      }
     }))
 })

@@ -8,25 +8,12 @@ import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { loadAppConfig } from "../src/config.ts"
 import { describeServerFailure, serverLayer } from "../src/main.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
-import { environment, freePort, root, runCli, type Running, startServer, stop } from "./support/serverProcess.ts"
+import { environment, freePort, root, runCli, type Running, signIn, startServer, stop } from "./support/serverProcess.ts"
 
 const occurrences = (haystack: string, needle: string) => haystack.split(needle).length - 1
-
-const signIn = async (origin: string, email: string, password: string) => {
-  const page = await fetch(`${origin}/signin`)
-  const cookie = cookiesFrom(page)
-  const answer = await fetch(`${origin}/signin`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie },
-    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString()
-  })
-  return answer.status
-}
 
 const withEnv = (env: Record<string, string>) => ConfigProvider.layer(ConfigProvider.fromEnv({ env }))
 
@@ -147,14 +134,14 @@ describe("the CLI", () => {
 
   it("adds people, workspaces, members, plans, credits and API keys, printing each secret exactly once", async () => {
     const ok = async (...args: Array<string>) => {
-      const run = await runCli(dataDir, args)
+      const run = await runCli(dataDir, args, { DAN_PASSWORD: "given-password-1" })
       assert.strictEqual(run.code, 0, `${args.join(" ")}: ${run.stderr}`)
       return run.stdout
     }
     const workspace = await ok("workspace", "add", "Acme", "Ads", "--plan", "free")
     assert.match(workspace, /added workspace Acme Ads \(ws_[A-Za-z0-9_-]+, free plan, 0 credits\)/)
-    const dan = await ok("user", "add", "dan@example.com", "--password", "given-password-1")
-    assert.notInclude(dan, "given-password-1") // a password given on the command line is not echoed
+    const dan = await ok("user", "add", "dan@example.com", "--password-env", "DAN_PASSWORD")
+    assert.notInclude(dan, "given-password-1") // a password the operator chose is not echoed
     const eve = await ok("user", "add", "eve@example.com")
     const evePassword = /password: (\S+)/.exec(eve)![1]!
     assert.strictEqual(occurrences(eve, evePassword), 1)
@@ -203,7 +190,7 @@ describe("the CLI", () => {
     const refusal = await run("apikey", "create", "Free Corner", "dan@example.com", "Reader", "--scopes", "tools:read")
     assert.strictEqual(refusal.code, 1)
     assert.strictEqual(refusal.stderr.trim(), "The API key cannot be created: tools:read needs the workspace on the paid plan")
-    const short = await run("user", "add", "fay@example.com", "--password", "short")
+    const short = await runCli(dataDir, ["user", "add", "fay@example.com", "--password-env", "FAY_PASSWORD"], { FAY_PASSWORD: "short" })
     assert.strictEqual(short.stderr.trim(), "a password needs at least 8 characters")
     for (const stderr of [refusal.stderr, short.stderr]) assert.notMatch(stderr, /[{}"]/)
   }, 120_000)

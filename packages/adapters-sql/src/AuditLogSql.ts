@@ -6,6 +6,7 @@ import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
+import { limitOffset } from "./pageSql.ts"
 
 const row = tableRow(AuditEntry, { table: "audit_entries", key: "id", jsonb: ["detail"] })
 
@@ -27,12 +28,12 @@ export const AuditLogSql = Layer.effect(AuditLog, Effect.gen(function* () {
       ),
     // Newest first by position; the filters are served by the indexes of migration 0014 (one per way to name an app,
     // one per kind), the page by LIMIT/OFFSET: only the page's rows are read out.
-    page: (workspaceId, query) =>
+    page: (workspaceId, filter, page) =>
       sql`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId}
-          AND ${query.app === null ? sql`TRUE`
-            : sql`(connection_id = ${query.app} OR client_id = ${query.app} OR detail->>'apiKeyId' = ${query.app})`}
-          AND ${query.actions === null ? sql`TRUE` : query.actions.length === 0 ? sql`FALSE` : sql`action IN ${sql.in(query.actions)}`}
-        ORDER BY position DESC LIMIT ${Math.max(0, query.limit)} OFFSET ${Math.max(0, query.offset)}`.pipe(
+          AND ${filter.app === null ? sql`TRUE`
+            : sql`(connection_id = ${filter.app} OR client_id = ${filter.app} OR detail->>'apiKeyId' = ${filter.app})`}
+          AND ${filter.actions === null ? sql`TRUE` : filter.actions.length === 0 ? sql`FALSE` : sql`action IN ${sql.in(filter.actions)}`}
+        ORDER BY position DESC ${limitOffset(sql, page)}`.pipe(
         unavailable("AuditLog.page"),
         Effect.flatMap(decodePage)
       )

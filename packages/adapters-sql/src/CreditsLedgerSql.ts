@@ -11,6 +11,7 @@ import { SqlClient, type Statement } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
+import { limitOffset } from "./pageSql.ts"
 
 const entryRow = tableRow(CreditEntry, { table: "credit_entries", key: "workspaceId" })
 
@@ -92,8 +93,7 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
         Effect.flatMap(decodeEntries)
       ),
     entriesPage: (workspaceId, page) =>
-      sql`SELECT * FROM credit_entries WHERE workspace_id = ${workspaceId} ORDER BY position DESC
-        LIMIT ${Math.max(0, Math.floor(page.limit))} OFFSET ${Math.max(0, Math.floor(page.skip))}`.pipe(
+      sql`SELECT * FROM credit_entries WHERE workspace_id = ${workspaceId} ORDER BY position DESC ${limitOffset(sql, page)}`.pipe(
         unavailable("CreditsLedger.entriesPage"),
         Effect.flatMap(decodeEntries)
       )

@@ -44,11 +44,15 @@ export const ToolUsageLogSql = Layer.effect(ToolUsageLog, Effect.gen(function* (
         }))
       ),
     // A range of the index tool_usage_by_workspace (workspace_id, at), grouped here: one row per credential and day.
-    usageByCredentialAndDay: (workspaceId, from, to) =>
+    // One credential's: a range of its own index (tool_usage_by_connection or tool_usage_by_api_key, migration 0013;
+    // the OR of the two lets the planner use either), whatever the rest of the workspace did.
+    usageByCredentialAndDay: (workspaceId, from, to, credentialId) =>
       sql`SELECT coalesce(connection_id, api_key_id) AS credential_id, at - (at % ${dayMs}) AS day,
           count(*)::int AS calls, sum(credits)::float8 AS credits
         FROM tool_usage
-        WHERE workspace_id = ${workspaceId} AND at >= ${from} AND at < ${to} AND coalesce(connection_id, api_key_id) IS NOT NULL
+        WHERE workspace_id = ${workspaceId} AND at >= ${from} AND at < ${to} AND ${credentialId === undefined
+          ? sql`coalesce(connection_id, api_key_id) IS NOT NULL`
+          : sql`(connection_id = ${credentialId} OR api_key_id = ${credentialId}) AND coalesce(connection_id, api_key_id) = ${credentialId}`}
         GROUP BY 1, 2 ORDER BY 2, coalesce(connection_id, api_key_id) COLLATE "C"`.pipe(
         unavailable("ToolUsageLog.usageByCredentialAndDay"),
         Effect.flatMap(decodeDays)

@@ -9,6 +9,7 @@ import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
 import { outboxRow } from "./EventOutboxSql.ts"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
+import { limitOffset } from "./pageSql.ts"
 
 const source = (operation: string) => ({ operation: `WriteRequestStore.${operation}`, table: "write_requests", key: "id" })
 const row = tableRow(WriteRequest, { table: "write_requests", key: "id", jsonb: ["arguments", "result"] })
@@ -100,14 +101,14 @@ export const WriteRequestStoreSql = Layer.effect(WriteRequestStore, Effect.gen(f
         Effect.flatMap(listPending)
       ),
     // outcomeOfWriteRequest in SQL: a rejection decided by nobody or by the requesting credential is a withdrawal.
-    listDecided: (workspaceId, outcome, offset, limit) => {
+    listDecided: (workspaceId, outcome, page) => {
       const withdrawn = sql`(decided_by IS NULL OR decided_by = COALESCE(connection_id, api_key_id, ''))`
       const which = outcome === null ? sql`status <> 'pending_approval'`
         : outcome === "withdrawn" ? sql`status = 'rejected' AND ${withdrawn}`
         : outcome === "rejected" ? sql`status = 'rejected' AND NOT ${withdrawn}`
         : sql`status = ${outcome}`
       return sql`SELECT * FROM write_requests WHERE workspace_id = ${workspaceId} AND ${which}
-        ORDER BY updated_at DESC, id COLLATE "C" DESC LIMIT ${Math.max(0, limit)} OFFSET ${Math.max(0, offset)}`.pipe(
+        ORDER BY updated_at DESC, id COLLATE "C" DESC ${limitOffset(sql, page)}`.pipe(
         unavailable("WriteRequestStore.listDecided"),
         Effect.flatMap(listDecided)
       )

@@ -1,9 +1,13 @@
 // What the API & MCP page's reads cost the database (docs/service.md, Pages): listConnectedApps sends the same
 // statements for two rows as for twenty, counted at the PGlite driver: no statement per row, the usage summed per
-// credential and day by the database, each credential's last call from its index.
-import { ClientStore, ConnectionStore, ApiKeyStore, Directory, listConnectedApps, ToolUsageLog, usageWindow, WorkspaceId, UserId } from "@adgate/core"
+// credential and day by the database, each credential's last call from its index. One row's page (findConnectedApp)
+// reads that row's usage from the row's own index, never the whole workspace's history.
+import { PGlite } from "@electric-sql/pglite"
+import { ClientStore, ConnectionStore, ApiKeyStore, Directory, findConnectedApp, listConnectedApps, ToolUsageLog, usageWindow, WorkspaceId, UserId } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import { vi } from "vitest"
 import { aClient, aConnection, anApiKey, aToolUsage, t0, unique } from "./contracts/fixtures.ts"
 import { pgliteDatabase, statementsOf } from "./databases.ts"
 import { TokenWorld } from "./tokenWorld.ts"
@@ -43,6 +47,38 @@ describe("statements of the API & MCP page's Connected apps", () => {
         // Seeding 1 connection has no former approver; seeding 10 has one: one look-up of that person, not one a row.
         assert.strictEqual(large.texts.length, small.texts.length + 1)
         assert.isAtMost(large.texts.length, 8)
+      }))
+
+    it.effect("findConnectedApp reads one row's usage from that credential's index: on a workspace of 20 000 calls by 200 other credentials, its plan never scans the workspace's history", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const window = usageWindow(t0 + 60_000)
+        const workspaceId = yield* seedWorkspace(1)
+        const { apps } = yield* listConnectedApps(workspaceId, window)
+        // The rest of the workspace: many calls by other connections, all inside the window.
+        yield* sql`INSERT INTO tool_usage (id, workspace_id, connection_id, api_key_id, tool, kind, outcome, credits, at)
+          SELECT 'tu-plan-' || i, ${workspaceId}, 'con_bulk_' || (i % 200), NULL, 'ads__list_campaigns', 'read', 'succeeded', 1,
+            ${window.from}::bigint + i * 100000 FROM generate_series(1, 20000) i`
+        yield* sql`ANALYZE tool_usage`
+        for (const [kind, index] of [["connection", "tool_usage_by_connection"], ["api_key", "tool_usage_by_api_key"]] as const) {
+          const app = apps.find((a) => a.kind === kind)!
+          const spy = vi.spyOn(PGlite.prototype, "query")
+          const calls: Array<readonly [string, ReadonlyArray<unknown>]> = []
+          // Read before restoring: mockRestore forgets the calls.
+          const detail = yield* findConnectedApp(workspaceId, app.id, window, 10).pipe(Effect.ensuring(Effect.sync(() => {
+            calls.push(...spy.mock.calls.map(([text, params]) => [String(text), (params ?? []) as ReadonlyArray<unknown>] as const))
+            spy.mockRestore()
+          })))
+          assert.deepStrictEqual(detail.usage.map((u) => [u.credentialId, u.calls]), [[app.id, 1]])
+          const usage = calls.find(([text]) => /FROM tool_usage/.test(text) && /GROUP BY/.test(text))
+          assert.isDefined(usage, "the usage statement")
+          const plan = (yield* sql.unsafe<Record<string, string>>(`EXPLAIN ${usage![0]}`, usage![1]))
+            .map((r) => Object.values(r)[0]).join("\n")
+          assert.include(plan, index, plan)
+          assert.notInclude(plan, "tool_usage_by_workspace", plan)
+          assert.notInclude(plan, "Seq Scan on tool_usage", plan)
+        }
+        yield* sql`DELETE FROM tool_usage WHERE id LIKE 'tu-plan-%'`
       }))
   })
 })

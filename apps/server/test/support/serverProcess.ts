@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { createServer } from "node:net"
 import { join } from "node:path"
+import { cookiesFrom, csrfTokenIn } from "../../../../packages/adapters-http/test/support/testServer.ts"
 import { runCli as runCliInProcess } from "../../src/cli.ts"
 
 export const root = join(import.meta.dirname, "..", "..", "..", "..")
@@ -67,14 +68,26 @@ export const stop = async (server: Running) => {
   return server.exited
 }
 
-/** The CLI in this process, on the data folder, with a clean environment: its exit code and what it printed. */
-export const runCli = async (dataDir: string, args: ReadonlyArray<string>) => {
+/** The CLI in this process, on the data folder, with a clean environment (and `extra`): its exit code and what it printed. */
+export const runCli = async (dataDir: string, args: ReadonlyArray<string>, extra: Record<string, string> = {}) => {
   let stdout = ""
   let stderr = ""
   const code = await runCliInProcess(args, {
     out: (line) => (stdout += line + "\n"),
     err: (line) => (stderr += line + "\n"),
-    env: environment(dataDir, 8787)
+    env: environment(dataDir, 8787, extra)
   })
   return { code, stdout, stderr }
+}
+
+/** Signs in on the server at `origin` as a browser does (the form's CSRF token with its cookie): the answer's status, 303 when signed in. */
+export const signIn = async (origin: string, email: string, password: string) => {
+  const page = await fetch(`${origin}/signin`)
+  const cookie = cookiesFrom(page)
+  const answer = await fetch(`${origin}/signin`, {
+    method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded", cookie },
+    body: new URLSearchParams({ csrf_token: csrfTokenIn(await page.text()), email, password }).toString()
+  })
+  await answer.body?.cancel()
+  return answer.status
 }

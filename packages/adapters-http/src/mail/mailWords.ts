@@ -5,7 +5,7 @@
 // reader (adapters-sql) decides who gets which.
 import { Effect, Layer } from "effect"
 import {
-  Issuer, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailApp, type MailPerson, type MailText,
+  appLabelText, flatText, Issuer, MailWords, oneLine, type AppConnectedFacts, type ChangeWaitingFacts, type MailPerson, type MailText,
   type MailWordsShape, type PlatformChoice, type Surface, type WaitReason, type WriteMode
 } from "@adgate/core"
 import { scopeDescriptions } from "../oauth/consentView.ts"
@@ -13,25 +13,6 @@ import { formatWhen } from "../pages/formatting.ts"
 import { html } from "../pages/layout.ts"
 import { linkedText } from "./linkedText.ts"
 import { absolute, pagePaths } from "../pages/pagePaths.ts"
-
-/**
- * A name someone else chose (an app's self-given name, a person's name) on one line: control characters (a line
- * break would let it write lines of its own into the mail, or a header) become spaces, and it is cut at 80 characters.
- */
-export const oneLine = (text: string): string => {
-  const line = flat(text)
-  return line.length > 80 ? `${line.slice(0, 79)}…` : line
-}
-
-/** Text on one line, whatever its length (a change's summary may name several campaigns). */
-const flat = (text: string): string => text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/\s+/g, " ").trim()
-
-/** The app as the consent page names it: a verified product's name, or an Unverified app with its name in quotes. */
-export const mailAppLabel = (app: MailApp): string => {
-  if (app.verified && app.name !== null) return `${oneLine(app.name)} (verified)`
-  const described = app.documentHost === null ? "" : ` (described at ${oneLine(app.documentHost)})`
-  return `Unverified app "${oneLine(app.name ?? "unnamed app")}"${described}`
-}
 
 const personLabel = (person: MailPerson): string => `${oneLine(person.name)} <${oneLine(person.email)}>`
 
@@ -57,7 +38,7 @@ const whyItWaits: Readonly<Record<WaitReason, string>> = {
 
 /** The mail every admin of the workspace gets when an app is connected, with the link to its Connected apps row. */
 export const appConnectedMail = (facts: AppConnectedFacts, origin: string): MailText => {
-  const app = mailAppLabel(facts.app)
+  const app = appLabelText(facts.app)
   const workspace = oneLine(facts.workspace.name)
   const approver = facts.approver === null ? `a former member (${facts.approverId})` : personLabel(facts.approver)
   const who = facts.approver !== null && facts.approver.email === facts.recipient.email ? "You" : approver.charAt(0).toUpperCase() + approver.slice(1)
@@ -94,7 +75,7 @@ export const changeWaitingMail = (facts: ChangeWaitingFacts, origin: string): Ma
       "",
       `A change asked for with your connection or API key waits for approval in ${workspace}:`,
       "",
-      `  ${flat(facts.summary)}`,
+      `  ${flatText(facts.summary)}`,
       "",
       `Tool: ${oneLine(facts.toolTitle)} (${facts.tool})`,
       `Why it waits: ${whyItWaits[facts.reason]}`,

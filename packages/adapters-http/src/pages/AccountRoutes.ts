@@ -67,7 +67,7 @@ export const AccountRoutes = HttpRouter.use((router) =>
     const people = yield* People
 
     yield* router.add("GET", pagePaths.account, (request) =>
-      people.requirePerson(request, (person) => Effect.succeed(accountPage(person, { notice: noticeOf(request) }))).pipe(
+      people.requirePerson(request, (person) => Effect.succeed(accountPage(person, { notice: noticeOf(person) }))).pipe(
         Effect.provideContext(context)))
 
     yield* router.add("POST", pagePaths.accountPassword, (request) =>
@@ -89,7 +89,7 @@ export const AccountRoutes = HttpRouter.use((router) =>
           }).pipe(Effect.result)
           if (outcome._tag === "Success") {
             const ended = outcome.success.sessionsEnded
-            return doneAndBack(pagePaths.account,
+            return yield* doneAndBack(pagePaths.account,
               `Your password is changed. ${ended === 0 ? "No other session was signed in." : `${ended} other ${ended === 1 ? "session was" : "sessions were"} signed out.`}`)
           }
           const error = outcome.failure

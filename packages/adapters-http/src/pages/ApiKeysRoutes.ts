@@ -160,12 +160,12 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
     const routePath = "/workspaces/:workspaceId/keys"
     const mayUse = (view: WorkspaceView) => requireRole(view, rolesWhere(canCreateApiKeys), "API keys")
 
-    yield* router.add("GET", routePath, (request) =>
+    yield* router.add("GET", routePath, () =>
       withWorkspace((view) =>
         Effect.gen(function* () {
           const refused = yield* mayUse(view)
           if (refused._tag === "Some") return refused.value
-          return keysPage(view, yield* listApiKeys(view.workspace.id), { notice: noticeOf(request) })
+          return keysPage(view, yield* listApiKeys(view.workspace.id), { notice: noticeOf(view.person) })
         })).pipe(Effect.provideContext(context)))
 
     yield* router.add("POST", routePath, () =>
@@ -199,7 +199,7 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
         Effect.gen(function* () {
           const keyId = ApiKeyId.make((yield* HttpRouter.params)["keyId"] ?? "")
           const outcome = yield* revokeApiKey({ keyId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(Effect.result)
-          if (outcome._tag === "Success") return doneAndBack(pagePaths.apiKeys(view.workspace.id), `${outcome.success.name} is revoked.`)
+          if (outcome._tag === "Success") return yield* doneAndBack(pagePaths.apiKeys(view.workspace.id), `${outcome.success.name} is revoked.`)
           const error = outcome.failure
           if (!isKeyRefusal(error)) return yield* error
           if (error._tag === "ApiKeyNotFound") return notFound(view)

@@ -46,7 +46,7 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
       withWorkspace((view) => Effect.succeed(seeOther(pagePaths.apiMcp(view.workspace.id)))).pipe(Effect.provide(ports)))
 
     yield* router.add("GET", "/workspaces/:workspaceId/api-mcp", () =>
-      withWorkspace((view, request) =>
+      withWorkspace((view) =>
         Effect.gen(function* () {
           const window = usageWindow(yield* Clock.currentTimeMillis)
           const [overview, waiting] = yield* Effect.all([
@@ -54,19 +54,19 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
             Effect.map(listPendingWriteRequests(view.workspace.id), (pending) => pending.length)
           ], { concurrency: "unbounded" })
           return renderWorkspacePage({
-            view, section: "api-mcp", title: "API & MCP", body: apiMcpBody(view, { overview, waiting }, noticeOf(request))
+            view, section: "api-mcp", title: "API & MCP", body: apiMcpBody(view, { overview, waiting }, noticeOf(view.person))
           })
         })).pipe(Effect.provide(ports)))
 
     yield* router.add("GET", "/workspaces/:workspaceId/api-mcp/connected/:id", () =>
-      withWorkspace((view, request) =>
+      withWorkspace((view) =>
         Effect.gen(function* () {
           const window = usageWindow(yield* Clock.currentTimeMillis)
           const detail = yield* findConnectedApp(view.workspace.id, yield* rowId, window, auditTrailLength)
           const actors = yield* peopleOf(view.workspace.id, detail.audit.flatMap((e) => (e.actorId === null ? [] : [UserId.make(e.actorId)])))
           return renderWorkspacePage({
             view, section: "api-mcp", title: detail.app.kind === "api_key" ? "API key" : "Connected app",
-            body: connectedAppBody(view, detail, actors, noticeOf(request))
+            body: connectedAppBody(view, detail, actors, noticeOf(view.person))
           })
         }).pipe(Effect.catchTag("ConnectedAppNotFound", (e) => rowRefusal(view, e)))).pipe(Effect.provide(ports)))
 
@@ -78,7 +78,7 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
           const notice = ended.kind === "api_key"
             ? (ended.endedNow ? "Revoked: the key no longer works." : "This key was already revoked.")
             : (ended.endedNow ? "Disconnected: its tokens no longer work." : "This connection had already ended.")
-          return doneAndBack(pagePaths.connectedApp(view.workspace.id, id), notice)
+          return yield* doneAndBack(pagePaths.connectedApp(view.workspace.id, id), notice)
         }).pipe(Effect.catchTags({
           ConnectedAppNotFound: (e) => rowRefusal(view, e),
           NotAllowedToEnd: (e) => rowRefusal(view, e)

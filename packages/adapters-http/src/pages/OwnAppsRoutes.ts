@@ -191,12 +191,12 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
     const readable = (view: WorkspaceView) =>
       requireRole(view, rolesWhere(canReadWorkspaceApps), "Own OAuth apps")
 
-    yield* router.add("GET", routePath, (request) =>
+    yield* router.add("GET", routePath, () =>
       withWorkspace((view) =>
         Effect.gen(function* () {
           const refused = yield* readable(view)
           if (refused._tag === "Some") return refused.value
-          return appsPage(view, yield* listWorkspaceApps(view.workspace.id), { notice: noticeOf(request) })
+          return appsPage(view, yield* listWorkspaceApps(view.workspace.id), { notice: noticeOf(view.person) })
         })).pipe(Effect.provideContext(context)))
 
     yield* router.add("POST", routePath, () =>
@@ -244,7 +244,7 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
           if (refused._tag === "Some") return refused.value
           const clientId = ClientId.make((yield* HttpRouter.params)["clientId"] ?? "")
           return yield* removeWorkspaceApp({ clientId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(
-            Effect.map(({ client, ended }) =>
+            Effect.flatMap(({ client, ended }) =>
               doneAndBack(pagePaths.ownApps(view.workspace.id),
                 `${client.name ?? client.clientId} is removed; ${ended} ${ended === 1 ? "connection" : "connections"} ended.`)),
             Effect.catchTag("WorkspaceAppNotFound", () => Effect.succeed(appNotFound(view))),

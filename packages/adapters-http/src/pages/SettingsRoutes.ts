@@ -156,7 +156,7 @@ const settingsPage = (view: WorkspaceView, request: HttpServerRequest.HttpServer
       section: "settings",
       title: "Settings",
       ...(options.status === undefined ? {} : { status: options.status }),
-      body: html`${noticeOf(request)}
+      body: html`${noticeOf(view.person)}
 ${guardrailsSection(view, guardrails, options.form ?? formOf(guardrails), options.problem ?? null)}
 ${creditsSection(view, history)}`
     })
@@ -198,7 +198,7 @@ export const SettingsRoutes = HttpRouter.use((router) =>
           const changes = changesOf(sent)
           if (typeof changes === "string") return yield* again(changes, 400)
           const outcome = yield* changeGuardrails({ workspaceId: view.workspace.id, actorId: view.person.user.id, changes }).pipe(Effect.result)
-          if (outcome._tag === "Success") return doneAndBack(`${pagePaths.settings(view.workspace.id)}`, "The guardrails are saved.")
+          if (outcome._tag === "Success") return yield* doneAndBack(`${pagePaths.settings(view.workspace.id)}`, "The guardrails are saved.")
           const error = outcome.failure
           if (!isGuardrailsRefusal(error)) return yield* error
           const row = (guardrailsRefusals[error._tag] as (e: GuardrailsRefusal) => { readonly status: number; readonly message: string })(error)

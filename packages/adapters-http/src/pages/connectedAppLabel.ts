@@ -12,7 +12,7 @@ export const connectedAppLabel = (row: ConnectedApp): Html => {
   return row.client === null ? appLabel({ name: row.clientId, verified: false }) : clientLabel(row.client)
 }
 
-/** The app of a row in plain text (a chart's legend and description): `Claude`, `"my tool" (unverified app)`, `Nightly (API key)`. */
+/** The app of a row in plain text (a chart's legend and description): `Claude (verified)`, `Unverified app "my tool"`, `Nightly (API key)`. */
 export const connectedAppName = (row: ConnectedApp): string => {
   if (row.kind === "api_key") return `${row.keyName ?? "API key"} (API key)`
   return appLabelText(row.client === null ? { name: row.clientId, verified: false, documentHost: null } : appIdentity(row.client))

@@ -155,15 +155,21 @@ export const withWorkspaceForm = <E, R>(
 export const formField = (form: UrlParams.UrlParams, name: string): string | undefined =>
   Option.getOrUndefined(UrlParams.getFirst(form, name))
 
-/** After a successful post: back to `path` (303), with an optional one-line notice shown there (`?done=…`). */
-export const doneAndBack = (path: string, notice?: string): HttpServerResponse.HttpServerResponse =>
-  seeOther(notice === undefined ? path : `${path}${path.includes("?") ? "&" : "?"}done=${encodeURIComponent(notice)}`)
+/**
+ * After a successful post: back to `path` (303), with an optional one-line notice shown once at the top of the page
+ * it lands on. The notice travels in a cookie of this session for that page (People.withNotice), never in the URL:
+ * a link cannot put words on our pages.
+ */
+export const doneAndBack = (path: string, notice?: string) =>
+  Effect.gen(function* () {
+    const back = seeOther(path)
+    if (notice === undefined) return back
+    return (yield* People).withNotice(back, yield* HttpServerRequest.HttpServerRequest, path, notice)
+  })
 
-/** The notice a `doneAndBack` carried, shown once at the top of the page it lands on. */
-export const noticeOf = (request: HttpServerRequest.HttpServerRequest): Html => {
-  const done = new URL(request.url, "http://x").searchParams.get("done")
-  return done === null || done === "" ? html`` : html`<p class="notice" role="status">${done.slice(0, 200)}</p>`
-}
+/** The notice a `doneAndBack` left for this page, shown at its top (the page's answer clears it). */
+export const noticeOf = (person: Person): Html =>
+  person.notice === null || person.notice === "" ? html`` : html`<p class="notice" role="status">${person.notice}</p>`
 
 /** Only an admin (or, with `editor`, an editor too) may see or do this; otherwise a 403 page that says so. */
 export const requireRole = (view: WorkspaceView, allowed: ReadonlyArray<Role>, what: string) =>

@@ -1,9 +1,11 @@
 // People on the service's own pages, the HTTP side only: the session cookie (12 h, HttpOnly, SameSite=Lax, Secure
 // and __Host- on https), the pre-sign-in cookie, CSRF tokens bound to either (RFC 6749 §10.12; checklist M 154–157,
-// 162), and "sign in first". Who a session is, sign-in, throttling and the workspace switch are the core's
-// (packages/core/src/people). When the host signs people in (the core's SignIn port, docs/embedding.md), the host's
-// session says who is signed in, CSRF tokens are bound to its session key, and "sign in first" goes to the host.
+// 162), the one-time notice after a form (docs/decisions.md, "Notices after a form"), and "sign in first". Who a
+// session is, sign-in, throttling and the workspace switch are the core's (packages/core/src/people). When the host
+// signs people in (the core's SignIn port, docs/embedding.md), the host's session says who is signed in, CSRF tokens
+// are bound to its session key, and "sign in first" goes to the host.
 import { Context, Effect, Layer, Option } from "effect"
+import { createHmac } from "node:crypto"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpServerResponse as Response } from "effect/http"
 import {
@@ -29,12 +31,27 @@ import { isCrossSite } from "../security.ts"
 
 const preSessionLifetimeMs = 60 * 60 * 1000
 
+/**
+ * How long a notice waits for the page it was set for: the browser follows the 303 at once, so a minute is ample; a
+ * notice never shown (the tab closed) is gone soon after.
+ */
+export const noticeLifetimeSeconds = 60
+/** The longest notice kept (a sentence naming an app or a key); a longer one is cut, as the page showed it before. */
+export const noticeMaxLength = 300
+const noticeValue = /^([A-Za-z0-9_-]{1,1200})\.([A-Za-z0-9_-]{43})$/
+
 /** The core ports the people services run on, captured when the layer is built. */
 export type PeoplePorts = Directory | PeopleStore | PasswordHasher | RateLimiter | Secrets
 
 /** The signed-in person behind a request. `csrfToken` goes into every form the person may post. */
 export interface Person extends SignedInPerson {
   readonly csrfToken: string
+  /**
+   * The one-line notice a form of this session left for this page (`withNotice`), or null. Only a notice this
+   * server set, in this session, for this very path is read: a URL, another page's notice or a planted cookie shows
+   * nothing.
+   */
+  readonly notice: string | null
 }
 
 export interface PeopleShape {
@@ -69,6 +86,17 @@ export interface PeopleShape {
   /** Sets the session cookie (and clears the pre-sign-in cookie) on a response. */
   readonly withSessionCookie: (response: HttpServerResponse.HttpServerResponse, secret: string) => HttpServerResponse.HttpServerResponse
   readonly withoutSessionCookie: (response: HttpServerResponse.HttpServerResponse) => HttpServerResponse.HttpServerResponse
+  /**
+   * Leaves `text` for the next page of this session at `path` (a 303's target): a cookie (HttpOnly, SameSite=Lax,
+   * Secure on https, scoped to that path, `noticeLifetimeSeconds`) whose value carries the text and an HMAC of the
+   * path and text under the session's secret. Read once into `Person.notice`; the page that reads it clears it.
+   */
+  readonly withNotice: (
+    response: HttpServerResponse.HttpServerResponse,
+    request: HttpServerRequest.HttpServerRequest,
+    path: string,
+    text: string
+  ) => HttpServerResponse.HttpServerResponse
   /** Ensures the pre-sign-in cookie: returns its value and the response transformer that sets it when new. */
   readonly preSession: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<{
     readonly value: string
@@ -79,6 +107,9 @@ export interface PeopleShape {
 export class People extends Context.Service<People, PeopleShape>()("adapters-http/People") {
   static readonly layer = Layer.effect(People, Effect.suspend(() => makePeople))
 }
+
+/** The path of a URL or path, as a cookie's Path and the request that comes back name it. */
+const pathOf = (url: string): string => new URL(url, "http://x").pathname
 
 const preSessionValue = new RegExp(`^${Prefix.csrf}[A-Za-z0-9_-]{43}$`)
 
@@ -92,6 +123,44 @@ export const makePeople = Effect.gen(function* () {
     const sessionCookie = https ? "__Host-adgate_session" : "adgate_session"
     const preSessionCookie = https ? "__Host-adgate_signin" : "adgate_signin"
     const cookieOptions = { httpOnly: true, sameSite: "lax", path: "/", secure: https } as const
+    // Scoped to one page's path, so no __Host- prefix; __Secure- keeps an http origin from setting it on https, and
+    // the HMAC under the session's secret keeps anyone else (a sibling subdomain, an http page on the way) from
+    // planting one that would be shown.
+    const noticeCookie = https ? "__Secure-adgate_notice" : "adgate_notice"
+    const noticeMac = (secret: string, path: string, encodedText: string) =>
+      createHmac("sha256", secret).update(`notice\n${path}\n${encodedText}`).digest("base64url")
+
+    /** The notice the request carries for its own path in this session, or null. */
+    const noticeIn = (request: HttpServerRequest.HttpServerRequest, secret: string): string | null => {
+      const match = noticeValue.exec(request.cookies[noticeCookie] ?? "")
+      if (match === null) return null
+      const [, encodedText, mac] = match
+      if (!constantTimeEqual(mac!, noticeMac(secret, pathOf(request.url), encodedText!))) return null
+      return Buffer.from(encodedText!, "base64url").toString("utf8")
+    }
+
+    const withNotice = (
+      response: HttpServerResponse.HttpServerResponse,
+      request: HttpServerRequest.HttpServerRequest,
+      path: string,
+      text: string
+    ) => {
+      const secret = sessionSecret(request)
+      // No session, no notice: nothing to bind it to (the forms that leave one are signed-in pages).
+      if (Option.isNone(secret)) return response
+      const target = pathOf(path)
+      const encodedText = Buffer.from(text.slice(0, noticeMaxLength), "utf8").toString("base64url")
+      return Response.setCookieUnsafe(response, noticeCookie, `${encodedText}.${noticeMac(secret.value, target, encodedText)}`, {
+        ...cookieOptions, path: target, maxAge: `${noticeLifetimeSeconds} seconds`
+      })
+    }
+
+    /** A page read (GET) that was sent a notice cookie clears it at its own path: a notice is shown once. */
+    const clearingNotice = (request: HttpServerRequest.HttpServerRequest) =>
+      (response: HttpServerResponse.HttpServerResponse) =>
+        request.method === "GET" && request.cookies[noticeCookie] !== undefined
+          ? Response.setCookieUnsafe(response, noticeCookie, "", { ...cookieOptions, path: pathOf(request.url), maxAge: 0 })
+          : response
 
     const csrfTokenFor = (cookieValue: string) =>
       Effect.map(secrets.hash(`csrf:${cookieValue}`), (h) => `${Prefix.csrf}${h}`)
@@ -115,13 +184,17 @@ export const makePeople = Effect.gen(function* () {
           if (Option.isNone(signedIn)) return Option.none<Person>()
           const person = yield* resolvePerson(signedIn.value.userId, null).pipe(Effect.provide(ports))
           if (Option.isNone(person)) return Option.none<Person>()
-          return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(hostCsrfValue(signedIn.value.sessionKey)) })
+          // No one-time notice under a host's session: its MAC is keyed by adgate's own session secret, which a host's
+          // session does not carry (docs/embedding.md, Known limits); the page itself still shows the new state.
+          return Option.some<Person>({
+            ...person.value, csrfToken: yield* csrfTokenFor(hostCsrfValue(signedIn.value.sessionKey)), notice: null
+          })
         }
         const secret = sessionSecret(request)
         if (Option.isNone(secret)) return Option.none<Person>()
         const person = yield* resolveSession(secret.value).pipe(Effect.provide(ports))
         if (Option.isNone(person)) return Option.none<Person>()
-        return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(secret.value) })
+        return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(secret.value), notice: noticeIn(request, secret.value) })
       })
 
     const signInUrl = (returnTo: string) => {
@@ -136,7 +209,7 @@ export const makePeople = Effect.gen(function* () {
     ) =>
       Effect.flatMap(current(request), (person) =>
         Option.isSome(person)
-          ? f(person.value)
+          ? Effect.map(f(person.value), clearingNotice(request))
           : Effect.succeed(seeOther(signInUrl(request.url))))
 
     const verifyCsrf = (
@@ -196,6 +269,7 @@ export const makePeople = Effect.gen(function* () {
       csrfTokenFor,
       withSessionCookie,
       withoutSessionCookie,
+      withNotice,
       preSession
     })
   })

@@ -3,7 +3,7 @@
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, UrlParams } from "effect/http"
-import { ClientStore, Issuer, type NotAMember, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace, WorkspaceId } from "@adgate/core"
+import { ClientStore, Issuer, type NotAMember, passwordMaxLength, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace, WorkspaceId } from "@adgate/core"
 import { askingApp } from "../oauth/askingApp.ts"
 import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages/layout.ts"
 import { People, type PeoplePorts, type Person } from "./People.ts"
@@ -104,7 +104,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
         if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* formExpired
         const email = (field(form, "email") ?? "").slice(0, 320)
-        const password = (field(form, "password") ?? "").slice(0, 1024)
+        const password = (field(form, "password") ?? "").slice(0, passwordMaxLength)
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
         const outcome = yield* signIn({
           email, password, address

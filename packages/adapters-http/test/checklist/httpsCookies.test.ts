@@ -1,6 +1,8 @@
 // Checklist M 157 and P 184 on an https issuer (behind a TLS terminator): the session and sign-in cookies are
-// `__Host-` prefixed, Secure, HttpOnly, Path=/ and have no Domain; every page sends Strict-Transport-Security.
+// `__Host-` prefixed, Secure, HttpOnly, Path=/ and have no Domain; every page sends Strict-Transport-Security. The
+// notice a form leaves for its page is `__Secure-` prefixed and Secure (its Path is that page's, so not `__Host-`).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { cookiesFrom, csrfTokenIn, startTestServer, type TestServer } from "../support/testServer.ts"
 
 let server: TestServer
@@ -33,5 +35,21 @@ describe("cookies and transport on an https issuer (checklist 157, 184)", () => 
       assert.match(header, /;\s*Path=\//i, header)
       assert.notMatch(header, /;\s*Domain=/i, header)
     }
+  })
+
+  it("a form's notice cookie is __Secure- prefixed, Secure, HttpOnly, SameSite=Lax, scoped to the page it leads to, and shown there", async () => {
+    const session = await server.signIn(server.users.admin.email, server.users.admin.password)
+    const settings = pagePaths.settings(server.workspaces.paid.id)
+    const csrf = csrfTokenIn(await (await server.get(settings, session)).text())
+    const saved = await server.postForm(`${settings}/guardrails`, {
+      csrf_token: csrf, max_budget_change_percent: "20", max_changes_per_day: "", max_daily_budget_per_account: "", protected_names: ""
+    }, session)
+    assert.strictEqual(saved.status, 303)
+    const notice = cookieHeaders(saved).find((h) => h.startsWith("__Secure-adgate_notice="))
+    assert.isDefined(notice)
+    for (const attribute of [/;\s*Secure/i, /;\s*HttpOnly/i, /;\s*SameSite=Lax/i, new RegExp(`;\\s*Path=${settings}(;|$)`, "i")]) assert.match(notice!, attribute)
+    assert.notMatch(notice!, /;\s*Domain=/i)
+    const shown = await server.get(settings, `${session}; ${notice!.split(";")[0]}`)
+    assert.include(await shown.text(), "The guardrails are saved.")
   })
 })

@@ -72,7 +72,7 @@ for (const [name, runs, start] of pageServers) {
       const answer = await change(here, {})
       expect(answer.status).toBe(303)
       expect(answer.headers.get("location")?.startsWith(pagePaths.account)).toBe(true)
-      expect(noticeIn(answer)).toMatch(/^Your password is changed\. \d+ other sessions? (was|were) signed out\.$/)
+      expect(await noticeIn(here, answer)).toMatch(/^Your password is changed\. \d+ other sessions? (was|were) signed out\.$/)
       expect((await here.get(pagePaths.account)).status).toBe(200)
       expect((await elsewhere.get(pagePaths.account)).status).toBe(303)
       expect((await someoneElse.get(pagePaths.account)).status).toBe(200)

@@ -118,7 +118,7 @@ for (const [name, runs, start] of pageServers) {
       expect((await restClient(server, adminKey).get("/accounts")).status).toBe(200)
       const own = await revoke(editor, await idOf("Editor revokes"))
       expect(own.status).toBe(303)
-      expect(noticeIn(own)).toBe("Editor revokes is revoked.")
+      expect(await noticeIn(editor, own)).toBe("Editor revokes is revoked.")
       expect((await restClient(server, editorKey).get("/accounts")).status).toBe(401)
       expect((await revoke(admin, await idOf("Admin's own"))).status).toBe(303)
       expect((await restClient(server, adminKey).get("/accounts")).status).toBe(401)

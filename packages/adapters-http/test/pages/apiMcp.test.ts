@@ -16,6 +16,7 @@ import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { csrfTokenIn, startTestServer, startTestServerSql, type TestServer, type TestServerOptions } from "../support/testServer.ts"
 import { connect, discover, insecure, registerApp, registerDynamic } from "../oauth/oauthClient.ts"
 import { createKey, restClient } from "../rest/restClient.ts"
+import { withNoticeFrom } from "./pageServers.ts"
 
 type WebServer = Omit<TestServer, "directory">
 
@@ -286,7 +287,7 @@ const suite = (name: string, start: (options: TestServerOptions) => Promise<Star
       expect(done.status).toBe(303)
       const back = done.headers.get("location")!
       expect(back.startsWith(pagePaths.connectedApp(ws(), adminApp.id))).toBe(true)
-      const after = await page(back, cookies.admin)
+      const after = await page(back, withNoticeFrom(cookies.admin, done))
       expect(after.html).toContain("Disconnected: its tokens no longer work.")
       expect(after.html).toContain('<span class="badge ended">Ended</span>')
       expect(after.html).toContain("disconnected on this page")
@@ -307,7 +308,7 @@ const suite = (name: string, start: (options: TestServerOptions) => Promise<Star
       expect(keyPage.html).toContain(">Revoke</button>")
       const revoked = await server.postForm(pagePaths.endConnectedApp(ws(), editorKey.id), { csrf_token: csrfTokenIn(keyPage.html) }, cookies.editor)
       expect(revoked.status).toBe(303)
-      expect((await page(revoked.headers.get("location")!, cookies.editor)).html).toContain("Revoked: the key no longer works.")
+      expect((await page(revoked.headers.get("location")!, withNoticeFrom(cookies.editor, revoked))).html).toContain("Revoked: the key no longer works.")
       expect((await restClient(server, editorKey.secret).get("/me")).status).toBe(401)
       const adminCsrf = csrfTokenIn((await page(pagePaths.apiMcp(ws()), cookies.admin)).html)
       expect((await server.postForm(pagePaths.endConnectedApp(ws(), adminKey.id), { csrf_token: adminCsrf }, cookies.admin)).status).toBe(303)

@@ -14,6 +14,7 @@ import { createKey, obtainToken, restClient } from "../rest/restClient.ts"
 import { discover } from "../oauth/oauthClient.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
 import { readable } from "../support/pageText.ts"
+import { withNoticeFrom } from "./pageServers.ts"
 
 type WebServer = Omit<TestServer, "directory">
 
@@ -111,8 +112,9 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
     }
     const statusOf = async (id: string) =>
       (await server.run(findWriteRequest(ws(), WriteRequestId.make(id)).pipe(Effect.orDie))).status
-    const page = async (path: string, who: keyof typeof cookies) => {
-      const answer = await server.get(path, cookies[who])
+    /** GET a page as `who`; after a form, with the notice cookie its answer set (`after`), as a browser follows it. */
+    const page = async (path: string, who: keyof typeof cookies, after?: { readonly headers: Headers }) => {
+      const answer = await server.get(path, after === undefined ? cookies[who] : withNoticeFrom(cookies[who], after))
       return { status: answer.status, html: await answer.text() }
     }
     /** The form fields the detail page renders for `id` (its CSRF token and the payload's fingerprint). */
@@ -187,7 +189,7 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       expect(location.startsWith(pagePaths.approval(ws(), id))).toBe(true)
       expect(await statusOf(id)).toBe("executed")
       expect((await platform.campaign(server, reader, write)).budget).toBe(before.budget + 5)
-      const detail = readable((await page(location, "editor")).html)
+      const detail = readable((await page(location, "editor", answer)).html)
       expect(detail).toContain("Approved and run: the platform answered 200.")
       expect(detail).toMatch(/Platform status 200/)
       expect(detail).toContain(`Decided ${server.users.editor.name}`)
@@ -207,7 +209,7 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
       const declined = await server.postForm(approvalPaths.decline(ws(), id), { csrf_token: form.csrf_token }, cookies["admin"])
       expect(declined.status).toBe(303)
       expect(await statusOf(id)).toBe("rejected")
-      expect(readable((await page(declined.headers.get("location")!, "admin")).html)).toContain("Declined: nothing was applied.")
+      expect(readable((await page(declined.headers.get("location")!, "admin", declined)).html)).toContain("Declined: nothing was applied.")
       const late = await approve(id, "editor", form.arguments_hash === "" ? undefined : { ...(await formOf(id, "editor")), arguments_hash: form.arguments_hash })
       expect(late.status).toBe(409)
       expect(readable(await late.text())).toContain("Already decided")

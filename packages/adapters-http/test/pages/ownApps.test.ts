@@ -152,7 +152,7 @@ for (const [name, runs, start] of pageServers) {
       const removed = await admin.post(`${pagePaths.ownApp(server.workspaces.paid.id, clientId)}/remove`, {})
       expect(removed.status).toBe(303)
       expect(removed.headers.get("location")?.startsWith(apps())).toBe(true)
-      expect(noticeIn(removed)).toBe("Connected app is removed; 2 connections ended.")
+      expect(await noticeIn(admin, removed)).toBe("Connected app is removed; 2 connections ended.")
       expect((await admin.get(apps())).text).not.toContain(clientId)
       expect((await admin.get(pagePaths.ownApp(server.workspaces.paid.id, clientId))).status).toBe(404)
       const connections = await server.run(Effect.flatMap(ConnectionStore, (c) => c.listByClient(ClientId.make(clientId))))

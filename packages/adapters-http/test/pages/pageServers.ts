@@ -42,7 +42,9 @@ const answerOf = async (response: Response): Promise<PageAnswer> =>
 /** A signed-in person: GET a page, and POST a form with the CSRF token of their session (or the one given). */
 export const browser = async (server: PageServer, who: "admin" | "editor" | "viewer") => {
   const cookie = await server.signIn(server.users[who].email, server.users[who].password)
-  const get = async (path: string) => answerOf(await server.get(path, cookie))
+  /** GET a page, with another cookie (a notice's `name=value`) beside the session's when given. */
+  const get = async (path: string, extraCookie?: string) =>
+    answerOf(await server.get(path, extraCookie === undefined ? cookie : `${cookie}; ${extraCookie}`))
   let token: string | null = null
   const csrf = async () => token ??= csrfTokenIn((await get("/account")).text)
   const post = async (path: string, fields: Readonly<Record<string, string>> | ReadonlyArray<readonly [string, string]>, options: { readonly csrf?: string | null } = {}) => {
@@ -66,6 +68,30 @@ export type Browser = Awaited<ReturnType<typeof browser>>
 export const signedIn = async (server: PageServer) =>
   ({ admin: await browser(server, "admin"), editor: await browser(server, "editor"), viewer: await browser(server, "viewer") })
 
-/** The `done=` notice a 303 after a post carries, decoded. */
-export const noticeIn = (answer: PageAnswer): string =>
-  new URL(answer.headers.get("location") ?? "/", "http://x").searchParams.get("done") ?? ""
+/** `cookie` with the notice cookie an answer set (its `name=value`) beside it, as a browser sends both on its next GET. */
+export const withNoticeFrom = (cookie: string, answer: { readonly headers: Headers }): string => {
+  const notice = answer.headers.getSetCookie().find((c) => c.startsWith("adgate_notice="))
+  return notice === undefined ? cookie : `${cookie}; ${notice.split(";")[0]}`
+}
+
+/** The notice cookie of an answer (`adgate_notice=…` with its attributes), or undefined. */
+export const noticeCookieOf = (answer: PageAnswer): string | undefined =>
+  answer.headers.getSetCookie().find((c) => c.startsWith("adgate_notice="))
+
+/** The text of a page's `<p class="notice">`, unescaped, or null when it shows none. */
+export const noticeShownIn = (page: string): string | null => {
+  const match = /<p class="notice" role="status">([^<]*)<\/p>/.exec(page)
+  return match === null ? null : match[1]!
+    .replaceAll("&lt;", "<").replaceAll("&gt;", ">").replaceAll("&quot;", "\"").replaceAll("&#39;", "'").replaceAll("&amp;", "&")
+}
+
+/**
+ * The notice a 303 after a post leaves, as the page it leads to shows it: follows the redirect as a browser does,
+ * with the session and the notice cookie the 303 set. "" when the page shows none.
+ */
+export const noticeIn = async (who: Browser, answer: PageAnswer): Promise<string> => {
+  const location = answer.headers.get("location") ?? "/"
+  const notice = noticeCookieOf(answer)?.split(";")[0]
+  const page = await who.get(location, notice)
+  return noticeShownIn(page.text) ?? ""
+}

@@ -43,7 +43,7 @@ for (const [name, runs, start] of pageServers) {
     it("an admin saves caps and protected names; an empty cap is not set; the page shows them again", async () => {
       const answer = await save(admin, { max_budget_change_percent: "20", max_changes_per_day: "5", protected_names: "Brand*\r\n\r\n  *black friday*  " })
       expect(answer.status).toBe(303)
-      expect(noticeIn(answer)).toBe("The guardrails are saved.")
+      expect(await noticeIn(admin, answer)).toBe("The guardrails are saved.")
       const saved = await stored()
       expect([saved.maxBudgetChangePercent, saved.maxChangesPerDay, saved.maxDailyBudgetPerAccount, saved.protectedNames, saved.updatedBy])
         .toEqual([20, 5, null, ["Brand*", "*black friday*"], server.users.admin.id])

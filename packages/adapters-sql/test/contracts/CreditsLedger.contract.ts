@@ -1,6 +1,6 @@
 // The CreditsLedger contract (spec §Limits: Credits, §REST 402; checklist 178): the balance is the workspace's
 // credits as the Directory shows them; charges never go below zero; every move is an entry with its balance after.
-import { CreditsLedger, Directory, WorkspaceId, type CreditMovement } from "@adgate/core"
+import { CreditsLedger, Directory, WorkspaceId, type CreditMovement, type PageQuery } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
@@ -106,13 +106,13 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       // Five charges of 1..5 credits, the last three at the same millisecond.
       for (const amount of [1, 2, 3, 4, 5]) yield* ledger.charge(movement(workspaceId, amount, { now: t0 + Math.min(amount, 3) }))
       yield* ledger.charge(movement(other, 9))
-      const amounts = (page: { readonly skip: number; readonly limit: number }) =>
+      const amounts = (page: PageQuery) =>
         Effect.map(ledger.entriesPage(workspaceId, page), (entries) => entries.map((e) => e.amount))
-      assert.deepStrictEqual(yield* amounts({ skip: 0, limit: 2 }), [5, 4])
-      assert.deepStrictEqual(yield* amounts({ skip: 2, limit: 2 }), [3, 2])
-      assert.deepStrictEqual(yield* amounts({ skip: 4, limit: 2 }), [1])
-      assert.deepStrictEqual(yield* amounts({ skip: 5, limit: 2 }), [])
-      assert.deepStrictEqual(yield* amounts({ skip: 0, limit: 10 }), (yield* ledger.entries(workspaceId, 10)).map((e) => e.amount))
-      assert.deepStrictEqual(yield* amounts({ skip: 0, limit: 0 }), [])
+      assert.deepStrictEqual(yield* amounts({ offset: 0, limit: 2 }), [5, 4])
+      assert.deepStrictEqual(yield* amounts({ offset: 2, limit: 2 }), [3, 2])
+      assert.deepStrictEqual(yield* amounts({ offset: 4, limit: 2 }), [1])
+      assert.deepStrictEqual(yield* amounts({ offset: 5, limit: 2 }), [])
+      assert.deepStrictEqual(yield* amounts({ offset: 0, limit: 10 }), (yield* ledger.entries(workspaceId, 10)).map((e) => e.amount))
+      assert.deepStrictEqual(yield* amounts({ offset: 0, limit: 0 }), [])
     }))
   })

@@ -68,6 +68,16 @@ export const toolUsageLogContract = <E, R>(name: string, layer: Layer.Layer<Tool
         { credentialId: apiKeyId, day: monday + day, calls: 1, credits: 1 }
       ])
       assert.deepStrictEqual(yield* log.usageByCredentialAndDay(WorkspaceId.make(unique("ws_")), monday, monday + 2 * day), [])
+      // One credential's rows only (one row of Connected apps); a credential of another workspace has none here.
+      assert.deepStrictEqual(yield* log.usageByCredentialAndDay(workspaceId, monday, monday + 2 * day, apiKeyId), [
+        { credentialId: apiKeyId, day: monday, calls: 1, credits: 4 },
+        { credentialId: apiKeyId, day: monday + day, calls: 1, credits: 1 }
+      ])
+      assert.deepStrictEqual(yield* log.usageByCredentialAndDay(workspaceId, monday, monday + 2 * day, connectionId), [
+        { credentialId: connectionId, day: monday, calls: 3, credits: 3.5 },
+        { credentialId: connectionId, day: monday + day, calls: 1, credits: 0.25 }
+      ])
+      assert.deepStrictEqual(yield* log.usageByCredentialAndDay(WorkspaceId.make(unique("ws_")), monday, monday + 2 * day, connectionId), [])
     }))
     it.effect("lastCalls answers each credential's latest call in the workspace, ever; none for one that never called", () => Effect.gen(function* () {
       const log = yield* ToolUsageLog

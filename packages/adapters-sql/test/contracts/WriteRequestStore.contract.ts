@@ -144,7 +144,7 @@ export const writeRequestStoreContract = <E, R>(name: string, layer: Layer.Layer
       const pending = at(t0 + 9, {})
       yield* Effect.forEach([failed, expired, pending, withdrawnByService, declined, executed, withdrawnByApp, aWriteRequest({ status: "expired" })], store.insert)
       const ids = (outcome: Parameters<typeof store.listDecided>[1], offset = 0, limit = 10) =>
-        Effect.map(store.listDecided(workspaceId, outcome, offset, limit), (rs) => rs.map((r) => r.id))
+        Effect.map(store.listDecided(workspaceId, outcome, { offset, limit }), (rs) => rs.map((r) => r.id))
       assert.deepStrictEqual(yield* ids(null), [executed.id, declined.id, withdrawnByApp.id, withdrawnByService.id, expired.id, failed.id])
       assert.deepStrictEqual(yield* ids(null, 2, 2), [withdrawnByApp.id, withdrawnByService.id])
       assert.deepStrictEqual(yield* ids(null, 6, 2), [])

@@ -18,8 +18,28 @@ export const appIdentity = (client: Pick<Client, "name" | "recognised" | "kind" 
   return { name: client.name, verified: false, documentHost: client.kind === "metadata_document" ? client.documentHost : null }
 }
 
-/** The identity as plain text (mail, logs): `Claude`, or `"Helper" (unverified app, described at cimd.example)`. */
-export const appLabelText = (app: AppIdentity, fallback = "unnamed app"): string =>
-  app.verified
-    ? app.name ?? fallback
-    : `"${app.name ?? fallback}" (unverified app${app.documentHost === null ? "" : `, described at ${app.documentHost}`})`
+/**
+ * A name someone else chose (an app's self-given name, a person's name) on one line: control characters (a line
+ * break would let it write lines of its own into a mail, a header or a terminal) become spaces, and it is cut at 80
+ * characters.
+ */
+export const oneLine = (text: string): string => {
+  const line = flatText(text)
+  return line.length > 80 ? `${line.slice(0, 79)}…` : line
+}
+
+/** Text on one line, whatever its length (a change's summary may name several campaigns). */
+export const flatText = (text: string): string =>
+  text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, " ").replace(/\s+/g, " ").trim()
+
+/**
+ * The identity as plain text, the one wording of every text surface (mail, CLI, a chart's legend), in the pages'
+ * order (their badge first, docs/service.md): `Claude (verified)`, or `Unverified app "Helper" (described at
+ * cimd.example)`. Each part is on one line and cut (oneLine), so a long name cannot push the "Unverified app" off a
+ * subject line, nor write a line of its own.
+ */
+export const appLabelText = (app: AppIdentity, fallback = "unnamed app"): string => {
+  if (app.verified) return `${oneLine(app.name ?? fallback)} (verified)`
+  const described = app.documentHost === null ? "" : ` (described at ${oneLine(app.documentHost)})`
+  return `Unverified app "${oneLine(app.name ?? fallback)}"${described}`
+}

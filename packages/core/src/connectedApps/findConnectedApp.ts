@@ -50,10 +50,11 @@ export const findConnectedApp = Effect.fn("connectedApps.findConnectedApp")(
     if (Option.isNone(found)) return yield* new ConnectedAppNotFound()
     const { connection, key } = found.value
     const [usage, audit] = yield* Effect.all([
-      Effect.map((yield* ToolUsageLog).usageByCredentialAndDay(workspaceId, window.from, window.to), (all) => all.filter((u) => u.credentialId === id)),
+      // This row's usage only, read from its own index (not the workspace's, filtered here).
+      (yield* ToolUsageLog).usageByCredentialAndDay(workspaceId, window.from, window.to, id),
       // The first page of the audit log filtered by this app (the Audit log page's `app` filter), so that the trail
       // is what "all entries" continues.
-      (yield* AuditLog).page(workspaceId, { app: id, actions: null, offset: 0, limit: auditLimit })
+      (yield* AuditLog).page(workspaceId, { app: id, actions: null }, { offset: 0, limit: auditLimit })
     ], { concurrency: "unbounded" })
     const [app] = yield* connectedAppsOf(workspaceId, connection === null ? [] : [connection], key === null ? [] : [key], usage)
     if (app === undefined) return yield* new ConnectedAppNotFound()

@@ -2,6 +2,7 @@
 // the entries newest first, a page at a time. Every member of the workspace reads it.
 import { Effect } from "effect"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { numberedPage } from "../ports/Page.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export const creditHistoryPageSize = 25
@@ -10,8 +11,8 @@ export const creditHistoryPageSize = 25
 export const creditHistory = Effect.fn("credits.creditHistory")(function* (workspaceId: WorkspaceId, page: number) {
   const ledger = yield* CreditsLedger
   const current = Number.isSafeInteger(page) && page >= 1 ? page : 1
-  // One entry more than a page: whether there is an older page, without a count.
-  const entries = yield* ledger.entriesPage(workspaceId, { skip: (current - 1) * creditHistoryPageSize, limit: creditHistoryPageSize + 1 })
+  // One entry more than a page (numberedPage): whether there is an older page, without a count.
+  const entries = yield* ledger.entriesPage(workspaceId, numberedPage(current, creditHistoryPageSize))
   return {
     balance: yield* ledger.balance(workspaceId),
     page: current,

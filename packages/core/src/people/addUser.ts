@@ -1,5 +1,6 @@
 // Adds a person who signs in with a password (CLI, first start, later the management pages): a well-formed e-mail
-// address nobody else has, a password of at least 8 characters, kept only as the PasswordHasher's hash.
+// address nobody else has, a password that passes passwordProblem (passwords.ts, the rule of every surface that sets
+// one), kept only as the PasswordHasher's hash.
 import { Clock, Effect, Option } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
 import { type User, UserId } from "../workspaces/Workspace.ts"
@@ -8,9 +9,8 @@ import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { Transactor } from "../ports/Transactor.ts"
-import { EmailTaken, UserInvalid } from "./errors.ts"
-
-export const passwordMinLength = 8
+import { EmailTaken, PasswordRefused, UserInvalid } from "./errors.ts"
+import { passwordProblem } from "./passwords.ts"
 
 const emailPattern = /^[^\s@]+@[^\s@]+$/
 
@@ -25,7 +25,8 @@ export const addUser = Effect.fn("people.addUser")(function* (input: AddUserInpu
   const directory = yield* Directory
   const email = input.email.trim()
   if (!emailPattern.test(email)) return yield* new UserInvalid({ reason: "email_malformed", email })
-  if (input.password.length < passwordMinLength) return yield* new UserInvalid({ reason: "password_too_short", email })
+  const problem = passwordProblem(input.password)
+  if (problem !== null) return yield* new PasswordRefused({ reason: problem })
   if (Option.isSome(yield* directory.userByEmail(email))) return yield* new EmailTaken({ email })
   const user: User = {
     id: UserId.make(yield* (yield* Secrets).generate(Prefix.user)),

@@ -1,7 +1,6 @@
 // A person's password: set by an operator (CLI `user password`) or changed by the person on their account page
-// (docs/decisions.md, People: "Changing a password"). The rule for a password is addUser's: at least
-// passwordMinLength characters, and at most passwordMaxLength (the sign-in form reads no more). Only the
-// PasswordHasher's hash is kept. A new password ends every other session of the person: whoever signed in with the old
+// (docs/decisions.md, People: "Changing a password"). The rule for a password is passwords.ts's, the same as
+// addUser's. Only the PasswordHasher's hash is kept. A new password ends every other session of the person: whoever signed in with the old
 // one is signed out; changing one's own keeps the session that changed it.
 import { Clock, Effect, Option } from "effect"
 import { hitLimit, peekLimit } from "../limits/RateLimits.ts"
@@ -10,16 +9,9 @@ import { PeopleStore } from "../ports/PeopleStore.ts"
 import type { SecretHash } from "../ports/Secrets.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { User, UserId } from "../workspaces/Workspace.ts"
-import { passwordMinLength } from "./addUser.ts"
 import { PasswordChangeThrottled, PasswordRefused } from "./errors.ts"
+import { passwordProblem } from "./passwords.ts"
 import { signInAccount } from "./signIn.ts"
-
-/** The sign-in form reads at most this many characters of a password; a longer one could never sign in. */
-export const passwordMaxLength = 1024
-
-/** Why `password` cannot be a password, or null. */
-export const passwordProblem = (password: string): "too_short" | "too_long" | null =>
-  password.length < passwordMinLength ? "too_short" : password.length > passwordMaxLength ? "too_long" : null
 
 export interface SetPasswordInput {
   readonly userId: UserId

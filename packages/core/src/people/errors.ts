@@ -16,9 +16,9 @@ export class NotAMember extends Schema.TaggedError<NotAMember>()("NotAMember", {
   workspaceId: WorkspaceId
 }) {}
 
-/** A person cannot be added as given: the address is not an e-mail address, or the password is too short. */
+/** A person cannot be added as given: the address is not an e-mail address (a refused password is PasswordRefused). */
 export class UserInvalid extends Schema.TaggedError<UserInvalid>()("UserInvalid", {
-  reason: Schema.Literals(["email_malformed", "password_too_short"]),
+  reason: Schema.Literals(["email_malformed"]),
   email: Schema.String
 }) {}
 
@@ -33,8 +33,9 @@ export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFou
 }) {}
 
 /**
- * A new password is not accepted (changePassword.ts): shorter than passwordMinLength, longer than passwordMaxLength,
- * the two entries differ, or (changing one's own) the current password is not right. Nothing changed.
+ * A password is not accepted, for a person added, set or changed: shorter than passwordMinLength, longer than
+ * passwordMaxLength (passwords.ts), the two entries differ, or (changing one's own) the current password is not
+ * right. Nothing changed.
  */
 export class PasswordRefused extends Schema.TaggedError<PasswordRefused>()("PasswordRefused", {
   reason: Schema.Literals(["too_short", "too_long", "not_repeated", "wrong_current_password"])

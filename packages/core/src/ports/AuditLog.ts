@@ -3,10 +3,11 @@
 import { Context, Effect } from "effect"
 import type { AuditAction, AuditEntry } from "../audit/AuditEntry.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { PageQuery } from "./Page.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
-/** One page of a workspace's audit log. */
-export interface AuditQuery {
+/** Which of a workspace's audit entries a page lists. */
+export interface AuditFilter {
   /**
    * Only one app's entries: a connection id, an API key id or a client id, matched against the entry's connection,
    * its `detail.apiKeyId` and its client; null for every entry.
@@ -14,15 +15,12 @@ export interface AuditQuery {
   readonly app: string | null
   /** Only entries of these kinds; null for every kind. */
   readonly actions: ReadonlyArray<AuditAction> | null
-  /** How many of the matching entries, newest first, come before this page. */
-  readonly offset: number
-  readonly limit: number
 }
 
 export interface AuditLogShape {
   readonly append: (entry: AuditEntry) => Effect.Effect<void, StoreUnavailable>
   readonly list: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
-  /** The entries of `query`, newest (last appended) first; at most `limit`. */
-  readonly page: (workspaceId: WorkspaceId, query: AuditQuery) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
+  /** The `page` of the entries `filter` matches, newest (last appended) first. */
+  readonly page: (workspaceId: WorkspaceId, filter: AuditFilter, page: PageQuery) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
 }
 export class AuditLog extends Context.Service<AuditLog, AuditLogShape>()("core/ports/AuditLog") {}

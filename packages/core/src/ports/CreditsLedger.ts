@@ -5,6 +5,7 @@ import { Context, Effect } from "effect"
 import type { CreditEntry, CreditMovement, CreditSetting, CreditsReplaced } from "../credits/CreditEntry.ts"
 import type { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import type { StoreUnavailable } from "./errors.ts"
+import type { PageQuery } from "./Page.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 
 export interface CreditsLedgerShape {
@@ -30,12 +31,12 @@ export interface CreditsLedgerShape {
   /** The workspace's latest entries, newest first. */
   readonly entries: (workspaceId: WorkspaceId, limit: number) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
   /**
-   * A page of the workspace's entries, newest first: up to `limit` after skipping the `skip` newest (the settings
-   * page's ledger). Entries written at the same millisecond keep the order they were written in.
+   * A `page` of the workspace's entries, newest first (the settings page's ledger). Entries written at the same
+   * millisecond keep the order they were written in.
    */
   readonly entriesPage: (
     workspaceId: WorkspaceId,
-    page: { readonly skip: number; readonly limit: number }
+    page: PageQuery
   ) => Effect.Effect<ReadonlyArray<CreditEntry>, StoreUnavailable>
 }
 export class CreditsLedger extends Context.Service<CreditsLedger, CreditsLedgerShape>()("core/ports/CreditsLedger") {}

@@ -6,7 +6,7 @@ import { Context } from "effect"
 export interface ObservationsShape {
   /** One answer of the token endpoint: `grantType` authorization_code, refresh_token or other; `outcome` issued or a refusal tag. */
   readonly tokenGrant: (grantType: string, outcome: string) => void
-  /** One tool call: its kind (read, write, raw) and outcome (ok or a refusal tag). */
+  /** One tool call: its kind (read or write, `unknown` for no such tool) and outcome (ok or a refusal tag). */
   readonly toolCall: (kind: string, outcome: string) => void
   /** Credits taken from a workspace's balance (reserved for a call), or given back (`refunded`). */
   readonly credits: (direction: "charged" | "refunded", amount: number) => void

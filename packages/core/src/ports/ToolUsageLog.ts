@@ -18,12 +18,15 @@ export interface ToolUsageLogShape {
   /**
    * The workspace's calls at or after `from` and before `to`, counted and their credits summed per credential (the
    * connection, else the API key) and UTC day, ordered by day then credential id; a day without calls has no row.
-   * The store aggregates (one row per credential and day), never by handing back every call.
+   * The store aggregates (one row per credential and day), never by handing back every call. With `credentialId`,
+   * that credential's rows only (one row of Connected apps), read from the credential's own index: one app's usage
+   * costs what its own calls cost, not the whole workspace's.
    */
   readonly usageByCredentialAndDay: (
     workspaceId: WorkspaceId,
     from: number,
-    to: number
+    to: number,
+    credentialId?: string
   ) => Effect.Effect<ReadonlyArray<UsageOfDay>, StoreUnavailable>
   /**
    * When each of `credentialIds` (connection or API key ids of the workspace) last made a call, ever; a credential

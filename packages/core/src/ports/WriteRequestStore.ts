@@ -3,6 +3,7 @@
 import { Context, Effect, Option } from "effect"
 import type { WriteRequest, WriteRequestId, WriteRequestOutcome } from "../approvals/WriteRequest.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
+import type { PageQuery } from "./Page.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
 import type { ConnectionId } from "../connections/Connection.ts"
 import type { ApiKeyId } from "../credentials/records.ts"
@@ -27,11 +28,11 @@ export interface WriteRequestStoreShape {
   /** The workspace's requests waiting for a person, oldest first. */
   readonly listPending: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<WriteRequest>>
   /**
-   * The workspace's requests no longer pending (outcomeOfWriteRequest), or only those of `outcome`: the last moved
-   * (`updatedAt`, then id) first, `offset` of them skipped, at most `limit` (the Write approvals page's history).
+   * A `page` of the workspace's requests no longer pending (outcomeOfWriteRequest), or only those of `outcome`: the
+   * last moved (`updatedAt`, then id) first (the Write approvals page's history).
    */
   readonly listDecided: (
-    workspaceId: WorkspaceId, outcome: WriteRequestOutcome | null, offset: number, limit: number
+    workspaceId: WorkspaceId, outcome: WriteRequestOutcome | null, page: PageQuery
   ) => Fx<ReadonlyArray<WriteRequest>>
   /**
    * Moves every pending request whose deadline is reached (isDueToExpire) to expired, version + 1, updatedAt = now,

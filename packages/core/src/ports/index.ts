@@ -1,6 +1,7 @@
 // The ports module's public face: every port, one file each.
 // Other packages import it through @adgate/core; other core folders import only the files it exports.
 export * from "./errors.ts"
+export * from "./Page.ts"
 export * from "./Secrets.ts"
 export * from "./FollowingWrites.ts"
 export * from "./ClientStore.ts"

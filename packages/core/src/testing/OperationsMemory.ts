@@ -13,6 +13,7 @@ import { startOfUtcDay } from "../guardrails/Guardrails.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { Directory } from "../ports/Directory.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
+import { entriesOfPage } from "../ports/Page.ts"
 import { IdempotencyStore } from "../ports/IdempotencyStore.ts"
 import { TaskStore } from "../ports/TaskStore.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
@@ -43,14 +44,12 @@ export const WriteRequestStoreMemory = Layer.effect(WriteRequestStore, Effect.ge
       Effect.map(table.all, (all) =>
         all.filter((r) => r.workspaceId === workspaceId && r.status === "pending_approval")
           .sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))),
-    listDecided: (workspaceId, outcome, offset, limit) =>
+    listDecided: (workspaceId, outcome, page) =>
       Effect.map(table.all, (all) =>
-        all.filter((r) => {
+        entriesOfPage(all.filter((r) => {
           const of = outcomeOfWriteRequest(r)
           return r.workspaceId === workspaceId && of !== null && (outcome === null || of === outcome)
-        })
-          .sort(newestFirst((r) => r.updatedAt))
-          .slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit))),
+        }).sort(newestFirst((r) => r.updatedAt)), page)),
     // One Ref.modify: every due request moves once, as the SQL UPDATE … WHERE status = 'pending_approval' does.
     expireDue: (now) =>
       Ref.modify(table.ref, (m): readonly [ReadonlyArray<WriteRequestId>, ReadonlyMap<string, WriteRequest>] => {
@@ -159,10 +158,7 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
     entries: (workspaceId, limit) =>
       Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit))),
     entriesPage: (workspaceId, page) =>
-      Effect.map(Ref.get(entries), (all) => {
-        const skip = Math.max(0, Math.floor(page.skip))
-        return all.filter((e) => e.workspaceId === workspaceId).reverse().slice(skip, skip + Math.max(0, Math.floor(page.limit)))
-      })
+      Effect.map(Ref.get(entries), (all) => entriesOfPage(all.filter((e) => e.workspaceId === workspaceId).reverse(), page))
   })
 }))
 
@@ -208,12 +204,13 @@ export const ToolUsageLogMemory = Layer.effect(ToolUsageLog, Effect.gen(function
           : changes.filter((u) => u.budgetTarget === budgetTarget).sort((a, b) => a.at - b.at)[0]
         return { changes: changes.length, budgetBefore: first?.budgetFrom ?? null }
       }),
-    usageByCredentialAndDay: (workspaceId, from, to) =>
+    usageByCredentialAndDay: (workspaceId, from, to, only) =>
       Effect.map(Ref.get(usages), (all) => {
         const days = new Map<string, { credentialId: string; day: number; calls: number; credits: number }>()
         for (const u of all) {
           const credentialId = credentialOfUsage(u)
           if (u.workspaceId !== workspaceId || u.at < from || u.at >= to || credentialId === null) continue
+          if (only !== undefined && credentialId !== only) continue
           const day = startOfUtcDay(u.at)
           const key = `${day} ${credentialId}`
           const sum = days.get(key) ?? { credentialId, day, calls: 0, credits: 0 }

@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { AuditEntry, MailMessage } from "../audit/AuditEntry.ts"
 import type { AccessToken, ApiKey } from "../credentials/records.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
+import { entriesOfPage } from "../ports/Page.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
 import { RateLimiter, rateWindow } from "../ports/RateLimiter.ts"
@@ -120,12 +121,11 @@ export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   return AuditLog.of({
     append: (entry) => Ref.update(entries, (all) => [...all, entry]),
     list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
-    page: (workspaceId, query) => Effect.map(Ref.get(entries), (all) =>
-      all.filter((e) => e.workspaceId === workspaceId &&
-        (query.app === null || e.clientId === query.app || e.connectionId === query.app || e.detail["apiKeyId"] === query.app) &&
-        (query.actions === null || query.actions.includes(e.action)))
-        .reverse()
-        .slice(Math.max(0, query.offset), Math.max(0, query.offset) + Math.max(0, query.limit)))
+    page: (workspaceId, filter, page) => Effect.map(Ref.get(entries), (all) =>
+      entriesOfPage(all.filter((e) => e.workspaceId === workspaceId &&
+        (filter.app === null || e.clientId === filter.app || e.connectionId === filter.app || e.detail["apiKeyId"] === filter.app) &&
+        (filter.actions === null || filter.actions.includes(e.action)))
+        .reverse(), page))
   })
 }))
 

@@ -183,12 +183,6 @@ const recordRefusal = (request: ToolCallRequest, tool: Tool, kind: ToolKind) =>
     })
   })
 
-/** The call's kind as a metric label (read, write, raw), or `unknown` for a tool that does not exist. */
-const callKindLabel = (request: ToolCallRequest): string => kindLabels.get(request) ?? "unknown"
-
-/** The kind each call was found to be, for its metric once it has ended. */
-const kindLabels = new WeakMap<ToolCallRequest, string>()
-
 /** The first failure's tag, else `defect` or `interrupt`. */
 const refusalTagOf = (cause: Cause.Cause<unknown>): string => {
   const failure = cause.reasons.find(Cause.isFailReason)
@@ -196,15 +190,29 @@ const refusalTagOf = (cause: Cause.Cause<unknown>): string => {
   return Cause.hasInterruptsOnly(cause) ? "interrupt" : "defect"
 }
 
+/**
+ * `effect` with one increment for the metrics when it ends (ports/Observations.ts): the call's kind (read or write,
+ * as kindOfCall decides; `unknown` for a tool that does not exist) and its outcome, never its arguments.
+ */
+const observed = <A, E, R>(kind: ToolKind | "unknown", effect: Effect.Effect<A, E, R>) =>
+  Effect.onExit(effect, (exit) =>
+    Effect.map(Effect.service(Observations), (observe) =>
+      observe.toolCall(kind, exit._tag === "Success" ? "ok" : refusalTagOf(exit.cause))))
+
 export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCallRequest) {
-  const { principal } = request
   const platforms = yield* Platforms
   // 404: no such tool.
   const tool = platforms.tools.find((t) => t.name === request.name)
-  if (tool === undefined) return yield* new ToolNotFound({ name: request.name })
-  // 403 insufficient_scope before anything is read: the scope for this call's kind.
+  if (tool === undefined) return yield* observed("unknown", Effect.fail(new ToolNotFound({ name: request.name })))
   const kind = kindOfCall(tool, request.arguments)
-  kindLabels.set(request, kind)
+  return yield* observed(kind, callKnownTool(request, tool, kind))
+})
+
+/** A call of a tool that exists, whose kind is `kind`: every check in the spec's order, then the run. */
+const callKnownTool = (request: ToolCallRequest, tool: Tool, kind: ToolKind) => Effect.gen(function* () {
+  const { principal } = request
+  const platforms = yield* Platforms
+  // 403 insufficient_scope before anything is read: the scope for this call's kind.
   const scope = scopeForCall(tool, kind)
   if (!principal.scopes.includes(scope)) return yield* scopeRefusal(principal, tool.name, scope)
   // 403: plan, role and platform choice: the same decision GET /tools lists by. The platform is asked for the
@@ -247,10 +255,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
     Effect.mapError(() => new StoreUnavailable({ operation: "IdempotencyStore.claim", message: "stored answer does not decode" }))
   )
   return yield* answerOf(tool, outcome, run._tag === "Replayed")
-}, (effect, request) => Effect.onExit(effect, (exit) =>
-  // One increment per call for the metrics (ports/Observations.ts): its kind and its outcome, never its arguments.
-  Effect.map(Effect.service(Observations), (observe) =>
-    observe.toolCall(callKindLabel(request), exit._tag === "Success" ? "ok" : refusalTagOf(exit.cause)))))
+})
 
 /**
  * Every refusal callTool can answer: the REST and MCP adapters map each tag once (a `satisfies Record<…["_tag"], …>`

@@ -118,11 +118,18 @@ describe("the name shown (appIdentity)", () => {
   it("a recognised client shows the product's name, not its self-given one", () => {
     const identity = appIdentity({ ...base, name: "Totally Claude", recognised: true, productName: "Claude" })
     assert.deepStrictEqual(identity, { name: "Claude", verified: true, documentHost: null })
-    assert.strictEqual(appLabelText(identity), "Claude")
+    assert.strictEqual(appLabelText(identity), "Claude (verified)")
   })
   it("any other client is unverified with its self-given name in quotes and, for a document, its host", () => {
     const identity = appIdentity({ kind: "metadata_document", documentHost: "tool.example", name: "Claude", recognised: false, productName: null })
-    assert.strictEqual(appLabelText(identity), "\"Claude\" (unverified app, described at tool.example)")
+    assert.strictEqual(appLabelText(identity), "Unverified app \"Claude\" (described at tool.example)")
+  })
+  it("in text, in the pages' order, on one line: a long or multi-line name cannot push the Unverified label or the host out", () => {
+    const name = `Claude\r\nBcc: x@evil.example ${"padding ".repeat(20)}`
+    const label = appLabelText({ name, verified: false, documentHost: "tool.example" })
+    assert.match(label, /^Unverified app "Claude Bcc: x@evil\.example padding [^"\n\r]*…" \(described at tool\.example\)$/)
+    assert.strictEqual(appLabelText({ name: null, verified: false, documentHost: null }, "cl_1"), "Unverified app \"cl_1\"")
+    assert.strictEqual(appLabelText({ name: null, verified: true, documentHost: null }), "unnamed app (verified)")
   })
 })
 

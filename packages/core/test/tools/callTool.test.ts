@@ -8,6 +8,7 @@ import {
   DirectoryUnavailable,
   EventOutbox,
   hashToolCall,
+  Observations,
   Platforms,
   Secrets,
   GuardrailStore,
@@ -264,6 +265,21 @@ describe("callTool: status rows", () => {
     assert.deepInclude(yield* carried({ plan: "paid", role: "admin" }), { _tag: "Ran", providerStatus: 200 })
     // The carried standing decides: a free plan is refused as it would be when read.
     assert.strictEqual((yield* refusal(carried({ plan: "free", role: "admin" })))._tag, "ToolPlanNotPaid")
+  })))
+})
+
+describe("callTool: metrics", () => {
+  it.effect("each call counts once with the kind it was found to be (unknown for no such tool) and its outcome", () => inPipeline(Effect.gen(function* () {
+    const counted: Array<readonly [string, string]> = []
+    const observations = { ...(yield* Observations), toolCall: (kind: string, outcome: string) => { counted.push([kind, outcome]) } }
+    const observe = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.provideService(Effect.result(effect), Observations, observations)
+    yield* observe(callTool(call("ads__list_campaigns", { accountId: "act_1" })))
+    yield* observe(callTool(call("ads__nope", {})))
+    yield* observe(callTool(call("ads__pause_campaign", { accountId: "act_1", campaignId: "c1" }, { principal: principal({ scopes: ["tools:read"] }) })))
+    yield* observe(callTool(call("ads__raw", { method: "GET", path: "/campaigns" }, { principal: principal({ scopes: ["tools:read"] }) })))
+    yield* observe(callTool(call("ads__raw", { method: "POST", path: "/campaigns" }, { principal: principal({ scopes: ["tools:read"] }) })))
+    // A raw call counts as the kind its method makes it: GET a read, POST a write.
+    assert.deepStrictEqual(counted, [["read", "ok"], ["unknown", "ToolNotFound"], ["write", "ToolScopeMissing"], ["read", "ToolScopeMissing"], ["write", "ToolScopeMissing"]])
   })))
 })
 

@@ -3,14 +3,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import {
-  addUser, addWorkspace, CreditsLedger, Directory, EmailTaken, findUser, findWorkspace, InvalidCreditAmount, setCreditBalance,
+  addUser, addWorkspace, CreditsLedger, Directory, EmailTaken, findUser, findWorkspace, InvalidCreditAmount, passwordMaxLength, PasswordRefused, setCreditBalance,
   setMemberRole, setWorkspacePlan, UserId, UserInvalid, UserNotFound, WorkspaceInvalid, WorkspaceNameAmbiguous, WorkspaceNotFound
 } from "@adgate/core"
 import { audited } from "../support/audited.ts"
 import { peopleWorld } from "../people/world.ts"
 
 describe("adding people", () => {
-  it.effect("a person needs a well-formed address nobody has (in any case) and a password of 8 characters or more", () =>
+  it.effect("a person needs a well-formed address nobody has (in any case) and a password of 8 to 1024 characters", () =>
     Effect.gen(function* () {
       const dana = yield* addUser({ email: " dana@example.com ", password: "long-enough" })
       assert.strictEqual(dana.email, "dana@example.com")
@@ -19,7 +19,11 @@ describe("adding people", () => {
       assert.deepStrictEqual(yield* Effect.flip(addUser({ email: "not an address", password: "long-enough" })),
         new UserInvalid({ reason: "email_malformed", email: "not an address" }))
       assert.deepStrictEqual(yield* Effect.flip(addUser({ email: "eve@example.com", password: "1234567" })),
-        new UserInvalid({ reason: "password_too_short", email: "eve@example.com" }))
+        new PasswordRefused({ reason: "too_short" }))
+      // The rule of every surface that sets a password: one the sign-in form could never send is refused too.
+      assert.deepStrictEqual(yield* Effect.flip(addUser({ email: "eve@example.com", password: "x".repeat(passwordMaxLength + 1) })),
+        new PasswordRefused({ reason: "too_long" }))
+      assert.strictEqual((yield* addUser({ email: "max@example.com", password: "x".repeat(passwordMaxLength) })).email, "max@example.com")
       assert.isTrue(Option.isNone(yield* (yield* Directory).userByEmail("eve@example.com")), "nothing stored for a refusal")
       assert.strictEqual((yield* findUser("Dana@Example.com")).id, dana.id)
       assert.deepStrictEqual(yield* Effect.flip(findUser("nobody@example.com")), new UserNotFound({ email: "nobody@example.com" }))

@@ -8,7 +8,7 @@ import { Clock, Effect, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
   decideAndExecute, findWriteRequest, type Guardrails, listPendingWriteRequests, outcomeOfWriteRequest, WriteRequestId,
-  WriteRequestOutcome, WriteRequestStore
+  numberedPage, WriteRequestOutcome, WriteRequestStore
 } from "@adgate/core"
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
@@ -178,7 +178,8 @@ export const historyQuery = (request: HttpServerRequest.HttpServerRequest) => {
   const status = params.get("status") ?? ""
   const page = params.get("page") ?? "1"
   const outcome = status === "" ? null : decodeOutcome(status)
-  if (outcome !== null && outcome._tag === "None") return { problem: `There is no status “${status.slice(0, 40)}” to filter by.` } as const
+  // Fixed words: nothing of the URL is said on the page (a link cannot put a sentence of its own there).
+  if (outcome !== null && outcome._tag === "None") return { problem: "There is no such status to filter by." } as const
   if (!/^[1-9][0-9]{0,5}$/.test(page) || Number(page) > maxHistoryPage)
     return { problem: `The page must be a number from 1 to ${maxHistoryPage}.` } as const
   return { outcome: outcome === null ? null : outcome.value, page: Number(page) } as const
@@ -210,12 +211,12 @@ const listPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequ
     const now = yield* Clock.currentTimeMillis
     const pending = yield* listPendingWriteRequests(view.workspace.id)
     const shown = yield* Effect.flatMap(factsOf(pending.slice(0, pendingShown)), (all) => Effect.forEach(all, pendingFactsOf, { concurrency: 4 }))
-    const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, (query.page - 1) * historyPageSize, historyPageSize + 1)
+    const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, numberedPage(query.page, historyPageSize))
     const history = yield* factsOf(rows.slice(0, historyPageSize))
     const at = (page: number) => pagePaths.approvals(view.workspace.id, { ...(query.outcome === null ? {} : { status: query.outcome }), ...(page === 1 ? {} : { page }) })
     return renderWorkspacePage({
       view, section: "approvals", title: "Write approvals",
-      body: html`${noticeOf(request)}
+      body: html`${noticeOf(view.person)}
 <section aria-labelledby="waiting">
 <h2 id="waiting">Waiting for a decision <span class="badge ${pending.length === 0 ? "neutral" : "pending_approval"}">${pending.length}</span></h2>
 ${pending.length === 0
@@ -238,7 +239,7 @@ ${pager(query.page > 1 ? at(query.page - 1) : null, rows.length > historyPageSiz
     })
   })
 
-const detailPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest, requestId: WriteRequestId) =>
+const detailPage = (view: WorkspaceView, requestId: WriteRequestId) =>
   Effect.gen(function* () {
     const found = yield* findWriteRequest(view.workspace.id, requestId).pipe(Effect.result)
     if (found._tag === "Failure") return yield* notFound(view)
@@ -250,14 +251,14 @@ const detailPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRe
       const pending = yield* pendingFactsOf(facts)
       return renderWorkspacePage({
         view, section: "approvals", title,
-        body: html`${noticeOf(request)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
+        body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
 ${pendingCard(view, pending, yield* Clock.currentTimeMillis, "h2")}`
       })
     }
     const outcome = outcomeOfWriteRequest(wr)
     return renderWorkspacePage({
       view, section: "approvals", title,
-      body: html`${noticeOf(request)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
+      body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
 <section class="card">
 <h2>${outcomeBadge(facts)} <span class="visually-hidden">Status: </span>${outcome === null ? "" : outcomeLabels[outcome]}</h2>
 <dl class="facts">
@@ -353,7 +354,7 @@ const decide = (decision: "approve" | "decline") =>
         : done.status === "approved" ? "Approved: it could not be run just now (the platform or the service did not answer), so it runs by itself shortly."
         : done.status === "rejected" ? "Declined: nothing was applied."
         : `Now ${done.status}.`
-      return doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
+      return yield* doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
     }))
 
 export const ApprovalsRoutes = HttpRouter.use((router) =>
@@ -361,8 +362,8 @@ export const ApprovalsRoutes = HttpRouter.use((router) =>
     const context = yield* Effect.context<ApprovalsServices>()
     const base = "/workspaces/:workspaceId/approvals"
     yield* router.add("GET", base, withWorkspace(listPage).pipe(Effect.provideContext(context)))
-    yield* router.add("GET", `${base}/:requestId`, withWorkspace((view, request) =>
-      Effect.flatMap(HttpRouter.params, (params) => detailPage(view, request, WriteRequestId.make(params["requestId"] ?? "")))
+    yield* router.add("GET", `${base}/:requestId`, withWorkspace((view) =>
+      Effect.flatMap(HttpRouter.params, (params) => detailPage(view, WriteRequestId.make(params["requestId"] ?? "")))
     ).pipe(Effect.provideContext(context)))
     yield* router.add("POST", `${base}/:requestId/approve`, decide("approve").pipe(Effect.provideContext(context)))
     yield* router.add("POST", `${base}/:requestId/decline`, decide("decline").pipe(Effect.provideContext(context)))

@@ -5,7 +5,7 @@ import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
   appIdentity, type AuditAction, AuditAction as AuditActionSchema, type Client, type AuditEntry, AuditLog, ApiKeyStore, ClientStore, ConnectionStore,
-  Directory, type UserId
+  Directory, numberedPage, type UserId
 } from "@adgate/core"
 import { RequestId } from "../../security.ts"
 import type { People } from "../../people/People.ts"
@@ -70,7 +70,8 @@ const auditQuery = (request: HttpServerRequest.HttpServerRequest) => {
   const page = params.get("page") ?? "1"
   if (app.length > 512) return { problem: "The app filter is too long." } as const
   const actions = actionsOfKind(kind)
-  if (actions === "unknown") return { problem: `There is no kind “${kind.slice(0, 40)}” to filter by.` } as const
+  // Fixed words: nothing of the URL is said on the page (a link cannot put a sentence of its own there).
+  if (actions === "unknown") return { problem: "There is no such kind of entry to filter by." } as const
   if (!/^[1-9][0-9]{0,5}$/.test(page) || Number(page) > maxAuditPage) return { problem: `The page must be a number from 1 to ${maxAuditPage}.` } as const
   return { app: app === "" ? null : app, kind, actions, page: Number(page) } as const
 }
@@ -199,7 +200,7 @@ const appFilter = (apps: AppNames, selected: string | null): Html =>
   html`<select id="app" name="app">
 <option value="">All apps</option>
 ${[...apps].map(([id, app]) => html`<option value="${id}"${id === selected ? html` selected` : ""}>${app.option}</option>`)}
-${selected !== null && !apps.has(selected) ? html`<option value="${selected}" selected>${selected}</option>` : ""}
+${selected !== null && !apps.has(selected) ? html`<option value="${selected}" selected>An app not in this workspace</option>` : ""}
 </select>`
 
 const auditPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) =>
@@ -209,9 +210,7 @@ const auditPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerReq
       const requestId = yield* Effect.service(RequestId)
       return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.audit(view.workspace.id), requestId })
     }
-    const entries = yield* (yield* AuditLog).page(view.workspace.id, {
-      app: query.app, actions: query.actions, offset: (query.page - 1) * auditPageSize, limit: auditPageSize + 1
-    })
+    const entries = yield* (yield* AuditLog).page(view.workspace.id, { app: query.app, actions: query.actions }, numberedPage(query.page, auditPageSize))
     const shown = entries.slice(0, auditPageSize)
     const apps = yield* appDirectory(view.workspace.id)
     const directory = yield* Directory
