@@ -7,7 +7,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
 import { SandboxConnections } from "../src/PlatformsSandbox.ts"
 import { databaseUrl, pgliteDatabase, platformsOn, postgresDatabase, tempDataDir } from "./databases.ts"
-import { platformsContract } from "./Platforms.contract.ts"
+import { platformsContract } from "@adgate/contract-kit"
 
 const toolNamed = (name: string) => Effect.map(Platforms, (p) => {
   const tool = p.tools.find((t: Tool) => t.name === name)

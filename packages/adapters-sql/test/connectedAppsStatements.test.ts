@@ -4,7 +4,7 @@
 import { ClientStore, ConnectionStore, ApiKeyStore, Directory, listConnectedApps, ToolUsageLog, usageWindow, WorkspaceId, UserId } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
-import { aClient, aConnection, anApiKey, aToolUsage, t0, unique } from "./contracts/fixtures.ts"
+import { aClient, aConnection, anApiKey, aToolUsage, t0, unique } from "@adgate/contract-kit"
 import { pgliteDatabase, statementsOf } from "./databases.ts"
 import { TokenWorld } from "./tokenWorld.ts"
 
