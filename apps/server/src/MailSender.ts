@@ -1,22 +1,19 @@
-// Sends the mail outbox (spec §Events: admins on a new connection, the connecting person on a waiting change):
-// through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it, otherwise as one log line
-// per mail with recipient and subject only. A mail that cannot be sent stays in the outbox and is tried again on the
-// next pass.
-import { Clock, Effect, Layer, Option, Redacted } from "effect"
-import { inBackground, Mailer, type MailMessage } from "@adgate/core"
+// The server's mail delivery: through SMTP (nodemailer) when SMTP_URL is set, as text with an HTML part made from it,
+// otherwise as one log line per mail with recipient and subject only (adgate's MailDeliveryLog). The outbox is
+// drained by adgate's MailSenderSchedule over that delivery.
+import { Effect, Layer, Option, Redacted } from "effect"
+import { MailDelivery, MailUndelivered, type Deliver, MailSenderSchedule, viaLog } from "adgate"
+
+export { sendPendingMail, viaLog } from "adgate"
 
 export interface MailSenderOptions {
   readonly smtpUrl: Option.Option<Redacted.Redacted<string>>
   readonly from: string
   /** How often the outbox is read (default 5 s). */
   readonly every?: `${number} seconds` | `${number} millis`
-  /** The HTML part of a mail, made from its text (adapters-http's mailHtml); without it mail is text only. */
+  /** The HTML part of a mail, made from its text (adgate's mailHtml); without it mail is text only. */
   readonly htmlOf?: (text: string) => string
 }
-
-type Deliver = (mail: MailMessage) => Effect.Effect<void, unknown>
-
-export const viaLog: Deliver = (mail) => Effect.logInfo(`mail to ${mail.to}: ${mail.subject}`)
 
 // nodemailer is imported only when SMTP_URL is set (at the layer's start): a server that logs its mail never loads it
 // (~40 modules of resident memory it would not use).
@@ -33,31 +30,15 @@ const viaSmtp = (
     })).pipe(Effect.asVoid)
 }
 
-/** One pass over the outbox: deliver what is pending, mark each delivered mail sent. */
-export const sendPendingMail = (deliver: Deliver, batch = 20) =>
-  Effect.gen(function* () {
-    const mailer = yield* Mailer
-    const pending = yield* mailer.pending(batch)
-    let sent = 0
-    for (const mail of pending) {
-      const delivered = yield* deliver(mail).pipe(
-        Effect.as(true),
-        // The error itself is not logged: an SMTP error may quote the URL with its credentials.
-        Effect.catch(() => Effect.as(Effect.logWarning(`mail ${mail.id} could not be sent; it stays in the outbox`), false))
-      )
-      if (delivered) {
-        yield* mailer.markSent(mail.id, yield* Clock.currentTimeMillis)
-        sent++
-      }
-    }
-    return sent
-  })
-
-export const MailSender = (options: MailSenderOptions) =>
-  Layer.unwrap(Effect.map(
+/** The server's MailDelivery: SMTP with SMTP_URL, else the log. */
+export const MailDeliveryServer = (options: MailSenderOptions) =>
+  Layer.effect(MailDelivery, Effect.map(
     Option.match(options.smtpUrl, {
       onNone: () => Effect.succeed(viaLog),
       onSome: (url) => Effect.map(Effect.promise(() => import("nodemailer")), (module) => viaSmtp(module.default, url, options.from, options.htmlOf))
     }),
-    (deliver) => inBackground(options.every ?? "5 seconds", "mail outbox unavailable; retrying", sendPendingMail(deliver))
+    (deliver) => MailDelivery.of({ deliver: (mail) => deliver(mail).pipe(Effect.mapError(() => new MailUndelivered({ message: "the mail server did not accept the mail" }))) })
   ))
+
+export const MailSender = (options: MailSenderOptions) =>
+  MailSenderSchedule(options.every).pipe(Layer.provide(MailDeliveryServer(options)))

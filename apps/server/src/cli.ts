@@ -8,7 +8,7 @@ import { sendToRunningServer } from "./adminSocket.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { appPorts } from "./appPorts.ts"
 import { answerOf, type CommandAnswer, refusedAnswer, runCommand, usage } from "./commands.ts"
-import { formatLogfmtOneMessage } from "./LogfmtLogger.ts"
+import { formatLogfmtOneMessage } from "adgate"
 
 export { usage } from "./commands.ts"
 

@@ -12,7 +12,7 @@ import {
   listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
   setGuardrails, setMemberRole, setPassword, setWorkspacePlan, showGuardrails, type UserId, WriteMode, type WriteRequest, WriteRequestId
 } from "@adgate/core"
-import { dataFolderInUse } from "@adgate/adapters-sql"
+import { dataFolderInUse } from "adgate/server"
 import type { appPorts } from "./appPorts.ts"
 import type { loadAppConfig } from "./config.ts"
 import { AdminSocketRefused, UsageInvalid } from "./errors.ts"

@@ -9,7 +9,7 @@ import {
   builtInProducts, decodeRecognisedProducts, defaultInputLimits, defaultLimits, type InputLimitsShape, limitNames, type Limit,
   type LimitName, type RateLimitPolicy, type RecognisedProduct
 } from "@adgate/core"
-import { compileTrustedProxies } from "@adgate/adapters-http/clientAddress"
+import { compileTrustedProxies } from "adgate/server"
 import { ConfigurationInvalid } from "./errors.ts"
 
 export interface AppConfig {

@@ -5,23 +5,17 @@
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
-import {
-  ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
-} from "@adgate/core"
-import {
-  absolute, DevelopmentMailbox, mailHtml, makeHttpApp, makeMetrics, makeShutdownFlag, metricsLayer, pagePaths, MetadataDocumentFetcherHttps, Readiness,
-  serveHttp, serveMetrics, TrustedProxies
-} from "@adgate/adapters-http"
 import { SqlClient } from "effect/sql"
-import { McpRoutes } from "@adgate/adapters-mcp"
+import { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, LogfmtLogger } from "adgate"
+import {
+  absolute, dataFolderInUse, DevelopmentMailbox, mailHtml, makeMetrics, makeShutdownFlag, metricsLayer, outboxBacklog, pagePaths,
+  pendingMigrations, Readiness, serveHttp, serveMetrics
+} from "adgate/server"
 import { AdminSocket } from "./adminSocket.ts"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
-import { LogfmtLogger } from "./LogfmtLogger.ts"
-import { MailSender } from "./MailSender.ts"
+import { MailDeliveryServer } from "./MailSender.ts"
 import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
-import { TaskRunner } from "./taskRunner.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
 /** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
@@ -35,9 +29,8 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
     return { shuttingDown: shutdown.isSet, pendingMigrations: Effect.provideService(pendingMigrations, SqlClient.SqlClient, sql) }
   })).pipe(Layer.provide(ports))
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
-  // The MCP server joins the same router (and its security middleware) here rather than inside makeHttpApp, so that
-  // adapters-http does not depend on adapters-mcp: the two adapters meet only in the composition.
-  const app = Layer.mergeAll(makeHttpApp(), McpRoutes)
+  // Every route adgate owns (the OAuth server, discovery, REST, MCP, the pages), as a host mounts them.
+  const app = adgateRoutes()
   const http = serveHttp({ app, port: config.port, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
   // Without SMTP_URL the mail is only logged, so the instance's admin (the first admin, ADGATE_ADMIN_EMAIL) reads it
   // on the development mailbox page (docs/decisions.md, Mail and the development mailbox).
@@ -61,26 +54,24 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
     })).pipe(Layer.provide(ports))
   })
   const policy = Layer.mergeAll(
-    Layer.succeed(RateLimits, config.rateLimits), Layer.succeed(InputLimits, config.inputLimits),
-    Layer.succeed(TrustedProxies, config.trustedProxies),
-    Layer.succeed(RecognisedProducts, config.recognisedProducts),
+    adgatePolicy({
+      rateLimits: config.rateLimits, inputLimits: config.inputLimits, trustedProxies: config.trustedProxies,
+      recognisedProducts: config.recognisedProducts
+    }),
     mailbox, readiness, metrics
   )
   return Layer.mergeAll(
     // Seeding comes first so that the first request already finds the demo workspace.
     http.pipe(Layer.provide(seeded)),
-    HousekeepingSchedule,
-    // Approved writes whose executing process died (or was never claimed) run again (docs/decisions.md, Write requests).
-    ResumeApprovedWritesSchedule,
-    // Connections past their 365 days end (and are audited) without waiting for a refresh (spec §States: Connection).
-    ExpiredConnectionsSchedule,
-    OutboxSchedule,
-    TaskRunner,
-    MailSender({ smtpUrl: config.smtpUrl, from: config.mailFrom, htmlOf: (text) => mailHtml(text, config.baseUrl) }),
+    // Housekeeping, resuming approved writes, ending expired connections, the outbox readers, the task runner and the
+    // mail sender (SMTP with SMTP_URL, else the log).
+    adgateBackground().pipe(
+      Layer.provide(MailDeliveryServer({ smtpUrl: config.smtpUrl, from: config.mailFrom, htmlOf: (text) => mailHtml(text, config.baseUrl) }))
+    ),
     // The CLI's way in while this server holds the embedded database; with PostgreSQL the CLI opens the database
     // itself (docs/decisions.md, "The operator CLI while the server runs").
     Option.isNone(config.databaseUrl) ? AdminSocket(config.dataDir) : Layer.empty
-  ).pipe(Layer.provide(MetadataDocumentFetcherHttps()), Layer.provide(ports), Layer.provide(policy))
+  ).pipe(Layer.provide(adgateMetadataFetcher), Layer.provide(ports), Layer.provide(policy))
 }
 
 const program = Effect.gen(function* () {

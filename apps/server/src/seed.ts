@@ -8,7 +8,7 @@ import { Effect, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { User, Workspace } from "@adgate/core"
 import { addUser, addWorkspace, Directory, generatePassword } from "@adgate/core"
-import { connectSandboxPlatforms } from "@adgate/adapters-platforms"
+import { connectSandboxPlatforms } from "adgate/server"
 
 export const demoCredits = 1000
 

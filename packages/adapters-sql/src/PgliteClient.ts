@@ -72,20 +72,23 @@ const makeConnection = (db: PGlite): SqlConnection.Connection => {
 }
 
 /** A SqlClient on a PGlite database kept in `dataDir` (created if missing; data survives a restart). */
-export const PgliteClient = (dataDir: string): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
+/** PGlite in `dataDir`, or, with null, in memory only (nothing on disk, gone when the layer closes). */
+export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.effect(
     SqlClient.SqlClient,
     Effect.gen(function* () {
-      yield* Effect.try({
-        try: () => mkdirSync(dataDir, { recursive: true, mode: 0o700 }),
-        catch: (cause) => classify(cause, "connect")
-      })
-      // Before PGlite touches the files: a second process on this folder fails here, clearly, instead of corrupting it.
-      yield* lockDataDir(dataDir)
+      if (dataDir !== null) {
+        yield* Effect.try({
+          try: () => mkdirSync(dataDir, { recursive: true, mode: 0o700 }),
+          catch: (cause) => classify(cause, "connect")
+        })
+        // Before PGlite touches the files: a second process on this folder fails here, clearly, instead of corrupting it.
+        yield* lockDataDir(dataDir)
+      }
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
           // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
-          try: async () => (await import("@electric-sql/pglite")).PGlite.create(dataDir),
+          try: async () => (await import("@electric-sql/pglite")).PGlite.create(dataDir ?? "memory://"),
           catch: (cause) => classify(cause, "connect")
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

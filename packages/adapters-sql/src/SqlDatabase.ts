@@ -11,8 +11,8 @@ import { sqlNames } from "./sqlNames.ts"
 
 export interface DatabaseOptions {
   readonly databaseUrl: Option.Option<Redacted.Redacted<string>>
-  /** The server's data folder; PGlite keeps its files in `<dataDir>/pglite`. */
-  readonly dataDir: string
+  /** The server's data folder; PGlite keeps its files in `<dataDir>/pglite`. Null: PGlite in memory only. */
+  readonly dataDir: string | null
   /** PostgreSQL pool size (default 10). */
   readonly maxConnections?: number
 }
@@ -22,7 +22,7 @@ export const SqlDatabase = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client: Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> = Option.match(options.databaseUrl, {
-    onNone: () => PgliteClient(join(options.dataDir, "pglite")),
+    onNone: () => PgliteClient(options.dataDir === null ? null : join(options.dataDir, "pglite")),
     onSome: (url) => PgClient.layer({ url, maxConnections: options.maxConnections ?? 10, ...sqlNames })
   })
   return Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(client))

@@ -14,7 +14,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { appPorts } from "../../src/appPorts.ts"
 import { seedOnFirstStart } from "../../src/seed.ts"
-import { taskRunnerPorts } from "../../src/taskRunner.ts"
+import { taskRunnerPorts } from "adgate"
 import { testConfig } from "./testConfig.ts"
 
 export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "adgate-tasks-"))
