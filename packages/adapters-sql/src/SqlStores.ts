@@ -9,6 +9,8 @@ import { ConnectionStoreSql } from "./ConnectionStoreSql.ts"
 import { ConsentStoreSql } from "./ConsentStoreSql.ts"
 import { CreditsLedgerSql } from "./CreditsLedgerSql.ts"
 import { DirectorySql } from "./DirectorySql.ts"
+import { DirectoryHostSql, type DirectoryReads } from "./DirectoryHostSql.ts"
+import { GrantReaderOverDirectory } from "./GrantReaderOverDirectory.ts"
 import { GrantReaderSql } from "./GrantReaderSql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { EventOutboxSql } from "./EventOutboxSql.ts"
@@ -33,9 +35,20 @@ export { outboxReaders }
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
  * GuardrailStore, GrantReader and the Transactor (one transaction on the same SqlClient), and the EventOutbox for
  * `outboxReaders`; requires SqlClient. */
-export const SqlStores = Layer.mergeAll(
+const storesBesideDirectory = Layer.mergeAll(
   EventOutboxSql(outboxReaders),
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
-  DirectorySql, AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
-  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, GrantReaderSql, TransactorSql
+  AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
+  CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, TransactorSql
 )
+
+export const SqlStores = Layer.mergeAll(storesBesideDirectory, DirectorySql, GrantReaderSql)
+
+/**
+ * SqlStores with the host's people, workspaces and roles (DirectoryHostSql over the host's reads) in place of
+ * DirectorySql; the refresh grant then asks the host's Directory for the approver's role (GrantReaderOverDirectory).
+ */
+export const SqlStoresWithHostDirectory = (reads: DirectoryReads) => {
+  const directory = DirectoryHostSql(reads)
+  return Layer.mergeAll(storesBesideDirectory, directory, GrantReaderOverDirectory.pipe(Layer.provide(directory)))
+}

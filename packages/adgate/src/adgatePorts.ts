@@ -2,9 +2,11 @@
 // holds with a lock file: one process at a time), or PGlite in memory. The host's ports (platforms, directory, who is
 // signed in, mail delivery) replace adgate's defaults where the host gives them (docs/embedding.md).
 import { Layer, Option, Redacted } from "effect"
-import type { Directory, MailDelivery, Platforms, SignIn } from "@adgate/core"
+import type { MailDelivery, Platforms, SignIn } from "@adgate/core"
 import { Issuer } from "@adgate/core"
-import { CredentialCipherAesGcm, SecretsNodeCrypto, SqlDatabase, SqlStores } from "@adgate/adapters-sql"
+import {
+  CredentialCipherAesGcm, type DirectoryReads, SecretsNodeCrypto, SqlDatabase, SqlStores, SqlStoresWithHostDirectory
+} from "@adgate/adapters-sql"
 import { MailWordsHttp, PasswordHasherScrypt } from "@adgate/adapters-http"
 import { PlatformsSandbox, ToolSearchMiniSearch } from "@adgate/adapters-platforms"
 import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
@@ -37,8 +39,11 @@ export interface AdgatePortsOptions {
 export interface HostPortLayers {
   /** Default: the sandbox platforms (docs/platforms.md). */
   readonly platforms?: Layer.Layer<Platforms> | undefined
-  /** Default: adgate's own tables (people, workspaces, memberships, plans, credits). */
-  readonly directory?: Layer.Layer<Directory> | undefined
+  /**
+   * The host's people, workspaces, roles and plans, read when needed (DirectoryHostSql); default: adgate's own tables.
+   * The credits ledger stays adgate's either way.
+   */
+  readonly directory?: DirectoryReads | undefined
   /** Default: adgate's own sign-in pages and session cookie. */
   readonly signIn?: Layer.Layer<SignIn> | undefined
   /** Default: one log line per mail (MailDeliveryLog). */
@@ -73,18 +78,16 @@ const cipher = (options: AdgatePortsOptions) => {
  * tool pipeline; also SqlClient. The host's layers replace the defaults they stand for.
  */
 export const adgatePorts = (options: AdgatePortsOptions, host: HostPortLayers = {}) => {
-  const stores = Layer.mergeAll(SqlStores, SecretsNodeCrypto, PasswordHasherScrypt, Issuer.layer(options.baseUrl), cipher(options)).pipe(
+  const stores = Layer.mergeAll(host.directory === undefined ? SqlStores : SqlStoresWithHostDirectory(host.directory), SecretsNodeCrypto, PasswordHasherScrypt, Issuer.layer(options.baseUrl), cipher(options)).pipe(
     Layer.provideMerge(adgateDatabase(options.database))
   )
   const platforms = host.platforms ?? PlatformsSandbox
   const hostOnly = Layer.mergeAll(
-    host.directory ?? Layer.empty,
     host.signIn ?? Layer.empty,
     host.mailDelivery ?? MailDeliveryLog
   )
   return Layer.mergeAll(platforms, ToolSearchMiniSearch, ArgumentValidatorAjv, MailWordsHttp).pipe(
     Layer.provideMerge(stores),
-    // Last, so that the host's Directory stands in for the SQL one wherever the ports are used.
     Layer.provideMerge(hostOnly)
   )
 }

@@ -8,7 +8,9 @@ import { HttpEffect, HttpRouter, type HttpServerRequest, type HttpServerResponse
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type AdgateDatabase, adgatePorts } from "./adgatePorts.ts"
-import { type HostMail, type HostPlatforms, type HostSignInOptions, mailDeliveryLayer, platformsLayer, signInLayer } from "./hostPorts.ts"
+import {
+  directoryReads, type HostDirectory, type HostMail, type HostPlatforms, type HostSignInOptions, mailDeliveryLayer, platformsLayer, signInLayer
+} from "./hostPorts.ts"
 import { adgateBackground, adgateMetadataFetcher, type AdgatePolicy, adgatePolicy, adgateRoutes } from "./layers.ts"
 import { formatLogfmtOneMessage, LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailDeliveryLog } from "./MailSender.ts"
@@ -28,6 +30,8 @@ export interface AdgateOptions {
   readonly keyDir?: string | undefined
   /** The host's platforms; default: the sandbox platforms (docs/platforms.md). */
   readonly platforms?: HostPlatforms | undefined
+  /** The host's people, workspaces, roles and plans; default: adgate's own tables (and its CLI to fill them). */
+  readonly directory?: HostDirectory | undefined
   /** The host's own sign-in; default: adgate's sign-in pages and session cookie. */
   readonly signIn?: HostSignInOptions | undefined
   /** The host's mail delivery; default: one log line per mail (recipient and subject). */
@@ -72,6 +76,7 @@ const adgateLayer = (options: AdgateOptions) => {
     { baseUrl: options.baseUrl, database: options.database, credentialsKey: options.credentialsKey, keyDir: options.keyDir },
     {
       platforms: options.platforms === undefined ? undefined : platformsLayer(options.platforms),
+      directory: options.directory === undefined ? undefined : directoryReads(options.directory),
       signIn: options.signIn === undefined ? undefined : signInLayer(options.signIn),
       mailDelivery: options.mail === undefined ? MailDeliveryLog : mailDeliveryLayer(options.mail)
     }

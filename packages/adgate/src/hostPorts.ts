@@ -3,9 +3,10 @@
 // that throws is PlatformUnavailable (503, the call is not made), a sign-in check that throws is SignInUnavailable
 // (503), a mail that throws stays in the outbox.
 import { Effect, Layer, Option } from "effect"
+import type { DirectoryReads } from "@adgate/adapters-sql"
 import {
-  type Account, MailDelivery, type MailMessage, MailUndelivered, PlatformUnavailable, Platforms, type PlatformAnswer,
-  type PlatformFamily, type ProposedChange, SignIn, type SignInRequest, SignInUnavailable, type Tool, type ToolCall, UserId
+  type Account, DirectoryUnavailable, MailDelivery, type MailMessage, MailUndelivered, PlatformUnavailable, Platforms, type PlatformAnswer,
+  type Plan, type PlatformFamily, type Role, type User, type Workspace, WorkspaceId, type ProposedChange, SignIn, type SignInRequest, SignInUnavailable, type Tool, type ToolCall, UserId
 } from "@adgate/core"
 
 /** The host's platforms: its tool catalogue, its workspaces' connected accounts, what a write would change, the call. */
@@ -37,6 +38,40 @@ export interface HostSignInOptions {
   readonly signInUrl: (returnTo: string) => string
   /** Where adgate's Sign out button sends the person. */
   readonly signOutUrl: string
+}
+
+/** A person as the host's directory answers them. */
+export interface HostUser {
+  readonly id: string
+  readonly email: string
+  readonly name: string
+  /** Milliseconds since 1970; 0 when the host does not say. */
+  readonly createdAt?: number
+}
+
+/** A workspace as the host's directory answers it (its credits balance is adgate's ledger, not the host's). */
+export interface HostWorkspace {
+  readonly id: string
+  readonly name: string
+  /** `paid` allows platform tools (spec §Plans); `free` does not. */
+  readonly plan: Plan
+  readonly createdAt?: number
+}
+
+/**
+ * The host's people, workspaces and memberships, read from its own tables when adgate needs them: on every bearer
+ * check (`workspace` and `role`), every refresh (`role`), every page. Answers must be the host's state at the time of
+ * the call (no cache older than the host is willing to let a removed member keep access), consistent with each other
+ * within one request, and fast: they are on every request's path. Throw only when the host cannot answer now (503).
+ */
+export interface HostDirectory {
+  readonly user: (id: string) => Promise<HostUser | null>
+  readonly userByEmail: (email: string) => Promise<HostUser | null>
+  readonly workspace: (id: string) => Promise<HostWorkspace | null>
+  /** The person's role in the workspace, null when not a member. */
+  readonly role: (workspaceId: string, userId: string) => Promise<Role | null>
+  readonly workspacesOf: (userId: string) => Promise<ReadonlyArray<{ readonly workspace: HostWorkspace; readonly role: Role }>>
+  readonly members: (workspaceId: string) => Promise<ReadonlyArray<{ readonly user: HostUser; readonly role: Role }>>
 }
 
 /** The host's mail delivery: resolves once the mail is accepted; a rejection leaves it in the outbox for later. */
@@ -76,3 +111,24 @@ export const mailDeliveryLayer = (host: HostMail): Layer.Layer<MailDelivery> =>
     deliver: (mail) =>
       Effect.tryPromise({ try: () => host.send(mail), catch: (e) => new MailUndelivered({ message: `the host did not accept the mail (${reason(e)})` }) })
   }))
+
+const userOf = (u: HostUser): User => ({ id: UserId.make(u.id), email: u.email, name: u.name, createdAt: u.createdAt ?? 0 })
+const workspaceOf = (w: HostWorkspace): Workspace =>
+  ({ id: WorkspaceId.make(w.id), name: w.name, plan: w.plan, credits: 0, createdAt: w.createdAt ?? 0 })
+
+/** The host's directory as the reads adgate's Directory makes of it (adapters-sql DirectoryHostSql). */
+export const directoryReads = (host: HostDirectory): DirectoryReads => {
+  const ask = <A>(operation: string, f: () => Promise<A>) =>
+    Effect.tryPromise({ try: f, catch: (e) => new DirectoryUnavailable({ message: `${operation}: the host's directory did not answer (${reason(e)})` }) })
+  return {
+    user: (id) => Effect.map(ask("user", () => host.user(id)), (u) => Option.map(Option.fromNullishOr(u), userOf)),
+    userByEmail: (email) => Effect.map(ask("userByEmail", () => host.userByEmail(email)), (u) => Option.map(Option.fromNullishOr(u), userOf)),
+    workspace: (id) => Effect.map(ask("workspace", () => host.workspace(id)), (w) => Option.map(Option.fromNullishOr(w), workspaceOf)),
+    role: (workspaceId, userId) => Effect.map(ask("role", () => host.role(workspaceId, userId)), Option.fromNullishOr),
+    workspacesOf: (userId) =>
+      Effect.map(ask("workspacesOf", () => host.workspacesOf(userId)), (list) => list.map((w) => ({ workspace: workspaceOf(w.workspace), role: w.role }))),
+    members: (workspaceId) =>
+      Effect.map(ask("members", () => host.members(workspaceId)), (list) =>
+        list.map((m) => ({ workspaceId, userId: UserId.make(m.user.id), role: m.role, user: userOf(m.user) })))
+  }
+}

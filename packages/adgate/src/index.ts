@@ -4,8 +4,8 @@
 //   defaults), adgateRoutes (every route adgate owns), adgatePolicy, adgateBackground (the background work).
 export { createAdgate, type Adgate, type AdgateOptions } from "./createAdgate.ts"
 export { adgatePaths, ownsPath } from "./paths.ts"
-export type { HostMail, HostPlatforms, HostSignInOptions } from "./hostPorts.ts"
-export { mailDeliveryLayer, platformsLayer, signInLayer } from "./hostPorts.ts"
+export type { HostDirectory, HostMail, HostPlatforms, HostSignInOptions, HostUser, HostWorkspace } from "./hostPorts.ts"
+export { directoryReads, mailDeliveryLayer, platformsLayer, signInLayer } from "./hostPorts.ts"
 export { adgateDatabase, adgatePorts, type AdgateDatabase, type AdgatePortsOptions, type HostPortLayers } from "./adgatePorts.ts"
 export { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, type AdgatePolicy } from "./layers.ts"
 export { MailDeliveryLog, MailSenderSchedule, sendPendingMail, viaLog, type Deliver } from "./MailSender.ts"

@@ -43,7 +43,7 @@ const accountPage = (person: Person, options: { readonly notice?: ReturnType<typ
   html`<li><a href="${pagePaths.apiMcp(w.workspace.id)}">${w.workspace.name}</a> <span class="muted">(${w.role})</span></li>`)}</ul></dd>
 </dl>
 </section>
-<section class="card">
+${person.session === null ? html`<section class="card"><p>You signed in with the service's own sign-in, where your password is kept.</p></section>` : html`<section class="card">
 <h2>Change password</h2>
 ${options.problem === undefined ? "" : html`<p class="alert" role="alert">${options.problem}</p>`}
 <form method="post" action="${pagePaths.accountPassword}">
@@ -58,7 +58,7 @@ ${options.problem === undefined ? "" : html`<p class="alert" role="alert">${opti
 <p class="muted">Changing it signs you out everywhere else; this browser stays signed in.</p>
 <button type="submit">Change password</button>
 </form>
-</section>`
+</section>`}`
   })
 
 export const AccountRoutes = HttpRouter.use((router) =>
@@ -75,6 +75,8 @@ export const AccountRoutes = HttpRouter.use((router) =>
         Effect.gen(function* () {
           const form = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
           if (!(yield* people.verifyCsrf(request, formField(form, "csrf_token")))) return yield* formExpired
+          // Signed in by the host (SignIn port): the password is the host's, adgate has none to change.
+          if (person.session === null) return accountPage(person, { status: 404 })
           // Longer than the longest password and the form reads no further (as sign-in does).
           const read = (name: string) => (formField(form, name) ?? "").slice(0, passwordMaxLength + 1)
           const outcome = yield* changePassword({

@@ -1,7 +1,8 @@
 // People on the service's own pages, the HTTP side only: the session cookie (12 h, HttpOnly, SameSite=Lax, Secure
 // and __Host- on https), the pre-sign-in cookie, CSRF tokens bound to either (RFC 6749 §10.12; checklist M 154–157,
 // 162), and "sign in first". Who a session is, sign-in, throttling and the workspace switch are the core's
-// (packages/core/src/people).
+// (packages/core/src/people). When the host signs people in (the core's SignIn port, docs/embedding.md), the host's
+// session says who is signed in, CSRF tokens are bound to its session key, and "sign in first" goes to the host.
 import { Context, Effect, Layer, Option } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpServerResponse as Response } from "effect/http"
@@ -14,11 +15,13 @@ import {
   type PeopleStore,
   Prefix,
   type RateLimiter,
+  resolvePerson,
   resolveSession,
   Secrets,
   sessionLifetimeMs,
+  SignIn,
   type SignedInPerson,
-  type StoreUnavailable
+  StoreUnavailable
 } from "@adgate/core"
 import { seeOther } from "../pages/layout.ts"
 import { safeReturnTo } from "./returnTo.ts"
@@ -35,6 +38,8 @@ export interface Person extends SignedInPerson {
 }
 
 export interface PeopleShape {
+  /** The host's sign-out page when the host signs people in (SignIn port); none with adgate's own sign-in. */
+  readonly hostSignOutUrl: Option.Option<string>
   /** `adgate_session`, or `__Host-adgate_session` when the issuer is https. */
   readonly sessionCookie: string
   /** The pre-sign-in cookie that binds the sign-in form's CSRF token. */
@@ -81,6 +86,7 @@ export const makePeople = Effect.gen(function* () {
     const issuer = yield* Issuer
     const secrets = yield* Secrets
     const ports = yield* Effect.context<PeoplePorts>()
+    const host = yield* Effect.serviceOption(SignIn)
     const https = issuer.origin.startsWith("https://")
     // __Host- cookies must be Secure, Path=/ and without Domain: a sibling subdomain cannot plant them (M 157).
     const sessionCookie = https ? "__Host-adgate_session" : "adgate_session"
@@ -93,8 +99,24 @@ export const makePeople = Effect.gen(function* () {
     const sessionSecret = (request: HttpServerRequest.HttpServerRequest) =>
       Option.filter(Option.fromNullishOr(request.cookies[sessionCookie]), isSessionSecret)
 
+    /** The host's session on this request (SignIn port): the person's id and the key CSRF tokens are bound to. */
+    const hostSession = (signIn: SignIn["Service"], request: HttpServerRequest.HttpServerRequest) =>
+      signIn.current({ method: request.method, url: new URL(request.url, issuer.origin).toString(), headers: request.headers, cookies: request.cookies }).pipe(
+        // A host that cannot tell who is signed in is a dependency down: the page answers 503 and decides nothing.
+        Effect.mapError((e) => new StoreUnavailable({ operation: "SignIn.current", message: e.message }))
+      )
+    // A prefix of its own, so that a host's session key can never give the token of one of adgate's cookie values.
+    const hostCsrfValue = (sessionKey: string) => `host:${sessionKey}`
+
     const current = (request: HttpServerRequest.HttpServerRequest) =>
       Effect.gen(function* () {
+        if (Option.isSome(host)) {
+          const signedIn = yield* hostSession(host.value, request)
+          if (Option.isNone(signedIn)) return Option.none<Person>()
+          const person = yield* resolvePerson(signedIn.value.userId, null).pipe(Effect.provide(ports))
+          if (Option.isNone(person)) return Option.none<Person>()
+          return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(hostCsrfValue(signedIn.value.sessionKey)) })
+        }
         const secret = sessionSecret(request)
         if (Option.isNone(secret)) return Option.none<Person>()
         const person = yield* resolveSession(secret.value).pipe(Effect.provide(ports))
@@ -104,6 +126,7 @@ export const makePeople = Effect.gen(function* () {
 
     const signInUrl = (returnTo: string) => {
       const target = safeReturnTo(returnTo, issuer.origin)
+      if (Option.isSome(host)) return host.value.signInUrl(new URL(target, issuer.origin).toString())
       return target === "/" ? "/signin" : `/signin?return_to=${encodeURIComponent(target)}`
     }
 
@@ -124,11 +147,16 @@ export const makePeople = Effect.gen(function* () {
       Effect.gen(function* () {
         if (submitted === undefined || submitted === "" || isCrossSite(request, issuer.origin)) return false
         const bound: Array<string> = []
-        const session = sessionSecret(request)
+        if (Option.isSome(host)) {
+          // A host that cannot tell now is refused like a missing token: the form changes nothing.
+          const signedIn = yield* hostSession(host.value, request).pipe(Effect.orElseSucceed(() => Option.none()))
+          if (Option.isSome(signedIn)) bound.push(hostCsrfValue(signedIn.value.sessionKey))
+        }
+        const session = Option.isSome(host) ? Option.none<string>() : sessionSecret(request)
         if (Option.isSome(session)) bound.push(session.value)
         // The pre-sign-in cookie binds only the sign-in form: it can be planted on http (no __Host- prefix).
         const pre = request.cookies[preSessionCookie]
-        if (options?.signInForm === true && pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
+        if (Option.isNone(host) && options?.signInForm === true && pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
         let ok = false
         for (const value of bound) if (constantTimeEqual(yield* csrfTokenFor(value), submitted)) ok = true
         return ok
@@ -157,6 +185,7 @@ export const makePeople = Effect.gen(function* () {
       })
 
     return People.of({
+      hostSignOutUrl: Option.map(host, (signIn) => signIn.signOutUrl),
       sessionCookie,
       preSessionCookie,
       sessionSecret,

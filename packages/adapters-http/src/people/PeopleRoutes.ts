@@ -89,6 +89,8 @@ export const PeopleRoutes = HttpRouter.use((router) =>
       Effect.gen(function* () {
         const url = new URL(request.url, origin)
         const returnTo = safeReturnTo(url.searchParams.get("return_to"), origin)
+        // The host signs people in (SignIn port): its page, coming back here.
+        if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
         if (Option.isSome(yield* people.current(request))) return seeOther(returnTo)
         const pre = yield* people.preSession(request)
         const app = yield* asking(returnTo)
@@ -99,6 +101,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
       Effect.gen(function* () {
         const form = yield* request.urlParamsBody
         const returnTo = safeReturnTo(field(form, "return_to"), origin)
+        if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
         if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* formExpired
         const email = (field(form, "email") ?? "").slice(0, 320)
         const password = (field(form, "password") ?? "").slice(0, 1024)
@@ -127,6 +130,8 @@ export const PeopleRoutes = HttpRouter.use((router) =>
       Effect.gen(function* () {
         const form = yield* request.urlParamsBody
         if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
+        // The host's session is the host's to end.
+        if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.hostSignOutUrl.value)
         yield* endSession(request)
         return people.withoutSessionCookie(seeOther("/signin"))
       }))
@@ -138,7 +143,14 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         return yield* people.requirePerson(request.modify({ url: returnTo }), (person) =>
           Effect.gen(function* () {
             if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
-            return yield* switchWorkspace(person.session, WorkspaceId.make(field(form, "workspace_id") ?? "")).pipe(
+            const chosen = WorkspaceId.make(field(form, "workspace_id") ?? "")
+            // Signed in by the host: no session of adgate's keeps the choice; the chosen workspace's own page opens
+            // (every workspace page carries its workspace in its path).
+            if (person.session === null)
+              return person.workspaces.some((w) => w.workspace.id === chosen)
+                ? seeOther(pagePaths.apiMcp(chosen))
+                : renderErrorPage({ ...peoplePageErrors.NotAMember, returnTo })
+            return yield* switchWorkspace(person.session, chosen).pipe(
               Effect.provide(ports),
               Effect.as(seeOther(returnTo)),
               Effect.catchTag("NotAMember", (e) => Effect.succeed(renderErrorPage({ ...peoplePageErrors[e._tag], returnTo })))

@@ -1,7 +1,7 @@
 // Who is signed in, from a session secret (the cookie value): the session while it is neither expired nor ended,
 // the person, their workspaces, and the workspace they work in (docs/decisions.md, People).
 import { Clock, Effect, Option } from "effect"
-import type { Role, User, Workspace, WorkspaceId } from "../workspaces/Workspace.ts"
+import type { Role, User, UserId, Workspace, WorkspaceId } from "../workspaces/Workspace.ts"
 import { Directory } from "../ports/Directory.ts"
 import { PeopleStore } from "../ports/PeopleStore.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -10,7 +10,8 @@ import { directoryDown } from "./directoryDown.ts"
 
 export interface SignedInPerson {
   readonly user: User
-  readonly session: Session
+  /** adgate's own session; null when the host signed the person in (the SignIn port: no session of adgate's). */
+  readonly session: Session | null
   readonly workspaces: ReadonlyArray<{ readonly workspace: Workspace; readonly role: Role }>
   /** The workspace the person works in: the session's choice while still a member, else the first one, or null. */
   readonly workspaceId: WorkspaceId | null
@@ -30,13 +31,20 @@ export const findLiveSession = Effect.fn("people.findLiveSession")(function* (se
 export const resolveSession = Effect.fn("people.resolveSession")(function* (secret: string) {
   const found = yield* findLiveSession(secret)
   if (Option.isNone(found)) return Option.none<SignedInPerson>()
-  const session = found.value
+  return yield* resolvePerson(found.value.userId, found.value)
+})
+
+/**
+ * The person `userId` as the Directory knows them now, with their workspaces: none when it does not know them. With
+ * adgate's own `session`, the workspace they work in is the session's choice while still a member; without one (the
+ * host signed them in), and otherwise, the first workspace, or null.
+ */
+export const resolvePerson = Effect.fn("people.resolvePerson")(function* (userId: UserId, session: Session | null) {
   const directory = yield* Directory
-  const user = yield* directory.user(session.userId).pipe(Effect.mapError(directoryDown("Directory.user")))
+  const user = yield* directory.user(userId).pipe(Effect.mapError(directoryDown("Directory.user")))
   if (Option.isNone(user)) return Option.none<SignedInPerson>()
-  const workspaces = yield* directory.workspacesOf(session.userId).pipe(Effect.mapError(directoryDown("Directory.workspacesOf")))
-  const workspaceId = workspaces.some((w) => w.workspace.id === session.workspaceId)
-    ? session.workspaceId
-    : (workspaces[0]?.workspace.id ?? null)
+  const workspaces = yield* directory.workspacesOf(userId).pipe(Effect.mapError(directoryDown("Directory.workspacesOf")))
+  const chosen = session?.workspaceId ?? null
+  const workspaceId = workspaces.some((w) => w.workspace.id === chosen) ? chosen : (workspaces[0]?.workspace.id ?? null)
   return Option.some<SignedInPerson>({ user: user.value, session, workspaces, workspaceId })
 })
