@@ -57,7 +57,9 @@ const steps: Array<string> = []
 
 /** The AI app's side: its storage, and the person it sends to the authorization URL. */
 class AiApp {
-  readonly s: { client?: { client_id: string }; tokens?: { access_token: string; refresh_token?: string }; verifier?: string; state?: string } = {}
+  readonly s: {
+    client?: { client_id: string }; tokens?: { access_token: string; refresh_token?: string }; verifier?: string; state?: string; discovery?: unknown
+  } = {}
   callback: URL | undefined
   get redirectUrl() { return redirectUrl }
   get clientMetadata() {
@@ -70,6 +72,8 @@ class AiApp {
   saveTokens(t: { access_token: string; refresh_token?: string }) { this.s.tokens = t }
   codeVerifier() { return this.s.verifier ?? "" }
   saveCodeVerifier(v: string) { this.s.verifier = v }
+  discoveryState() { return this.s.discovery as never }
+  saveDiscoveryState(d: unknown) { this.s.discovery = d }
   /** The person opens the URL: adgate sends them to the app's sign-in, back, and they allow on the consent page. */
   async redirectToAuthorization(url: URL) {
     let response = await person.get(`${url.pathname}${url.search}`)
