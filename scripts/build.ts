@@ -20,7 +20,7 @@ const peers = new Set(["effect", "@effect/sql-pg", "@effect/platform-node", "@el
 /** Peers a host may leave out: PGlite is loaded only for `{ pglite }` and `{ memory }` databases. */
 const optionalPeers = new Set(["@electric-sql/pglite"])
 /** Node versions the built packages run on (checked by test/pack/packedInstall.test.ts). */
-const engines = { node: ">=20.19" }
+const engines = { node: ">=20.20" }
 
 interface Manifest {
   readonly name: string

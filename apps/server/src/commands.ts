@@ -12,11 +12,11 @@ import {
   listPendingWriteRequests, passwordMinLength, Plan, requesterEndedMessage, requesterEndingOf, revokeApiKey, Role, Scope, setCreditBalance,
   setGuardrails, setMemberRole, setPassword, setWorkspacePlan, showGuardrails, type UserId, WriteMode, type WriteRequest, WriteRequestId
 } from "@adgate/core"
+import { withoutPasswords } from "adgate"
 import { dataFolderInUse } from "adgate/server"
 import type { appPorts } from "./appPorts.ts"
 import type { loadAppConfig } from "./config.ts"
 import { AdminSocketRefused, UsageInvalid } from "./errors.ts"
-import { withoutPasswords } from "./withoutPasswords.ts"
 
 export const usage = `Usage: npm run adgate -- <command>
 

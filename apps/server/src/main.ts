@@ -6,7 +6,7 @@ import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { SqlClient } from "effect/sql"
-import { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, LogfmtLogger } from "adgate"
+import { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, LogfmtLogger, withoutPasswords } from "adgate"
 import {
   absolute, dataFolderInUse, DevelopmentMailbox, mailHtml, makeMetrics, makeShutdownFlag, metricsLayer, outboxBacklog, pagePaths,
   pendingMigrations, Readiness, serveHttp, serveMetrics
@@ -16,7 +16,6 @@ import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { MailDeliveryServer } from "./MailSender.ts"
 import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
-import { withoutPasswords } from "./withoutPasswords.ts"
 
 /** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
 export const shutdownFlag = makeShutdownFlag()

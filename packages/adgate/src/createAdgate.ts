@@ -6,6 +6,7 @@ import { Cause, Context, Effect, Exit, Fiber, Layer, Logger, Scope } from "effec
 import type { Redacted } from "effect"
 import { HttpEffect, HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
+import { setCreditBalance } from "@adgate/core"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type AdgateDatabase, adgatePorts } from "./adgatePorts.ts"
 import {
@@ -15,6 +16,7 @@ import { adgateBackground, adgateMetadataFetcher, type AdgatePolicy, adgatePolic
 import { formatLogfmtOneMessage, LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailDeliveryLog } from "./MailSender.ts"
 import { adgatePaths, ownsPath } from "./paths.ts"
+import { withoutPasswords } from "./withoutPasswords.ts"
 
 export interface AdgateOptions {
   /** The public origin (scheme, host, port, no path): the OAuth issuer and the base of `/api/mcp` and `/api/v1`. */
@@ -57,7 +59,17 @@ export interface Adgate {
   readonly start: () => Promise<void>
   /** Stops the background work, lets nothing new start, and closes the database. Final: make a new one to start again. */
   readonly stop: () => Promise<void>
+  /**
+   * Sets a workspace's credits balance (the ledger records the difference, audited as `credits.set`): for a host whose
+   * tools cost credits. Rejects when the workspace is unknown or the balance is not a whole number of 0 or more.
+   */
+  readonly setCredits: (workspaceId: string, balance: number, reason: string) => Promise<void>
+  /** Runs an Effect of the core's services (`@adgate/core`) on adgate's ports: the way in for anything else. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, AdgateServices>) => Promise<A>
 }
+
+/** The services adgate's ports provide to `run`: every core port, the SQL client, the policy. */
+export type AdgateServices = Layer.Success<ReturnType<typeof adgateLayer>>
 
 class AdgateHttp extends Context.Service<AdgateHttp, {
   readonly handle: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, HttpServerRequest.HttpServerRequest | Scope.Scope>
@@ -95,9 +107,11 @@ const unavailable = () =>
     headers: { "content-type": "application/json", "cache-control": "no-store", "retry-after": "5" }
   })
 
+/** One line naming the failure; a URL's password (a driver may quote the database URL) never reaches it. */
 const failureMessage = (cause: unknown) => {
   const error = cause as { readonly _tag?: string; readonly message?: string } | null
-  return `adgate could not start: ${error?._tag ?? "failure"}${typeof error?.message === "string" ? `: ${error.message}` : ""}`
+  const said = typeof error?.message === "string" ? `: ${withoutPasswords(error.message)}` : ""
+  return `adgate could not start: ${error?._tag ?? "failure"}${said}`
 }
 
 /** adgate for a host: see docs/embedding.md. Nothing opens until migrate(), start() or the first request. */
@@ -171,5 +185,13 @@ export const createAdgate = (options: AdgateOptions): Adgate => {
     scope = undefined
   }
 
-  return { fetch, nodeListener, paths: adgatePaths, owns: ownsPath, migrate, start, stop }
+  const run = async <A, E>(effect: Effect.Effect<A, E, AdgateServices>): Promise<A> => {
+    const ready = await build()
+    return Effect.runPromiseWith(ready.context)(effect)
+  }
+
+  const setCredits = (workspaceId: string, balance: number, reason: string) =>
+    run(Effect.asVoid(setCreditBalance(workspaceId, balance, reason)))
+
+  return { fetch, nodeListener, paths: adgatePaths, owns: ownsPath, migrate, start, stop, setCredits, run }
 }

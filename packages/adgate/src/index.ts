@@ -2,7 +2,7 @@
 // - createAdgate(options): a fetch handler, a Node request listener, start() and stop(), for any host;
 // - the layers, for hosts written with Effect: adgatePorts (the stores and ports, the host's in place of the
 //   defaults), adgateRoutes (every route adgate owns), adgatePolicy, adgateBackground (the background work).
-export { createAdgate, type Adgate, type AdgateOptions } from "./createAdgate.ts"
+export { createAdgate, type Adgate, type AdgateOptions, type AdgateServices } from "./createAdgate.ts"
 export { adgatePaths, ownsPath } from "./paths.ts"
 export type { HostDirectory, HostMail, HostPlatforms, HostSignInOptions, HostUser, HostWorkspace } from "./hostPorts.ts"
 export { directoryReads, mailDeliveryLayer, platformsLayer, signInLayer } from "./hostPorts.ts"
@@ -11,6 +11,7 @@ export { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, ty
 export { MailDeliveryLog, MailSenderSchedule, sendPendingMail, viaLog, type Deliver } from "./MailSender.ts"
 export { TaskRunner, taskRunnerPorts } from "./taskRunner.ts"
 export { bufferedLogfmt, formatLogfmtOneMessage, LogfmtLogger, oneMessage } from "./LogfmtLogger.ts"
+export { withoutPasswords } from "./withoutPasswords.ts"
 // The host ports' contracts and the types their values carry (core).
 export {
   type Account, Directory, type DirectoryShape, DirectoryUnavailable, type HostSignedIn, MailDelivery, type MailDeliveryShape,

@@ -1,12 +1,14 @@
 // createAdgate (docs/embedding.md): the fetch handler and the Node listener answer adgate's routes on a database
 // opened once; a database that cannot be opened answers 503 with Retry-After and makes start() fail; stop() closes.
-import { afterAll, assert, describe, it } from "@effect/vitest"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { createAdgate } from "adgate"
 
 describe("createAdgate", () => {
   const adgate = createAdgate({ baseUrl: "https://adgate.example", database: { memory: true }, log: "none" })
+  // Opening PGlite and running the migrations takes seconds on a loaded machine: once, before the first test.
+  beforeAll(() => adgate.migrate(), 120_000)
   afterAll(() => adgate.stop())
 
   it("answers discovery through fetch, with the issuer it was given (RFC 8414 §3)", async () => {
@@ -26,6 +28,16 @@ describe("createAdgate", () => {
     assert.isTrue(response.status === 400 || response.status === 401)
     assert.strictEqual(response.headers.get("cache-control"), "no-store")
     assert.isString(((await response.json()) as { error: string }).error)
+  })
+
+  it("answers the MCP endpoint through fetch: without a bearer token, 401 with the protected resource's metadata (RFC 9728 §5.1)", async () => {
+    const response = await adgate.fetch(new Request("https://adgate.example/api/mcp", {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" })
+    }))
+    assert.strictEqual(response.status, 401)
+    assert.include(response.headers.get("www-authenticate") ?? "", "resource_metadata=\"https://adgate.example/.well-known/oauth-protected-resource/api/mcp\"")
   })
 
   it("answers the same routes as a Node request listener", async () => {

@@ -1,7 +1,8 @@
 // A host that keeps its own people, sign-in and platforms (docs/embedding.md): adgate mounted with createAdgate beside
 // the host's own route, on a real listener. oauth4webapi connects through the host's sign-in and adgate's consent page,
 // calls the host's tool over REST, and refreshes; the host's directory decides every refresh (a member the host
-// removes loses the connection at the next refresh), and the pages' CSRF tokens are bound to the host's session.
+// removes loses the connection at the next refresh), the pages' CSRF tokens are bound to the host's session, and a
+// port of the host's that cannot answer fails the request closed.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import * as oauth from "oauth4webapi"
 import { createServer, type Server } from "node:http"
@@ -15,11 +16,19 @@ const ann = { id: "host_ann", email: "ann@shop.example", name: "Ann" }
 const shopWorkspace = { id: "host_ws_shop", name: "Shop", plan: "paid" as const }
 const roles = new Map<string, Role>([[`${shopWorkspace.id}/${ann.id}`, "admin"]])
 const sessions = new Map<string, string>([["sid-ann-1", ann.id], ["sid-ann-2", ann.id]])
+// Switches that make one of the host's ports fail, as a host's database or upstream would.
+const down = { directory: false, signIn: false, platform: false }
+const failing = (port: keyof typeof down) => {
+  if (down[port]) throw new Error(`${port} down: postgres://host:secret-password@db.internal/host`)
+}
 
 const directory: HostDirectory = {
   user: async (id) => (id === ann.id ? ann : null),
   userByEmail: async (email) => (email === ann.email ? ann : null),
-  workspace: async (id) => (id === shopWorkspace.id ? shopWorkspace : null),
+  workspace: async (id) => {
+    failing("directory")
+    return id === shopWorkspace.id ? shopWorkspace : null
+  },
   role: async (workspaceId, userId) => roles.get(`${workspaceId}/${userId}`) ?? null,
   workspacesOf: async (userId) => {
     const role = roles.get(`${shopWorkspace.id}/${userId}`)
@@ -48,6 +57,7 @@ const platforms: HostPlatforms = {
     status: null, summary: "Pause every campaign", personDecision: false
   }),
   execute: async (call) => {
+    failing("platform")
     calls.push(call.tool.name)
     return { providerStatus: 200, body: { campaigns: [{ id: "c1", name: "Spring sale" }] } }
   }
@@ -76,6 +86,7 @@ beforeAll(async () => {
     platforms,
     signIn: {
       current: async (request) => {
+        failing("signIn")
         const userId = sessions.get(request.cookies["host_sid"] ?? "")
         return userId === undefined ? null : { userId, sessionKey: request.cookies["host_sid"]! }
       },
@@ -117,6 +128,37 @@ const postConsent = (fields: ReadonlyArray<readonly [string, string]>, cookie: s
     headers: { "content-type": "application/x-www-form-urlencoded", origin, cookie },
     body: new URLSearchParams([...fields, ["action", "allow"]].map(([k, v]) => [k, v])).toString()
   })
+
+/**
+ * One of the host's ports failing, as a host's database or upstream would: 503 with Retry-After, nothing of the host's
+ * error said, the platform not called.
+ */
+const failsClosed = async (accessToken: string) => {
+  const answers: Array<Response> = []
+  try {
+    down.signIn = true
+    answers.push(await get(`/workspaces/${shopWorkspace.id}/api-mcp`, "host_sid=sid-ann-1"))
+    down.signIn = false
+    down.directory = true
+    answers.push(await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${accessToken}` } }))
+    down.directory = false
+    down.platform = true
+    answers.push(await fetch(`${origin}/api/v1/tools/shop__list_campaigns`, {
+      method: "POST", headers: { authorization: `Bearer ${accessToken}`, "content-type": "application/json" },
+      body: JSON.stringify({ accountId: "acct_1" })
+    }))
+  } finally {
+    down.signIn = false
+    down.directory = false
+    down.platform = false
+  }
+  for (const answer of answers) {
+    const body = await answer.text()
+    assert.strictEqual(answer.status, 503, body.slice(0, 300))
+    assert.isNotNull(answer.headers.get("retry-after"))
+    assert.notInclude(body, "secret-password")
+  }
+}
 
 describe("a host with its own people, sign-in and platforms", () => {
   it("keeps its own routes, and sends a person who is not signed in to its own sign-in page", async () => {
@@ -166,6 +208,12 @@ describe("a host with its own people, sign-in and platforms", () => {
     const tokens = await oauth.processAuthorizationCodeResponse(as, client,
       await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, { ...insecure, additionalParameters: { resource: `${origin}/api/v1` } }))
 
+    // The host's workspace, with the balance of adgate's ledger, which the host sets.
+    await adgate.setCredits(shopWorkspace.id, 250, "host top-up")
+    const me = await fetch(`${origin}/api/v1/me`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
+    const meBody = (await me.json()) as { workspace: { id: string; name: string; plan: string; credits: number } }
+    assert.deepStrictEqual(meBody.workspace, { id: shopWorkspace.id, name: "Shop", plan: "paid", credits: 250 })
+
     const listed = await fetch(`${origin}/api/v1/tools`, { headers: { authorization: `Bearer ${tokens.access_token}` } })
     assert.strictEqual(listed.status, 200)
     const names = JSON.stringify(await listed.json())
@@ -179,6 +227,16 @@ describe("a host with its own people, sign-in and platforms", () => {
     assert.strictEqual(ran.status, 200, ranBody)
     assert.include(ranBody, "Spring sale")
     assert.deepStrictEqual(calls, ["shop__list_campaigns"])
+
+    // The connection's mail goes to the workspace's admins as the host's directory lists them, through the host's
+    // mail delivery (the outbox is drained in the background every 5 seconds).
+    for (let i = 0; i < 150 && !mail.some((m) => m.to === ann.email); i++) await new Promise((resolve) => setTimeout(resolve, 100))
+    assert.isTrue(mail.some((m) => m.to === ann.email && /connected/i.test(m.subject)), JSON.stringify(mail.map((m) => m.subject)))
+
+    // Each of the host's ports failing fails the request closed.
+    const before = calls.length
+    await failsClosed(tokens.access_token)
+    assert.strictEqual(calls.length, before)
 
     // The host's directory answers the refresh's role check: a member refreshes…
     const refreshed = await oauth.processRefreshTokenResponse(as, client,

@@ -1,5 +1,8 @@
 // Workspaces, members, roles and plans. The role look-up may answer "cannot confirm now" (DirectoryUnavailable),
 // which the refresh grant turns into 503 temporarily_unavailable when the last confirmation is over 24 hours old.
+// adgate's own tables implement it (adapters-sql DirectorySql), or a host's (DirectoryHostSql over the host's reads);
+// what a host's answers must promise (fresh at each call, consistent within a request, stable ids) is
+// docs/embedding.md, Directory.
 import { Context, Effect, Option, Schema } from "effect"
 import type { StoreUnavailable } from "./errors.ts"
 import type { Membership, Plan, Role, User, Workspace, WorkspaceId, UserId } from "../workspaces/Workspace.ts"

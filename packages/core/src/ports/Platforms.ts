@@ -1,7 +1,8 @@
 // The Platforms port (architecture §Ports; spec §What the service does 7): the tool catalog of every platform
 // family, the workspace's connected accounts, what a write would change (for guardrails and the approval page),
 // and the call itself. Platform credentials live behind this port only: the core never sees one, and no answer
-// carries one (a connected app receives results only).
+// carries one (a connected app receives results only). The sandbox platforms implement it, or a host's own
+// connectors (docs/embedding.md, Platforms: idempotent writes by `idempotencyToken`, a stable catalogue).
 import { Context, Effect, Schema } from "effect"
 import type { PlatformFamily, Tool } from "../tools/Tool.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
