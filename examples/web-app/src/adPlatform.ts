@@ -1,8 +1,8 @@
 // The app's own ad platform, offered to AI apps through adgate: one family ("acme") with a read tool (list the
 // workspace's campaigns) and a write tool (set a campaign's daily budget). adgate decides who may call them, asks a
 // person before a write runs, and calls `execute` once approved; the platform keeps the answer of each write by its
-// idempotency token, so a retried approval never applies twice. The app does not bill calls in credits: its tools
-// cost 0.
+// idempotency token, so a retried approval never applies twice. Each call costs 1 credit of the workspace's
+// balance in adgate's ledger, which the app tops up with adgate.setCredits (server.ts).
 import type { HostPlatforms, PlatformAnswer, ProposedChange, Tool } from "adgate"
 import type { Data } from "./data.ts"
 
@@ -10,12 +10,12 @@ const annotations = (title: string, readOnly: boolean) =>
   ({ title, readOnlyHint: readOnly, destructiveHint: false, idempotentHint: readOnly, openWorldHint: false })
 
 const tools: ReadonlyArray<Tool> = [{
-  name: "acme__list_campaigns", family: "acme", kind: "read", raw: false, credits: 0, personDecision: false,
+  name: "acme__list_campaigns", family: "acme", kind: "read", raw: false, credits: 1, personDecision: false,
   summary: "List the workspace's campaigns with their daily budgets", description: "Every campaign of the workspace's Acme Ads account.",
   inputSchema: { type: "object", properties: {}, additionalProperties: false },
   outputSchema: null, annotations: annotations("List campaigns", true), keywords: ["budget", "spend"]
 }, {
-  name: "acme__set_daily_budget", family: "acme", kind: "write", raw: false, credits: 0, personDecision: false,
+  name: "acme__set_daily_budget", family: "acme", kind: "write", raw: false, credits: 1, personDecision: false,
   summary: "Set a campaign's daily budget", description: "Sets the daily budget of one campaign, in the account's currency.",
   inputSchema: {
     type: "object", required: ["campaignId", "dailyBudget"], additionalProperties: false,

@@ -12,6 +12,8 @@ data.campaigns.set("c-brand", { id: "c-brand", workspaceId: "w-acme", name: "Bra
 
 const { app, adgate } = makeWebApp(data, origin, process.env["DATABASE_URL"] ? { postgres: process.env["DATABASE_URL"] } : { pglite: "./data" })
 await adgate.start()
+// The app sells its workspaces credits; adgate's ledger holds the balance each tool call is charged against.
+await adgate.setCredits("w-acme", 1000, "opening balance")
 const server = serve({ fetch: app.fetch, port })
 const stop = async () => {
   server.close()

@@ -107,6 +107,7 @@ beforeAll(async () => {
   origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
   web = makeWebApp(data, origin, { pglite: mkdtempSync(join(tmpdir(), "webapp-adgate-")) })
   await web.adgate.start()
+  await web.adgate.setCredits("w-acme", 100, "opening balance")
 }, 60_000)
 
 afterAll(async () => {
