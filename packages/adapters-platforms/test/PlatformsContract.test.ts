@@ -1,4 +1,4 @@
-// The Platforms port contract (test/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
+// The Platforms port contract (@adgate/contract-kit, src/contracts/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
 // platforms on PGlite and, when DATABASE_URL is set, PostgreSQL: the promise every "never applied twice" relies on.
 import { Platforms, type Tool, WorkspaceId, UserId } from "@adgate/core"
 import { PlatformsMemory, PlatformsMemoryState } from "@adgate/core/testing"
