@@ -11,7 +11,8 @@ export const root = join(import.meta.dirname, "..")
 
 /** The library packages, each after the packages it depends on. */
 export const libraryPackages = [
-  "core", "answers", "adapters-jsonschema", "adapters-sql", "adapters-platforms", "adapters-http", "adapters-mcp", "adgate"
+  "core", "answers", "adapters-jsonschema", "adapters-sql", "adapters-platforms", "adapters-http", "adapters-mcp", "adgate",
+  "contract-kit"
 ] as const
 
 /** Dependencies a host provides once for itself and adgate together: peers, at the versions adgate is tested with. */
@@ -27,6 +28,8 @@ interface Manifest {
   readonly description?: string
   readonly exports: Readonly<Record<string, string>>
   readonly dependencies?: Readonly<Record<string, string>>
+  /** A package's own peers (the contract kit's test runner), kept as they are. */
+  readonly peerDependencies?: Readonly<Record<string, string>>
 }
 
 const read = (dir: string): Manifest => JSON.parse(readFileSync(join(root, "packages", dir, "package.json"), "utf8")) as Manifest
@@ -64,7 +67,7 @@ const tsconfigFor = (manifest: Manifest) => {
 
 const distManifest = (manifest: Manifest) => {
   const dependencies: Record<string, string> = {}
-  const peerDependencies: Record<string, string> = {}
+  const peerDependencies: Record<string, string> = { ...manifest.peerDependencies }
   for (const [name, range] of Object.entries(manifest.dependencies ?? {})) {
     if (name.startsWith("@types/")) continue
     if (peers.has(name)) peerDependencies[name] = range

@@ -11,7 +11,7 @@ import {
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { absolute, mailHtml, pagePaths } from "@adgate/adapters-http"
-import { aClient, aCode } from "../../../packages/adapters-sql/test/contracts/fixtures.ts"
+import { aClient, aCode } from "@adgate/contract-kit"
 import { type ReceivedMail, type SmtpTestServer, startSmtpTestServer } from "../../../test/support/smtpTestServer.ts"
 import { MailSender } from "../src/MailSender.ts"
 import { demo, keyPrincipal } from "./support/taskWorld.ts"

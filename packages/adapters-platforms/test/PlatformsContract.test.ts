@@ -1,4 +1,4 @@
-// The Platforms port contract (test/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
+// The Platforms port contract (@adgate/contract-kit, src/contracts/Platforms.contract.ts) against the core's in-memory Platforms and the sandbox
 // platforms on PGlite and, when DATABASE_URL is set, PostgreSQL: the promise every "never applied twice" relies on.
 import { Platforms, type Tool, WorkspaceId, UserId } from "@adgate/core"
 import { PlatformsMemory, PlatformsMemoryState } from "@adgate/core/testing"
@@ -7,7 +7,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
 import { SandboxConnections } from "../src/PlatformsSandbox.ts"
 import { databaseUrl, pgliteDatabase, platformsOn, postgresDatabase, tempDataDir } from "./databases.ts"
-import { platformsContract } from "./Platforms.contract.ts"
+import { platformsContract } from "@adgate/contract-kit"
 
 const toolNamed = (name: string) => Effect.map(Platforms, (p) => {
   const tool = p.tools.find((t: Tool) => t.name === name)

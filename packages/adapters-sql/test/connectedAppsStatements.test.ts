@@ -8,7 +8,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { vi } from "vitest"
-import { aClient, aConnection, anApiKey, aToolUsage, t0, unique } from "./contracts/fixtures.ts"
+import { aClient, aConnection, anApiKey, aToolUsage, t0, unique } from "@adgate/contract-kit"
 import { pgliteDatabase, statementsOf } from "./databases.ts"
 import { TokenWorld } from "./tokenWorld.ts"
 

@@ -1,10 +1,10 @@
-// The store contracts against the core's in-memory stores, an embedded PGlite (one per file), and PostgreSQL
+// The store contracts (@adgate/contract-kit, the suites a host runs on its own stores) against the core's in-memory stores, an embedded PGlite (one per file), and PostgreSQL
 // when DATABASE_URL is set (a fresh database, dropped afterwards).
 import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory } from "@adgate/core/testing"
 import { describe, it, layer } from "@effect/vitest"
 import { Layer, Option } from "effect"
 import { SqlStores } from "../src/index.ts"
-import { everyContract } from "./contracts/index.ts"
+import { everyContract } from "@adgate/contract-kit"
 import { databaseUrl, pgliteDatabase, postgresDatabase } from "./databases.ts"
 
 everyContract("memory", GrantReaderMemory.pipe(Layer.provideMerge(Layer.merge(CoreMemory, OperationsMemory)), Layer.provideMerge(DirectoryMemory)), it)

@@ -20,7 +20,7 @@ import {
 import {
   aClient, aCode, aConnection, aConsentPage, anAccessToken, anApiKey, anAuditEntry, aMail, aSession, aUser,
   aWorkspace, t0, unique, uniqueHash
-} from "./contracts/fixtures.ts"
+} from "@adgate/contract-kit"
 import { backends, databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { clientPurgeStatements } from "../src/runHousekeeping.ts"

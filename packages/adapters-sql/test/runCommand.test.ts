@@ -29,7 +29,7 @@ import { Clock, Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
 import { vi } from "vitest"
 import { EventOutboxSql, SqlDatabase, TransactorSql, WriteRequestStoreSql } from "../src/index.ts"
-import { aWriteRequest } from "./contracts/fixtures.ts"
+import { aWriteRequest } from "@adgate/contract-kit"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 
 const readers = ["audit-probe", "mail-probe"] as const

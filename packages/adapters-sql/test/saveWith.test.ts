@@ -12,7 +12,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
-import { aCode, aConnection, anAccessToken, unique, uniqueHash } from "./contracts/fixtures.ts"
+import { aCode, aConnection, anAccessToken, unique, uniqueHash } from "@adgate/contract-kit"
 import { backends } from "./databases.ts"
 
 const readers = ["probe-a", "probe-b"]

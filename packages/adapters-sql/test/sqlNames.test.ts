@@ -7,7 +7,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
-import { anAuditEntry, aTask, aWriteRequest } from "./contracts/fixtures.ts"
+import { anAuditEntry, aTask, aWriteRequest } from "@adgate/contract-kit"
 import { backends } from "./databases.ts"
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, () => {

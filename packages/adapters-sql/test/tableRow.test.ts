@@ -7,7 +7,7 @@ import { Effect, Exit } from "effect"
 import { Statement } from "effect/sql"
 import { connectionRow } from "../src/followingWrites.ts"
 import { sqlNames } from "../src/sqlNames.ts"
-import { aConnection } from "./contracts/fixtures.ts"
+import { aConnection } from "@adgate/contract-kit"
 
 // A statement builder with the clients' compiler (PgClient and PgliteClient compile alike); nothing is executed.
 const compiler = PgClient.makeCompiler(sqlNames.transformQueryNames, sqlNames.transformJson)

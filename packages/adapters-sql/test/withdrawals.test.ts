@@ -17,7 +17,7 @@ import type { SqlClient } from "effect/sql"
 import { drainReaders } from "../src/index.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
 import { withdrawalsReader } from "../src/readers/withdrawalsReader.ts"
-import { aConnection, unique } from "./contracts/fixtures.ts"
+import { aConnection, unique } from "@adgate/contract-kit"
 import { databaseUrl } from "./databases.ts"
 import { seedAdminWorkspace, tokenWorldOnPglite, TokenWorld, twoProcessesOnPostgres } from "./tokenWorld.ts"
 

@@ -1,5 +1,5 @@
 // GrantReader over the other ports (memory stores and Directory): the same answers as the one-statement SQL reads,
-// made of the reads the services made before (packages/adapters-sql/test/contracts/GrantReader.contract.ts).
+// made of the reads the services made before (packages/contract-kit/src/contracts/GrantReader.contract.ts).
 import { Effect, Layer, Option } from "effect"
 import type { RoleAnswer } from "../connections/transitionConnection.ts"
 import { Directory } from "../ports/Directory.ts"

@@ -1,5 +1,5 @@
 // In-memory twins of the operations ports (write requests, idempotency keys, credits ledger, tasks, tool usage),
-// for tests and embedding. They pass the same contract suite as the SQL stores (packages/adapters-sql/test/contracts).
+// for tests and embedding. They pass the same contract suite as the SQL stores (packages/contract-kit).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import { isDueToExpire } from "../approvals/transitionWriteRequest.ts"
 import { outcomeOfWriteRequest, type WriteRequest, type WriteRequestId } from "../approvals/WriteRequest.ts"

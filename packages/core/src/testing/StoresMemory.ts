@@ -1,5 +1,5 @@
 // In-memory implementations of the storage ports, exported for tests and for embedding. They pass the same
-// contract suite as the SQL stores (packages/adapters-sql/test/contracts).
+// contract suite as the SQL stores (packages/contract-kit).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import type { AuditEntry, MailMessage } from "../audit/AuditEntry.ts"
 import type { AccessToken, ApiKey } from "../credentials/records.ts"

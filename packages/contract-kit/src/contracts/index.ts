@@ -1,4 +1,5 @@
-// Every store contract, registered over one layer that provides all the ports (memory, PGlite or PostgreSQL).
+// Every store contract, one by one (a host with its own store for some ports runs those) and all together over one
+// layer that provides all the ports (adgate's memory, PGlite and PostgreSQL stores).
 import type {
   AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, ConnectionStore, ConsentStore, CreditsLedger, Directory,
   GrantReader, GuardrailStore, IdempotencyStore, Mailer, PeopleStore, RateLimiter, TaskStore, ToolUsageLog, WriteRequestStore
@@ -23,6 +24,25 @@ import { rateLimiterContract } from "./RateLimiter.contract.ts"
 import { taskStoreContract } from "./TaskStore.contract.ts"
 import { toolUsageLogContract } from "./ToolUsageLog.contract.ts"
 import { writeRequestStoreContract } from "./WriteRequestStore.contract.ts"
+
+export { accessTokenStoreContract } from "./AccessTokenStore.contract.ts"
+export { apiKeyStoreContract } from "./ApiKeyStore.contract.ts"
+export { auditLogContract } from "./AuditLog.contract.ts"
+export { clientStoreContract } from "./ClientStore.contract.ts"
+export { codeStoreContract } from "./CodeStore.contract.ts"
+export { connectionStoreContract } from "./ConnectionStore.contract.ts"
+export { consentStoreContract } from "./ConsentStore.contract.ts"
+export { creditsLedgerContract } from "./CreditsLedger.contract.ts"
+export { directoryContract } from "./Directory.contract.ts"
+export { grantReaderContract } from "./GrantReader.contract.ts"
+export { guardrailStoreContract } from "./GuardrailStore.contract.ts"
+export { idempotencyStoreContract } from "./IdempotencyStore.contract.ts"
+export { mailerContract } from "./Mailer.contract.ts"
+export { peopleStoreContract } from "./PeopleStore.contract.ts"
+export { rateLimiterContract } from "./RateLimiter.contract.ts"
+export { taskStoreContract } from "./TaskStore.contract.ts"
+export { toolUsageLogContract } from "./ToolUsageLog.contract.ts"
+export { writeRequestStoreContract } from "./WriteRequestStore.contract.ts"
 
 export type AllPorts =
   | ClientStore | ConsentStore | CodeStore | ConnectionStore | AccessTokenStore | ApiKeyStore | Directory | AuditLog

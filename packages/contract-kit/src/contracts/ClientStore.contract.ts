@@ -1,4 +1,5 @@
 // The ClientStore contract (spec §Resources: OAuth client): every store, memory or SQL, must pass it.
+import { randomInt } from "node:crypto"
 import { ClientStore, WorkspaceId, ClientId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
@@ -68,7 +69,7 @@ export const clientStoreContract = <E, R>(name: string, layer: Layer.Layer<Clien
 
     it.effect("dynamic registrations since a time are counted (daily registration pause)", () => Effect.gen(function* () {
       const store = yield* ClientStore
-      const since = t0 + 1_000_000_000 + Math.floor(Math.random() * 1_000_000_000)
+      const since = t0 + 1_000_000_000 + randomInt(1_000_000_000)
       const before = yield* store.countDynamicSince(since)
       yield* store.insert(aClient({ createdAt: since }))
       yield* store.insert(aClient({ createdAt: since + 10 }))
