@@ -22,6 +22,7 @@ import { LogfmtLogger } from "./LogfmtLogger.ts"
 import { MailSender } from "./MailSender.ts"
 import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
 import { TaskRunner } from "./taskRunner.ts"
+import { TracingLayer } from "./tracing.ts"
 import { withoutPasswords } from "./withoutPasswords.ts"
 
 /** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
@@ -95,10 +96,9 @@ const program = Effect.gen(function* () {
   // one (measured: ~14 % of an MCP tools/call's server CPU, bench/README.md), and no log line of adgate prints a
   // stack (failures are logged by tag, a failed start as one line). ADGATE_TRACING=on keeps V8's default of 10 frames.
   if (!config.tracing) Error.stackTraceLimit = 0
-  return yield* Layer.launch(serverLayer(config)).pipe(
-    // Spans off unless asked for: no tracer is configured, and a recorded span costs a native span object, its clock
-    // reads and its attributes on every traced call and SQL statement (bench/README.md).
-    Effect.withTracerEnabled(config.tracing),
+  // Spans off unless asked for (an OTLP endpoint, or ADGATE_TRACING=on): a recorded span costs a span object, its
+  // clock reads and its attributes on every traced call and SQL statement (tracing.ts; bench/README.md).
+  return yield* Layer.launch(serverLayer(config).pipe(Layer.provide(TracingLayer(config.tracing)))).pipe(
     Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
   )
 }).pipe(Effect.provide(LogfmtLogger))
