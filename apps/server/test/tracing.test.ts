@@ -5,21 +5,22 @@
 // request span's parent, and nothing a span carries out of the process (name, attributes, events, status, links,
 // resource) holds a secret, token, code, key, password, cookie or argument value. With tracing off no span is made.
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
-import { Effect, Layer, Tracer } from "effect"
+import { ConfigProvider, Effect, Layer, Option, Redacted, Tracer } from "effect"
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base"
 import { SpanKind } from "@opentelemetry/api"
 import * as oauth from "oauth4webapi"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { approve, authorizationUrl, insecure, pkce, useMovableClock } from "../../../packages/adapters-http/test/oauth/oauthClient.ts"
 import type { TestServer } from "../../../packages/adapters-http/test/support/testServer.ts"
 import { serverLayer } from "../src/main.ts"
-import { TracingLayer } from "../src/tracing.ts"
+import { loadTraceExport, TracingLayer } from "../src/tracing.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
-import { environment, freePort } from "./support/serverProcess.ts"
+import { environment, freePort, startServer, stop } from "./support/serverProcess.ts"
 
 const adminEmail = "tracing-admin@example.com"
 const adminPassword = "tracing-admin-password-1"
@@ -217,5 +218,84 @@ describe("tracing off", () => {
     }
     assert.strictEqual(await countSpans(false), 0)
     assert.isAbove(await countSpans(true), 5)
+  }, 120_000)
+})
+
+const traceExportOf = (env: Record<string, string>) =>
+  loadTraceExport.pipe(Effect.provide(ConfigProvider.layer(ConfigProvider.fromEnv({ env }))))
+
+describe("the export's configuration (the standard OpenTelemetry variables)", () => {
+  it.effect("off without an endpoint or when disabled; the endpoints, headers, sampler and batch read as the specification says", () =>
+    Effect.gen(function* () {
+      assert.isTrue(Option.isNone(yield* traceExportOf({})))
+      assert.isTrue(Option.isNone(yield* traceExportOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_SDK_DISABLED: "true" })))
+      assert.isTrue(Option.isNone(yield* traceExportOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", OTEL_TRACES_EXPORTER: "none" })))
+      const general = Option.getOrThrow(yield* traceExportOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318/" }))
+      assert.strictEqual(general.url, "http://collector:4318/v1/traces")
+      assert.strictEqual(general.serviceName, "adgate")
+      assert.deepStrictEqual(general.sampler, { name: "parentbased_always_on", ratio: 1 })
+      assert.deepStrictEqual(general.batch, { scheduledDelayMillis: 5000, maxQueueSize: 2048, maxExportBatchSize: 512, exportTimeoutMillis: 30000 })
+      assert.strictEqual(general.timeoutMs, 10_000)
+      const specific = Option.getOrThrow(yield* traceExportOf({
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318",
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: "https://traces.example/custom/path",
+        OTEL_EXPORTER_OTLP_HEADERS: "x-general=1",
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: "authorization=Bearer%20abc,x-tenant=acme",
+        OTEL_EXPORTER_OTLP_TRACES_TIMEOUT: "2500",
+        OTEL_SERVICE_NAME: "adgate-eu",
+        OTEL_TRACES_SAMPLER: "parentbased_traceidratio",
+        OTEL_TRACES_SAMPLER_ARG: "0.25",
+        OTEL_BSP_MAX_QUEUE_SIZE: "8192"
+      }))
+      assert.strictEqual(specific.url, "https://traces.example/custom/path")
+      assert.deepStrictEqual(Redacted.value(specific.headers), { authorization: "Bearer abc", "x-tenant": "acme" })
+      assert.notInclude(String(specific.headers), "abc")
+      assert.strictEqual(specific.timeoutMs, 2500)
+      assert.strictEqual(specific.serviceName, "adgate-eu")
+      assert.deepStrictEqual(specific.sampler, { name: "parentbased_traceidratio", ratio: 0.25 })
+      assert.strictEqual(specific.batch.maxQueueSize, 8192)
+      // A value adgate cannot honour stops the start (ConfigError: one line naming the variable).
+      for (const bad of [
+        { OTEL_EXPORTER_OTLP_PROTOCOL: "grpc" }, { OTEL_TRACES_SAMPLER: "jaeger_remote" }, { OTEL_TRACES_SAMPLER_ARG: "1.5" },
+        { OTEL_BSP_SCHEDULE_DELAY: "0" }, { OTEL_EXPORTER_OTLP_ENDPOINT: "not a url" }
+      ]) {
+        const refused = yield* Effect.flip(traceExportOf({ OTEL_EXPORTER_OTLP_ENDPOINT: "http://collector:4318", ...bad }))
+        assert.strictEqual(refused._tag, "ConfigError", JSON.stringify(bad))
+      }
+    }))
+})
+
+describe("the server process exporting over OTLP/HTTP", () => {
+  it("sends its request spans to the configured endpoint with the service name, and flushes them at SIGTERM", async () => {
+    const bodies: Array<string> = []
+    const collector = createServer((request, response) => {
+      let body = ""
+      request.on("data", (chunk) => (body += String(chunk)))
+      request.on("end", () => {
+        if (request.url === "/v1/traces" && request.headers["x-collector-key"] === "collector-key-1") bodies.push(body)
+        response.writeHead(200, { "content-type": "application/json" }).end("{}")
+      })
+    })
+    await new Promise<void>((resolve) => collector.listen(0, "127.0.0.1", resolve))
+    const address = collector.address()
+    const collectorPort = typeof address === "object" && address !== null ? address.port : 0
+    const dataDir = mkdtempSync(join(tmpdir(), "adgate-otlp-"))
+    try {
+      const server = await startServer(dataDir, () => ({
+        OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`,
+        OTEL_EXPORTER_OTLP_HEADERS: "x-collector-key=collector-key-1",
+        OTEL_SERVICE_NAME: "adgate-process"
+      }))
+      for (let i = 0; i < 3; i++) await (await fetch(`${server.origin}/health/ready`)).text()
+      // The batch waits up to 5 s; SIGTERM flushes it before the process exits.
+      assert.strictEqual(await stop(server), 0)
+      const exported = bodies.join("\n")
+      assert.include(exported, "GET /health/ready")
+      assert.include(exported, "adgate-process")
+      assert.notInclude(server.output(), "collector-key-1")
+    } finally {
+      collector.close()
+      rmSync(dataDir, { recursive: true, force: true })
+    }
   }, 120_000)
 })
