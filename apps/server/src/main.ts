@@ -5,7 +5,9 @@
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 // By module path, not the package's barrel (which loads the unused `redis` client: see adapters-http serve.ts).
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
+import {
+  databaseConnections, dataFolderInUse, HousekeepingSchedule, OutboxSchedule, outboxBacklog, pendingMigrations, workInProgress
+} from "@adgate/adapters-sql"
 import {
   ExpiredConnectionsSchedule, InputLimits, RateLimits, RecognisedProducts, ResumeApprovedWritesSchedule
 } from "@adgate/core"
@@ -54,7 +56,11 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
     onNone: () => Layer.empty,
     onSome: (address) => Layer.unwrap(Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const made = makeMetrics({ outbox: () => Effect.runPromise(Effect.provideService(outboxBacklog, SqlClient.SqlClient, sql)) })
+      const read = <A>(gauge: Effect.Effect<A, unknown, SqlClient.SqlClient>) => () => Effect.runPromise(Effect.provideService(gauge, SqlClient.SqlClient, sql))
+      const made = makeMetrics({
+        outbox: read(outboxBacklog), work: read(workInProgress),
+        ...(Option.isSome(config.databaseUrl) ? { databaseConnections: read(databaseConnections) } : {})
+      })
       const token = Option.map(config.metricsToken, Redacted.value)
       yield* serveMetrics(made, { ...address, ...Option.match(token, { onNone: () => ({}), onSome: (t) => ({ token: t }) }) })
       yield* Effect.logInfo(`metrics at http://${address.host.includes(":") ? `[${address.host}]` : address.host}:${address.port}/metrics`)

@@ -8,35 +8,20 @@ import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, Redacted, Tracer } from "effect"
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base"
 import { SpanKind } from "@opentelemetry/api"
-import * as oauth from "oauth4webapi"
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client"
 import { mkdtempSync, rmSync } from "node:fs"
 import { createServer } from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { cookiesFrom, csrfTokenIn } from "../../../packages/adapters-http/test/support/testServer.ts"
-import { approve, authorizationUrl, insecure, pkce, useMovableClock } from "../../../packages/adapters-http/test/oauth/oauthClient.ts"
-import type { TestServer } from "../../../packages/adapters-http/test/support/testServer.ts"
+import { useMovableClock } from "../../../packages/adapters-http/test/oauth/oauthClient.ts"
 import { serverLayer } from "../src/main.ts"
 import { loadTraceExport, TracingLayer } from "../src/tracing.ts"
+import { connectHost, signInAt } from "./support/connectedHost.ts"
 import { startInProcessServer } from "./support/inProcessServer.ts"
 import { environment, freePort, startServer, stop } from "./support/serverProcess.ts"
 
 const adminEmail = "tracing-admin@example.com"
 const adminPassword = "tracing-admin-password-1"
-
-const signIn = async (origin: string) => {
-  const page = await fetch(`${origin}/signin`)
-  const first = cookiesFrom(page)
-  const csrf = csrfTokenIn(await page.text())
-  const answer = await fetch(`${origin}/signin`, {
-    method: "POST", redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: first, origin },
-    body: new URLSearchParams({ csrf_token: csrf, email: adminEmail, password: adminPassword }).toString()
-  })
-  assert.strictEqual(answer.status, 303)
-  return { cookie: cookiesFrom(answer, first), csrf, location: answer.headers.get("location") ?? "/" }
-}
 
 /** Every string a span carries out: its name, attribute keys and values, events, status, links and resource. */
 const exportedText = (span: ReadableSpan): string =>
@@ -77,38 +62,15 @@ describe("traces exported through OpenTelemetry", () => {
     const secrets: Array<string> = [adminPassword, "collector-secret-1"]
     try {
       const origin = server.origin
-      const person = await signIn(origin)
+      const person = await signInAt(origin, adminEmail, adminPassword)
       secrets.push(person.csrf, ...person.cookie.split("; ").map((c) => c.slice(c.indexOf("=") + 1)))
       // A page (API & MCP, where sign-in lands).
       const page = await fetch(new URL(person.location, origin), { headers: { cookie: person.cookie } })
       assert.strictEqual(page.status, 200)
       await page.text()
-
       // An OAuth connection: dynamic registration, consent, the code exchanged, a refresh.
-      const issuer = new URL(origin)
-      const as = await oauth.processDiscoveryResponse(issuer, await oauth.discoveryRequest(issuer, { algorithm: "oauth2", ...insecure }))
-      const redirectUri = "https://host.example/cb"
-      const client = await oauth.processDynamicClientRegistrationResponse(await oauth.dynamicClientRegistrationRequest(as, {
-        redirect_uris: [redirectUri], token_endpoint_auth_method: "none", client_name: "Tracing test host"
-      }, insecure))
-      const { verifier, challenge } = await pkce()
-      const state = oauth.generateRandomState()
-      secrets.push(verifier, challenge, state)
-      const webServer = { origin, fetch: (path: string, init?: RequestInit) => fetch(`${origin}${path}`, { redirect: "manual", ...init }),
-        get: (path: string, cookie?: string) => fetch(`${origin}${path}`, { redirect: "manual", headers: cookie === undefined ? {} : { cookie } }) }
-      const callback = await approve(webServer as unknown as TestServer, authorizationUrl(as, {
-        response_type: "code", client_id: client.client_id, redirect_uri: redirectUri, code_challenge: challenge,
-        code_challenge_method: "S256", state, scope: "accounts:read tools:read tools:write", resource: origin
-      }), person.cookie)
-      const params = oauth.validateAuthResponse(as, client, callback, state)
-      secrets.push(params.get("code")!)
-      const tokens = await oauth.processAuthorizationCodeResponse(as, client,
-        await oauth.authorizationCodeGrantRequest(as, client, oauth.None(), params, redirectUri, verifier, {
-          ...insecure, additionalParameters: { resource: origin }
-        }))
-      const refreshed = await oauth.processRefreshTokenResponse(as, client,
-        await oauth.refreshTokenGrantRequest(as, client, oauth.None(), tokens.refresh_token!, insecure))
-      secrets.push(tokens.access_token, tokens.refresh_token!, refreshed.access_token, refreshed.refresh_token!)
+      const { refreshed, secrets: flowSecrets } = await connectHost(origin, person)
+      secrets.push(...flowSecrets)
       const bearer = { authorization: `Bearer ${refreshed.access_token}` }
 
       // REST: a read with an argument value, a search, a write that waits for a person; one request with a traceparent.
