@@ -137,6 +137,8 @@ describe("traces exported through OpenTelemetry", () => {
       assert.strictEqual(meSpan.spanContext().traceId, upstreamTrace)
       assert.strictEqual(meSpan.parentSpanContext?.spanId, upstreamSpan)
       assert.deepStrictEqual(meSpan.attributes["http.response.status_code"], 200)
+      // Its request log line names the trace.
+      assert.isTrue(server.logs.some((line) => line.includes("path=/api/v1/me") && line.includes(`traceId=${upstreamTrace}`)), server.logs.join("\n"))
 
       // Nothing that leaves the process carries a secret; the SQL text carries placeholders, never values.
       for (const span of spans) {
