@@ -38,9 +38,10 @@ export interface AppConfig {
   /** How a connection closes after bytes the HTTP parser refused (docs/limits.md, Closing a connection). */
   readonly gentleClose: GentleCloseOptions
   /**
-   * Whether Effect records spans (`ADGATE_TRACING`, default off). adgate configures no tracer or exporter, so a span is
-   * seen by nobody; off, every `Effect.fn`, SQL statement and `withSpan` gets a no-op span instead, and errors capture
-   * no stack (`Error.stackTraceLimit = 0`: Effect.fn captures one per call otherwise; bench/README.md).
+   * Whether Effect records spans without an OTLP endpoint (`ADGATE_TRACING`, default off): seen by nobody, for
+   * debugging with stack traces. With an endpoint (tracing.ts, the OTEL_* variables) spans are recorded and exported
+   * either way. Off, every `Effect.fn`, SQL statement and `withSpan` gets a no-op span instead, and errors capture no
+   * stack (`Error.stackTraceLimit = 0`: Effect.fn captures one per call otherwise; bench/README.md).
    */
   readonly tracing: boolean
   /** The recognised products: the built-in list, then those of ADGATE_RECOGNISED_PRODUCTS (docs/decisions.md). */

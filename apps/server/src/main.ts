@@ -8,14 +8,15 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { SqlClient } from "effect/sql"
 import { adgateBackground, adgateMetadataFetcher, adgatePolicy, adgateRoutes, LogfmtLogger, withoutPasswords } from "adgate"
 import {
-  absolute, dataFolderInUse, DevelopmentMailbox, mailHtml, makeMetrics, makeShutdownFlag, metricsLayer, outboxBacklog, pagePaths,
-  pendingMigrations, Readiness, serveHttp, serveMetrics
+  absolute, databaseConnections, dataFolderInUse, DevelopmentMailbox, mailHtml, makeMetrics, makeShutdownFlag, metricsLayer,
+  outboxBacklog, pagePaths, pendingMigrations, Readiness, serveHttp, serveMetrics, workInProgress
 } from "adgate/server"
 import { AdminSocket } from "./adminSocket.ts"
 import { appPorts } from "./appPorts.ts"
 import { type AppConfig, loadAppConfig } from "./config.ts"
 import { MailDeliveryServer } from "./MailSender.ts"
 import { defaultAdminEmail, seedOnFirstStart } from "./seed.ts"
+import { TracingLayer } from "./tracing.ts"
 
 /** Set on SIGTERM or SIGINT, before the runtime interrupts the server: /health/ready answers 503 shutting_down. */
 export const shutdownFlag = makeShutdownFlag()
@@ -48,7 +49,11 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
     onNone: () => Layer.empty,
     onSome: (address) => Layer.unwrap(Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const made = makeMetrics({ outbox: () => Effect.runPromise(Effect.provideService(outboxBacklog, SqlClient.SqlClient, sql)) })
+      const read = <A>(gauge: Effect.Effect<A, unknown, SqlClient.SqlClient>) => () => Effect.runPromise(Effect.provideService(gauge, SqlClient.SqlClient, sql))
+      const made = makeMetrics({
+        outbox: read(outboxBacklog), work: read(workInProgress),
+        ...(Option.isSome(config.databaseUrl) ? { databaseConnections: read(databaseConnections) } : {})
+      })
       const token = Option.map(config.metricsToken, Redacted.value)
       yield* serveMetrics(made, { ...address, ...Option.match(token, { onNone: () => ({}), onSome: (t) => ({ token: t }) }) })
       yield* Effect.logInfo(`metrics at http://${address.host.includes(":") ? `[${address.host}]` : address.host}:${address.port}/metrics`)
@@ -90,13 +95,12 @@ const program = Effect.gen(function* () {
   if (!config.tracing) Error.stackTraceLimit = 0
   // Layer.launch, with one finalizer added after everything is up, so that it runs first on SIGTERM: the drain.
   return yield* Effect.scoped(Effect.gen(function* () {
-    yield* Layer.build(serverLayer(config))
+    // Spans off unless asked for (an OTLP endpoint, or ADGATE_TRACING=on): a recorded span costs a span object, its
+    // clock reads and its attributes on every traced call and SQL statement (tracing.ts; bench/README.md).
+    yield* Layer.build(serverLayer(config).pipe(Layer.provide(TracingLayer(config.tracing))))
     yield* Effect.addFinalizer(() => drainBeforeClosing(config.shutdownDelaySeconds))
     return yield* Effect.never
   })).pipe(
-    // Spans off unless asked for: no tracer is configured, and a recorded span costs a native span object, its clock
-    // reads and its attributes on every traced call and SQL statement (bench/README.md).
-    Effect.withTracerEnabled(config.tracing),
     Effect.onExit((exit) => Exit.isSuccess(exit) || Cause.hasInterruptsOnly(exit.cause) ? Effect.logInfo("adgate stopped") : Effect.void)
   )
 }).pipe(Effect.provide(LogfmtLogger))

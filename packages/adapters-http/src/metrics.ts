@@ -20,6 +20,20 @@ export const RequestMetrics = Context.Reference<RequestRecorder>("adapters-http/
 export interface ScrapeProbes {
   /** Outbox events not yet delivered, and the age in seconds of the oldest (0 when none). */
   readonly outbox?: () => Promise<{ readonly pending: number; readonly oldestAgeSeconds: number }>
+  /** Write requests and tasks in their unfinished statuses, and the age of the oldest write waiting for a person. */
+  readonly work?: () => Promise<{
+    readonly writeRequests: Readonly<Record<"pending_approval" | "approved", number>>
+    readonly oldestPendingWriteAgeSeconds: number
+    readonly tasks: Readonly<Record<"planning" | "running" | "waiting_for_approval", number>>
+  }>
+  /** The database's client connections by state, and how many wait for a lock (PostgreSQL only). */
+  readonly databaseConnections?: () => Promise<ReadonlyArray<{ readonly state: string; readonly connections: number; readonly waitingForLock: number }>>
+}
+
+/** One read per scrape shared by the gauges that show its parts; a failed read answers null (the gauges keep no value). */
+const oncePerScrape = <A>(read: () => Promise<A>) => {
+  let last: Promise<A | null> | null = null
+  return () => (last ??= read().catch(() => null).finally(() => setTimeout(() => { last = null }, 0)))
 }
 
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"])
@@ -45,18 +59,21 @@ export const makeMetrics = (probes: ScrapeProbes = {}) => {
     labelNames: ["kind", "outcome"] as const, registers: [registry]
   })
   const credits = new Counter({
-    name: "adgate_credits_total", help: "Credits reserved for tool calls (charged) and given back (refunded).",
-    labelNames: ["direction"] as const, registers: [registry]
+    name: "adgate_credits_total",
+    help: "Credits charged and given back (refunded), by what for: a tool call, a queued write run once approved, a task's own cost.",
+    labelNames: ["direction", "charged_for"] as const, registers: [registry]
   })
   const rateLimited = new Counter({
     name: "adgate_rate_limit_refusals_total", help: "Requests refused by a rate limiter, by limiter.",
     labelNames: ["limiter"] as const, registers: [registry]
   })
+  const events = new Counter({
+    name: "adgate_events_total",
+    help: "Domain events committed, by kind: writes queued, approved, rejected, expired, executed, failed, withdrawn; tasks started, completed, failed, cancelled; connections opened and ended …",
+    labelNames: ["event"] as const, registers: [registry]
+  })
   if (probes.outbox !== undefined) {
-    const read = probes.outbox
-    let last: Promise<{ readonly pending: number; readonly oldestAgeSeconds: number } | null> | null = null
-    // Both gauges share one read per scrape.
-    const once = () => (last ??= read().catch(() => null).finally(() => setTimeout(() => { last = null }, 0)))
+    const once = oncePerScrape(probes.outbox)
     new Gauge({
       name: "adgate_outbox_pending_events", help: "Outbox events not yet delivered (read at scrape time).", registers: [registry],
       async collect() { const answer = await once(); if (answer !== null) this.set(answer.pending) }
@@ -67,6 +84,55 @@ export const makeMetrics = (probes: ScrapeProbes = {}) => {
       async collect() { const answer = await once(); if (answer !== null) this.set(answer.oldestAgeSeconds) }
     })
   }
+  if (probes.work !== undefined) {
+    const once = oncePerScrape(probes.work)
+    new Gauge({
+      name: "adgate_write_requests", help: "Write requests waiting for a person (pending_approval) or approved and not yet run (read at scrape time).",
+      labelNames: ["status"] as const, registers: [registry],
+      async collect() {
+        const answer = await once()
+        if (answer === null) return
+        for (const [status, n] of Object.entries(answer.writeRequests)) this.set({ status }, n)
+      }
+    })
+    new Gauge({
+      name: "adgate_write_requests_oldest_pending_age_seconds", help: "Age of the oldest write request waiting for a person (read at scrape time).",
+      registers: [registry],
+      async collect() { const answer = await once(); if (answer !== null) this.set(answer.oldestPendingWriteAgeSeconds) }
+    })
+    new Gauge({
+      name: "adgate_tasks", help: "Tasks not yet ended, by status (read at scrape time).",
+      labelNames: ["status"] as const, registers: [registry],
+      async collect() {
+        const answer = await once()
+        if (answer === null) return
+        for (const [status, n] of Object.entries(answer.tasks)) this.set({ status }, n)
+      }
+    })
+  }
+  if (probes.databaseConnections !== undefined) {
+    const once = oncePerScrape(probes.databaseConnections)
+    new Gauge({
+      name: "adgate_database_connections",
+      help: "The database's client connections by state, every process's, as PostgreSQL sees them (read at scrape time).",
+      labelNames: ["state"] as const, registers: [registry],
+      async collect() {
+        const answer = await once()
+        if (answer === null) return
+        this.reset()
+        for (const state of ["active", "idle", "idle in transaction"]) this.set({ state }, 0)
+        for (const row of answer) this.set({ state: row.state }, row.connections)
+      }
+    })
+    new Gauge({
+      name: "adgate_database_connections_waiting_for_lock", help: "The database's client connections waiting for a lock (read at scrape time).",
+      registers: [registry],
+      async collect() {
+        const answer = await once()
+        if (answer !== null) this.set(answer.reduce((sum, row) => sum + row.waitingForLock, 0))
+      }
+    })
+  }
   const record: RequestRecorder = (route, method, status, seconds) => {
     requests.inc({ route, method: knownMethods.has(method) ? method : "other", status })
     latency.observe({ route }, seconds)
@@ -74,8 +140,9 @@ export const makeMetrics = (probes: ScrapeProbes = {}) => {
   const observations: ObservationsShape = {
     tokenGrant: (grantType, outcome) => grants.inc({ grant_type: grantType, outcome }),
     toolCall: (kind, outcome) => toolCalls.inc({ kind, outcome }),
-    credits: (direction, amount) => credits.inc({ direction }, amount),
-    rateLimited: (limiter) => rateLimited.inc({ limiter })
+    credits: (direction, amount, chargedFor) => credits.inc({ direction, charged_for: chargedFor }, amount),
+    rateLimited: (limiter) => rateLimited.inc({ limiter }),
+    event: (tag) => events.inc({ event: tag })
   }
   return { registry, record, observations }
 }

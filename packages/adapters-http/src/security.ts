@@ -1,7 +1,7 @@
 // What every response gets: security headers (RFC 9700 §4.16 clickjacking, §4.2.4 Referer leakage; checklist M
 // 153/160), a request id, one log line per request without query, bodies or header values (checklist P 180), a
 // 1 MB body limit (spec §Errors: 413; JSON on /api/v1 and the JSON OAuth endpoints), and HTML pages for failures nobody handled (404, 500 with the request id).
-import { ByteSize, Cause, Clock, Context, Effect, Option } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, Option, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { defaultInputLimits, emptyRequestNotes, Issuer, RequestNotes } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
@@ -186,6 +186,12 @@ const failingPortOf = (cause: Cause.Cause<unknown>): string | undefined => {
   return undefined
 }
 
+/** The trace id of the request's span when it is recorded and sampled; undefined otherwise (tracing off). */
+const requestTraceId = Effect.withFiber((fiber) => {
+  const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
+  return Effect.succeed(span !== undefined && span._tag === "Span" && span.sampled ? span.traceId : undefined)
+})
+
 /**
  * The global middleware: body limit, request id, failure pages, security headers and the request log line.
  * Request logging of `HttpRouter.serve` must be disabled (`disableLogger: true`): this line replaces it.
@@ -202,6 +208,9 @@ export const SecurityMiddleware = HttpRouter.middleware(
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
         const requestId = requestIdOf(request.headers["x-request-id"])
+        // The request's trace when traces are exported (Effect's HTTP server opened its span): its id joins the log
+        // line, so that a line leads to its trace. With tracing off there is no span and nothing is looked up twice.
+        const traceId = yield* requestTraceId
         const notes = emptyRequestNotes()
         const started = yield* Clock.currentTimeMillis
         // A body declared over the limit is refused before any route runs, whether or not the route reads it.
@@ -252,7 +261,8 @@ export const SecurityMiddleware = HttpRouter.middleware(
           // The counted address (TRUSTED_PROXIES resolved: ClientAddressMiddleware) and the credential's id, never its secret.
           ...(notes.route === undefined ? {} : { route: notes.route }),
           client: notes.clientAddress ?? Option.getOrElse(request.remoteAddress, () => "unknown"),
-          ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId })
+          ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId }),
+          ...(traceId === undefined ? {} : { traceId })
         }
         yield* (response.status >= 500 ? Effect.logWarning("http") : Effect.logInfo("http")).pipe(Effect.annotateLogs(line))
         // The route pattern, never the path (its ids); a request no route matched counts as `unmatched`.

@@ -2,7 +2,7 @@
 // refresh-token hashes of ended connections among them) and expires unanswered write requests (each with its
 // WriteExpired event). Every step is one idempotent statement, so any number of server processes may run it at once
 // without double work or lost rows.
-import { idempotencyKeyLifetimeMs, inBackground, refreshIdleMs } from "@adgate/core"
+import { idempotencyKeyLifetimeMs, inBackground, Observations, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -139,4 +139,9 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
 
 /** Runs housekeeping every minute in the background for the life of the layer; a failed pass is logged. */
 export const HousekeepingSchedule: Layer.Layer<never, never, SqlClient.SqlClient> =
-  inBackground("1 minute", "housekeeping pass failed", Effect.flatMap(Clock.currentTimeMillis, runHousekeeping))
+  inBackground("1 minute", "housekeeping pass failed", Effect.flatMap(Clock.currentTimeMillis, runHousekeeping).pipe(
+    // The requests it expired are WriteExpired events committed here, not through the core's commands: counted here.
+    Effect.tap((counts) => Effect.map(Effect.service(Observations), (observe) => {
+      for (let i = 0; i < counts.writeRequestsExpired; i++) observe.event("WriteExpired")
+    }))
+  ))

@@ -7,5 +7,5 @@ export {
   Readiness, type ReadinessChecks, serveHttp, type ServeOptions, serveMetrics, TrustedProxies, compileTrustedProxies
 } from "@adgate/adapters-http"
 export { answerParseErrorsGently, defaultGentleClose, type GentleCloseOptions } from "@adgate/adapters-http/gentleClose"
-export { dataFolderInUse, outboxBacklog, pendingMigrations } from "@adgate/adapters-sql"
+export { databaseConnections, dataFolderInUse, outboxBacklog, pendingMigrations, workInProgress } from "@adgate/adapters-sql"
 export { connectSandboxPlatforms } from "@adgate/adapters-platforms"

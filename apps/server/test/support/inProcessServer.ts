@@ -1,14 +1,22 @@
 // The server's whole layer in this process, as `npm start` composes it, on the environment `env`: started and
-// answering /health, with its log lines (logfmt) kept.
+// answering /health, with its log lines (logfmt) kept. `compose` replaces the composition (e.g. to add a tracing
+// layer), `around` wraps the running server (e.g. in a tracer of the test's).
 import { ConfigProvider, Effect, Fiber, Layer, Logger } from "effect"
-import { loadAppConfig } from "../../src/config.ts"
+import { type AppConfig, loadAppConfig } from "../../src/config.ts"
 import { serverLayer } from "../../src/main.ts"
 
-export const startInProcessServer = async (env: Record<string, string>, port: number) => {
+export interface InProcessOptions {
+  readonly compose?: (config: AppConfig) => Layer.Layer<never, unknown>
+  readonly around?: <A, E, R>(server: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+}
+
+export const startInProcessServer = async (env: Record<string, string>, port: number, options: InProcessOptions = {}) => {
   const logs: Array<string> = []
-  const fiber = Effect.runFork(Effect.gen(function* () {
-    return yield* Layer.launch(serverLayer(yield* loadAppConfig))
-  }).pipe(Effect.provide(Layer.mergeAll(
+  const compose = options.compose ?? serverLayer
+  const around = options.around ?? ((server) => server)
+  const fiber = Effect.runFork(around(Effect.gen(function* () {
+    return yield* Layer.launch(compose(yield* loadAppConfig))
+  })).pipe(Effect.provide(Layer.mergeAll(
     ConfigProvider.layer(ConfigProvider.fromEnv({ env })),
     Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
   ))))

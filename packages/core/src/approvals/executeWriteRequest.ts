@@ -99,7 +99,7 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
       return yield* failWithout(id, "guardrail", blocked.value.reason, { guardrail: blocked.value.guardrail })
     }
     // Reserved before the platform call (credits/reserveCredits.ts), under the request's id as reference.
-    const reservation = yield* reserveCredits(claimed.workspaceId, tool.credits, `tool:${tool.name}`, claimed.id).pipe(
+    const reservation = yield* reserveCredits(claimed.workspaceId, tool.credits, `tool:${tool.name}`, claimed.id, "approved_write").pipe(
       Effect.map((reserved) => ({ reserved, short: null })),
       Effect.catchTag("InsufficientCredits", (e) => Effect.succeed({ reserved: null, short: e }))
     )

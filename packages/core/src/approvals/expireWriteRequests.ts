@@ -5,6 +5,7 @@
 import { Clock, Effect, Option } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { EventOutbox } from "../ports/EventOutbox.ts"
+import { Observations } from "../ports/Observations.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 
@@ -12,7 +13,7 @@ export const expireWriteRequests = Effect.fn("approvals.expireWriteRequests")(fu
   const store = yield* WriteRequestStore
   const outbox = yield* EventOutbox
   const now = yield* Clock.currentTimeMillis
-  return yield* (yield* Transactor).atomically(Effect.gen(function* () {
+  const ids = yield* (yield* Transactor).atomically(Effect.gen(function* () {
     const ids = yield* store.expireDue(now)
     const events: Array<DomainEvent> = []
     for (const id of ids) {
@@ -22,4 +23,7 @@ export const expireWriteRequests = Effect.fn("approvals.expireWriteRequests")(fu
     if (events.length > 0) yield* outbox.append(events)
     return ids
   }))
+  const observe = yield* Observations
+  for (let i = 0; i < ids.length; i++) observe.event("WriteExpired")
+  return ids
 })

@@ -9,6 +9,7 @@ import type { Transition } from "./Transition.ts"
 import { retryOnConflict } from "./conflictRetry.ts"
 import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
 import { EventOutbox, type OutboxAppend } from "../ports/EventOutbox.ts"
+import { Observations } from "../ports/Observations.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
 /** The store's compare-and-set save of the next state. */
@@ -101,7 +102,10 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
     const writes = command.writes
     // A SaveAlone answers the transition's answer: B is A there (the type's default).
     const answerOf = (outcome: Result.Result<A, E>) => outcome as unknown as Result.Result<B, E>
+    // The events of the attempt that ended the command, told to the metrics once it committed (a lost race retries).
+    let happened: ReadonlyArray<DomainEvent> = []
     const attempt = Effect.gen(function* () {
+      happened = []
       const found = yield* command.load
       if (Option.isNone(found)) return yield* Effect.fail(command.missing())
       const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
@@ -121,18 +125,23 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
       }
       const keepsEvents = events.length > 0 && outbox.readers.length > 0
       const follows = rows !== null || then !== null || afterRefusal !== null
-      if (decided.next === null && !keepsEvents && !follows) return answer
+      if (decided.next === null && !keepsEvents && !follows) {
+        happened = events
+        return answer
+      }
       // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
       if (decided.next !== null && !keepsEvents && !follows) {
         yield* writes.save(decided.next)
+        happened = events
         return answer
       }
       // The save with its rows and events in one store write, when the store has one and no refusal's writes follow.
       if (decided.next !== null && writes._tag === "SavePlanned" && writes.saveWith !== undefined && afterRefusal === null) {
         yield* writes.saveWith(decided.next, rows, { events: keepsEvents ? events : [], readers: outbox.readers })
+        happened = events
         return answer
       }
-      return yield* transactor.atomically(Effect.gen(function* () {
+      const committed = yield* transactor.atomically(Effect.gen(function* () {
         if (decided.next !== null) yield* writes.save(decided.next)
         if (rows !== null && writes._tag === "SavePlanned") yield* writes.write(rows)
         if (then !== null && Result.isSuccess(decided.outcome)) {
@@ -145,8 +154,11 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
         // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
         return answer
       }))
+      happened = events
+      return committed
     }).pipe(retryOnConflict)
     const outcome = yield* attempt
+    yield* observeEvents(happened)
     return Result.isSuccess(outcome) ? outcome.success : yield* Effect.fail(outcome.failure)
   })
 
@@ -185,11 +197,23 @@ export const runWrite = <A, W, E, R>(
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
-    if ((Array.isArray(events) && events.length === 0) || outbox.readers.length === 0) return yield* Effect.as(write, answer)
-    return yield* (yield* Transactor).atomically(Effect.gen(function* () {
+    if ((Array.isArray(events) && events.length === 0) || outbox.readers.length === 0) {
+      const written = yield* write
+      yield* observeEvents(typeof events === "function" ? events(written) : events)
+      return answer
+    }
+    const made = yield* (yield* Transactor).atomically(Effect.gen(function* () {
       const written = yield* write
       const made = typeof events === "function" ? events(written) : events
       if (made.length > 0) yield* outbox.append(made)
-      return answer
+      return made
     }))
+    yield* observeEvents(made)
+    return answer
+  })
+
+/** Each committed event counted by its kind for the metrics (ports/Observations.ts): its tag, nothing it carries. */
+const observeEvents = (events: ReadonlyArray<DomainEvent>) =>
+  events.length === 0 ? Effect.void : Effect.map(Effect.service(Observations), (observe) => {
+    for (const event of events) observe.event(event._tag)
   })

@@ -55,7 +55,7 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
     writes: {
       _tag: "SavePlanned",
       save: store.save,
-      plan: ({ connection, issue }) => Effect.map(planTokenPair({
+      plan: ({ connection, issue, retried }) => Effect.map(planTokenPair({
         connectionId: connection.id,
         clientId: connection.clientId,
         workspaceId: connection.workspaceId,
@@ -63,7 +63,7 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
         scopes: issue.scopes,
         surface: issue.surface,
         refresh
-      }), ({ record, tokens }) => ({ answer: { connection, tokens }, rows: record, events: [] })),
+      }), ({ record, tokens }) => ({ answer: { connection, tokens, retried }, rows: record, events: [] })),
       write: accessTokens.insert,
       saveWith: saveWith === undefined ? undefined : (next, record, outbox) =>
         saveWith(next, { connections: [], accessTokens: record === null ? [] : [record], outbox })
@@ -75,5 +75,5 @@ export const refreshConnection = Effect.fn("connections.refreshConnection")(func
         Effect.annotateLogs({ connectionId: grounds.value.connection.id, clientId: grounds.value.connection.clientId }))
       : Effect.void)
   )
-  return { connection: rotated.connection, tokens: rotated.tokens, approvedScopes: rotated.connection.scopes }
+  return { connection: rotated.connection, tokens: rotated.tokens, approvedScopes: rotated.connection.scopes, retried: rotated.retried }
 })

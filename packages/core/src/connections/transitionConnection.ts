@@ -185,6 +185,8 @@ export const endTransition = (
 export interface Rotation {
   readonly connection: Connection
   readonly issue: TokensToIssue
+  /** True when a spent token was presented again within the retry window (its successor withdrawn). */
+  readonly retried: boolean
 }
 
 const endedEvent = (next: Connection, reason: EndReason, actorId: UserId | null, now: number): DomainEvent => ({
@@ -201,7 +203,7 @@ export const refreshTransition = (
   const decision = transitionConnection(connection, event, now)
   switch (decision._tag) {
     case "Rotated":
-      return moved(decision.next, { connection: decision.next, issue: decision.issue })
+      return moved(decision.next, { connection: decision.next, issue: decision.issue, retried: decision.withdrew !== null })
     case "Ended":
       return refused(decision.error ?? new RefreshTokenInvalid({ reason: "connection_ended" }), decision.next,
         [endedEvent(decision.next, decision.reason, null, now)])

@@ -3,7 +3,7 @@
 // balance covers run, and the rest are refused 402 before anything happens. A call the platform refused or could not
 // take gets the reservation back under the same reference.
 import { Clock, Effect } from "effect"
-import { Observations } from "../ports/Observations.ts"
+import { type CreditsChargedFor, Observations } from "../ports/Observations.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import type { WorkspaceId } from "../workspaces/Workspace.ts"
@@ -16,6 +16,8 @@ export interface CreditReservation {
   readonly reference: string
   readonly reason: string
   readonly balanceAfter: number
+  /** What the credits are for (the metrics' label): a call answered now, or a queued write run once approved. */
+  readonly chargedFor: CreditsChargedFor
 }
 
 /** A ledger with no such workspace cannot answer for it: 503, as a store that cannot answer. */
@@ -24,7 +26,7 @@ export const workspaceNotInLedger = (operation: string) => (e: { readonly worksp
 
 /** Takes `amount` now, or fails InsufficientCredits (402) and takes nothing. Zero costs nothing and reserves nothing. */
 export const reserveCredits = Effect.fn("credits.reserveCredits")(function* (
-  workspaceId: WorkspaceId, amount: number, reason: string, reference: string
+  workspaceId: WorkspaceId, amount: number, reason: string, reference: string, chargedFor: CreditsChargedFor
 ) {
   if (amount <= 0) return null
   const balanceAfter = yield* (yield* CreditsLedger).charge({ workspaceId, amount, reason, reference, now: yield* Clock.currentTimeMillis }).pipe(
@@ -33,8 +35,8 @@ export const reserveCredits = Effect.fn("credits.reserveCredits")(function* (
       InvalidCreditAmount: () => Effect.fail(new StoreUnavailable({ operation: "CreditsLedger.charge", message: "invalid credit amount" }))
     })
   )
-  ;(yield* Observations).credits("charged", amount)
-  return { workspaceId, amount, reference, reason, balanceAfter } satisfies CreditReservation as CreditReservation
+  ;(yield* Observations).credits("charged", amount, chargedFor)
+  return { workspaceId, amount, reference, reason, balanceAfter, chargedFor } satisfies CreditReservation as CreditReservation
 })
 
 /** Gives a reservation back (a grant under the same reference): the call was refused or did not run. */
@@ -47,5 +49,5 @@ export const refundCredits = Effect.fn("credits.refundCredits")(function* (reser
     CreditsWorkspaceNotFound: workspaceNotInLedger("CreditsLedger.grant"),
     InvalidCreditAmount: () => Effect.void
   }))
-  ;(yield* Observations).credits("refunded", reserved.amount)
+  ;(yield* Observations).credits("refunded", reserved.amount, reserved.chargedFor)
 })

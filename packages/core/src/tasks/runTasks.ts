@@ -9,6 +9,7 @@ import { taskCredits } from "../credits/creditRules.ts"
 import { inBackground } from "../commands/inBackground.ts"
 import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { CreditsLedger } from "../ports/CreditsLedger.ts"
+import { Observations } from "../ports/Observations.ts"
 import { Conflict } from "../ports/errors.ts"
 import { Platforms } from "../ports/Platforms.ts"
 import { TaskPlanner } from "../ports/TaskPlanner.ts"
@@ -225,6 +226,7 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
       }
       return yield* Effect.fail(error)
     }
+    ;(yield* Observations).credits("charged", taskCredits, "task")
     task = charged.success
   }
   if (task.status === "running") {

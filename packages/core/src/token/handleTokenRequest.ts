@@ -114,21 +114,24 @@ const grant = Effect.fnUntraced(function* (request: TokenRequest) {
       ...(prereadCode === undefined ? {} : { preread: prereadCode.grant })
     })
     yield* noteTokenIssued(client)
-    return toResponse(tokens)
+    return { response: toResponse(tokens), retried: false }
   }
   const refreshToken = yield* required(params, "refresh_token")
-  const { tokens } = yield* refreshConnection({
+  const { tokens, retried } = yield* refreshConnection({
     refreshToken, clientId: client.clientId, scope: params.get("scope"), surface,
     ...(preread === undefined ? {} : { preread: preread.grant })
   })
   yield* noteTokenIssued(client)
-  return toResponse(tokens)
+  return { response: toResponse(tokens), retried }
 })
 
 /** POST /oauth/token: a TokenResponse, or the tagged failure the adapter's table answers. */
 export const handleTokenRequest = (request: TokenRequest) =>
-  Effect.onExit(grant(request), (exit) =>
-    Effect.map(Effect.service(Observations), (observe) => observe.tokenGrant(grantTypeLabel(request), grantOutcome(exit))))
+  grant(request).pipe(
+    Effect.onExit((exit) =>
+      Effect.map(Effect.service(Observations), (observe) => observe.tokenGrant(grantTypeLabel(request), grantOutcome(exit)))),
+    Effect.map((granted) => granted.response)
+  )
 
 /** The grant type as a metric label: one of the two served, else `other` (a label never carries client text). */
 const grantTypeLabel = (request: TokenRequest): string => {
@@ -136,9 +139,13 @@ const grantTypeLabel = (request: TokenRequest): string => {
   return sent === "authorization_code" || sent === "refresh_token" ? sent : "other"
 }
 
-/** `issued`, or the refusal's tag (with the reason of an invalid refresh token: `RefreshTokenInvalid/reused`). */
-const grantOutcome = (exit: Exit.Exit<unknown, unknown>): string => {
-  if (exit._tag === "Success") return "issued"
+/**
+ * `issued`; `retry_window` for tokens issued to a spent refresh token presented again within its retry window (a
+ * client that lost the answer: its unused successor is withdrawn); or the refusal's tag (with the reason of an
+ * invalid refresh token: `RefreshTokenInvalid/reused`).
+ */
+const grantOutcome = (exit: Exit.Exit<{ readonly retried: boolean }, unknown>): string => {
+  if (exit._tag === "Success") return exit.value.retried ? "retry_window" : "issued"
   const failure = exit.cause.reasons.find(Cause.isFailReason)
   if (failure === undefined) return "defect"
   const error = failure.error as { readonly _tag?: unknown; readonly reason?: unknown }

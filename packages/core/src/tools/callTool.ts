@@ -136,7 +136,7 @@ const decideAndRun = (
         }))
       }
       const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
-      const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId)
+      const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId, "tool_call")
       // Uninterruptible from the platform call to the record (the call has its deadline, executeWithinDeadline): a client that hangs
       // up cannot leave a change applied with no usage record, charge or audit entry.
       const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
