@@ -22,6 +22,8 @@ export const scenarios = ["authorization-server-metadata-endpoint", "authorizati
 
 /** The suite waits 5 minutes for its callback; a run without it is stuck, so it is ended well after that. */
 const runTimeoutMs = 7 * 60_000
+/** The suite's callback answers at once; a port that does not is not the suite's. */
+const callbackTimeoutMs = 30_000
 
 interface Check {
   readonly id: string
@@ -72,19 +74,32 @@ const checksIn = (dir: string): Map<string, ReadonlyArray<Check>> => {
   return found
 }
 
-/**
- * Runs the suite's authorization mode for one protocol date against `origin`, approving as `person`. Answers the
- * problems found (empty when every check passed or is in `baseline`), the suite's own output already printed.
- */
-export const runAuthorizationMode = async (options: {
+interface RunOptions {
   readonly cli: string
   readonly origin: string
   readonly person: { readonly email: string; readonly password: string }
   readonly date: (typeof protocolDates)[number]
   readonly baseline: ReadonlySet<string>
-}): Promise<ReadonlyArray<string>> => {
+  /** Chooses the suite's callback port; default: one the system says is free. */
+  readonly callbackPort?: () => Promise<number>
+}
+
+/**
+ * Runs the suite's authorization mode for one protocol date against `origin`, approving as `person`. Answers the
+ * problems found (empty when every check passed or is in `baseline`), the suite's own output already printed. The
+ * callback port is free when chosen and bound by the suite a moment later; when another process took it in between
+ * (EADDRINUSE in the suite's message), the date is run once more on another port.
+ */
+export const runAuthorizationMode = async (options: RunOptions): Promise<ReadonlyArray<string>> => {
+  const first = await runOnce(options)
+  if (!first.some((problem) => problem.includes("EADDRINUSE"))) return first
+  console.log(`   ${options.date}: the callback port was taken before the suite bound it; once more on another port`)
+  return runOnce(options)
+}
+
+const runOnce = async (options: RunOptions): Promise<ReadonlyArray<string>> => {
   const { origin, date } = options
-  const port = await freePort()
+  const port = await (options.callbackPort ?? freePort)()
   const redirectUri = `http://127.0.0.1:${port}/callback`
   const clientId = await registerClient(origin, redirectUri)
   const consent = adgateConsent(options.person)
@@ -107,7 +122,7 @@ export const runAuthorizationMode = async (options: {
           if (!line.startsWith(`${origin}/oauth/authorize?`) || approval !== undefined) continue
           // The person's part: through adgate's pages to Allow, then the browser follows the redirect to the suite.
           approval = consent.approve(new URL(line.trim()), redirectUri).then(async (redirect) => {
-            const arrived = await fetch(redirect)
+            const arrived = await fetch(redirect, { signal: AbortSignal.timeout(callbackTimeoutMs) })
             if (arrived.status !== 200) throw new Error(`the suite's callback answered ${arrived.status}`)
             await arrived.body?.cancel()
           }).catch((error: unknown) => {

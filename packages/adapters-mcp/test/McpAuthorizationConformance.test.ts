@@ -1,6 +1,8 @@
 // The runner of the MCP conformance suite's authorization mode (conformance/runAuthorization.ts, run by .ci/run for
 // every protocol date): against the server it passes with the conformance kit's adgate consent driver as the person,
-// and it fails when it should: a person who cannot sign in, a check the suite fails, a stale baseline entry.
+// and it fails when it should: a person who cannot sign in, a check the suite fails, a stale baseline entry. A
+// callback port taken before the suite binds it is run once more on another.
+import { createServer } from "node:http"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
 import { runAuthorizationMode } from "../conformance/runAuthorization.ts"
@@ -42,5 +44,31 @@ describe("the MCP conformance suite's authorization mode (0.2.0-alpha.12)", () =
     const problems = await runAuthorizationMode({ cli, origin: `${server.origin}/`, person: world.admin, date, baseline: new Set() })
     expect(problems).toContain(`${date}:authorization-server-metadata-endpoint:authorization-server-metadata: FAILURE (Invalid issuer: ${server.origin})`)
     expect(problems.some((p) => p.startsWith(`${date}:authorization-code-grant:authorization-code-grant: FAILURE`))).toBe(true)
+  }, 120_000)
+
+  it("a callback port another process took before the suite bound it: that date runs once more on another port", async () => {
+    const squatter = createServer((_, answer) => answer.writeHead(404).end())
+    await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve))
+    const taken = (squatter.address() as { port: number }).port
+    const chosen: Array<number> = []
+    try {
+      const problems = await runAuthorizationMode({
+        cli, origin: server.origin, person: world.admin, date, baseline: new Set(),
+        callbackPort: async () => {
+          const port = chosen.length === 0 ? taken : 0
+          chosen.push(port)
+          if (port !== 0) return port
+          const probe = createServer()
+          await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve))
+          const free = (probe.address() as { port: number }).port
+          await new Promise((resolve) => probe.close(resolve))
+          return free
+        }
+      })
+      expect(chosen).toEqual([taken, 0])
+      expect(problems).toEqual([])
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve))
+    }
   }, 120_000)
 })
