@@ -11,10 +11,10 @@
 // and fails too. A SKIPPED code grant (no client id, say) is a failure: it would prove nothing.
 import { spawn } from "node:child_process"
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs"
-import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { adgateConsent } from "@adgate/conformance/consent/adgate"
+import { freePort } from "../../../apps/server/test/support/serverProcess.ts"
 
 /** The protocol dates whose scenarios the suite runs (`--spec-version`); both scenarios apply to each. */
 export const protocolDates = ["2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28"] as const
@@ -37,16 +37,6 @@ export const readBaseline = (path: string): ReadonlySet<string> =>
     .map((line) => line.replace(/#.*/, "").trim())
     .filter((line) => line.startsWith("- "))
     .map((line) => line.slice(2).trim()))
-
-const freePort = () =>
-  new Promise<number>((resolve, reject) => {
-    const probe = createServer()
-    probe.once("error", reject)
-    probe.listen(0, "127.0.0.1", () => {
-      const { port } = probe.address() as { port: number }
-      probe.close(() => resolve(port))
-    })
-  })
 
 /** A public client registered as any MCP host would (RFC 7591), with the suite's callback as its redirect URI. */
 const registerClient = async (origin: string, redirectUri: string): Promise<string> => {
