@@ -97,6 +97,12 @@ const runOnce = async (options: RunOptions): Promise<ReadonlyArray<string>> => {
   const problems: Array<string> = []
   try {
     let approval: Promise<void> | undefined
+    // The code goes only to the suite: the redirect is opened once the suite said its callback server listens, and
+    // only while the suite runs (it says so even when the port was taken, and then fails the grant at once and ends).
+    let listening: () => void = () => {}
+    let gone: (reason: Error) => void = () => {}
+    const callbackListening = new Promise<void>((resolve, reject) => { listening = resolve; gone = reject })
+    callbackListening.catch(() => {})
     const exit = await new Promise<number | null>((resolve) => {
       const child = spawn(process.execPath, [
         options.cli, "authorization", "--url", origin, "--client-id", clientId, "--port", String(port),
@@ -109,9 +115,12 @@ const runOnce = async (options: RunOptions): Promise<ReadonlyArray<string>> => {
         const lines = pending.split("\n")
         pending = lines.pop() ?? ""
         for (const line of lines) {
+          if (line.trim() === `Callback server started: http://127.0.0.1:${port}`) listening()
           if (!line.startsWith(`${origin}/oauth/authorize?`) || approval !== undefined) continue
           // The person's part: through adgate's pages to Allow, then the browser follows the redirect to the suite.
           approval = consent.approve(new URL(line.trim()), redirectUri).then(async (redirect) => {
+            await callbackListening
+            if (child.exitCode !== null || child.signalCode !== null) throw new Error("the suite ended before the redirect (its callback server did not start)")
             const arrived = await fetch(redirect, { signal: AbortSignal.timeout(callbackTimeoutMs) })
             if (arrived.status !== 200) throw new Error(`the suite's callback answered ${arrived.status}`)
             await arrived.body?.cancel()
@@ -121,7 +130,10 @@ const runOnce = async (options: RunOptions): Promise<ReadonlyArray<string>> => {
           })
         }
       })
-      child.on("exit", (status) => resolve(status))
+      child.on("exit", (status) => {
+        gone(new Error("the suite ended before its callback server listened"))
+        resolve(status)
+      })
     })
     await approval
     if (approval === undefined) problems.push(`${date}: the suite never printed an authorization URL of ${origin}`)

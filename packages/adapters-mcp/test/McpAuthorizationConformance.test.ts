@@ -47,8 +47,9 @@ describe("the MCP conformance suite's authorization mode (0.2.0-alpha.12)", () =
     expect(problems.some((p) => p.startsWith(`${date}:authorization-code-grant:authorization-code-grant: FAILURE`))).toBe(true)
   }, 120_000)
 
-  it("a callback port another process took before the suite bound it: that date runs once more on another port", async () => {
-    const squatter = createServer((_, answer) => answer.writeHead(404).end())
+  it("a callback port another process took before the suite bound it: that date runs once more on another port, and no code goes to that process", async () => {
+    const received: Array<string> = []
+    const squatter = createServer((request, answer) => { received.push(request.url ?? ""); answer.writeHead(404).end() })
     await new Promise<void>((resolve) => squatter.listen(0, "127.0.0.1", resolve))
     const taken = (squatter.address() as { port: number }).port
     const chosen: Array<number> = []
@@ -64,6 +65,8 @@ describe("the MCP conformance suite's authorization mode (0.2.0-alpha.12)", () =
       expect(chosen).toHaveLength(2)
       expect(chosen[0]).toBe(taken)
       expect(problems).toEqual([])
+      // The code of the first try was never handed to the process that held the port.
+      expect(received).toEqual([])
     } finally {
       await new Promise((resolve) => squatter.close(resolve))
     }
