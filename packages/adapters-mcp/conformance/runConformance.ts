@@ -9,6 +9,7 @@ import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Effect } from "effect"
 import { createApiKey } from "@adgate/core"
+import { protocolDates, readBaseline, runAuthorizationMode } from "./runAuthorization.ts"
 import { freshDatabase, seedWorld, startMcpTestServer } from "../test/support/mcpTestServer.ts"
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -67,6 +68,16 @@ try {
     })
     console.log(`== ${run.label}: ${result.status === 0 ? "passed" : `FAILED (exit ${result.status ?? result.signal})`}`)
     if (result.status !== 0) failed = true
+  }
+  const authorizationBaseline = readBaseline(join(here, "baseline-authorization.yml"))
+  for (const date of protocolDates) {
+    console.log(`\n== MCP conformance 0.2.0-alpha.12 authorization mode (--spec-version ${date}) against ${server.origin}`)
+    const problems = await runAuthorizationMode({
+      cli: runs[1].cli, origin: server.origin, person: world.admin, date, baseline: authorizationBaseline
+    })
+    for (const problem of problems) console.log(`   ${problem}`)
+    console.log(`== authorization mode ${date}: ${problems.length === 0 ? "passed" : "FAILED"}`)
+    if (problems.length > 0) failed = true
   }
 } finally {
   proxy.close()

@@ -53,7 +53,8 @@ export const adgateConsent = (options: AdgateConsentOptions): ConsentDriver => {
           fields.set("email", options.email)
           fields.set("password", options.password)
           page = await browser.request(new URL("/signin", page.url), { form: fields })
-          if (page.status === 200) throw new Error(`adgate consent: sign-in as ${options.email} refused: ${/role="alert">([^<]*)/.exec(page.text)?.[1] ?? page.text.slice(0, 200)}`)
+          // A refused sign-in shows the form again with its alert: 401 for wrong credentials, 429 when throttled.
+          if (page.status < 300 || page.status >= 400) throw new Error(`adgate consent: sign-in as ${options.email} refused (${page.status}): ${/role="alert">([^<]*)/.exec(page.text)?.[1] ?? page.text.slice(0, 200)}`)
           continue
         }
         const consent = all.find((f) => f.action === "/oauth/consent" && /name="action" value="allow"/.test(f.body))
