@@ -425,7 +425,9 @@ const runShape = async (shape) => {
         (SELECT count(*) FROM event_outbox WHERE done_at IS NULL)::int AS outbox,
         (SELECT count(*) FROM write_requests WHERE status IN ('approved', 'executing'))::int AS writes,
         (SELECT count(*) FROM tasks WHERE status IN ('planning', 'running'))::int AS tasks`)
-      return r.outbox === 0 && r.writes === 0 && r.tasks === 0
+      // Tasks run one after another in the background (a minute of task starts leaves a queue): they are counted by
+      // status below, and the queue left is reported, not waited out.
+      return r.outbox === 0 && r.writes === 0
     }, 30_000, 500).catch((e) => (report.settle = `${e.message}: ${JSON.stringify(left)}`))
     report.consistency = await consistency()
     return report
@@ -461,6 +463,10 @@ const consistency = async () => {
     writeChargesOffByCount: `SELECT abs((SELECT count(*) FROM credit_entries c JOIN write_requests w ON w.id = c.reference WHERE c.kind = 'charge')
       - (SELECT count(*) FROM write_requests WHERE status = 'executed'))::int
       + abs((SELECT count(*) FROM tool_usage WHERE kind = 'write' AND credits > 0) - (SELECT count(*) FROM write_requests WHERE status = 'executed'))::int AS n`,
+    // A completed task is charged once; no task is charged twice.
+    tasksNotChargedOnce: `SELECT count(*)::int AS n FROM tasks t WHERE (t.status = 'completed'
+      AND (SELECT count(*) FROM credit_entries c WHERE c.reason = 'task' AND c.reference = t.id AND c.kind = 'charge') <> 1)
+      OR (SELECT count(*) FROM credit_entries c WHERE c.reason = 'task' AND c.reference = t.id AND c.kind = 'charge') > 1`,
     usageChargedTwice: `SELECT count(*)::int AS n FROM (SELECT reference FROM credit_entries WHERE kind = 'charge' AND reference IS NOT NULL
       GROUP BY reason, reference HAVING count(*) > 1) d`,
     // No write executed twice: one execution audit per request, and none executed without an approval.
@@ -488,6 +494,11 @@ const consistency = async () => {
     (SELECT count(*) FROM write_requests)::int AS writes, (SELECT count(*) FROM write_requests WHERE status = 'executed')::int AS executed,
     (SELECT count(*) FROM tasks)::int AS tasks, (SELECT count(*) FROM event_outbox)::int AS events, (SELECT count(*) FROM connections)::int AS connections`)
   out.totals = totals
+  out.tasksByStatus = Object.fromEntries((await sql(database, "SELECT status, count(*)::int AS n FROM tasks GROUP BY status ORDER BY status")).map((r) => [r.status, r.n]))
+  // What the run stored, for sizing (docs/scaling.md): the largest tables with their indexes.
+  out.sizesKiB = Object.fromEntries((await sql(database, `SELECT relname AS name, (pg_total_relation_size(c.oid) / 1024)::int AS kib
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'public' AND c.relkind = 'r'
+    ORDER BY pg_total_relation_size(c.oid) DESC LIMIT 8`)).map((r) => [r.name, r.kib]))
   return out
 }
 
@@ -500,6 +511,12 @@ const stopOnSignal = async () => {
 process.once("SIGINT", stopOnSignal)
 process.once("SIGTERM", stopOnSignal)
 
+// `--check-only`: the consistency check alone, on the soak's database as it is (kept with SOAK_KEEP_DB=1).
+if (args.includes("--check-only")) {
+  const c = await consistency()
+  console.log(JSON.stringify(c))
+  process.exit(Object.entries(c).some(([k, v]) => !["totals", "sizesKiB", "tasksByStatus"].includes(k) && v !== 0) ? 1 : 0)
+}
 if (shapes.includes("three") && !(existsSync("/usr/sbin/haproxy") && existsSync("/usr/sbin/pgbouncer"))) {
   console.error("the three-process shape needs Debian's haproxy and pgbouncer (apt-get install haproxy pgbouncer)")
   process.exit(2)
@@ -509,7 +526,7 @@ for (const shape of shapes) {
   const report = await runShape(shape).catch((e) => ({ shape, failed: String(e.stack ?? e) }))
   console.log(JSON.stringify(report))
   const c = report.consistency ?? {}
-  if (report.failed !== undefined || report.errors > 0 || Object.entries(c).some(([k, v]) => k !== "totals" && v !== 0)) failed = true
+  if (report.failed !== undefined || report.errors > 0 || Object.entries(c).some(([k, v]) => !["totals", "sizesKiB", "tasksByStatus"].includes(k) && v !== 0)) failed = true
 }
 await agent.close()
 process.exit(failed ? 1 : 0)
