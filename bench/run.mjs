@@ -16,6 +16,11 @@ import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
 import { mcpFloorTarget } from "./targets/mcpFloor.mjs"
 
 const args = process.argv.slice(2)
+// `npm run bench -- soak …` is the soak (soak.mjs), not the side-by-side suite.
+if (args[0] === "soak") {
+  await import("./soak.mjs")
+  await new Promise(() => {})
+}
 const option = (name, fallback) => {
   const at = args.indexOf(`--${name}`)
   return at === -1 ? fallback : args[at + 1]

@@ -63,14 +63,14 @@ export const benchDatabase = (name) => {
 /** Drops and creates `name` (a bench database: never a product one). */
 export const freshDatabase = (name) =>
   admin(async (client) => {
-    if (!/^adgate_bench_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to recreate ${name}: not a bench database`)
+    if (!/^adgate_(bench|soak)_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to recreate ${name}: not a bench database`)
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
     await client.query(`CREATE DATABASE ${name}`)
   })
 
 export const dropDatabase = (name) =>
   admin(async (client) => {
-    if (!/^adgate_bench_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop ${name}`)
+    if (!/^adgate_(bench|soak)_[a-z0-9_]+$/.test(name)) throw new Error(`refusing to drop ${name}`)
     await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)
   })
 
