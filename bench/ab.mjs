@@ -29,7 +29,7 @@ const variants = process.argv.slice(2).map((spec, i) => {
   const [label, rest = ""] = spec.split(/:(.*)/s)
   const [withoutRef, ref] = rest.split("@")
   const [envs = "", flags = ""] = withoutRef.split("|")
-  const env = Object.fromEntries(envs.split(",").filter((kv) => kv !== "").map((kv) => kv.split("=")))
+  const env = Object.fromEntries(envs.split(",").filter((kv) => kv !== "").map((kv) => kv.split(/=(.*)/s).slice(0, 2)))
   return { label, env, ref: ref?.trim() || undefined, nodeArgs: flags.split(" ").filter((f) => f !== ""), i }
 })
 if (variants.length === 0) throw new Error("usage: node bench/ab.mjs label:ENV=v|--flag@ref …")
