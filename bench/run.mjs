@@ -260,7 +260,7 @@ export function summariseRepeats(results, rounds) {
     const rs = ok.filter((r) => r.scenario === scenario && r.target === target)
     return `| ${scenario} | ${target} | ${rs.length} | ${spread(rs.map((r) => r.rps), 0)} | ${spread(rs.map((r) => r.p99), 1)} | ` +
       `${spread(rs.map((r) => r.serverCpuMsPerReq * 1000), 0)} | ${spread(rs.filter((r) => r.dbCpuMsPerReq != null).map((r) => r.dbCpuMsPerReq * 1000), 0)} | ` +
-      `${spread(rs.map(cpuUs), 0)} | ${rs.reduce((n, r) => n + r.errors, 0)} |`
+      `${spread(rs.map(cpuUs), 0)} | ${rs.reduce((n, r) => n + r.errors, 0)} | ${f(Math.max(...rs.map((r) => r.rssEndMiB ?? 0)), 0)} |`
   })
   const pairs = []
   for (const scenario of [...new Set(ok.map((r) => r.scenario))]) {
@@ -279,14 +279,27 @@ export function summariseRepeats(results, rounds) {
       }
     }
   }
+  // MCP against REST for the same tool call on the same server (e / d): CPU per call, higher is dearer.
+  for (const target of ["adgate-pg", "adgate-pglite"]) {
+    const perRound = []
+    for (let round = 1; round <= rounds; round++) {
+      const d = ok.find((r) => r.scenario === "d" && r.target === target && r.round === round)
+      const e = ok.find((r) => r.scenario === "e" && r.target === target && r.round === round)
+      if (d && e) perRound.push({ rps: e.rps / d.rps, p99: e.p99 / d.p99, cpu: cpuUs(e) / cpuUs(d) })
+    }
+    if (perRound.length > 0) {
+      pairs.push(`| e / d | ${target} MCP / REST (CPU column: MCP's CPU per call / REST's, lower is better) | ${perRound.length} | ${spread(perRound.map((p) => p.rps), 2)} | ` +
+        `${spread(perRound.map((p) => p.cpu), 2)} | ${spread(perRound.map((p) => p.p99), 2)} |`)
+    }
+  }
   const failed = results.filter((r) => r.failed !== undefined).map((r) => `- round ${r.round ?? "?"} ${r.target} ${r.scenario ?? ""} failed: ${r.failed}`)
   return [
     `Interleaved run of ${run.startedAt.slice(0, 16).replace("T", " ")} UTC: ${rounds} rounds, each scenario on each target in turn (order reversed every other round), ` +
       `warm-up ${options.warmupMs / 1000} s, measure ${options.durationMs / 1000} s per window; ${pinning ? "servers and their backends pinned to CPU 0, driver to CPU 1" : "no pinning"}. ` +
       `Command: \`npm run bench -- ${args.join(" ")}\`. Median (min–max) over the rounds:`,
     "",
-    "| scenario | target | rounds | req/s | p99 ms | server CPU µs/req | DB CPU µs/req | server + DB CPU µs/req | errors |",
-    "|---|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| scenario | target | rounds | req/s | p99 ms | server CPU µs/req | DB CPU µs/req | server + DB CPU µs/req | errors | RSS max MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...rows,
     "",
     "Per-round ratios (the same round's windows), median (min–max): req/s adgate / reference and CPU efficiency " +
