@@ -3,6 +3,8 @@
 // Options: --only a,b,c,d,e,f (ids or groups: e is e, e-floor and e-floor-2025)   --targets adgate-pg,oidc-provider-pg   --duration 10   --warmup 2   --codes 1500
 //          --growth 10000,100000,1000000 (stored connections for f)
 //          --no-readme (print only)
+//          --repeat N (interleaved: every chosen target started at once, then each scenario run on each target in turn,
+//          N rounds, the order reversed every other round; medians and spread, and per-round ratios, to the README)
 import { cpus } from "node:os"
 import { readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
@@ -45,7 +47,8 @@ const allTargets = [
   adgateTarget({ store: "pglite", port: portBase + 2, rateLimits }),
   oidcProviderTarget({ store: "memory", port: portBase + 3 }),
   oidcProviderTarget({ store: "pg", port: portBase + 4 }),
-  mcpFloorTarget({ port: portBase + 5 })
+  mcpFloorTarget({ port: portBase + 5 }),
+  oidcProviderTarget({ store: "pg-tuned", port: portBase + 6 })
 ]
 const targets = allTargets.filter((t) => onlyTargets === undefined || onlyTargets.includes(t.name))
 
@@ -76,6 +79,11 @@ for (const scenario of from !== undefined ? [] : chosen.filter((s) => s.needs !=
   const line = { scenario: scenario.id, title: scenario.title, notYetAvailable: `needs ${scenario.needs}` }
   console.log(`not yet available: ${scenario.id} (${scenario.title}) needs ${scenario.needs}`)
   results.push(line)
+}
+const repeat = Number(option("repeat", "0"))
+if (repeat >= 2 && from === undefined) {
+  await runInterleaved(repeat)
+  process.exit(0)
 }
 for (const target of from !== undefined ? [] : targets) {
   const runnable = chosen.filter((s) => s.needs === undefined && s.applies(target))
@@ -178,4 +186,133 @@ function writeReadme(results) {
   if (startAt === -1 || endAt === -1) throw new Error("bench/README.md lacks the results markers")
   writeFileSync(path, readme.slice(0, startAt + start.length) + "\n" + text + "\n" + readme.slice(endAt))
   process.stderr.write("# table written to bench/README.md\n")
+}
+
+/**
+ * `--repeat N`: every target that has a chosen scenario is started at once (each on its own port and database, all
+ * pinned to CPU 0 with their backends), then round after round each scenario runs on each target in turn, the order
+ * reversed every other round (A, B, B, A, A, B …), so that every target meets the same moments of a shared machine.
+ * Short windows (`--duration`) are meant: the spread across rounds is the noise, the median the figure. A refresh
+ * chain continues from round to round; (b) mints fresh codes (untimed) before each window.
+ */
+async function runInterleaved(rounds) {
+  const live = []
+  try {
+    for (const target of targets) {
+      const runnable = chosen.filter((s) => s.needs === undefined && s.applies(target))
+      if (runnable.length === 0) continue
+      process.stderr.write(`# ${target.name}: starting\n`)
+      await target.start()
+      live.push({ target, runnable, agent: makeAgent(64), shared: {} })
+    }
+    const pinAll = async () => { for (const l of live) await pinServer(l.target) }
+    await pinAll()
+    for (let round = 0; round < rounds; round++) {
+      for (const scenario of chosen) {
+        const order = live.filter((l) => l.runnable.includes(scenario))
+        if (round % 2 === 1) order.reverse()
+        for (const l of order) {
+          process.stderr.write(`# round ${round + 1}/${rounds} ${l.target.name}: ${scenario.title}\n`)
+          try {
+            const figures = await scenario.run(l.target, l.agent, { ...options, onWarm: pinAll }, l.shared)
+            for (const level of figures.levels ?? [figures]) {
+              const line = { scenario: scenario.id, target: l.target.name, round: round + 1, ...level }
+              console.log(JSON.stringify(line))
+              results.push(line)
+            }
+          } catch (error) {
+            const line = { scenario: scenario.id, target: l.target.name, round: round + 1, failed: String(error?.stack ?? error).split("\n").slice(0, 3).join(" | ") }
+            console.log(JSON.stringify(line))
+            results.push(line)
+          }
+        }
+      }
+    }
+  } finally {
+    for (const l of live) {
+      await l.agent.close()
+      await l.target.stop()
+    }
+  }
+  const text = summariseRepeats(results, rounds)
+  console.log(text)
+  if (!args.includes("--no-readme")) {
+    const path = join(benchDir, "README.md")
+    const readme = readFileSync(path, "utf8")
+    const start = "<!-- bench:repeat:start -->"
+    const end = "<!-- bench:repeat:end -->"
+    const startAt = readme.indexOf(start)
+    const endAt = readme.indexOf(end)
+    if (startAt === -1 || endAt === -1) throw new Error("bench/README.md lacks the repeat markers")
+    writeFileSync(path, readme.slice(0, startAt + start.length) + "\n" + text + "\n" + readme.slice(endAt))
+    process.stderr.write("# interleaved summary written to bench/README.md\n")
+  }
+}
+
+/** Medians and spread (min–max) per scenario and target, and the per-round ratios of adgate to each reference. */
+export function summariseRepeats(results, rounds) {
+  const median = (xs) => {
+    const s = [...xs].sort((a, b) => a - b)
+    return s.length === 0 ? null : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+  }
+  const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(digits))
+  const spread = (xs, digits) => (xs.length === 0 ? "–" : `${f(median(xs), digits)} (${f(Math.min(...xs), digits)}–${f(Math.max(...xs), digits)})`)
+  const cpuUs = (r) => ((r.serverCpuMsPerReq ?? 0) + (r.dbCpuMsPerReq ?? 0)) * 1000
+  const ok = results.filter((r) => r.rps !== undefined && r.round !== undefined)
+  const keys = [...new Set(ok.map((r) => `${r.scenario}\u0000${r.target}`))]
+  const rows = keys.map((key) => {
+    const [scenario, target] = key.split("\u0000")
+    const rs = ok.filter((r) => r.scenario === scenario && r.target === target)
+    return `| ${scenario} | ${target} | ${rs.length} | ${spread(rs.map((r) => r.rps), 0)} | ${spread(rs.map((r) => r.p99), 1)} | ` +
+      `${spread(rs.map((r) => r.serverCpuMsPerReq * 1000), 0)} | ${spread(rs.filter((r) => r.dbCpuMsPerReq != null).map((r) => r.dbCpuMsPerReq * 1000), 0)} | ` +
+      `${spread(rs.map(cpuUs), 0)} | ${rs.reduce((n, r) => n + r.errors, 0)} | ${f(Math.max(...rs.map((r) => r.rssEndMiB ?? 0)), 0)} |`
+  })
+  const pairs = []
+  for (const scenario of [...new Set(ok.map((r) => r.scenario))]) {
+    for (const reference of ["oidc-provider-pg-tuned", "oidc-provider-pg", "oidc-provider-memory"]) {
+      for (const adgate of ["adgate-pg", "adgate-pglite"]) {
+        const perRound = []
+        for (let round = 1; round <= rounds; round++) {
+          const a = ok.find((r) => r.scenario === scenario && r.target === adgate && r.round === round)
+          const b = ok.find((r) => r.scenario === scenario && r.target === reference && r.round === round)
+          if (a && b) perRound.push({ rps: a.rps / b.rps, p99: a.p99 / b.p99, cpu: cpuUs(b) / cpuUs(a) })
+        }
+        if (perRound.length > 0) {
+          pairs.push(`| ${scenario} | ${adgate} / ${reference} | ${perRound.length} | ${spread(perRound.map((p) => p.rps), 2)} | ` +
+            `${spread(perRound.map((p) => p.cpu), 2)} | ${spread(perRound.map((p) => p.p99), 2)} |`)
+        }
+      }
+    }
+  }
+  // MCP against REST for the same tool call on the same server (e / d): CPU per call, higher is dearer.
+  for (const target of ["adgate-pg", "adgate-pglite"]) {
+    const perRound = []
+    for (let round = 1; round <= rounds; round++) {
+      const d = ok.find((r) => r.scenario === "d" && r.target === target && r.round === round)
+      const e = ok.find((r) => r.scenario === "e" && r.target === target && r.round === round)
+      if (d && e) perRound.push({ rps: e.rps / d.rps, p99: e.p99 / d.p99, cpu: cpuUs(e) / cpuUs(d) })
+    }
+    if (perRound.length > 0) {
+      pairs.push(`| e / d | ${target} MCP / REST (CPU column: MCP's CPU per call / REST's, lower is better) | ${perRound.length} | ${spread(perRound.map((p) => p.rps), 2)} | ` +
+        `${spread(perRound.map((p) => p.cpu), 2)} | ${spread(perRound.map((p) => p.p99), 2)} |`)
+    }
+  }
+  const failed = results.filter((r) => r.failed !== undefined).map((r) => `- round ${r.round ?? "?"} ${r.target} ${r.scenario ?? ""} failed: ${r.failed}`)
+  return [
+    `Interleaved run of ${run.startedAt.slice(0, 16).replace("T", " ")} UTC: ${rounds} rounds, each scenario on each target in turn (order reversed every other round), ` +
+      `warm-up ${options.warmupMs / 1000} s, measure ${options.durationMs / 1000} s per window; ${pinning ? "servers and their backends pinned to CPU 0, driver to CPU 1" : "no pinning"}. ` +
+      `Command: \`npm run bench -- ${args.join(" ")}\`. Median (min–max) over the rounds:`,
+    "",
+    "| scenario | target | rounds | req/s | p99 ms | server CPU µs/req | DB CPU µs/req | server + DB CPU µs/req | errors | RSS max MiB |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ...rows,
+    "",
+    "Per-round ratios (the same round's windows), median (min–max): req/s adgate / reference and CPU efficiency " +
+      "(reference's server + DB CPU per request / adgate's) higher is better; p99 adgate / reference lower is better:",
+    "",
+    "| scenario | pair | rounds | req/s ratio | CPU efficiency | p99 ratio |",
+    "|---|---|---:|---:|---:|---:|",
+    ...pairs,
+    ...(failed.length > 0 ? ["", ...failed] : [])
+  ].join("\n")
 }

@@ -1,8 +1,8 @@
 // The reference server: oidc-provider 9 configured as close to adgate as it allows (authorization code + PKCE S256,
 // public client, opaque access tokens bound to a resource (RFC 8707), a refresh token on every grant rotated on
 // every use, 1-hour access tokens, 10-minute codes). Store: its in-memory adapter (over a larger store) or
-// PostgresAdapter.
-// Usage: node oidcServer.mjs <port> memory|pg [DATABASE_URL]
+// PostgresAdapter.mjs (the community shape) or PostgresAdapterTuned.mjs (named statements, partial indexes).
+// Usage: node oidcServer.mjs <port> memory|pg|pg-tuned [DATABASE_URL]
 import { createServer } from "node:http"
 import Provider from "oidc-provider"
 // Its own in-memory adapter, but over a store large enough for the run: the default store is an LRU of 1000 entries,
@@ -10,6 +10,7 @@ import Provider from "oidc-provider"
 import MemoryAdapter from "oidc-provider/lib/adapters/memory_adapter.js"
 import LRU from "oidc-provider/lib/helpers/lru.js"
 import { postgresAdapter, schema } from "./PostgresAdapter.mjs"
+import { postgresAdapterTuned, schema as tunedSchema } from "./PostgresAdapterTuned.mjs"
 
 const [port, store, databaseUrl] = process.argv.slice(2)
 const issuer = `http://127.0.0.1:${port}`
@@ -23,6 +24,10 @@ if (store === "memory") {
 } else if (store === "pg") {
   const { Adapter, pool } = postgresAdapter(databaseUrl)
   await pool.query(schema)
+  adapter = Adapter
+} else if (store === "pg-tuned") {
+  const { Adapter, pool } = postgresAdapterTuned(databaseUrl)
+  await pool.query(tunedSchema)
   adapter = Adapter
 }
 

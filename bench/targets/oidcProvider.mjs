@@ -10,7 +10,8 @@ const redirectUri = "http://127.0.0.1:9/callback"
 const clientId = "bench"
 const scope = "tools:read tools:write"
 
-export const oidcProviderTarget = ({ store, port, database = benchDatabase("adgate_bench_oidc"), onDatabase = async () => {} }) => {
+export const oidcProviderTarget = ({ store, port, database = benchDatabase(store === "pg-tuned" ? "adgate_bench_oidc_tuned" : "adgate_bench_oidc"), onDatabase = async () => {} }) => {
+  const onPg = store === "pg" || store === "pg-tuned"
   const base = `http://127.0.0.1:${port}`
   const resource = `${base}/api/mcp`
   let server
@@ -48,21 +49,21 @@ export const oidcProviderTarget = ({ store, port, database = benchDatabase("adga
   }
 
   return {
-    name: store === "pg" ? "oidc-provider-pg" : "oidc-provider-memory",
+    name: store === "pg" ? "oidc-provider-pg" : store === "pg-tuned" ? "oidc-provider-pg-tuned" : "oidc-provider-memory",
     kind: "reference",
     base,
-    database: store === "pg" ? database : null,
+    database: onPg ? database : null,
     discoveryPath: "/.well-known/openid-configuration",
     tokenPath: "/token",
     resource,
     get pid() { return server.pid },
-    dbPids: store === "pg" ? () => backendPids(database) : async () => [],
+    dbPids: onPg ? () => backendPids(database) : async () => [],
     async start() {
-      if (store === "pg") {
+      if (onPg) {
         await freshDatabase(database)
         await onDatabase(database)
       }
-      server = startChild(this.name, ["bench/servers/oidcServer.mjs", String(port), store, store === "pg" ? databaseUrl(database) : ""], { NODE_ENV: "production" })
+      server = startChild(this.name, ["bench/servers/oidcServer.mjs", String(port), store, onPg ? databaseUrl(database) : ""], { NODE_ENV: "production" })
       await waitUntilUp(`${base}${this.discoveryPath}`, 60_000, server.alive)
     },
     /** Codes for `count` authorizations: the first of each person signs in and consents; later ones reuse the grant. */
@@ -76,7 +77,7 @@ export const oidcProviderTarget = ({ store, port, database = benchDatabase("adga
       new URLSearchParams({ grant_type: "refresh_token", refresh_token: refreshToken, client_id: clientId, resource }).toString(),
     async stop() {
       await server?.stop()
-      if (store === "pg" && !process.env.BENCH_KEEP_DB) await dropDatabase(database)
+      if (onPg && !process.env.BENCH_KEEP_DB) await dropDatabase(database)
     }
   }
 }
