@@ -13,6 +13,7 @@ import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapte
 import { startFaultProxy, type FaultProxy } from "../support/faultProxy.ts"
 import { startTestServerSql, type TestServer } from "../support/testServer.ts"
 import { secretInLog } from "../support/logSecrets.ts"
+import { withNoticeFrom } from "../pages/pageServers.ts"
 import { approve, authorizationUrl, discover, insecure, moveClock, pkce, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
 import { createKey, restClient, type RestAnswer } from "../rest/restClient.ts"
 
@@ -216,7 +217,8 @@ describe.skipIf(Option.isNone(databaseUrl))("the database going away mid-request
     await fired
     expect(cutAnswer.status).toBe(303)
     restore()
-    const notice = await server.get(cutAnswer.headers.get("location") ?? "", cookie)
+    // The notice travels in the 303's flash cookie (docs/decisions.md, Notices after a form).
+    const notice = await server.get(cutAnswer.headers.get("location") ?? "", withNoticeFrom(cookie, cutAnswer))
     expect(await notice.text()).toContain("it could not be run just now")
     expect((await queued.api.get(`/requests/${queued.requestId}`)).body.result.status).toBe("approved")
     expect(await credits(queued.key)).toBe(before)
