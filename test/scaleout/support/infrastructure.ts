@@ -110,9 +110,14 @@ export class Infrastructure {
   }
 
   /** Runs a command to its end (bounded): its stdout, or an error with its output. */
-  async exec(command: string, args: ReadonlyArray<string>, options: { asPostgres?: boolean; timeoutMs?: number } = {}) {
+  async exec(
+    command: string, args: ReadonlyArray<string>,
+    options: { asPostgres?: boolean; timeoutMs?: number; env?: Record<string, string> } = {}
+  ) {
     const { stdout } = await run(command, args, {
-      cwd: options.asPostgres === true ? tmpdir() : root, timeout: options.timeoutMs ?? 60_000, ...(options.asPostgres === true ? unprivileged : {})
+      cwd: options.asPostgres === true ? tmpdir() : root, timeout: options.timeoutMs ?? 60_000,
+      ...(options.asPostgres === true ? unprivileged : {}),
+      ...(options.env === undefined ? {} : { env: { ...process.env, ...options.env } })
     })
     return stdout
   }
