@@ -4,7 +4,7 @@
 import { type ChildProcess, execFile, spawn } from "node:child_process"
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { dirname, join } from "node:path"
 import { Option } from "effect"
 import { environment, freePort, root as repositoryRoot } from "../../../../apps/server/test/support/serverProcess.ts"
 import { freshDatabase } from "../../../adapters-mcp/test/support/mcpTestServer.ts"
@@ -66,14 +66,22 @@ export const mutantCopy = async (patch: string): Promise<{ readonly root: string
   for (const entry of ["apps", "packages", "package.json", "tsconfig.json", "tsconfig.base.json"])
     cpSync(join(root, entry), join(copy, entry), { recursive: true, filter: (source) => !source.includes(`${"/"}node_modules`) })
   const modules = join(copy, "node_modules")
+  // The workspace's own packages (`@adgate/*` and `adgate`, links in the lockfile) point into the copy, so the
+  // patched sources are what the copy's server imports; every other package is the root's, by a symlink.
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    readonly packages: Record<string, { readonly link?: boolean; readonly resolved?: string }>
+  }
+  const workspaceLinks = new Map(Object.entries(lock.packages).flatMap(([key, entry]) =>
+    key.startsWith("node_modules/") && entry.link === true && entry.resolved !== undefined
+      ? [[key.slice("node_modules/".length), entry.resolved] as const] : []))
   mkdirSync(join(modules, "@adgate"), { recursive: true })
   for (const entry of readdirSync(join(root, "node_modules"))) {
-    if (entry === "@adgate") continue
+    if (entry === "@adgate" || workspaceLinks.has(entry)) continue
     symlinkSync(join(root, "node_modules", entry), join(modules, entry))
   }
-  for (const entry of readdirSync(join(root, "node_modules", "@adgate"))) {
-    const target = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")).packages[`node_modules/@adgate/${entry}`]?.resolved as string | undefined
-    if (target !== undefined) symlinkSync(join(copy, target), join(modules, "@adgate", entry))
+  for (const [name, target] of workspaceLinks) {
+    mkdirSync(dirname(join(modules, name)), { recursive: true })
+    symlinkSync(join(copy, target), join(modules, name))
   }
   await new Promise<void>((resolve, reject) =>
     execFile("patch", ["-p1", "-d", copy, "-i", patch], (error, stdout, stderr) => (error === null ? resolve() : reject(new Error(`patch ${patch}: ${stdout}${stderr}`)))))
