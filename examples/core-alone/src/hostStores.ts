@@ -102,10 +102,14 @@ export const hostWriteRequestStore = (db: HostDatabase) => Layer.succeed(WriteRe
   (rows) => [...rows].sort(newestFirst((r) => r.createdAt)).slice(0, Math.max(0, limit))),
   listPending: (workspaceId) => Effect.map(call("write_request.list", () => db.writeRequests.select((r) => r.workspaceId === workspaceId && r.status === "pending_approval")),
     (rows) => [...rows].sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1))),
-  listDecided: (workspaceId, outcome, offset, limit) => Effect.map(call("write_request.list", () => db.writeRequests.select((r) => {
+  listDecided: (workspaceId, outcome, page) => Effect.map(call("write_request.list", () => db.writeRequests.select((r) => {
     const of = outcomeOfWriteRequest(r)
     return r.workspaceId === workspaceId && of !== null && (outcome === null || of === outcome)
-  })), (rows) => [...rows].sort(newestFirst((r) => r.updatedAt)).slice(Math.max(0, offset), Math.max(0, offset) + Math.max(0, limit))),
+  })), (rows) => {
+    // The page as whole numbers of 0 or more, as every store applies it.
+    const offset = Math.max(0, Math.floor(page.offset))
+    return [...rows].sort(newestFirst((r) => r.updatedAt)).slice(offset, offset + Math.max(0, Math.floor(page.limit)))
+  }),
   // Each due request is moved by compare-and-set, so of many housekeeping passes at once each expires it once.
   expireDue: (now) => call("write_request.expire", async () => {
     const expired: Array<WriteRequestId> = []
