@@ -1,10 +1,10 @@
 // Database selection (architecture §Processes and scale): with DATABASE_URL, PostgreSQL through @effect/sql-pg;
 // without, the embedded PGlite in `<dataDir>/pglite`. Either way the migrations have run when the layer is built.
 import { PgClient } from "@effect/sql-pg"
-import { Layer, Option } from "effect"
-import type { Redacted } from "effect"
+import { Layer, Option, Redacted } from "effect"
 import type { Migrator, SqlClient, SqlError } from "effect/sql"
 import { join } from "node:path"
+import { connectionTarget, peerClosedSocket } from "./peerClosedSocket.ts"
 import { PgliteClient } from "./PgliteClient.ts"
 import { runMigrations } from "./runMigrations.ts"
 import { sqlNames } from "./sqlNames.ts"
@@ -31,6 +31,8 @@ export const SqlDatabase = (
     onNone: () => PgliteClient(options.dataDir === null ? null : join(options.dataDir, "pglite")),
     onSome: (url) => PgClient.layer({
       url, maxConnections: options.maxConnections ?? 10, ...sqlNames,
+      // A connection the database (or a pooler in front of it) closed is retired at once, never handed to a request.
+      stream: peerClosedSocket(connectionTarget(Redacted.value(url))),
       ...(options.preparedStatements === false ? { prepare: false } : {})
     })
   })

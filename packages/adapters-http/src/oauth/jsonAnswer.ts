@@ -1,5 +1,6 @@
 // Turns the outcome of a JSON OAuth endpoint (token, revoke, register) into its HTTP answer: every core error through
 // the one table in errors.ts, and anything unexpected as 500 server_error.
+import { outageOf } from "@adgate/answers"
 import { Cause, Effect } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import { failureTagOf } from "../security.ts"
@@ -19,7 +20,11 @@ export const answerJson = <E, R>(
       if (failure !== undefined && isMapped(failure.error)) {
         // A failed Basic authentication: the 401 then carries WWW-Authenticate: Basic.
         const challenge = asksBasicChallenge(failure.error) || options.basicUsed === true
-        return Effect.succeed(oauthErrorResponse(mapOAuthError(failure.error), { basicUsed: challenge }))
+        const response = oauthErrorResponse(mapOAuthError(failure.error), { basicUsed: challenge })
+        // An outage (503): one WARN line naming the port that failed, as REST and MCP log it.
+        const outage = outageOf(failure.error)
+        return outage === null ? Effect.succeed(response) : Effect.as(Effect.logWarning("port unavailable").pipe(
+          Effect.annotateLogs({ surface: "oauth", port: outage.port, operation: outage.operation, failure: failure.error._tag })), response)
       }
       return Effect.logError("oauth endpoint failed").pipe(
         Effect.annotateLogs({ failure: failureTagOf(cause) }),

@@ -97,6 +97,10 @@ describe.skipIf(Option.isNone(databaseUrl))("the database going away mid-request
     const refresh = (token: string) => oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure)
     const cutAnswer = await duringCut("UPDATE connections", () => refresh(refreshToken))
     expectUnavailable(cutAnswer.status, cutAnswer.headers)
+    // The outage is in the log by its port, as on REST and MCP (docs/decisions.md): not only as status=503.
+    const id = cutAnswer.headers.get("x-request-id")!
+    expect(server.logs.some((l) => l.includes(`requestId=${id}`) && l.includes("message=\"port unavailable\"") && l.includes("surface=oauth")
+      && l.includes("port=ConnectionStore"))).toBe(true)
     restore()
     const refreshed = await oauth.processRefreshTokenResponse(as, client, await refresh(refreshToken))
     expect(refreshed.refresh_token).not.toBe(refreshToken)
