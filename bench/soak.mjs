@@ -456,18 +456,14 @@ const consistency = async () => {
     balanceMismatches: `SELECT count(*)::int AS n FROM workspaces w
       JOIN LATERAL (SELECT balance_after FROM credit_entries c WHERE c.workspace_id = w.id ORDER BY position DESC LIMIT 1) last ON true
       WHERE abs(last.balance_after - w.credits) > 1e-9`,
-    // Every charged tool call has its usage row (the usage id is the charge's reference) and its ledger charge.
-    // An approved write is charged under its request's id while its usage row gets an id of its own (no link between
-    // the two rows: bench/README.md, soak findings), so writes are checked by count: one charge per executed write,
-    // one charged usage row of kind write per executed write.
+    // Every charged tool call and approved write has its usage row and its ledger charge, each naming the other: the
+    // usage row's id is the charge's reference (an approved write's is its request's id).
     chargesWithoutUsage: `SELECT count(*)::int AS n FROM credit_entries c WHERE c.kind = 'charge' AND c.reason LIKE 'tool:%'
-      AND NOT EXISTS (SELECT 1 FROM tool_usage u WHERE u.id = c.reference)
-      AND NOT EXISTS (SELECT 1 FROM write_requests w WHERE w.id = c.reference)`,
-    usageWithoutCharge: `SELECT count(*)::int AS n FROM tool_usage u WHERE u.credits > 0 AND u.kind <> 'write'
+      AND NOT EXISTS (SELECT 1 FROM tool_usage u WHERE u.id = c.reference)`,
+    usageWithoutCharge: `SELECT count(*)::int AS n FROM tool_usage u WHERE u.credits > 0
       AND NOT EXISTS (SELECT 1 FROM credit_entries c WHERE c.reference = u.id AND c.kind = 'charge')`,
-    writeChargesOffByCount: `SELECT abs((SELECT count(*) FROM credit_entries c JOIN write_requests w ON w.id = c.reference WHERE c.kind = 'charge')
-      - (SELECT count(*) FROM write_requests WHERE status = 'executed'))::int
-      + abs((SELECT count(*) FROM tool_usage WHERE kind = 'write' AND credits > 0) - (SELECT count(*) FROM write_requests WHERE status = 'executed'))::int AS n`,
+    writesNotUsedOnce: `SELECT count(*)::int AS n FROM write_requests w WHERE w.status = 'executed'
+      AND (SELECT count(*) FROM tool_usage u WHERE u.id = w.id AND u.kind = 'write') <> 1`,
     // A completed task is charged once; no task is charged twice.
     tasksNotChargedOnce: `SELECT count(*)::int AS n FROM tasks t WHERE (t.status = 'completed'
       AND (SELECT count(*) FROM credit_entries c WHERE c.reason = 'task' AND c.reference = t.id AND c.kind = 'charge') <> 1)

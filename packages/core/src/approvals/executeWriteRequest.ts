@@ -119,7 +119,9 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
         Effect.map(recordToolRunWrites({
           workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
           actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,
-          change, requestId: done.id, reserved
+          change, requestId: done.id, reserved,
+          // The usage row is the charge's reference, as a tool call's is: the request's id, under which it was reserved.
+          usageId: done.id
         }), ({ events }) => ({ answer: done, events })))
     }).pipe(Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))))
   }))

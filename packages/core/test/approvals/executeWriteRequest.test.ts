@@ -12,6 +12,7 @@ import {
   noGuardrails,
   Platforms,
   resumeApprovedWrites,
+  ToolUsageLog,
   transitionWriteRequest,
   type WriteRequest,
   WriteRequestStore
@@ -34,6 +35,11 @@ describe("executeWriteRequest", () => {
     assert.deepInclude(done, { status: "executed", providerStatus: 200, attempt: 1, leaseUntil: null })
     assert.strictEqual(yield* budgetOf("c2"), 55)
     assert.strictEqual(yield* (yield* CreditsLedger).balance(ws), 95)
+    // The usage row and its charge name each other, as a tool call's do: the charge's reference is the usage row's id.
+    const [usage] = yield* (yield* ToolUsageLog).list(ws, 1)
+    const [charge] = yield* (yield* CreditsLedger).entries(ws, 1)
+    assert.deepInclude(charge, { kind: "charge", amount: 5, reference: id })
+    assert.deepInclude(usage, { id, credits: 5, outcome: "succeeded" })
     const again = yield* Effect.flip(executeWriteRequest(id))
     assert.strictEqual(again._tag, "WriteRequestNotApproved")
     assert.strictEqual(yield* executions, 1)
