@@ -59,7 +59,20 @@ export interface AppConfig {
   readonly preparedStatements: boolean
   /** How long a process holds claimed background work before another takes it over (docs/limits.md, Leases). */
   readonly workLeases: WorkLeasesShape
+  /** How many tasks this process runs side by side (ADGATE_TASK_RUNNER_CONCURRENCY, 1 to 100, default 8). */
+  readonly taskRunnerConcurrency: number
 }
+
+/** ADGATE_TASK_RUNNER_CONCURRENCY: a whole number from 1 to 100 (docs/limits.md). */
+const readTaskRunnerConcurrency = Effect.gen(function* () {
+  const variable = "ADGATE_TASK_RUNNER_CONCURRENCY"
+  const raw = yield* Config.option(Config.NonEmptyString(variable))
+  if (Option.isNone(raw)) return 8
+  const value = Number(raw.value.trim())
+  if (!Number.isInteger(value) || value < 1 || value > 100)
+    return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number from 1 to 100` })
+  return value
+})
 
 /** ADGATE_SHUTDOWN_DELAY_SECONDS: whole seconds from 0 to 300. */
 const readShutdownDelay = Effect.gen(function* () {
@@ -266,6 +279,7 @@ export const loadAppConfig = Effect.gen(function* () {
     metricsToken: yield* optionalSecret("ADGATE_METRICS_TOKEN"),
     shutdownDelaySeconds: yield* readShutdownDelay,
     preparedStatements: (yield* Config.Literals(["on", "off"], "ADGATE_DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault("on" as const))) === "on",
-    workLeases: yield* readWorkLeases
+    workLeases: yield* readWorkLeases,
+    taskRunnerConcurrency: yield* readTaskRunnerConcurrency
   } satisfies AppConfig
 })

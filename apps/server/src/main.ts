@@ -63,7 +63,8 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
   const policy = Layer.mergeAll(
     adgatePolicy({
       rateLimits: config.rateLimits, inputLimits: config.inputLimits, trustedProxies: config.trustedProxies,
-      recognisedProducts: config.recognisedProducts, workLeases: config.workLeases
+      recognisedProducts: config.recognisedProducts, workLeases: config.workLeases,
+      taskRunnerConcurrency: config.taskRunnerConcurrency
     }),
     mailbox, readiness, metrics
   )

@@ -91,6 +91,17 @@ describe("scale-out settings from the environment", () => {
       }
     }))
 
+  it.effect("ADGATE_TASK_RUNNER_CONCURRENCY is 8 by default, a whole number from 1 to 100; anything else stops the start naming it", () =>
+    Effect.gen(function* () {
+      assert.strictEqual((yield* loadAppConfig.pipe(withEnv({}))).taskRunnerConcurrency, 8)
+      assert.strictEqual((yield* loadAppConfig.pipe(withEnv({ ADGATE_TASK_RUNNER_CONCURRENCY: "1" }))).taskRunnerConcurrency, 1)
+      assert.strictEqual((yield* loadAppConfig.pipe(withEnv({ ADGATE_TASK_RUNNER_CONCURRENCY: "100" }))).taskRunnerConcurrency, 100)
+      for (const bad of ["0", "101", "2.5", "eight"]) {
+        const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ ADGATE_TASK_RUNNER_CONCURRENCY: bad })))
+        assert.isTrue(refused._tag === "ConfigurationInvalid" && refused.message.includes("ADGATE_TASK_RUNNER_CONCURRENCY"), bad)
+      }
+    }))
+
   it.effect("named prepared statements are on by default and off with ADGATE_DATABASE_PREPARED_STATEMENTS=off; another value stops the start", () =>
     Effect.gen(function* () {
       assert.isTrue((yield* loadAppConfig.pipe(withEnv({}))).preparedStatements)

@@ -3,7 +3,8 @@
 // pass at a time through the one tool pipeline, writes queued under the key's approval rules, and the report's
 // numbers checked against what the platforms answered. PGlite here; tasks.postgres.test.ts runs the races.
 import {
-  AuditLog, CreditsLedger, decideAndExecute, Directory, Mailer, revokeApiKey, Platforms, runTask, runTasks, startTask, taskInputOf, TaskStore,
+  AuditLog, CreditsLedger, decideAndExecute, Directory, drainTasks, Mailer, revokeApiKey, Platforms, runTask, runTasks, startTask, taskInputOf,
+  TaskRunnerConcurrency, TaskStore,
   WriteRequestStore, type Principal, type Task, type TaskReport, taskLeaseMs, taskRecheckMs
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
@@ -272,6 +273,43 @@ describe("tasks on the demo workspace (PGlite)", () => {
       const done = yield* runTask(current)
       assert.strictEqual(done.status, "completed")
       assert.deepStrictEqual(yield* taskAudit(started), ["task.started", "task.planned", "task.completed"])
+    })))
+
+    it.effect("a runner pass runs the tasks it claimed side by side: their platform calls overlap", () => withClock(Effect.gen(function* () {
+      const { workspace, admin } = yield* demo
+      const principal = yield* keyPrincipal(workspace.id, admin.id, allScopes, "wait")
+      const ids = [
+        (yield* startTask(taskInputOf(principal, "weekly performance report for all ad accounts"))).id,
+        (yield* startTask(taskInputOf(principal, "find products with no sales in 30 days"))).id
+      ]
+      // Each platform call takes 100 ms: one after the other, no two are ever in flight at once.
+      const platforms = yield* Platforms
+      let inFlight = 0
+      let most = 0
+      const slow: typeof platforms = {
+        ...platforms,
+        execute: (call) => Effect.gen(function* () {
+          inFlight++
+          most = Math.max(most, inFlight)
+          yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+          inFlight--
+          return yield* platforms.execute(call)
+        })
+      }
+      yield* runTasks(50).pipe(Effect.provideService(Platforms, slow))
+      for (const id of ids) assert.strictEqual(Option.getOrThrow(yield* (yield* TaskStore).find(id)).status, "completed")
+      assert.isAtLeast(most, 2)
+    })))
+
+    it.effect("the background runner works through a queue of due tasks at once, batch after batch, instead of one batch every 5 seconds", () => withClock(Effect.gen(function* () {
+      const { workspace, admin } = yield* demo
+      const principal = yield* keyPrincipal(workspace.id, admin.id, allScopes, "wait")
+      const ids: Array<Task["id"]> = []
+      for (let i = 0; i < 5; i++) ids.push((yield* startTask(taskInputOf(principal, "find products with no sales in 30 days"))).id)
+      // Two at a time: one pass of the background loop claims 2, 2, then 1 and stops.
+      const claimed = yield* drainTasks().pipe(Effect.provideService(TaskRunnerConcurrency, 2))
+      assert.isAtLeast(claimed, 5)
+      for (const id of ids) assert.strictEqual(Option.getOrThrow(yield* (yield* TaskStore).find(id)).status, "completed")
     })))
   })
 })

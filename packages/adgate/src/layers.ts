@@ -7,7 +7,7 @@ import { HousekeepingSchedule, OutboxSchedule } from "@adgate/adapters-sql"
 import {
   ExpiredConnectionsSchedule, type InputLimitsShape, InputLimits, RateLimits, type RateLimitPolicy, type RecognisedProduct,
   WorkLeases, type WorkLeasesShape,
-  RecognisedProducts, ResumeApprovedWritesSchedule
+  RecognisedProducts, ResumeApprovedWritesSchedule, TaskRunnerConcurrency
 } from "@adgate/core"
 import { makeHttpApp, MetadataDocumentFetcherHttps, TrustedProxies } from "@adgate/adapters-http"
 import { McpRoutes } from "@adgate/adapters-mcp"
@@ -31,6 +31,8 @@ export interface AdgatePolicy {
   readonly recognisedProducts?: ReadonlyArray<RecognisedProduct> | undefined
   /** How long claimed background work is held before another process takes it over (docs/limits.md, Leases). */
   readonly workLeases?: WorkLeasesShape | undefined
+  /** How many tasks a process runs side by side (docs/limits.md); 8 by default. */
+  readonly taskRunnerConcurrency?: number | undefined
 }
 
 /** The policy as layers: each given value replaces its reference's default. */
@@ -40,7 +42,8 @@ export const adgatePolicy = (policy: AdgatePolicy) =>
     policy.inputLimits === undefined ? Layer.empty : Layer.succeed(InputLimits, policy.inputLimits),
     policy.trustedProxies === undefined ? Layer.empty : Layer.succeed(TrustedProxies, policy.trustedProxies),
     policy.recognisedProducts === undefined ? Layer.empty : Layer.succeed(RecognisedProducts, policy.recognisedProducts),
-    policy.workLeases === undefined ? Layer.empty : Layer.succeed(WorkLeases, policy.workLeases)
+    policy.workLeases === undefined ? Layer.empty : Layer.succeed(WorkLeases, policy.workLeases),
+    policy.taskRunnerConcurrency === undefined ? Layer.empty : Layer.succeed(TaskRunnerConcurrency, policy.taskRunnerConcurrency)
   )
 
 /** Fetches client ID metadata documents over https (docs/decisions.md), for the routes. */

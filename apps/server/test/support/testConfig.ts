@@ -26,5 +26,6 @@ export const testConfig = (dataDir: string, databaseUrl: Option.Option<string> =
   metricsToken: Option.none(),
   shutdownDelaySeconds: 0,
   preparedStatements: true,
-  workLeases: defaultWorkLeases
+  workLeases: defaultWorkLeases,
+  taskRunnerConcurrency: 8
 })

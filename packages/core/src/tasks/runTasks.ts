@@ -3,7 +3,7 @@
 // waiting_for_approval → completed | failed. Every tool call goes through the one pipeline (callTool) with the task
 // creator's Principal and an Idempotency-Key made of the task id and the step, so a run resumed after its process
 // died replays the calls it already made instead of calling (and charging, and queueing) again.
-import { Clock, Effect, Option, Result, Schema } from "effect"
+import { Clock, Context, Effect, Option, Result, Schema } from "effect"
 import type { Principal } from "../credentials/records.ts"
 import { taskCredits } from "../credits/creditRules.ts"
 import { inBackground } from "../commands/inBackground.ts"
@@ -244,23 +244,46 @@ export const runTask = Effect.fn("tasks.runTask")(function* (claimed: Task) {
 })
 
 /**
- * One runner pass: claims up to `limit` due tasks and runs each one pass. A pass stopped by a transient failure
- * leaves the task leased (claimed again once its lease, WorkLeases.taskMs, ends); a lost compare-and-set means another runner holds it.
- * Answers how many tasks it claimed.
+ * How many tasks one process runs at a time (ADGATE_TASK_RUNNER_CONCURRENCY, docs/limits.md): a pass claims up to
+ * this many due tasks and runs them side by side. A task waits mostly on platforms, so eight keep a process busy
+ * while leaving most of the database pool (10 connections) to requests; each task's pass holds one connection at a
+ * time. Run one after the other, the fifth task of a batch also waited out four others' platform calls inside its
+ * own lease.
  */
-export const runTasks = Effect.fn("tasks.runTasks")(function* (limit = 5) {
+export const TaskRunnerConcurrency = Context.Reference<number>("core/tasks/TaskRunnerConcurrency", { defaultValue: () => 8 })
+
+/**
+ * One runner pass: claims up to `limit` due tasks (TaskRunnerConcurrency by default) and runs each one pass, side by
+ * side. A pass stopped by a transient failure leaves the task leased (claimed again once its lease,
+ * WorkLeases.taskMs, ends); a lost compare-and-set means another runner holds it. Answers how many tasks it claimed.
+ */
+export const runTasks = Effect.fn("tasks.runTasks")(function* (limit?: number) {
   const now = yield* Clock.currentTimeMillis
   const { taskMs } = yield* WorkLeases
-  const claimed = yield* (yield* TaskStore).claimRunnable(now, now + taskMs, limit)
+  const claimed = yield* (yield* TaskStore).claimRunnable(now, now + taskMs, limit ?? (yield* TaskRunnerConcurrency))
   yield* Effect.forEach(claimed, (task) =>
     runTask(task).pipe(
       Effect.catch((error) => Effect.logInfo("task pass stopped", task.id, error._tag, "reason" in error ? error.reason : ""))
-    ))
+    ), { concurrency: "unbounded", discard: true })
   return claimed.length
 })
 
 /**
- * Runs runTasks every 5 seconds in the background for the life of the layer, in every process (claims skip what
+ * Runner passes one after another while each claims a full batch: a queue of due tasks is worked through at once, not
+ * one batch every 5 seconds (the soak saw tasks started faster than that drained). Answers how many were claimed.
+ */
+export const drainTasks = Effect.fn("tasks.drainTasks")(function* () {
+  const limit = yield* TaskRunnerConcurrency
+  let total = 0
+  for (;;) {
+    const claimed = yield* runTasks(limit)
+    total += claimed
+    if (claimed < limit) return total
+  }
+})
+
+/**
+ * Runs drainTasks every 5 seconds in the background for the life of the layer, in every process (claims skip what
  * another process holds); a pass that cannot read the store is logged and the next one tries again.
  */
-export const TaskRunnerSchedule = inBackground("5 seconds", "running tasks failed", runTasks())
+export const TaskRunnerSchedule = inBackground("5 seconds", "running tasks failed", drainTasks())
