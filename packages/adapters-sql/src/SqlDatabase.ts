@@ -29,12 +29,15 @@ export const SqlDatabase = (
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client: Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> = Option.match(options.databaseUrl, {
     onNone: () => PgliteClient(options.dataDir === null ? null : join(options.dataDir, "pglite")),
-    onSome: (url) => PgClient.layer({
-      url, maxConnections: options.maxConnections ?? 10, ...sqlNames,
-      // A connection the database (or a pooler in front of it) closed is retired at once, never handed to a request.
-      stream: peerClosedSocket(connectionTarget(Redacted.value(url))),
-      ...(options.preparedStatements === false ? { prepare: false } : {})
-    })
+    onSome: (url) => {
+      const target = connectionTarget(Redacted.value(url))
+      return PgClient.layer({
+        url, maxConnections: options.maxConnections ?? 10, ...sqlNames,
+        // A connection the database (or a pooler in front of it) closed is retired at once, never handed to a request.
+        ...(target === undefined ? {} : { stream: peerClosedSocket(target) }),
+        ...(options.preparedStatements === false ? { prepare: false } : {})
+      })
+    }
   })
   return Layer.effectDiscard(runMigrations).pipe(Layer.provideMerge(client))
 }

@@ -9,19 +9,29 @@
 // the connection is over.
 import { connect, type Socket } from "node:net"
 
-/** Where a connection URL points, as @effect/sql-pg reads it: a `host`/`port` parameter wins; a host that is a folder is a Unix socket. */
-export const connectionTarget = (url: string): { readonly host: string; readonly port: number; readonly path: string | undefined } => {
+/**
+ * Where a connection URL points, as @effect/sql-pg reads it: a `host`/`port` parameter wins; a host that is a folder is
+ * a Unix socket. Undefined for a URL it cannot read: @effect/sql-pg then refuses it with its own configuration error.
+ */
+export const connectionTarget = (url: string): { readonly host: string; readonly port: number; readonly path: string | undefined } | undefined => {
+  if (!URL.canParse(url)) return undefined
   const parsed = new URL(url)
-  const hostname = parsed.hostname.startsWith("[") && parsed.hostname.endsWith("]")
-    ? parsed.hostname.slice(1, -1)
-    : decodeURIComponent(parsed.hostname)
+  let hostname: string
+  try {
+    hostname = parsed.hostname.startsWith("[") && parsed.hostname.endsWith("]")
+      ? parsed.hostname.slice(1, -1)
+      : decodeURIComponent(parsed.hostname)
+  } catch {
+    return undefined
+  }
   const host = parsed.searchParams.get("host") ?? (hostname === "" ? "localhost" : hostname)
   const port = Number(parsed.searchParams.get("port") ?? (parsed.port === "" ? 5432 : parsed.port))
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return undefined
   return { host, port, path: host.startsWith("/") ? `${host}/.s.PGSQL.${port}` : undefined }
 }
 
 /** A socket to `target` (no Nagle: a statement is one write, then a wait) that destroys itself when the other side ends it. */
-export const peerClosedSocket = (target: ReturnType<typeof connectionTarget>) => (): Socket => {
+export const peerClosedSocket = (target: NonNullable<ReturnType<typeof connectionTarget>>) => (): Socket => {
   const socket = target.path !== undefined
     ? connect({ path: target.path })
     : connect({ host: target.host, port: target.port, noDelay: true })

@@ -35,5 +35,8 @@ describe("the pool's sockets", () => {
     assert.deepStrictEqual(connectionTarget("postgres:///adgate?host=/var/run/postgresql"),
       { host: "/var/run/postgresql", port: 5432, path: "/var/run/postgresql/.s.PGSQL.5432" })
     assert.deepStrictEqual(connectionTarget("postgres://u@x/adgate?host=10.0.0.5&port=7000"), { host: "10.0.0.5", port: 7000, path: undefined })
+    // What it cannot read is left to @effect/sql-pg, which refuses it with its own configuration error.
+    assert.isUndefined(connectionTarget("postgres://adgate:pw@[bad/adgate"))
+    assert.isUndefined(connectionTarget("postgres://u@x/adgate?port=eighty"))
   })
 })
