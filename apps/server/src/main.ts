@@ -140,6 +140,9 @@ export const describeServerFailure = (cause: Cause.Cause<unknown>): string | und
       return `adgate: configuration: ${oneLine(error.cause?.message ?? error.message)}`
     case "ConfigurationInvalid":
       return `adgate: configuration: ${oneLine(error.message)}`
+    // The message says what is wrong with the key (its length, or the key file), never the key.
+    case "CredentialKeyInvalid":
+      return `adgate: configuration: ${oneLine(error.message)} (check ADGATE_CREDENTIALS_KEY, or the key file in ADGATE_DATA_DIR)`
     case "SqlError":
     case "MigrationError": {
       const held = dataFolderInUse(error)

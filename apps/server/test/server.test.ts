@@ -103,7 +103,9 @@ describe("the server refusing to start", () => {
         [{ PORT: "eighty" }, /PORT/],
         [{ BASE_URL: "https://adgate.example/path" }, /BASE_URL must be an origin/],
         [{ DATABASE_URL: "postgres://adgate:s3cret-pw@[bad/adgate" }, /database/i],
-        [{ DATABASE_URL: "postgres://adgate:s3cret-pw@127.0.0.1:1/adgate" }, /database/i]
+        [{ DATABASE_URL: "postgres://adgate:s3cret-pw@127.0.0.1:1/adgate" }, /database/i],
+        // A key of the wrong length names the setting, never the value given.
+        [{ ADGATE_CREDENTIALS_KEY: "s3cret-pw" }, /credential key must be 32 bytes.*ADGATE_CREDENTIALS_KEY/]
       ]
       for (const [extra, message] of cases) {
         const exit = await Effect.runPromiseExit(Effect.gen(function* () {
