@@ -12,6 +12,8 @@ export interface McpRoutesOptions {
   readonly allowedOrigins?: ReadonlyArray<string>
   /** How long tasks/result waits for a task that has not ended (mcpHandler.ts; default 60 s). */
   readonly taskResultWaitMs?: number
+  /** Whether a plain 2025-era tools/call is answered without the SDK's per-request server (mcpHandler.ts; default true). */
+  readonly answerToolCallsDirectly?: boolean
 }
 
 export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>

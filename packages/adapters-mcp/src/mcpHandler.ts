@@ -12,7 +12,7 @@ import {
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
-import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { callAsTask, callByName, legacyProtocolVersions, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
 import { logOutage } from "./toolResults.ts"
 import { workspaceTools } from "./workspaceTools.ts"
 import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
@@ -30,6 +30,13 @@ export interface McpHandlerOptions {
    * timeout MCP clients use by default; a client that gives up sooner closes the request, which ends the wait).
    */
   readonly taskResultWaitMs?: number
+  /**
+   * Whether a plain 2025-era tools/call (plainLegacyToolCall) is answered here rather than through a per-request SDK
+   * Server and transport (default true). The answer is the same, byte for byte (McpDirectToolCall.test.ts compares
+   * the two with this false); the SDK path costs about a third of a call's CPU on top of REST (bench/README.md,
+   * Round 7c).
+   */
+  readonly answerToolCallsDirectly?: boolean
 }
 
 const noStore = { "cache-control": "no-store" }
@@ -84,6 +91,54 @@ const toolCallOf = (body: unknown): { readonly id: unknown; readonly name: strin
     id: message.id, name: message.params.name, asTask: message.params.task !== undefined,
     args: typeof args === "object" && args !== null && !Array.isArray(args) ? args as Schema.JsonObject : {}
   }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const onlyKeys = (value: Record<string, unknown>, keys: ReadonlySet<string>) => Object.keys(value).every((k) => keys.has(k))
+const requestKeys = new Set(["jsonrpc", "id", "method", "params"])
+const toolCallParamKeys = new Set(["name", "arguments"])
+
+/**
+ * A 2025-era tools/call that every rung of the SDK's stateless transport and Server passes unchanged, so that it can be
+ * answered here without building them: the transport's headers (Accept naming both JSON and SSE, a JSON body, an
+ * MCP-Protocol-Version this server speaks, which also makes the request legacy for isLegacyRequest), a JSON-RPC request
+ * of exactly `jsonrpc`, `id` (a string or a safe integer, the SDK's RequestId), `method` and `params`, and params of
+ * exactly a string `name` and an object `arguments` (or none): no `_meta`, no `task`. Anything else is answered by the
+ * SDK, which decides what it makes of it; null then.
+ */
+const plainLegacyToolCall = (request: Request, body: unknown): { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject } | null => {
+  const version = request.headers.get("mcp-protocol-version")
+  if (version === null || !(legacyProtocolVersions as ReadonlyArray<string>).includes(version)) return null
+  const accept = request.headers.get("accept")
+  if (accept === null || !accept.includes("application/json") || !accept.includes("text/event-stream")) return null
+  if (request.headers.get("content-type") !== "application/json") return null
+  if (!isPlainObject(body) || !onlyKeys(body, requestKeys) || body["jsonrpc"] !== "2.0" || body["method"] !== "tools/call") return null
+  const id = body["id"]
+  if (typeof id !== "string" && !(typeof id === "number" && Number.isSafeInteger(id))) return null
+  const params = body["params"]
+  if (!isPlainObject(params) || !onlyKeys(params, toolCallParamKeys) || typeof params["name"] !== "string") return null
+  const args = params["arguments"]
+  if (args !== undefined && !isPlainObject(args)) return null
+  return { id, name: params["name"], args: (args ?? {}) as Schema.JsonObject }
+}
+
+/**
+ * The SDK's answer to a plain 2025-era tools/call (Protocol._onrequest, the transport's JSON answer): the handler's
+ * CallToolResult as `{result, jsonrpc, id}` (the SDK's key order), or a handler that threw as its JSON-RPC error
+ * (-32603 unless the error carries a code), in `Response.json` with the transport's one header.
+ */
+const answerToolCallDirectly = async (principal: Principal, call: { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject }, run: Runner) => {
+  let message: unknown
+  try {
+    message = { result: await run(callByName(principal, call.name, call.args)), jsonrpc: "2.0", id: call.id }
+  } catch (thrown) {
+    const error = (thrown ?? {}) as { readonly code?: unknown; readonly message?: string; readonly data?: unknown }
+    const code = Number.isSafeInteger(error.code) ? error.code : -32603
+    message = { jsonrpc: "2.0", id: call.id, error: { code, message: error.message ?? "Internal error", ...(error.data === undefined ? {} : { data: error.data }) } }
+  }
+  return Response.json(message, { status: 200, headers: { "Content-Type": "application/json" } })
 }
 
 /** Whether a 2026-07-28 request's envelope declares the Tasks extension among the client's capabilities. */
@@ -236,6 +291,10 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     if (call !== null) {
       const needed = await run(scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null)))
       if (needed !== null) return insufficientScope(origin, principal, needed)
+    }
+    if (options.answerToolCallsDirectly !== false) {
+      const plain = plainLegacyToolCall(request, body)
+      if (plain !== null) return answerToolCallDirectly(principal, plain, run)
     }
     // The router hands over a Request that still carries the body; one without it (or already read) is rebuilt.
     const web = request.body !== null && !request.bodyUsed ? request : new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
