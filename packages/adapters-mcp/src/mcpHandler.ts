@@ -73,8 +73,37 @@ const jsonRpcError = (status: number, code: number, message: string) => json(sta
 /** A path that only looks like the endpoint (`/api/mcp;x`): 404, in JSON like every answer here. */
 export const notThisEndpoint = () => jsonRpcError(404, -32600, `There is no MCP endpoint at this path; the MCP server is ${mcpPath}.`)
 
+/**
+ * What the endpoint reads of an HTTP request. The web Request the SDK takes is built by `web()` only when the SDK
+ * answers: a plain tools/call, answered here, needs none (McpRoutes builds no Request for it).
+ */
+export interface McpRequest {
+  readonly method: string
+  /** The full URL, with the query as sent. */
+  readonly url: string
+  readonly headers: { readonly get: (name: string) => string | null }
+  /** Aborted when the client leaves (tasks/result waits on it). */
+  readonly signal: AbortSignal
+  /** The request as a web Request carrying its body, for the SDK. */
+  readonly web: () => Request
+}
+
+/** An answer made here as JSON text: McpRoutes sends the string as it is, makeMcpHandler wraps it in a web Response. */
+export interface JsonText {
+  readonly _tag: "JsonText"
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly text: string
+}
+
+/** A web Request as the endpoint reads it: itself for the SDK while it still carries its body, else rebuilt with `bodyText`. */
+const fromWebRequest = (request: Request, bodyText: string): McpRequest => ({
+  method: request.method, url: request.url, headers: request.headers, signal: request.signal,
+  web: () => request.body !== null && !request.bodyUsed ? request : new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
+})
+
 /** DNS rebinding (MCP §Transports "Security Warning"): a browser Origin that is not ours nor allowed is refused. */
-const originAllowed = (request: Request, options: McpHandlerOptions) => {
+const originAllowed = (request: McpRequest, options: McpHandlerOptions) => {
   const from = request.headers.get("origin")
   if (from === null) return true
   const normal = from.replace(/\/+$/, "").toLowerCase()
@@ -108,7 +137,7 @@ const toolCallParamKeys = new Set(["name", "arguments"])
  * exactly a string `name` and an object `arguments` (or none): no `_meta`, no `task`. Anything else is answered by the
  * SDK, which decides what it makes of it; null then.
  */
-const plainLegacyToolCall = (request: Request, body: unknown): { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject } | null => {
+const plainLegacyToolCall = (request: McpRequest, body: unknown): { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject } | null => {
   const version = request.headers.get("mcp-protocol-version")
   if (version === null || !(legacyProtocolVersions as ReadonlyArray<string>).includes(version)) return null
   const accept = request.headers.get("accept")
@@ -127,9 +156,9 @@ const plainLegacyToolCall = (request: Request, body: unknown): { readonly id: st
 /**
  * The SDK's answer to a plain 2025-era tools/call (Protocol._onrequest, the transport's JSON answer): the handler's
  * CallToolResult as `{result, jsonrpc, id}` (the SDK's key order), or a handler that threw as its JSON-RPC error
- * (-32603 unless the error carries a code), in `Response.json` with the transport's one header.
+ * (-32603 unless the error carries a code), with the one header the transport's `Response.json` carries.
  */
-const answerToolCallDirectly = async (principal: Principal, call: { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject }, run: Runner) => {
+const answerToolCallDirectly = async (principal: Principal, call: { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject }, run: Runner): Promise<JsonText> => {
   let message: unknown
   try {
     message = { result: await run(callByName(principal, call.name, call.args)), jsonrpc: "2.0", id: call.id }
@@ -138,7 +167,7 @@ const answerToolCallDirectly = async (principal: Principal, call: { readonly id:
     const code = Number.isSafeInteger(error.code) ? error.code : -32603
     message = { jsonrpc: "2.0", id: call.id, error: { code, message: error.message ?? "Internal error", ...(error.data === undefined ? {} : { data: error.data }) } }
   }
-  return Response.json(message, { status: 200, headers: { "Content-Type": "application/json" } })
+  return { _tag: "JsonText", status: 200, headers: { "content-type": "application/json" }, text: JSON.stringify(message) }
 }
 
 /** Whether a 2026-07-28 request's envelope declares the Tasks extension among the client's capabilities. */
@@ -204,7 +233,7 @@ const mcpNameValue = (header: string): string | null => {
  * with the tool name or task id (SEP-2243, SEP-2663). Anything else goes to the SDK, which answers the rejection
  * (-32602 / -32020, HTTP 400) itself, so the two paths cannot disagree.
  */
-const passesModernLadder = (request: Request, body: unknown): boolean => {
+const passesModernLadder = (request: McpRequest, body: unknown): boolean => {
   const headers = {
     protocolVersionHeader: request.headers.get("mcp-protocol-version") ?? undefined,
     mcpMethodHeader: request.headers.get("mcp-method") ?? undefined,
@@ -248,8 +277,11 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
   return principal as Principal
 }
 
-/** `(request, body) => response`: `body` is the request's text, already read under the 1 MB limit. */
-export const makeMcpHandler = (options: McpHandlerOptions) => {
+/**
+ * `(request, body) => answer`: `body` is the request's text, already read under the 1 MB limit; the answer is a web
+ * Response, or JSON text made here (McpRoutes' face; makeMcpHandler is the web one).
+ */
+export const makeMcpEndpoint = (options: McpHandlerOptions) => {
   const { origin, run } = options
   const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run, "modern"), {
     legacy: "reject", responseMode: "auto"
@@ -264,7 +296,7 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
 
   const limits = run(Effect.gen(function* () { return yield* InputLimits }))
 
-  return async (request: Request, bodyText: string, notes?: RequestNotes): Promise<Response> => {
+  return async (request: McpRequest, bodyText: string, notes?: RequestNotes): Promise<Response | JsonText> => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
     // A credential in the URL is refused whatever else was sent, as on REST (RFC 6750 §2.3, §5.3; spec §Authentication).
     if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
@@ -296,13 +328,12 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
       const plain = plainLegacyToolCall(request, body)
       if (plain !== null) return answerToolCallDirectly(principal, plain, run)
     }
-    // The router hands over a Request that still carries the body; one without it (or already read) is rebuilt.
-    const web = request.body !== null && !request.bodyUsed ? request : new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
+    const web = request.web()
     const authInfo = authInfoOf(principal)
     // With the parsed body given, the SDK's classification reads no body: no clone of the request is needed.
     const legacy = await isLegacyRequest(web, body)
     const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
-    if (!legacy && passesModernLadder(web, body)) {
+    if (!legacy && passesModernLadder(request, body)) {
       // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write
       // called by a client that declares the extension, and the tasks/* methods, are answered here, once the
       // request has passed the SDK's own envelope and header rungs (passesModernLadder).
@@ -332,6 +363,15 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
       }
     }
     return modern.fetch(web, { authInfo, parsedBody: body })
+  }
+}
+
+/** `(request, body) => response`: the endpoint as a web handler; `body` is the request's text, already read under the 1 MB limit. */
+export const makeMcpHandler = (options: McpHandlerOptions) => {
+  const endpoint = makeMcpEndpoint(options)
+  return async (request: Request, bodyText: string, notes?: RequestNotes): Promise<Response> => {
+    const answer = await endpoint(fromWebRequest(request, bodyText), bodyText, notes)
+    return answer instanceof Response ? answer : new Response(answer.text, { status: answer.status, headers: answer.headers })
   }
 }
 
