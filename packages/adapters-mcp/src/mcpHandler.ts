@@ -2,7 +2,7 @@
 // MCP 2025-06-18 §Transports "Security Warning", §Authorization): Origin check, the bearer check before any MCP
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
-import { Clock, Effect, Option, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Option, Schema } from "effect"
 import {
   authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, RequestNotes, type Scope, ToolRoleNotAllowed
 } from "@adgate/core"
@@ -153,17 +153,32 @@ const plainLegacyToolCall = (request: McpRequest, body: unknown): { readonly id:
   return { id, name: params["name"], args: (args ?? {}) as Schema.JsonObject }
 }
 
+type PlainToolCall = NonNullable<ReturnType<typeof plainLegacyToolCall>>
+
+/**
+ * A plain 2025-era tools/call in one run of the pipeline: the scope it needs (insufficient_scope before anything runs,
+ * as for any tools/call), then the call through callByName, its outcome kept as an Exit so that a defect is answered
+ * as the SDK answers a handler that threw.
+ */
+const runPlainToolCall = (principal: Principal, call: PlainToolCall) =>
+  Effect.gen(function* () {
+    const needed = yield* scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null))
+    if (needed !== null) return { _tag: "ScopeNeeded" as const, needed }
+    return { _tag: "Called" as const, exit: yield* Effect.exit(callByName(principal, call.name, call.args)) }
+  })
+
 /**
  * The SDK's answer to a plain 2025-era tools/call (Protocol._onrequest, the transport's JSON answer): the handler's
- * CallToolResult as `{result, jsonrpc, id}` (the SDK's key order), or a handler that threw as its JSON-RPC error
- * (-32603 unless the error carries a code), with the one header the transport's `Response.json` carries.
+ * CallToolResult as `{result, jsonrpc, id}` (the SDK's key order), or a handler that threw (here: a defect, squashed as
+ * Effect.runPromise throws it) as its JSON-RPC error (-32603 unless the error carries a code), with the one header the
+ * transport's `Response.json` carries.
  */
-const answerToolCallDirectly = async (principal: Principal, call: { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject }, run: Runner): Promise<JsonText> => {
+const toolCallAnswer = (call: PlainToolCall, exit: Exit.Exit<unknown>): JsonText => {
   let message: unknown
-  try {
-    message = { result: await run(callByName(principal, call.name, call.args)), jsonrpc: "2.0", id: call.id }
-  } catch (thrown) {
-    const error = (thrown ?? {}) as { readonly code?: unknown; readonly message?: string; readonly data?: unknown }
+  if (Exit.isSuccess(exit)) {
+    message = { result: exit.value, jsonrpc: "2.0", id: call.id }
+  } else {
+    const error = (Cause.squash(exit.cause) ?? {}) as { readonly code?: unknown; readonly message?: string; readonly data?: unknown }
     const code = Number.isSafeInteger(error.code) ? error.code : -32603
     message = { jsonrpc: "2.0", id: call.id, error: { code, message: error.message ?? "Internal error", ...(error.data === undefined ? {} : { data: error.data }) } }
   }
@@ -319,14 +334,15 @@ export const makeMcpEndpoint = (options: McpHandlerOptions) => {
     if (Array.isArray(body)) return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not part of this protocol revision; send one message a request.")
     const { maxJsonDepth } = await limits
     if (nestsDeeperThan(body, maxJsonDepth)) return jsonRpcError(400, -32600, `Invalid Request: the body nests deeper than ${maxJsonDepth} levels.`)
+    const plain = options.answerToolCallsDirectly === false ? null : plainLegacyToolCall(request, body)
+    if (plain !== null) {
+      const outcome = await run(runPlainToolCall(principal, plain))
+      return outcome._tag === "ScopeNeeded" ? insufficientScope(origin, principal, outcome.needed) : toolCallAnswer(plain, outcome.exit)
+    }
     const call = toolCallOf(body)
     if (call !== null) {
       const needed = await run(scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null)))
       if (needed !== null) return insufficientScope(origin, principal, needed)
-    }
-    if (options.answerToolCallsDirectly !== false) {
-      const plain = plainLegacyToolCall(request, body)
-      if (plain !== null) return answerToolCallDirectly(principal, plain, run)
     }
     const web = request.web()
     const authInfo = authInfoOf(principal)

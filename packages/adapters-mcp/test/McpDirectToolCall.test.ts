@@ -65,6 +65,15 @@ describe("a plain 2025-era tools/call answered directly: the SDK's answer, byte 
     expect(answered).toEqual(throughSdk)
   })
 
+  it("a write with a key that may only read: the same 403 insufficient_scope, before anything runs", async () => {
+    const key = await apiKey(["tools:read"])
+    const { direct, sdk } = handlers()
+    const message = call(9, "gads__pause_campaign", { accountId, campaignId: "20481004" })
+    const throughSdk = await send(sdk, key, message)
+    expect(throughSdk.status).toBe(403)
+    expect(await send(direct, key, message)).toEqual(throughSdk)
+  })
+
   it.each([
     ["an id that is not an integer", call(1.5, "gads__list_campaigns", { accountId }), {}],
     ["arguments that are not an object", call(1, "gads__list_campaigns", ["x"] as never), {}],
