@@ -9,7 +9,8 @@
 // A variant is `label:ENV=value,ENV2=value|node flags @git-ref`: environment for its server, extra Node flags, and a
 // commit whose packages/ and apps/ it runs (checked out for its start only and restored to HEAD at once: commit your
 // work first, and leave the tree alone until every server is up). ROUNDS (default 6), SECS measured per window
-// (default 4), SCEN (default a16), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
+// (default 4), SCEN (default a16; several, comma-separated, run one after the other on each server in each round:
+// SCEN=d,e prints each variant's per-round CPU ratio of the second to the first, e.g. MCP against REST), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
 // both (ratios against the tuned one). A variant's PG_SET=name=value is set on its database (ALTER DATABASE) before
 // its server starts, e.g. "custom:PG_SET=plan_cache_mode=force_custom_plan". BENCH_DB_SUFFIX and BENCH_PORT_BASE as for run.mjs.
 import { execFileSync } from "node:child_process"
@@ -22,7 +23,13 @@ import { adminQuery, benchDatabase, repoDir } from "./lib/processes.mjs"
 
 const rounds = Number(process.env.ROUNDS ?? 6)
 const seconds = Number(process.env.SECS ?? 4)
-const scenario = scenarios.find((s) => s.id === (process.env.SCEN ?? "a16"))
+const chosen = (process.env.SCEN ?? "a16").split(",").map((id) => {
+  const found = scenarios.find((s) => s.id === id)
+  if (found === undefined) throw new Error(`SCEN: no scenario ${id}`)
+  return found
+})
+// The tool calls run with the limiter off, as run.mjs runs them (one key at hundreds of calls a second).
+const rateLimits = chosen.some((s) => s.id === "d" || s.id === "e") ? "off" : "on"
 let port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 50
 
 const variants = process.argv.slice(2).map((spec, i) => {
@@ -49,7 +56,7 @@ try {
       if (!/^[a-z_]+$/.test(name) || !/^[a-z0-9_]+$/.test(value)) throw new Error(`PG_SET ${pgSet}: name=value, plain words only`)
       await adminQuery(`ALTER DATABASE ${db} SET ${name} = ${value}`)
     }
-    v.target = adgateTarget({ store: "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs, onDatabase })
+    v.target = adgateTarget({ store: "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs, onDatabase, rateLimits })
     if (v.ref !== undefined) git("checkout", v.ref, "--", "packages", "apps")
     try {
       await v.target.start()
@@ -69,14 +76,15 @@ try {
     await target.start()
     all.push({ label: "oidc-tuned", target })
   }
-  for (const v of all) { v.agent = makeAgent(64); v.shared = {}; v.windows = [] }
+  for (const v of all) { v.agent = makeAgent(64); v.shared = {}; v.windows = []; v.byScenario = Object.fromEntries(chosen.map((s) => [s.id, []])) }
   const pinAll = async (v) => { pin(v.target.pid, 0); for (const pid of await v.target.dbPids()) pin(pid, 0) }
   for (const v of all) await pinAll(v)
   for (let round = 0; round < rounds; round++) {
-    for (const v of round % 2 === 0 ? all : [...all].reverse()) {
+    for (const v of round % 2 === 0 ? all : [...all].reverse()) for (const scenario of round % 2 === 0 ? chosen : [...chosen].reverse()) {
       const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v) }, v.shared)
       v.windows.push(f)
-      console.log(JSON.stringify({ label: v.label, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
+      v.byScenario[scenario.id].push(f)
+      console.log(JSON.stringify({ label: v.label, scenario: scenario.id, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
@@ -90,6 +98,15 @@ try {
       line += `; CPU efficiency against ${oidc.label === "oidc" ? "oidc-provider-pg" : "oidc-provider-pg-tuned"} per round ${efficiency.map((e) => e.toFixed(2)).join(" ")} (median ${median(efficiency).toFixed(2)})`
     }
     console.log(line)
+  }
+  if (chosen.length === 2) {
+    const [first, second] = chosen.map((s) => s.id)
+    for (const v of all) {
+      const ratios = v.byScenario[second].map((f, i) => cpu(f) / cpu(v.byScenario[first][i]))
+      const sorted = [...ratios].sort((a, b) => a - b)
+      const per = (id) => `${id} ${median(v.byScenario[id].map((f) => f.serverCpuMsPerReq)).toFixed(3)} + ${median(v.byScenario[id].map((f) => f.dbCpuMsPerReq)).toFixed(3)} ms`
+      console.log(`${v.label}: ${per(first)}, ${per(second)} (medians); CPU ${second}/${first} per round ${ratios.map((r) => r.toFixed(2)).join(" ")} (median ${median(ratios).toFixed(2)}, ${sorted[0].toFixed(2)}–${sorted[sorted.length - 1].toFixed(2)})`)
+    }
   }
 } finally {
   for (const v of all) { await v.agent?.close(); await v.target?.stop() }

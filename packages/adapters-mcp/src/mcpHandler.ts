@@ -2,7 +2,7 @@
 // MCP 2025-06-18 §Transports "Security Warning", §Authorization): Origin check, the bearer check before any MCP
 // handling, the scope a tools/call needs (403 insufficient_scope, the client's step-up), then stateless Streamable
 // HTTP with JSON answers: 2025-06-18 / 2025-11-25 on a per-request transport, 2026-07-28 on createMcpHandler.
-import { Clock, Effect, Option, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, Option, Schema } from "effect"
 import {
   authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, RequestNotes, type Scope, ToolRoleNotAllowed
 } from "@adgate/core"
@@ -12,7 +12,7 @@ import {
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
-import { callAsTask, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
+import { callAsTask, callByName, legacyProtocolVersions, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
 import { logOutage } from "./toolResults.ts"
 import { workspaceTools } from "./workspaceTools.ts"
 import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
@@ -30,6 +30,13 @@ export interface McpHandlerOptions {
    * timeout MCP clients use by default; a client that gives up sooner closes the request, which ends the wait).
    */
   readonly taskResultWaitMs?: number
+  /**
+   * Whether a plain 2025-era tools/call (plainLegacyToolCall) is answered here rather than through a per-request SDK
+   * Server and transport (default true). The answer is the same, byte for byte (McpDirectToolCall.test.ts compares
+   * the two with this false); the SDK path costs about a third of a call's CPU on top of REST (bench/README.md,
+   * Round 7c).
+   */
+  readonly answerToolCallsDirectly?: boolean
 }
 
 const noStore = { "cache-control": "no-store" }
@@ -66,8 +73,37 @@ const jsonRpcError = (status: number, code: number, message: string) => json(sta
 /** A path that only looks like the endpoint (`/api/mcp;x`): 404, in JSON like every answer here. */
 export const notThisEndpoint = () => jsonRpcError(404, -32600, `There is no MCP endpoint at this path; the MCP server is ${mcpPath}.`)
 
+/**
+ * What the endpoint reads of an HTTP request. The web Request the SDK takes is built by `web()` only when the SDK
+ * answers: a plain tools/call, answered here, needs none (McpRoutes builds no Request for it).
+ */
+export interface McpRequest {
+  readonly method: string
+  /** The full URL, with the query as sent. */
+  readonly url: string
+  readonly headers: { readonly get: (name: string) => string | null }
+  /** Aborted when the client leaves (tasks/result waits on it). */
+  readonly signal: AbortSignal
+  /** The request as a web Request carrying its body, for the SDK. */
+  readonly web: () => Request
+}
+
+/** An answer made here as JSON text: McpRoutes sends the string as it is, makeMcpHandler wraps it in a web Response. */
+export interface JsonText {
+  readonly _tag: "JsonText"
+  readonly status: number
+  readonly headers: Readonly<Record<string, string>>
+  readonly text: string
+}
+
+/** A web Request as the endpoint reads it: itself for the SDK while it still carries its body, else rebuilt with `bodyText`. */
+const fromWebRequest = (request: Request, bodyText: string): McpRequest => ({
+  method: request.method, url: request.url, headers: request.headers, signal: request.signal,
+  web: () => request.body !== null && !request.bodyUsed ? request : new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
+})
+
 /** DNS rebinding (MCP §Transports "Security Warning"): a browser Origin that is not ours nor allowed is refused. */
-const originAllowed = (request: Request, options: McpHandlerOptions) => {
+const originAllowed = (request: McpRequest, options: McpHandlerOptions) => {
   const from = request.headers.get("origin")
   if (from === null) return true
   const normal = from.replace(/\/+$/, "").toLowerCase()
@@ -84,6 +120,69 @@ const toolCallOf = (body: unknown): { readonly id: unknown; readonly name: strin
     id: message.id, name: message.params.name, asTask: message.params.task !== undefined,
     args: typeof args === "object" && args !== null && !Array.isArray(args) ? args as Schema.JsonObject : {}
   }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+const onlyKeys = (value: Record<string, unknown>, keys: ReadonlySet<string>) => Object.keys(value).every((k) => keys.has(k))
+const requestKeys = new Set(["jsonrpc", "id", "method", "params"])
+const toolCallParamKeys = new Set(["name", "arguments"])
+
+/**
+ * A 2025-era tools/call that every rung of the SDK's stateless transport and Server passes unchanged, so that it can be
+ * answered here without building them: the transport's headers (Accept naming both JSON and SSE, a JSON body, an
+ * MCP-Protocol-Version this server speaks, which also makes the request legacy for isLegacyRequest), a JSON-RPC request
+ * of exactly `jsonrpc`, `id` (a string or a safe integer, the SDK's RequestId), `method` and `params`, and params of
+ * exactly a string `name` and an object `arguments` (or none): no `_meta`, no `task`. Anything else is answered by the
+ * SDK, which decides what it makes of it; null then.
+ */
+const plainLegacyToolCall = (request: McpRequest, body: unknown): { readonly id: string | number; readonly name: string; readonly args: Schema.JsonObject } | null => {
+  const version = request.headers.get("mcp-protocol-version")
+  if (version === null || !(legacyProtocolVersions as ReadonlyArray<string>).includes(version)) return null
+  const accept = request.headers.get("accept")
+  if (accept === null || !accept.includes("application/json") || !accept.includes("text/event-stream")) return null
+  if (request.headers.get("content-type") !== "application/json") return null
+  if (!isPlainObject(body) || !onlyKeys(body, requestKeys) || body["jsonrpc"] !== "2.0" || body["method"] !== "tools/call") return null
+  const id = body["id"]
+  if (typeof id !== "string" && !(typeof id === "number" && Number.isSafeInteger(id))) return null
+  const params = body["params"]
+  if (!isPlainObject(params) || !onlyKeys(params, toolCallParamKeys) || typeof params["name"] !== "string") return null
+  const args = params["arguments"]
+  if (args !== undefined && !isPlainObject(args)) return null
+  return { id, name: params["name"], args: (args ?? {}) as Schema.JsonObject }
+}
+
+type PlainToolCall = NonNullable<ReturnType<typeof plainLegacyToolCall>>
+
+/**
+ * A plain 2025-era tools/call in one run of the pipeline: the scope it needs (insufficient_scope before anything runs,
+ * as for any tools/call), then the call through callByName, its outcome kept as an Exit so that a defect is answered
+ * as the SDK answers a handler that threw.
+ */
+const runPlainToolCall = (principal: Principal, call: PlainToolCall) =>
+  Effect.gen(function* () {
+    const needed = yield* scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null))
+    if (needed !== null) return { _tag: "ScopeNeeded" as const, needed }
+    return { _tag: "Called" as const, exit: yield* Effect.exit(callByName(principal, call.name, call.args)) }
+  })
+
+/**
+ * The SDK's answer to a plain 2025-era tools/call (Protocol._onrequest, the transport's JSON answer): the handler's
+ * CallToolResult as `{result, jsonrpc, id}` (the SDK's key order), or a handler that threw (here: a defect, squashed as
+ * Effect.runPromise throws it) as its JSON-RPC error (-32603 unless the error carries a code), with the one header the
+ * transport's `Response.json` carries.
+ */
+const toolCallAnswer = (call: PlainToolCall, exit: Exit.Exit<unknown>): JsonText => {
+  let message: unknown
+  if (Exit.isSuccess(exit)) {
+    message = { result: exit.value, jsonrpc: "2.0", id: call.id }
+  } else {
+    const error = (Cause.squash(exit.cause) ?? {}) as { readonly code?: unknown; readonly message?: string; readonly data?: unknown }
+    const code = Number.isSafeInteger(error.code) ? error.code : -32603
+    message = { jsonrpc: "2.0", id: call.id, error: { code, message: error.message ?? "Internal error", ...(error.data === undefined ? {} : { data: error.data }) } }
+  }
+  return { _tag: "JsonText", status: 200, headers: { "content-type": "application/json" }, text: JSON.stringify(message) }
 }
 
 /** Whether a 2026-07-28 request's envelope declares the Tasks extension among the client's capabilities. */
@@ -149,7 +248,7 @@ const mcpNameValue = (header: string): string | null => {
  * with the tool name or task id (SEP-2243, SEP-2663). Anything else goes to the SDK, which answers the rejection
  * (-32602 / -32020, HTTP 400) itself, so the two paths cannot disagree.
  */
-const passesModernLadder = (request: Request, body: unknown): boolean => {
+const passesModernLadder = (request: McpRequest, body: unknown): boolean => {
   const headers = {
     protocolVersionHeader: request.headers.get("mcp-protocol-version") ?? undefined,
     mcpMethodHeader: request.headers.get("mcp-method") ?? undefined,
@@ -193,8 +292,11 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
   return principal as Principal
 }
 
-/** `(request, body) => response`: `body` is the request's text, already read under the 1 MB limit. */
-export const makeMcpHandler = (options: McpHandlerOptions) => {
+/**
+ * `(request, body) => answer`: `body` is the request's text, already read under the 1 MB limit; the answer is a web
+ * Response, or JSON text made here (McpRoutes' face; makeMcpHandler is the web one).
+ */
+export const makeMcpEndpoint = (options: McpHandlerOptions) => {
   const { origin, run } = options
   const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run, "modern"), {
     legacy: "reject", responseMode: "auto"
@@ -209,7 +311,7 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
 
   const limits = run(Effect.gen(function* () { return yield* InputLimits }))
 
-  return async (request: Request, bodyText: string, notes?: RequestNotes): Promise<Response> => {
+  return async (request: McpRequest, bodyText: string, notes?: RequestNotes): Promise<Response | JsonText> => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
     // A credential in the URL is refused whatever else was sent, as on REST (RFC 6750 §2.3, §5.3; spec §Authentication).
     if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
@@ -232,18 +334,22 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
     if (Array.isArray(body)) return jsonRpcError(400, -32600, "Invalid Request: JSON-RPC batches are not part of this protocol revision; send one message a request.")
     const { maxJsonDepth } = await limits
     if (nestsDeeperThan(body, maxJsonDepth)) return jsonRpcError(400, -32600, `Invalid Request: the body nests deeper than ${maxJsonDepth} levels.`)
+    const plain = options.answerToolCallsDirectly === false ? null : plainLegacyToolCall(request, body)
+    if (plain !== null) {
+      const outcome = await run(runPlainToolCall(principal, plain))
+      return outcome._tag === "ScopeNeeded" ? insufficientScope(origin, principal, outcome.needed) : toolCallAnswer(plain, outcome.exit)
+    }
     const call = toolCallOf(body)
     if (call !== null) {
       const needed = await run(scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null)))
       if (needed !== null) return insufficientScope(origin, principal, needed)
     }
-    // The router hands over a Request that still carries the body; one without it (or already read) is rebuilt.
-    const web = request.body !== null && !request.bodyUsed ? request : new Request(request.url, { method: "POST", headers: request.headers, body: bodyText })
+    const web = request.web()
     const authInfo = authInfoOf(principal)
     // With the parsed body given, the SDK's classification reads no body: no clone of the request is needed.
     const legacy = await isLegacyRequest(web, body)
     const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null
-    if (!legacy && passesModernLadder(web, body)) {
+    if (!legacy && passesModernLadder(request, body)) {
       // The 2026-07-28 Tasks extension (io.modelcontextprotocol/tasks): the SDK has no runtime for it, so a write
       // called by a client that declares the extension, and the tasks/* methods, are answered here, once the
       // request has passed the SDK's own envelope and header rungs (passesModernLadder).
@@ -273,6 +379,15 @@ export const makeMcpHandler = (options: McpHandlerOptions) => {
       }
     }
     return modern.fetch(web, { authInfo, parsedBody: body })
+  }
+}
+
+/** `(request, body) => response`: the endpoint as a web handler; `body` is the request's text, already read under the 1 MB limit. */
+export const makeMcpHandler = (options: McpHandlerOptions) => {
+  const endpoint = makeMcpEndpoint(options)
+  return async (request: Request, bodyText: string, notes?: RequestNotes): Promise<Response> => {
+    const answer = await endpoint(fromWebRequest(request, bodyText), bodyText, notes)
+    return answer instanceof Response ? answer : new Response(answer.text, { status: answer.status, headers: answer.headers })
   }
 }
 
