@@ -9,7 +9,7 @@
 // A variant is `label:ENV=value,ENV2=value|node flags @git-ref`: environment for its server, extra Node flags, and a
 // commit whose packages/ and apps/ it runs (checked out for its start only and restored to HEAD at once: commit your
 // work first, and leave the tree alone until every server is up). ROUNDS (default 6), SECS measured per window
-// (default 4), SCEN (default a16), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
+// (default 4), SCEN (default a16; b with CODES codes minted per window), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
 // both (ratios against the tuned one). A variant's PG_SET=name=value is set on its database (ALTER DATABASE) before
 // its server starts, e.g. "custom:PG_SET=plan_cache_mode=force_custom_plan". BENCH_DB_SUFFIX and BENCH_PORT_BASE as for run.mjs.
 import { execFileSync } from "node:child_process"
@@ -23,6 +23,8 @@ import { adminQuery, benchDatabase, repoDir } from "./lib/processes.mjs"
 const rounds = Number(process.env.ROUNDS ?? 6)
 const seconds = Number(process.env.SECS ?? 4)
 const scenario = scenarios.find((s) => s.id === (process.env.SCEN ?? "a16"))
+// CODES: codes minted per window for SCEN=b (each server's default otherwise: 1500 for adgate, minutes of consents).
+const codes = Number(process.env.CODES ?? 0) || undefined
 let port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 50
 
 const variants = process.argv.slice(2).map((spec, i) => {
@@ -74,7 +76,7 @@ try {
   for (const v of all) await pinAll(v)
   for (let round = 0; round < rounds; round++) {
     for (const v of round % 2 === 0 ? all : [...all].reverse()) {
-      const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v) }, v.shared)
+      const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v), codes }, v.shared)
       v.windows.push(f)
       console.log(JSON.stringify({ label: v.label, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
     }
