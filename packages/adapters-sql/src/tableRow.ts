@@ -4,6 +4,7 @@
 import { StoreUnavailable } from "@adgate/core"
 import { Cause, Effect, Exit, Schema } from "effect"
 import { Statement } from "effect/sql"
+import { mismatch, plainDecoder } from "./plainCodec.ts"
 import { sqlNames } from "./sqlNames.ts"
 import type { StatementSink } from "./statementText.ts"
 
@@ -62,6 +63,9 @@ export const tableRow = <T extends Fields, E extends Fields>(
 ): TableRow<T> => {
   // Compiled once per table, and synchronous (an Exit, no fiber of its own), as decodeRow's decoders are.
   const encode = Schema.encodeExit(schema)
+  // For a Schema with no transformation the row is the record's declared fields, checked as the Schema checks them:
+  // plainCodec's decoder answers exactly that (encoded and decoded sides are one); anything else goes to the Schema.
+  const plain = plainDecoder(schema.ast)
   const jsonb = new Set<string>(options.jsonb ?? [])
   const columns = new Map<string, string>()
   const column = (field: string): string => {
@@ -101,6 +105,8 @@ export const tableRow = <T extends Fields, E extends Fields>(
     return row
   }
   const encodeExit = (record: T, operation: string): Exit.Exit<Fields, StoreUnavailable> => {
+    const value = plain === null ? mismatch : plain(record)
+    if (value !== mismatch) return Exit.succeed(withJsonText(value as Fields))
     const encoded = encode(record, { errors: "all" })
     if (Exit.isSuccess(encoded)) return Exit.succeed(withJsonText(encoded.value))
     const error = Cause.squash(encoded.cause)
