@@ -10,7 +10,8 @@
 // commit whose packages/ and apps/ it runs (checked out for its start only and restored to HEAD at once: commit your
 // work first, and leave the tree alone until every server is up). ROUNDS (default 6), SECS measured per window
 // (default 4), SCEN (default a16; several, comma-separated, run one after the other on each server in each round:
-// SCEN=d,e prints each variant's per-round CPU ratio of the second to the first, e.g. MCP against REST), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
+// SCEN=d,e prints each variant's per-round CPU ratio of the second to the first, e.g. MCP against REST; b with CODES
+// codes minted per window), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
 // both (ratios against the tuned one). A variant's PG_SET=name=value is set on its database (ALTER DATABASE) before
 // its server starts, e.g. "custom:PG_SET=plan_cache_mode=force_custom_plan". BENCH_DB_SUFFIX and BENCH_PORT_BASE as for run.mjs.
 import { execFileSync } from "node:child_process"
@@ -30,6 +31,8 @@ const chosen = (process.env.SCEN ?? "a16").split(",").map((id) => {
 })
 // The tool calls run with the limiter off, as run.mjs runs them (one key at hundreds of calls a second).
 const rateLimits = chosen.some((s) => s.id === "d" || s.id === "e") ? "off" : "on"
+// CODES: codes minted per window for SCEN=b (each server's default otherwise: 1500 for adgate, minutes of consents).
+const codes = Number(process.env.CODES ?? 0) || undefined
 let port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 50
 
 const variants = process.argv.slice(2).map((spec, i) => {
@@ -81,7 +84,7 @@ try {
   for (const v of all) await pinAll(v)
   for (let round = 0; round < rounds; round++) {
     for (const v of round % 2 === 0 ? all : [...all].reverse()) for (const scenario of round % 2 === 0 ? chosen : [...chosen].reverse()) {
-      const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v) }, v.shared)
+      const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v), codes }, v.shared)
       v.windows.push(f)
       v.byScenario[scenario.id].push(f)
       console.log(JSON.stringify({ label: v.label, scenario: scenario.id, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))

@@ -116,7 +116,9 @@ if (what === "statements" || what === "statements-oidc") {
     await target.start()
     pin(target.pid, 0)
     const scenario = scenarios.find((s) => s.id === scenarioId)
-    figures = await scenario.run(target, agent, { durationMs, warmupMs: 2000, onWarm: async () => {} }, {})
+    // BENCH_PROFILE_CODES: codes minted for (b) (its default of 1500 takes minutes of consents through the pages).
+    const codes = Number(process.env.BENCH_PROFILE_CODES ?? 0) || undefined
+    figures = await scenario.run(target, agent, { durationMs, warmupMs: 2000, onWarm: async () => {}, codes }, {})
   } finally {
     await agent.close()
     await target.stop()
@@ -124,7 +126,9 @@ if (what === "statements" || what === "statements-oidc") {
   console.log(`scenario ${scenarioId} under the profiler: ${JSON.stringify(figures)}`)
   const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
   if (file === undefined) throw new Error("no .cpuprofile written (did the server exit cleanly?)")
-  summarise(JSON.parse(readFileSync(join(profileDir, file), "utf8")), durationMs)
+  const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8"))
+  summarise(profile, durationMs)
+  inclusive(profile, durationMs)
 } else {
   console.error("usage: node bench/diagnose.mjs statements|statements-oidc|statements-tool|profile")
   process.exit(2)
@@ -159,4 +163,44 @@ function summarise(profile, windowMs) {
   for (const [key, ms] of top(self, 25)) console.log(`| ${ms.toFixed(0)} ms | ${((ms / total) * 100).toFixed(1)} % | \`${key}\` |`)
   console.log("\n| self time | share | package or category |\n|---:|---:|---|")
   for (const [key, ms] of top(byPackage, 15)) console.log(`| ${ms.toFixed(0)} ms | ${((ms / total) * 100).toFixed(1)} % | ${key} |`)
+}
+
+/**
+ * Inclusive time (self + callees, each sample counted once per function however deep it recurses) of adgate's own
+ * functions and of a few library entry points, over the same window: where a request's time goes by caller.
+ */
+function inclusive(profile, windowMs) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+  const parent = new Map()
+  for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
+  const times = []
+  let t = profile.startTime
+  for (const delta of profile.timeDeltas) times.push((t += delta))
+  const end = times[times.length - 1]
+  const from = end - windowMs * 1000
+  const total = new Map()
+  let busy = 0
+  const keyOf = (node) => {
+    const f = node.callFrame
+    const url = f.url.replace(`file://${repoDir}/`, "")
+    return `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim()
+  }
+  profile.samples.forEach((id, i) => {
+    if (times[i] < from) return
+    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000
+    const leaf = byId.get(id)
+    if (leaf.callFrame.functionName === "(idle)") return
+    busy += dt
+    const seen = new Set()
+    for (let n = id; n !== undefined; n = parent.get(n)) {
+      const key = keyOf(byId.get(n))
+      if (seen.has(key)) continue
+      seen.add(key)
+      total.set(key, (total.get(key) ?? 0) + dt)
+    }
+  })
+  const ours = [...total].filter(([key]) => / (packages|apps)\//.test(key) || /@effect\/sql-pg|sql\/Statement|writeBuffer|garbage/.test(key))
+  console.log(`\ninclusive time of adgate's functions and the SQL client's (share of ${Math.round(busy)} ms busy)`)
+  console.log("\n| inclusive | share of busy | function |\n|---:|---:|---|")
+  for (const [key, ms] of ours.sort((a, b) => b[1] - a[1]).slice(0, 45)) console.log(`| ${ms.toFixed(0)} ms | ${((ms / busy) * 100).toFixed(1)} % | \`${key}\` |`)
 }

@@ -3,10 +3,11 @@
 // The Connection Schema is the row (tableRow, shared with followingWrites.ts).
 import { Connection, ConnectionStore } from "@adgate/core"
 import { Effect, Layer } from "effect"
-import { SqlClient, type Statement } from "effect/sql"
+import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeFirstRow, decodeRows } from "./decodeRow.ts"
-import { connectionRow, followingCtes } from "./followingWrites.ts"
+import { connectionRow, emitFollowing, encodeFollows, type EncodedFollows, nothingFollows } from "./followingWrites.ts"
+import { statementTexts } from "./statementText.ts"
 import { unavailable } from "./unavailable.ts"
 
 const source = (operation: string) => ({ operation: `ConnectionStore.${operation}`, table: "connections", key: "id" })
@@ -19,21 +20,29 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
   const listByClient = decodeRows(Connection, source("listByClient"))
   const listExpiredActive = decodeRows(Connection, source("listExpiredActive"))
   // One statement: the compare-and-set update, and the new refresh hash indexed only when the update matched, then
-  // `following` (CTEs that write only when it matched too). Of racing refreshes that loaded one version, one row
-  // matches; the losers write nothing.
-  const save = (c: Connection, following: ReadonlyArray<Statement.Fragment>, operation: string) =>
+  // the following rows' CTEs (followingWrites.ts: they write only when it matched too). Of racing refreshes that
+  // loaded one version, one row matches; the losers write nothing. Its text is kept per shape (statementText.ts): a
+  // refresh sends the same string every time, only its parameters are made per request.
+  const saveTexts = statementTexts()
+  const save = (c: Connection, follows: EncodedFollows, operation: string) =>
     connectionRow.encode(c, operation).pipe(
-      Effect.flatMap((row) =>
-        sql`WITH updated AS (
-            UPDATE connections SET ${connectionRow.assignments(row, ["id"])}
-            WHERE id = ${c.id} AND version = ${c.version - 1}
-            RETURNING id
-          ), indexed AS (
-            INSERT INTO connection_refresh_tokens (hash, connection_id)
-            SELECT ${c.refresh.hash}, id FROM updated
-            ON CONFLICT (hash) DO NOTHING
-          )${following.length === 0 ? sql.literal("") : sql`, ${sql.join(", ", false)(following)}`}
-          SELECT id FROM updated`),
+      Effect.flatMap((row) => {
+        const layout = connectionRow.layout(row)
+        const statement = saveTexts(`${layout.id}|${follows.shape}`, (s) => {
+          s.sql("WITH updated AS (UPDATE connections SET ")
+          connectionRow.emitAssignments(s, row, layout, ["id"])
+          s.sql(" WHERE id = ")
+          s.param(c.id)
+          s.sql(" AND version = ")
+          s.param(c.version - 1)
+          s.sql(" RETURNING id), indexed AS ( INSERT INTO connection_refresh_tokens (hash, connection_id) SELECT ")
+          s.param(c.refresh.hash)
+          s.sql(", id FROM updated ON CONFLICT (hash) DO NOTHING)")
+          emitFollowing(s, "updated", follows)
+          s.sql(" SELECT id FROM updated")
+        })
+        return sql.unsafe(statement.text, statement.params)
+      }),
       unavailable(operation),
       Effect.flatMap(compareAndSet("connection"))
     )
@@ -53,13 +62,10 @@ export const ConnectionStoreSql = Layer.effect(ConnectionStore, Effect.gen(funct
     findByRefreshHash: (hash) =>
       sql`SELECT c.* FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
         WHERE r.hash = ${hash}`.pipe(unavailable("ConnectionStore.findByRefreshHash"), Effect.flatMap(findByRefreshHash)),
-    save: (c) => save(c, [], "ConnectionStore.save"),
+    save: (c) => save(c, nothingFollows, "ConnectionStore.save"),
     // The same statement with the following rows' CTEs: a rotation's access token (and an ending's events).
     saveWith: (c, follows) =>
-      Effect.flatMap(
-        followingCtes(sql, "updated", follows, "ConnectionStore.saveWith"),
-        (following) => save(c, following, "ConnectionStore.saveWith")
-      ),
+      Effect.flatMap(encodeFollows(follows, "ConnectionStore.saveWith"), (encoded) => save(c, encoded, "ConnectionStore.saveWith")),
     listByWorkspace: (workspaceId) =>
       sql`SELECT * FROM connections WHERE workspace_id = ${workspaceId} ORDER BY created_at, id`.pipe(
         unavailable("ConnectionStore.listByWorkspace"),

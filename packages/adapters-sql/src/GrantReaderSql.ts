@@ -37,13 +37,22 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const decodeRecheck = decodeRow(Recheck, recheckSource)
   const decodeClient = decodeRow(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" })
   const decodeCode = decodeRow(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
+  // The reads' texts are constants, sent with `sql.unsafe` and their parameters: built as fragments, each request
+  // compiled its text again and @effect/sql-pg hashed a new copy of it as the prepared statement's key (round 7a).
   // The connection a refresh hash was ever issued to, with its approver's membership role (refreshGrounds' read, and
-  // the grounds part of clientAndRefreshGrounds').
-  const groundsByHash = (refreshHash: string) =>
-    sql`SELECT c.*, m.role AS approver_role
-      FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
-      LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id
-      WHERE r.hash = ${refreshHash}`
+  // the grounds part of clientAndRefreshGrounds'); its hash is the parameter `$<n>`.
+  const groundsByHash = (n: number) =>
+    `SELECT c.*, m.role AS approver_role FROM connection_refresh_tokens r JOIN connections c ON c.id = r.connection_id
+      LEFT JOIN memberships m ON m.workspace_id = c.workspace_id AND m.user_id = c.approver_id WHERE r.hash = $${n}`
+  const clientSelect = clientColumns.map((c) => `cl.${c} AS ${clientPrefix}${c}`).join(", ")
+  // One row always (the client and the grant are each left-joined to it): absent parts come back as NULLs.
+  const clientAndRefreshGroundsText = `SELECT ${clientSelect}, g.* FROM (SELECT 1) AS one
+    LEFT JOIN clients cl ON cl.client_id = $1 LEFT JOIN (${groundsByHash(2)}) AS g ON true`
+  const clientAndCodeText = `SELECT ${clientSelect}, g.* FROM (SELECT 1) AS one
+    LEFT JOIN clients cl ON cl.client_id = $1 LEFT JOIN (SELECT * FROM authorization_codes WHERE hash = $2) AS g ON true`
+  const refreshGroundsText = groundsByHash(1)
+  const recheckExchangeText = `SELECT (SELECT version FROM authorization_codes WHERE hash = $1) AS code_version,
+    EXISTS (SELECT 1 FROM clients WHERE client_id = $2 AND removed_at IS NULL) AS client_usable`
   const groundsOf = (row: Record<string, unknown>) =>
     Effect.gen(function* () {
       const connection = yield* decodeConnection(row)
@@ -53,14 +62,9 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   // The client of a combined row: none when its left join found no client.
   const clientOf = (row: Record<string, unknown>) =>
     row[prefixedClientId] === null ? Effect.succeedNone : Effect.map(decodeClient(clientRowOf(row)), Option.some)
-  const clientSelect = sql.literal(clientColumns.map((c) => `cl.${c} AS ${clientPrefix}${c}`).join(", "))
   return GrantReader.of({
-    // One row always (the client and the grant are each left-joined to it): absent parts come back as NULLs.
     clientAndRefreshGrounds: (clientId, refreshHash) =>
-      sql`SELECT ${clientSelect}, g.*
-        FROM (SELECT 1) AS one
-        LEFT JOIN clients cl ON cl.client_id = ${clientId}
-        LEFT JOIN (${groundsByHash(refreshHash)}) AS g ON true`.pipe(
+      sql.unsafe<Record<string, unknown>>(clientAndRefreshGroundsText, [clientId, refreshHash]).pipe(
         unavailable("GrantReader.clientAndRefreshGrounds"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), grounds: Option.none() }
@@ -70,10 +74,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         }))
       ),
     clientAndCode: (clientId, codeHash) =>
-      sql`SELECT ${clientSelect}, g.*
-        FROM (SELECT 1) AS one
-        LEFT JOIN clients cl ON cl.client_id = ${clientId}
-        LEFT JOIN (SELECT * FROM authorization_codes WHERE hash = ${codeHash}) AS g ON true`.pipe(
+      sql.unsafe<Record<string, unknown>>(clientAndCodeText, [clientId, codeHash]).pipe(
         unavailable("GrantReader.clientAndCode"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), code: Option.none() }
@@ -83,13 +84,12 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         }))
       ),
     refreshGrounds: (refreshHash) =>
-      groundsByHash(refreshHash).pipe(
+      sql.unsafe<Record<string, unknown>>(refreshGroundsText, [refreshHash]).pipe(
         unavailable("GrantReader.refreshGrounds"),
         Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.map(groundsOf(row), Option.some))
       ),
     recheckExchange: (codeHash, clientId) =>
-      sql`SELECT (SELECT version FROM authorization_codes WHERE hash = ${codeHash}) AS code_version,
-          EXISTS (SELECT 1 FROM clients WHERE client_id = ${clientId} AND removed_at IS NULL) AS client_usable`.pipe(
+      sql.unsafe<Record<string, unknown>>(recheckExchangeText, [codeHash, clientId]).pipe(
         unavailable("GrantReader.recheckExchange"),
         Effect.flatMap(([row]) => decodeRecheck(row ?? {}))
       )

@@ -1,12 +1,13 @@
 // What a compare-and-set save writes with it (ports/Stores.ts FollowingWrites: ConnectionStore.saveWith,
-// CodeStore.saveWith), as data-modifying CTEs of the save's own statement (no BEGIN/COMMIT round trips).
+// CodeStore.saveWith), as data-modifying CTEs of the save's own statement (no BEGIN/COMMIT round trips), written to
+// the save's statementTexts sink (statementText.ts: one text per shape, parameters per request).
 // Every INSERT selects FROM the save's CTE, which returns its one row only when the version matched: a lost race
 // writes nothing, and a failing INSERT fails the whole statement, so the save and its rows are all or nothing.
 import { AccessToken, Connection, type FollowingWrites, type StoreUnavailable } from "@adgate/core"
 import { Exit } from "effect"
-import type { SqlClient, Statement } from "effect/sql"
 import { outboxRows } from "./EventOutboxSql.ts"
-import { tableRow } from "./tableRow.ts"
+import type { StatementSink } from "./statementText.ts"
+import { type RowLayout, tableRow } from "./tableRow.ts"
 
 /** The connections row (ConnectionStoreSql writes it too): the Connection Schema is its list of columns. */
 export const connectionRow = tableRow(Connection, {
@@ -15,49 +16,82 @@ export const connectionRow = tableRow(Connection, {
 /** The access_tokens row (AccessTokenStoreSql writes it too): the AccessToken Schema is its list of columns. */
 export const accessTokenRow = tableRow(AccessToken, { table: "access_tokens", key: "hash", jsonb: ["scopes"] })
 
-/**
- * The CTEs (`name AS (…)`, to follow the save's in one WITH) writing `follows` when the CTE `saved` returns a row,
- * or StoreUnavailable for `operation` when a record does not encode through its Schema. Built synchronously (an
- * Exit): the token path's statement is assembled without a fiber of its own. Connections are inserted with their
- * first refresh hash indexed, as ConnectionStore.insert does.
- */
-export const followingCtes = (
-  sql: SqlClient.SqlClient, saved: string, follows: FollowingWrites, operation: string
-): Exit.Exit<ReadonlyArray<Statement.Fragment>, StoreUnavailable> => {
-  const from = sql(saved)
-  const ctes: Array<Statement.Fragment> = []
-  for (const [i, c] of follows.connections.entries()) {
+/** Whether anything follows the save (else it is the save alone). */
+export const followsAnything = (encoded: EncodedFollows): boolean =>
+  encoded.connections.length > 0 || encoded.accessTokens.length > 0 || encoded.events.length > 0
+
+/** `follows` encoded (FollowingWrites' rows through their Schemas), with the shape its statement text depends on. */
+export interface EncodedFollows {
+  readonly connections: ReadonlyArray<{ readonly row: { readonly [field: string]: unknown }; readonly layout: RowLayout; readonly refreshHash: string }>
+  readonly accessTokens: ReadonlyArray<{ readonly row: { readonly [field: string]: unknown }; readonly layout: RowLayout }>
+  readonly events: ReadonlyArray<{ readonly [column: string]: unknown }>
+  /** For statementTexts: which rows follow, in which column layouts, and how many outbox rows. */
+  readonly shape: string
+}
+
+/** No following rows: the save alone. */
+export const nothingFollows: EncodedFollows = { connections: [], accessTokens: [], events: [], shape: "cae0" }
+
+/** `follows` encoded for emitFollowing, or StoreUnavailable for `operation` when a record does not encode. */
+export const encodeFollows = (follows: FollowingWrites, operation: string): Exit.Exit<EncodedFollows, StoreUnavailable> => {
+  const connections: Array<EncodedFollows["connections"][number]> = []
+  let shape = "c"
+  for (const c of follows.connections) {
     const row = connectionRow.encodeExit(c, operation)
     if (Exit.isFailure(row)) return Exit.failCause(row.cause)
-    const inserted = sql(`connection_${i}`)
-    ctes.push(sql`${inserted} AS (
-        INSERT INTO connections ${connectionRow.insertSelect(row.value)}
-        FROM ${from}
-        RETURNING id
-      )`)
-    ctes.push(sql`${sql(`connection_${i}_indexed`)} AS (
-        INSERT INTO connection_refresh_tokens (hash, connection_id) SELECT ${c.refresh.hash}, id FROM ${inserted}
-      )`)
+    const layout = connectionRow.layout(row.value)
+    connections.push({ row: row.value, layout, refreshHash: c.refresh.hash })
+    shape += `${layout.id}.`
   }
-  for (const [i, t] of follows.accessTokens.entries()) {
+  const accessTokens: Array<EncodedFollows["accessTokens"][number]> = []
+  shape += "a"
+  for (const t of follows.accessTokens) {
     const row = accessTokenRow.encodeExit(t, operation)
     if (Exit.isFailure(row)) return Exit.failCause(row.cause)
-    ctes.push(sql`${sql(`access_token_${i}`)} AS (
-        INSERT INTO access_tokens ${accessTokenRow.insertSelect(row.value)}
-        FROM ${from}
-      )`)
+    const layout = accessTokenRow.layout(row.value)
+    accessTokens.push({ row: row.value, layout })
+    shape += `${layout.id}.`
   }
-  const encoded = outboxRows(follows.outbox.readers, follows.outbox.events, operation)
-  if (Exit.isFailure(encoded)) return Exit.failCause(encoded.cause)
-  const events = encoded.value
+  const events = outboxRows(follows.outbox.readers, follows.outbox.events, operation)
+  if (Exit.isFailure(events)) return Exit.failCause(events.cause)
+  return Exit.succeed({ connections, accessTokens, events: events.value, shape: `${shape}e${events.value.length}` })
+}
+
+/**
+ * What followingCtes builds, written to a statementTexts sink: `, name AS (…)` for each CTE (none when nothing
+ * follows), each writing only when the CTE `saved` returns a row. The text depends only on `encoded.shape` and `saved`.
+ */
+export const emitFollowing = (sink: StatementSink, saved: string, encoded: EncodedFollows): void => {
+  for (let i = 0; i < encoded.connections.length; i++) {
+    const c = encoded.connections[i]!
+    sink.sql(`, connection_${i} AS ( INSERT INTO connections `)
+    connectionRow.emitInsertSelect(sink, c.row, c.layout)
+    sink.sql(` FROM ${saved} RETURNING id), connection_${i}_indexed AS ( INSERT INTO connection_refresh_tokens (hash, connection_id) SELECT `)
+    sink.param(c.refreshHash)
+    sink.sql(`, id FROM connection_${i})`)
+  }
+  for (let i = 0; i < encoded.accessTokens.length; i++) {
+    const t = encoded.accessTokens[i]!
+    sink.sql(`, access_token_${i} AS ( INSERT INTO access_tokens `)
+    accessTokenRow.emitInsertSelect(sink, t.row, t.layout)
+    sink.sql(` FROM ${saved})`)
+  }
+  const events = encoded.events
   if (events.length > 0) {
     // VALUES columns of parameters are text: cast to the table's types. Rows in append order (positions follow it).
-    const values = sql.join(", ", false)(events.map((e) => sql`(${e.reader}, ${e.type}, ${e.event}, ${e.createdAt})`))
-    ctes.push(sql`outbox AS (
-        INSERT INTO event_outbox (reader, type, event, created_at)
-        SELECT v.reader, v.type, v.event::jsonb, v.created_at::bigint
-        FROM ${from}, (VALUES ${values}) AS v (reader, type, event, created_at)
-      )`)
+    sink.sql(`, outbox AS ( INSERT INTO event_outbox (reader, type, event, created_at) SELECT v.reader, v.type, v.event::jsonb, v.created_at::bigint FROM ${saved}, (VALUES `)
+    for (let i = 0; i < events.length; i++) {
+      const e = events[i]!
+      sink.sql(i === 0 ? "(" : ", (")
+      sink.param(e["reader"])
+      sink.sql(", ")
+      sink.param(e["type"])
+      sink.sql(", ")
+      sink.param(e["event"])
+      sink.sql(", ")
+      sink.param(e["createdAt"])
+      sink.sql(")")
+    }
+    sink.sql(") AS v (reader, type, event, created_at))")
   }
-  return Exit.succeed(ctes)
 }

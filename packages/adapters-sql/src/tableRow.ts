@@ -4,7 +4,9 @@
 import { StoreUnavailable } from "@adgate/core"
 import { Cause, Effect, Exit, Schema } from "effect"
 import { Statement } from "effect/sql"
+import { mismatch, plainDecoder } from "./plainCodec.ts"
 import { sqlNames } from "./sqlNames.ts"
+import type { StatementSink } from "./statementText.ts"
 
 type Fields = { readonly [field: string]: unknown }
 
@@ -21,10 +23,25 @@ export interface TableRow<T extends Fields> {
    */
   readonly insertSelect: (row: Fields, computed?: { readonly [field: string]: Statement.Fragment }) => Statement.Fragment
   /**
-   * `"column" = $n, …` of an encoded row, every field but `omit`: what `sql.update(row, omit)` writes after `SET`,
-   * for the compare-and-set saves of the token path.
+   * The row's columns in order, and a number naming that order for statementTexts' shape keys (the same fields in
+   * the same order are the same number: an encoded record's keys follow its Schema, so a table has one or two).
    */
-  readonly assignments: (row: Fields, omit: ReadonlyArray<string>) => Statement.Fragment
+  readonly layout: (row: Fields) => RowLayout
+  /**
+   * `"column" = $n, …` of an encoded row, every field but `omit`, written to a statementTexts sink: what
+   * `sql.update(row, omit)` writes after `SET`, for the compare-and-set saves of the token path.
+   */
+  readonly emitAssignments: (sink: StatementSink, row: Fields, layout: RowLayout, omit: ReadonlyArray<string>) => void
+  /** `insertSelect` (without `computed`) written to a statementTexts sink: `(columns) SELECT $n, $n::jsonb, …`. */
+  readonly emitInsertSelect: (sink: StatementSink, row: Fields, layout: RowLayout) => void
+}
+
+/** An encoded row's field order (TableRow.layout). */
+export interface RowLayout {
+  readonly id: number
+  readonly fields: ReadonlyArray<string>
+  /** `(columns) SELECT `, made once per layout. */
+  readonly columnList: string
 }
 
 // The token path's statements (a refresh's and an exchange's one write) are built on every request: with a helper
@@ -46,6 +63,9 @@ export const tableRow = <T extends Fields, E extends Fields>(
 ): TableRow<T> => {
   // Compiled once per table, and synchronous (an Exit, no fiber of its own), as decodeRow's decoders are.
   const encode = Schema.encodeExit(schema)
+  // For a Schema with no transformation the row is the record's declared fields, checked as the Schema checks them:
+  // plainCodec's decoder answers exactly that (encoded and decoded sides are one); anything else goes to the Schema.
+  const plain = plainDecoder(schema.ast)
   const jsonb = new Set<string>(options.jsonb ?? [])
   const columns = new Map<string, string>()
   const column = (field: string): string => {
@@ -56,23 +76,39 @@ export const tableRow = <T extends Fields, E extends Fields>(
     }
     return quoted
   }
-  const assignmentOf = new Map<string, readonly [first: Statement.Literal, next: Statement.Literal]>()
+  const assignmentOf = new Map<string, readonly [first: string, next: string]>()
   const assignment = (field: string) => {
-    let literals = assignmentOf.get(field)
-    if (literals === undefined) {
-      literals = [Statement.literal(`${column(field)} = `), Statement.literal(`, ${column(field)} = `)]
-      assignmentOf.set(field, literals)
+    let texts = assignmentOf.get(field)
+    if (texts === undefined) {
+      texts = [`${column(field)} = `, `, ${column(field)} = `]
+      assignmentOf.set(field, texts)
     }
-    return literals
+    return texts
+  }
+  const layouts: Array<RowLayout> = []
+  const sameFields = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) => {
+    if (a.length !== b.length) return false
+    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+    return true
+  }
+  const layout = (row: Fields): RowLayout => {
+    const fields = Object.keys(row)
+    for (const known of layouts) if (sameFields(known.fields, fields)) return known
+    const made = { id: layouts.length, fields, columnList: `(${fields.map(column).join(", ")}) SELECT ` }
+    layouts.push(made)
+    return made
+  }
+  const withJsonText = (encoded: Fields): Fields => {
+    if (jsonb.size === 0) return encoded
+    const row: { [field: string]: unknown } = { ...encoded }
+    for (const field of jsonb) row[field] = row[field] === null ? null : JSON.stringify(row[field])
+    return row
   }
   const encodeExit = (record: T, operation: string): Exit.Exit<Fields, StoreUnavailable> => {
+    const value = plain === null ? mismatch : plain(record)
+    if (value !== mismatch) return Exit.succeed(withJsonText(value as Fields))
     const encoded = encode(record, { errors: "all" })
-    if (Exit.isSuccess(encoded)) {
-      if (jsonb.size === 0) return Exit.succeed(encoded.value)
-      const row: { [field: string]: unknown } = { ...encoded.value }
-      for (const field of jsonb) row[field] = row[field] === null ? null : JSON.stringify(row[field])
-      return Exit.succeed(row)
-    }
+    if (Exit.isSuccess(encoded)) return Exit.succeed(withJsonText(encoded.value))
     const error = Cause.squash(encoded.cause)
     return Exit.fail(new StoreUnavailable({
       operation,
@@ -99,13 +135,25 @@ export const tableRow = <T extends Fields, E extends Fields>(
       }
       return Statement.fragment(segments)
     },
-    assignments: (row, omit) => {
-      const segments: Array<Statement.Segment> = []
-      for (const field of Object.keys(row)) {
+    layout,
+    emitAssignments: (sink, row, layout, omit) => {
+      let first = true
+      for (const field of layout.fields) {
         if (omit.includes(field)) continue
-        segments.push(assignment(field)[segments.length === 0 ? 0 : 1], Statement.parameter(row[field] ?? null))
+        sink.sql(assignment(field)[first ? 0 : 1])
+        sink.param(row[field] ?? null)
+        first = false
       }
-      return Statement.fragment(segments)
+    },
+    emitInsertSelect: (sink, row, layout) => {
+      sink.sql(layout.columnList)
+      const fields = layout.fields
+      for (let i = 0; i < fields.length; i++) {
+        const field = fields[i]!
+        if (i > 0) sink.sql(", ")
+        sink.param(row[field])
+        if (jsonb.has(field)) sink.sql("::jsonb")
+      }
     }
   }
 }

@@ -6,6 +6,7 @@ import { handleTokenRequest } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { pgliteDatabase, statementsOf } from "./databases.ts"
+import { textsWritten } from "../src/statementText.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
 
 /** Which statement each text is, by its opening: the lists below read as the statement log of bench/README.md. */
@@ -45,6 +46,25 @@ describe("statements per token request", () => {
         // A second refresh in steady state costs the same.
         const again = yield* statementsOf(handleTokenRequest({ params: refreshGrant(clientId, refresh.result.refresh_token), basic: null }))
         assert.deepStrictEqual(again.texts.map(kind), refresh.texts.map(kind))
+      }))
+
+    it.effect("a refresh and an exchange of a shape already sent write no statement text: only their parameters are made per request", () =>
+      Effect.gen(function* () {
+        // One exchange and a few rotations first: each shape's text is written once per store (statementText.ts).
+        // The measured refreshes then save versions no earlier request saved, so a shape key that named anything
+        // of one request (a version, an id, a hash) would write a text here.
+        const first = yield* seedCode
+        let token = (yield* handleTokenRequest({ params: first.grant(), basic: null })).refresh_token
+        for (let i = 0; i < 4; i++) token = (yield* handleTokenRequest({ params: refreshGrant(first.clientId, token), basic: null })).refresh_token
+        const before = textsWritten.count
+        const second = yield* seedCode
+        const exchange = yield* statementsOf(handleTokenRequest({ params: second.grant(), basic: null }))
+        const refresh = yield* statementsOf(handleTokenRequest({ params: refreshGrant(first.clientId, token), basic: null }))
+        yield* handleTokenRequest({ params: refreshGrant(first.clientId, refresh.result.refresh_token), basic: null })
+        assert.strictEqual(textsWritten.count, before)
+        // The same statements as before, with this request's values as parameters, never in the text.
+        assert.notInclude(exchange.texts.join(" "), exchange.result.refresh_token)
+        assert.include(refresh.texts.map(kind), "connection CAS + refresh hash + access token")
       }))
   })
 })
