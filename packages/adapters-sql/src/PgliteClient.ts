@@ -12,7 +12,10 @@ import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
-import { mkdirSync } from "node:fs"
+import { execFile } from "node:child_process"
+import { existsSync, mkdirSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
 import { lockDataDir } from "./lockDataDir.ts"
 import { sqlNames, transformRows } from "./sqlNames.ts"
 
@@ -168,6 +171,32 @@ const makeConnection = (session: Session): SqlConnection.Connection => {
   }
 }
 
+/**
+ * PostgreSQL's settings on top of PGlite's own start parameters (bench/README.md, round 7d). shared_buffers: PGlite
+ * inherits initdb's 128 MB, which costs ~120 MiB of resident memory from the first statement on (measured: 351 ->
+ * 224 MiB for PGlite alone); 16 MB, PostgreSQL's floor for a small database, holds adgate's hot rows, and a page
+ * beyond it is one read of the data folder's file (the OS's page cache). Durability is PGlite's own and unchanged:
+ * every commit's WAL is written to the file before the statement answers (fsync is off in PGlite: a crash of the
+ * process loses nothing committed, a crash of the machine may lose what the OS had not yet written).
+ */
+export const pgliteSettings: ReadonlyArray<string> = ["shared_buffers=16MB"]
+
+/**
+ * initdb of a new data folder in a child process: PGlite runs it in a second PGlite instance of its own (its own
+ * 128 MiB WASM memory and compiled code), which in this process would stay resident long after it closed (measured:
+ * +130 MiB for the life of the server). The child's memory goes back to the OS when it exits.
+ */
+const initdbInChild = (dataDir: string) =>
+  Effect.tryPromise({
+    try: () => new Promise<void>((resolve, reject) => {
+      const module = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+      const script = "const { PGlite } = require(process.argv[1]); PGlite.create(process.argv[2]).then((db) => db.close())"
+      execFile(process.execPath, ["-e", script, module, dataDir], { timeout: 300_000 }, (error, _stdout, stderr) =>
+        error === null ? resolve() : reject(new Error(`initdb of ${dataDir} failed: ${stderr.slice(0, 500) || error.message}`)))
+    }),
+    catch: (cause) => classify(cause, "connect")
+  })
+
 /** A SqlClient on a PGlite database kept in `dataDir` (created if missing; data survives a restart). */
 /** PGlite in `dataDir`, or, with null, in memory only (nothing on disk, gone when the layer closes). */
 export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
@@ -181,12 +210,15 @@ export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlC
         })
         // Before PGlite touches the files: a second process on this folder fails here, clearly, instead of corrupting it.
         yield* lockDataDir(dataDir)
+        if (!existsSync(join(dataDir, "PG_VERSION"))) yield* initdbInChild(dataDir)
       }
       // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
       const pglite = yield* Effect.tryPromise({ try: () => import("@electric-sql/pglite"), catch: (cause) => classify(cause, "connect") })
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          try: () => pglite.PGlite.create(dataDir ?? "memory://"),
+          try: () => pglite.PGlite.create(dataDir ?? "memory://", {
+            startParams: [...pglite.PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])]
+          }),
           catch: (cause) => classify(cause, "connect")
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)

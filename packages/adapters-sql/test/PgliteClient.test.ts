@@ -138,4 +138,9 @@ layer(tables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pglite"))
     assert.strictEqual((yield* named).length, 1)
     yield* sql`ALTER TABLE rows DROP COLUMN note`
   }))
+
+  it.effect("PGlite runs with adgate's settings: 16 MB of shared buffers, not initdb's 128 MB (resident memory)", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    assert.deepStrictEqual(yield* sql`SHOW shared_buffers`, [{ sharedBuffers: "16MB" }])
+  }))
 })
