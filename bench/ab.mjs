@@ -12,6 +12,7 @@
 // (default 4), SCEN (default a16), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
 // both (ratios against the tuned one). A variant's PG_SET=name=value is set on its database (ALTER DATABASE) before
 // its server starts, e.g. "custom:PG_SET=plan_cache_mode=force_custom_plan". BENCH_DB_SUFFIX and BENCH_PORT_BASE as for run.mjs.
+// STORE=pglite runs every variant on the embedded PGlite (each in its own fresh data folder) instead of PostgreSQL.
 import { execFileSync } from "node:child_process"
 import { adgateTarget } from "./targets/adgate.mjs"
 import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
@@ -49,7 +50,7 @@ try {
       if (!/^[a-z_]+$/.test(name) || !/^[a-z0-9_]+$/.test(value)) throw new Error(`PG_SET ${pgSet}: name=value, plain words only`)
       await adminQuery(`ALTER DATABASE ${db} SET ${name} = ${value}`)
     }
-    v.target = adgateTarget({ store: "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs, onDatabase })
+    v.target = adgateTarget({ store: process.env.STORE === "pglite" ? "pglite" : "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs, onDatabase })
     if (v.ref !== undefined) git("checkout", v.ref, "--", "packages", "apps")
     try {
       await v.target.start()
