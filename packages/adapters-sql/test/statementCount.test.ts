@@ -2,11 +2,9 @@
 // endpoint sends for an exchange and for a refresh, counted at the PGlite driver (the statements are the ones sent
 // to PostgreSQL: one compiler). A refresh writes no client row in steady state and reads each row once; the writes
 // of a rotation and of an exchange are one statement each (the store's saveWith), with no BEGIN/COMMIT.
-import { EventOutbox, handleTokenRequest, WorkspaceId, WriteRequestId } from "@adgate/core"
-import { unique } from "@adgate/contract-kit"
+import { handleTokenRequest } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { drainReader } from "../src/readers/OutboxReader.ts"
 import { pgliteDatabase, statementsOf } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
 
@@ -47,18 +45,6 @@ describe("statements per token request", () => {
         // A second refresh in steady state costs the same.
         const again = yield* statementsOf(handleTokenRequest({ params: refreshGrant(clientId, refresh.result.refresh_token), basic: null }))
         assert.deepStrictEqual(again.texts.map(kind), refresh.texts.map(kind))
-      }))
-
-    it.effect("an outbox pass on PGlite claims ten events, not a hundred: it holds the one session for its whole transaction", () =>
-      Effect.gen(function* () {
-        const idle = drainReader({ name: "audit", handle: () => Effect.void })
-        yield* idle
-        const outbox = yield* EventOutbox
-        for (let i = 0; i < 25; i++)
-          yield* outbox.append([{ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make(unique("rwq_")), workspaceId: WorkspaceId.make("ws_passes") }])
-        const { result, texts } = yield* statementsOf(idle)
-        assert.strictEqual(result, 25)
-        assert.strictEqual(texts.filter((t) => t.includes("SKIP LOCKED")).length, 3, "passes of 10, 10 and 5")
       }))
   })
 })
