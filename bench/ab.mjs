@@ -14,6 +14,7 @@
 // codes minted per window), OIDC=1 adds oidc-provider-pg, OIDC=tuned oidc-provider-pg-tuned, OIDC=both
 // both (ratios against the tuned one). A variant's PG_SET=name=value is set on its database (ALTER DATABASE) before
 // its server starts, e.g. "custom:PG_SET=plan_cache_mode=force_custom_plan". BENCH_DB_SUFFIX and BENCH_PORT_BASE as for run.mjs.
+// STORE=pglite runs every variant on the embedded PGlite (each in its own fresh data folder) instead of PostgreSQL.
 import { execFileSync } from "node:child_process"
 import { adgateTarget } from "./targets/adgate.mjs"
 import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
@@ -59,7 +60,7 @@ try {
       if (!/^[a-z_]+$/.test(name) || !/^[a-z0-9_]+$/.test(value)) throw new Error(`PG_SET ${pgSet}: name=value, plain words only`)
       await adminQuery(`ALTER DATABASE ${db} SET ${name} = ${value}`)
     }
-    v.target = adgateTarget({ store: "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs, onDatabase, rateLimits })
+    v.target = adgateTarget({ store: process.env.STORE === "pglite" ? "pglite" : "pg", port: port++, database: benchDatabase(`adgate_bench_ab${v.i}`), nodeArgs: v.nodeArgs, onDatabase, rateLimits })
     if (v.ref !== undefined) git("checkout", v.ref, "--", "packages", "apps")
     try {
       await v.target.start()
@@ -95,7 +96,7 @@ try {
   const oidc = all.find((v) => v.label === "oidc-tuned") ?? all.find((v) => v.label === "oidc")
   for (const v of all) {
     const w = v.windows
-    let line = `${v.label}: median server ${median(w.map((f) => f.serverCpuMsPerReq)).toFixed(3)} + DB ${median(w.map((f) => f.dbCpuMsPerReq)).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s, p50 ${median(w.map((f) => f.p50))} p99 ${median(w.map((f) => f.p99))} ms (median of windows), RSS at the end ${Math.max(...w.map((f) => f.rssEndMiB))} MiB (max)`
+    let line = `${v.label}: median server ${median(w.map((f) => f.serverCpuMsPerReq)).toFixed(3)} + DB ${median(w.map((f) => f.dbCpuMsPerReq ?? 0)).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s, p50 ${median(w.map((f) => f.p50))} p99 ${median(w.map((f) => f.p99))} ms (median of windows), RSS at the end ${Math.max(...w.map((f) => f.rssEndMiB))} MiB (max)`
     if (oidc !== undefined && v !== oidc) {
       const efficiency = w.map((f, i) => cpu(oidc.windows[i]) / cpu(f))
       line += `; CPU efficiency against ${oidc.label === "oidc" ? "oidc-provider-pg" : "oidc-provider-pg-tuned"} per round ${efficiency.map((e) => e.toFixed(2)).join(" ")} (median ${median(efficiency).toFixed(2)})`

@@ -5,7 +5,8 @@
 //   node bench/diagnose.mjs statements-tool   the same for ONE REST tool call (d) and ONE MCP tools/call (e)
 //   node bench/diagnose.mjs profile      `node --cpu-prof` of adgate on PostgreSQL under scenario (a), concurrency 16,
 //                                        summarised as the top self-time functions and the share per package
-//                                        (BENCH_PROFILE_SCENARIO=d or e profiles a tool-call scenario instead)
+//                                        (BENCH_PROFILE_SCENARIO=d or e profiles a tool-call scenario instead,
+//                                        BENCH_PROFILE_STORE=pglite the embedded database, PGlite's WASM included)
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
 import { join } from "node:path"
 import { request } from "undici"
@@ -108,7 +109,8 @@ if (what === "statements" || what === "statements-oidc") {
   mkdirSync(profileDir, { recursive: true })
   const durationMs = Number(process.env.BENCH_PROFILE_SECONDS ?? 10) * 1000
   const scenarioId = process.env.BENCH_PROFILE_SCENARIO ?? "a16"
-  const target = adgateTarget({ store: "pg", port, database: benchDatabase("adgate_bench_prof"), nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir], rateLimits: scenarioId === "a16" ? "on" : "off" })
+  const store = process.env.BENCH_PROFILE_STORE ?? "pg"
+  const target = adgateTarget({ store, port, database: benchDatabase("adgate_bench_prof"), nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir], rateLimits: ["a16", "b"].includes(scenarioId) ? "on" : "off" })
   const agent = makeAgent(64)
   let figures
   try {
@@ -153,7 +155,7 @@ function summarise(profile, windowMs) {
     const url = f.url.replace(`file://${repoDir}/`, "")
     const key = `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim()
     self.set(key, (self.get(key) ?? 0) + dt)
-    const pkg = f.url === "" ? f.functionName : /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith("packages/") || url.startsWith("apps/") ? url.split("/").slice(0, 2).join("/") : url.startsWith("node:") ? "node internals" : url)
+    const pkg = f.url === "" ? f.functionName : url.startsWith("wasm://") ? "WASM (PGlite's PostgreSQL)" : /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith("packages/") || url.startsWith("apps/") ? url.split("/").slice(0, 2).join("/") : url.startsWith("node:") ? "node internals" : url)
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + dt)
     total += dt
   })

@@ -12,7 +12,10 @@ import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
 import { SqlClient, SqlError } from "effect/sql"
 import type { SqlConnection } from "effect/sql"
-import { mkdirSync } from "node:fs"
+import { execFile } from "node:child_process"
+import { existsSync, mkdirSync } from "node:fs"
+import { createRequire } from "node:module"
+import { join } from "node:path"
 import { lockDataDir } from "./lockDataDir.ts"
 import { sqlNames, transformRows } from "./sqlNames.ts"
 
@@ -43,33 +46,156 @@ const classify = (cause: unknown, operation: string): SqlError.SqlError => {
   return new SqlError.SqlError({ reason })
 }
 
-const makeConnection = (db: PGlite): SqlConnection.Connection => {
-  const rows = (sql: string, params: ReadonlyArray<unknown>) =>
+/** How many named statements the session keeps (least recently used closed first): adgate has ~200 distinct texts. */
+export const preparedStatementsKept = 256
+
+/** Statements worth a name: the ones that plan. DDL, transaction control and SET run unnamed (PGlite's `query`). */
+const preparable = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i
+/** Statements that may change what a kept statement returns (a table's columns): the kept names are dropped. */
+const changesSchema = /^\s*(?:CREATE|ALTER|DROP|TRUNCATE|COMMENT|GRANT|REVOKE|REINDEX)\b/i
+
+interface Prepared {
+  readonly name: string
+  /** The parameters' type OIDs (ParameterDescription), to serialise each value as PGlite's `query` does. */
+  readonly paramTypes: ReadonlyArray<number>
+}
+
+/**
+ * Named statements on PGlite's one session, as @effect/sql-pg names its statements on PostgreSQL. PGlite's `query`
+ * parses, describes and plans every statement on every call (Parse, Describe, Bind, Describe, Execute, Sync: six
+ * calls into the WASM); a statement parsed once under a name is then Bind, Describe, Execute, Sync in one call, and
+ * PostgreSQL keeps its generic plan after five executions. Measured: 1.36 ms against 0.37 ms of CPU for an indexed
+ * lookup (bench/README.md, round 7d). Names are never reused (a counter), so a statement kept from before a
+ * schema change is simply forgotten: its name is closed with the next Parse.
+ */
+const makePreparedStatements = (db: PGlite, protocol: typeof import("@electric-sql/pglite").protocol, parse: typeof import("@electric-sql/pglite").parse) => {
+  const serialize = protocol.serialize
+  const kept = new Map<string, Prepared>()
+  const toClose: Array<string> = []
+  let counter = 0
+  const batch = (messages: ReadonlyArray<Uint8Array>): Uint8Array => {
+    let length = 0
+    for (const m of messages) length += m.length
+    const out = new Uint8Array(length)
+    let at = 0
+    for (const m of messages) {
+      out.set(m, at)
+      at += m.length
+    }
+    return out
+  }
+  const prepare = async (sql: string): Promise<Prepared> => {
+    const name = `adgate_${++counter}`
+    const closing = toClose.splice(0).map((old) => serialize.close({ type: "S", name: old }))
+    const described = await db.execProtocol(batch([
+      ...closing, serialize.parse({ name, text: sql }), serialize.describe({ type: "S", name }), serialize.sync()
+    ]))
+    const prepared = { name, paramTypes: parse.parseDescribeStatementResults(described.messages) }
+    kept.set(sql, prepared)
+    if (kept.size > preparedStatementsKept) {
+      const [oldest] = kept.keys()
+      toClose.push(kept.get(oldest!)!.name)
+      kept.delete(oldest!)
+    }
+    return prepared
+  }
+  const serializeParam = (value: unknown, oid: number | undefined): string | null => {
+    if (value === null || value === undefined) return null
+    const serializer = oid === undefined ? undefined : db.serializers[oid]
+    return serializer !== undefined ? serializer(value) : String(value)
+  }
+  return {
+    run: async (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array"): Promise<ReadonlyArray<unknown>> => {
+      let prepared = kept.get(sql)
+      if (prepared === undefined) prepared = await prepare(sql)
+      else {
+        // Least recently used order: a hit moves to the end.
+        kept.delete(sql)
+        kept.set(sql, prepared)
+      }
+      const types = prepared.paramTypes
+      const result = await db.execProtocol(batch([
+        serialize.bind({ statement: prepared.name, values: params.map((value, i) => serializeParam(value, types[i])) }),
+        serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()
+      ]))
+      return parse.parseResults(result.messages, db.parsers, { rowMode })[0]!.rows
+    },
+    /** After DDL: every kept statement is closed with the next Parse (a kept SELECT * would fail on a changed table). */
+    forget: () => {
+      for (const prepared of kept.values()) toClose.push(prepared.name)
+      kept.clear()
+    }
+  }
+}
+
+interface Session {
+  readonly db: PGlite
+  readonly prepared: ReturnType<typeof makePreparedStatements>
+}
+
+/**
+ * The one way a statement reaches PGlite: named (prepared) when `named` and the text plans, else PGlite's `query`.
+ * An object's method, so that the tests count every statement sent here (test/databases.ts, statementsOf).
+ */
+export const pgliteStatements = {
+  send: async (session: Session, sql: string, params: ReadonlyArray<unknown>, mode: "object" | "array" | "raw", named: boolean): Promise<unknown> => {
+    if (mode !== "raw" && named && preparable.test(sql)) return session.prepared.run(sql, params, mode)
+    const result = await session.db.query(sql, params as Array<unknown>, mode === "array" ? { rowMode: "array" } : undefined)
+    if (changesSchema.test(sql)) session.prepared.forget()
+    return mode === "raw" ? result : result.rows
+  }
+}
+
+const makeConnection = (session: Session): SqlConnection.Connection => {
+  const send = <T>(sql: string, params: ReadonlyArray<unknown>, mode: "object" | "array" | "raw", named: boolean) =>
     Effect.tryPromise({
-      try: () => db.query<Record<string, unknown>>(sql, params as Array<unknown>),
+      try: () => pgliteStatements.send(session, sql, params, mode, named) as Promise<T>,
       catch: (cause) => classify(cause, "query")
-    }).pipe(Effect.map((result) => result.rows))
-  const values = (sql: string, params: ReadonlyArray<unknown>) =>
-    Effect.tryPromise({
-      try: () => db.query<Array<unknown>>(sql, params as Array<unknown>, { rowMode: "array" }),
-      catch: (cause) => classify(cause, "query")
-    }).pipe(Effect.map((result) => result.rows))
-  const execute = (
+    })
+  const execute = (named: boolean) => (
     sql: string,
     params: ReadonlyArray<unknown>,
     transformRows: (<A extends object>(row: ReadonlyArray<A>) => ReadonlyArray<A>) | undefined
-  ) => (transformRows ? Effect.map(rows(sql, params), transformRows) : rows(sql, params))
+  ) => {
+    const rows = send<ReadonlyArray<Record<string, unknown>>>(sql, params, "object", named)
+    return transformRows ? Effect.map(rows, transformRows) : rows
+  }
   return {
-    execute,
-    executeUnprepared: execute,
-    executeRaw: (sql, params) =>
-      Effect.tryPromise({ try: () => db.query(sql, params as Array<unknown>), catch: (cause) => classify(cause, "query") }),
+    execute: execute(true),
+    executeUnprepared: execute(false),
+    executeRaw: (sql, params) => send<unknown>(sql, params, "raw", false),
     executeStream: (sql, params, transformRows) =>
-      Stream.fromIterableEffect(execute(sql, params, transformRows)),
-    executeValues: values,
-    executeValuesUnprepared: values
+      Stream.fromIterableEffect(execute(true)(sql, params, transformRows)),
+    executeValues: (sql, params) => send<ReadonlyArray<ReadonlyArray<unknown>>>(sql, params, "array", true),
+    executeValuesUnprepared: (sql, params) => send<ReadonlyArray<ReadonlyArray<unknown>>>(sql, params, "array", false)
   }
 }
+
+/**
+ * PostgreSQL's settings on top of PGlite's own start parameters (bench/README.md, round 7d). shared_buffers: PGlite
+ * inherits initdb's 128 MB, which costs ~120 MiB of resident memory from the first statement on (measured: 351 ->
+ * 224 MiB for PGlite alone); 16 MB, PostgreSQL's floor for a small database, holds adgate's hot rows, and a page
+ * beyond it is one read of the data folder's file (the OS's page cache). Durability is PGlite's own and unchanged:
+ * every commit's WAL is written to the file before the statement answers (fsync is off in PGlite: a crash of the
+ * process loses nothing committed, a crash of the machine may lose what the OS had not yet written).
+ */
+export const pgliteSettings: ReadonlyArray<string> = ["shared_buffers=16MB"]
+
+/**
+ * initdb of a new data folder in a child process: PGlite runs it in a second PGlite instance of its own (its own
+ * 128 MiB WASM memory and compiled code), which in this process would stay resident long after it closed (measured:
+ * +130 MiB for the life of the server). The child's memory goes back to the OS when it exits.
+ */
+const initdbInChild = (dataDir: string) =>
+  Effect.tryPromise({
+    try: () => new Promise<void>((resolve, reject) => {
+      const module = createRequire(import.meta.url).resolve("@electric-sql/pglite")
+      const script = "const { PGlite } = require(process.argv[1]); PGlite.create(process.argv[2]).then((db) => db.close())"
+      execFile(process.execPath, ["-e", script, module, dataDir], { timeout: 300_000 }, (error, _stdout, stderr) =>
+        error === null ? resolve() : reject(new Error(`initdb of ${dataDir} failed: ${stderr.slice(0, 500) || error.message}`)))
+    }),
+    catch: (cause) => classify(cause, "connect")
+  })
 
 /** A SqlClient on a PGlite database kept in `dataDir` (created if missing; data survives a restart). */
 /** PGlite in `dataDir`, or, with null, in memory only (nothing on disk, gone when the layer closes). */
@@ -84,16 +210,20 @@ export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlC
         })
         // Before PGlite touches the files: a second process on this folder fails here, clearly, instead of corrupting it.
         yield* lockDataDir(dataDir)
+        if (!existsSync(join(dataDir, "PG_VERSION"))) yield* initdbInChild(dataDir)
       }
+      // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
+      const pglite = yield* Effect.tryPromise({ try: () => import("@electric-sql/pglite"), catch: (cause) => classify(cause, "connect") })
       const db = yield* Effect.acquireRelease(
         Effect.tryPromise({
-          // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
-          try: async () => (await import("@electric-sql/pglite")).PGlite.create(dataDir ?? "memory://"),
+          try: () => pglite.PGlite.create(dataDir ?? "memory://", {
+            startParams: [...pglite.PGlite.defaultStartParams, ...pgliteSettings.flatMap((setting) => ["-c", setting])]
+          }),
           catch: (cause) => classify(cause, "connect")
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
       )
-      const connection = makeConnection(db)
+      const connection = makeConnection({ db, prepared: makePreparedStatements(db, pglite.protocol, pglite.parse) })
       const acquirers = SqlClient.makeSqliteAcquirers({
         connection: Effect.succeed(connection),
         semaphore: yield* Semaphore.make(1)

@@ -1,6 +1,7 @@
 // The embedded PGlite client: one process per data folder (a second opening fails clearly instead of corrupting
 // the files), a crashed holder's lock is taken over, a transaction holds the single session to itself, nested
-// transactions are savepoints, and PGlite's errors are classified as @effect/sql-pg classifies PostgreSQL's.
+// transactions are savepoints, PGlite's errors are classified as @effect/sql-pg classifies PostgreSQL's, and a
+// statement is parsed once under a name and reused (forgotten after a schema change).
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -121,5 +122,25 @@ layer(tables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pglite"))
     const inTransaction = yield* Effect.flip(sql.withTransaction(sql`INSERT INTO rows VALUES ('t3')`))
     assert.strictEqual(inTransaction.reason._tag, "UniqueViolation")
     assert.deepStrictEqual(yield* ids(sql, "t3%"), ["t3"])
+  }))
+
+  it.effect("a statement is prepared once under a name and reused; after a schema change it is prepared anew", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`INSERT INTO rows VALUES ('t4-a'), ('t4-b')`
+    const text = "SELECT * FROM rows WHERE id = $1"
+    const named = sql<{ readonly statement: string }>`SELECT statement FROM pg_prepared_statements WHERE statement = ${text}`
+    assert.deepStrictEqual(yield* sql.unsafe(text, ["t4-a"]), [{ id: "t4-a" }])
+    assert.deepStrictEqual(yield* sql.unsafe(text, ["t4-b"]), [{ id: "t4-b" }])
+    assert.strictEqual((yield* named).length, 1)
+    // A kept `SELECT *` would fail with "cached plan must not change result type" once the table has a new column.
+    yield* sql`ALTER TABLE rows ADD COLUMN note text`
+    assert.deepStrictEqual(yield* sql.unsafe(text, ["t4-a"]), [{ id: "t4-a", note: null }])
+    assert.strictEqual((yield* named).length, 1)
+    yield* sql`ALTER TABLE rows DROP COLUMN note`
+  }))
+
+  it.effect("PGlite runs with adgate's settings: 16 MB of shared buffers, not initdb's 128 MB (resident memory)", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    assert.deepStrictEqual(yield* sql`SHOW shared_buffers`, [{ sharedBuffers: "16MB" }])
   }))
 })

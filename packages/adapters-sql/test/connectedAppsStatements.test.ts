@@ -2,7 +2,7 @@
 // statements for two rows as for twenty, counted at the PGlite driver: no statement per row, the usage summed per
 // credential and day by the database, each credential's last call from its index. One row's page (findConnectedApp)
 // reads that row's usage from the row's own index, never the whole workspace's history.
-import { PGlite } from "@electric-sql/pglite"
+import { pgliteStatements } from "../src/PgliteClient.ts"
 import { ClientStore, ConnectionStore, ApiKeyStore, Directory, findConnectedApp, listConnectedApps, ToolUsageLog, usageWindow, WorkspaceId, UserId } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
@@ -62,11 +62,11 @@ describe("statements of the API & MCP page's Connected apps", () => {
         yield* sql`ANALYZE tool_usage`
         for (const [kind, index] of [["connection", "tool_usage_by_connection"], ["api_key", "tool_usage_by_api_key"]] as const) {
           const app = apps.find((a) => a.kind === kind)!
-          const spy = vi.spyOn(PGlite.prototype, "query")
+          const spy = vi.spyOn(pgliteStatements, "send")
           const calls: Array<readonly [string, ReadonlyArray<unknown>]> = []
           // Read before restoring: mockRestore forgets the calls.
           const detail = yield* findConnectedApp(workspaceId, app.id, window, 10).pipe(Effect.ensuring(Effect.sync(() => {
-            calls.push(...spy.mock.calls.map(([text, params]) => [String(text), (params ?? []) as ReadonlyArray<unknown>] as const))
+            calls.push(...spy.mock.calls.map(([, text, params]) => [String(text), (params ?? []) as ReadonlyArray<unknown>] as const))
             spy.mockRestore()
           })))
           assert.deepStrictEqual(detail.usage.map((u) => [u.credentialId, u.calls]), [[app.id, 1]])

@@ -1,6 +1,5 @@
 // The databases the adapter tests run on: a PGlite in a fresh temporary folder, and (when DATABASE_URL is set) a
 // fresh PostgreSQL database created through that server and dropped afterwards.
-import { PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
@@ -9,6 +8,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { vi } from "vitest"
 import { SqlDatabase } from "../src/index.ts"
+import { pgliteStatements } from "../src/PgliteClient.ts"
 
 export const databaseUrl = Option.fromNullishOr(process.env["DATABASE_URL"]).pipe(Option.filter((u) => u.length > 0))
 
@@ -23,11 +23,12 @@ export const tempDataDir = (): string => mkdtempSync(join(tmpdir(), "adgate-sql-
 /** Runs `effect`, answering its result and every SQL text sent to PGlite meanwhile (any PGlite in this process), whitespace collapsed. */
 export const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const spy = vi.spyOn(PGlite.prototype, "query")
+    // Every statement of the PGlite client, named (prepared) or not, goes through this one method.
+    const spy = vi.spyOn(pgliteStatements, "send")
     const texts: Array<string> = []
     // Read before restoring: mockRestore forgets the calls.
     const result = yield* effect.pipe(Effect.ensuring(Effect.sync(() => {
-      texts.push(...spy.mock.calls.map(([text]) => String(text).replace(/\s+/g, " ").trim()))
+      texts.push(...spy.mock.calls.map(([, text]) => String(text).replace(/\s+/g, " ").trim()))
       spy.mockRestore()
     })))
     return { result, texts }

@@ -23,7 +23,7 @@ import {
   TransactorMemory,
   WriteRequestStoreMemory
 } from "@adgate/core/testing"
-import { PGlite } from "@electric-sql/pglite"
+import { pgliteStatements } from "../src/PgliteClient.ts"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Clock, Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
@@ -129,11 +129,11 @@ describe.runIf(Option.isSome(databaseUrl))("PostgreSQL", () => {
 /** Runs `effect`, answering every SQL text sent to PGlite meanwhile by its first words (BEGIN, UPDATE write_requests …). */
 const statementsOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.gen(function* () {
-    const spy = vi.spyOn(PGlite.prototype, "query")
+    const spy = vi.spyOn(pgliteStatements, "send")
     const texts: Array<string> = []
     // Read before restoring: mockRestore forgets the calls.
     yield* effect.pipe(Effect.ensuring(Effect.sync(() => {
-      texts.push(...spy.mock.calls.map(([text]) => String(text).replace(/\s+/g, " ").trim().split(" ").slice(0, 3).join(" ")))
+      texts.push(...spy.mock.calls.map(([, text]) => String(text).replace(/\s+/g, " ").trim().split(" ").slice(0, 3).join(" ")))
       spy.mockRestore()
     })))
     return texts

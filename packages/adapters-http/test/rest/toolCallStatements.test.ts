@@ -4,7 +4,7 @@
 // statements-tool` lists both). The list is exact, so a statement added to the hot path fails here and must be
 // argued for: the membership is read once (with the plan, at the bearer check), a read keeps no idempotency record
 // and opens no transaction, the usage row is one INSERT.
-import { PGlite } from "@electric-sql/pglite"
+import { pgliteStatements } from "../../../adapters-sql/src/PgliteClient.ts"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { tempDataDir } from "../../../adapters-sql/test/databases.ts"
 import { startTestServerSql, type TestServer } from "../support/testServer.ts"
@@ -14,10 +14,10 @@ type SqlServer = Omit<TestServer, "directory">
 
 /** Runs `call`, answering its result and every SQL text sent to PGlite meanwhile, whitespace collapsed. */
 const statementsOf = async <A>(call: () => Promise<A>) => {
-  const spy = vi.spyOn(PGlite.prototype, "query")
+  const spy = vi.spyOn(pgliteStatements, "send")
   try {
     const result = await call()
-    return { result, texts: spy.mock.calls.map(([text]) => String(text).replace(/\s+/g, " ").trim()) }
+    return { result, texts: spy.mock.calls.map(([, text]) => String(text).replace(/\s+/g, " ").trim()) }
   } finally {
     spy.mockRestore()
   }
