@@ -186,6 +186,9 @@ export const pgliteSettings: ReadonlyArray<string> = ["shared_buffers=16MB"]
  * 128 MiB WASM memory and compiled code), which in this process would stay resident long after it closed (measured:
  * +130 MiB for the life of the server). The child's memory goes back to the OS when it exits.
  */
+const onNode = typeof process !== "undefined" && typeof process.versions?.node === "string" &&
+  process.versions["bun"] === undefined && !("Deno" in globalThis)
+
 const initdbInChild = (dataDir: string) =>
   Effect.tryPromise({
     try: () => new Promise<void>((resolve, reject) => {
@@ -210,7 +213,9 @@ export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlC
         })
         // Before PGlite touches the files: a second process on this folder fails here, clearly, instead of corrupting it.
         yield* lockDataDir(dataDir)
-        if (!existsSync(join(dataDir, "PG_VERSION"))) yield* initdbInChild(dataDir)
+        // On Node only: under Bun or Deno (an embedding host's fetch handler) process.execPath is not a Node to run a
+        // script with, and PGlite's own initdb runs in this process, as it always did.
+        if (onNode && !existsSync(join(dataDir, "PG_VERSION"))) yield* initdbInChild(dataDir)
       }
       // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
       const pglite = yield* Effect.tryPromise({ try: () => import("@electric-sql/pglite"), catch: (cause) => classify(cause, "connect") })
