@@ -25,8 +25,9 @@ export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
  * How many services a request may add to the server's context before Effect copies the whole context into a new map
  * (Context's `maxDepth`, 8 by default). Every request adds about eleven (the HTTP server's request, scope and state,
  * the middlewares' body limit, request id, notes, log annotations and counted address, the router's route and query):
- * with the default, each request copied the application's whole service map once (45 services in the reference server; bench/README.md
- * round 7b). Lookups walk the added services first, so the depth stays near what a request adds.
+ * with the default, each request copied the application's whole service map once (45 services in the reference
+ * server; bench/README.md round 7b). Lookups walk the added services first, so the depth stays near what a request
+ * adds.
  */
 export const requestContextDepth = 24
 
