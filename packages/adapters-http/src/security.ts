@@ -1,7 +1,7 @@
 // What every response gets: security headers (RFC 9700 §4.16 clickjacking, §4.2.4 Referer leakage; checklist M
 // 153/160), a request id, one log line per request without query, bodies or header values (checklist P 180), a
 // 1 MB body limit (spec §Errors: 413; JSON on /api/v1 and the JSON OAuth endpoints), and HTML pages for failures nobody handled (404, 500 with the request id).
-import { ByteSize, Cause, Clock, Context, Effect, Option, References, Tracer } from "effect"
+import { ByteSize, Cause, Clock, Context, Effect, Option, Tracer } from "effect"
 import { HttpIncomingMessage, HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { defaultInputLimits, emptyRequestNotes, Issuer, RequestNotes } from "@adgate/core"
 import { htmlHeaders, renderErrorPage } from "./pages/layout.ts"
@@ -189,16 +189,6 @@ const failingPortOf = (cause: Cause.Cause<unknown>): string | undefined => {
   return undefined
 }
 
-/**
- * What the middleware gives the request: the body limit, its id, its notes and the id on every log line. In one
- * step (one context switched and restored per request, not four); the same services as providing each, and
- * `annotateLogs({ requestId })`.
- */
-const servicesOfRequest = (context: Context.Context<never>, requestId: string, notes: RequestNotes) => {
-  const withNotes = Context.add(Context.add(Context.add(context, HttpIncomingMessage.MaxBodySize, maxBodySize), RequestId, requestId), RequestNotes, notes)
-  return Context.add(withNotes, References.CurrentLogAnnotations, { ...Context.get(context, References.CurrentLogAnnotations), requestId })
-}
-
 /** The trace id of the request's span when it is recorded and sampled; undefined otherwise (tracing off). */
 const requestTraceId = Effect.withFiber((fiber) => {
   const span = Context.getOrUndefined(fiber.context, Tracer.ParentSpan)
@@ -230,7 +220,10 @@ export const SecurityMiddleware = HttpRouter.middleware(
         const declared = Number(request.headers["content-length"] ?? "0")
         const path = pathOf(request.url)
         const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path, issuer.origin)) : app.pipe(Effect.onExit(() => noteRoute(notes)))).pipe(
-          Effect.updateContext((context: Context.Context<never>) => servicesOfRequest(context, requestId, notes)),
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
+          Effect.provideService(RequestId, requestId),
+          Effect.provideService(RequestNotes, notes),
+          Effect.annotateLogs({ requestId }),
           Effect.exit
         )
         let response: HttpServerResponse.HttpServerResponse
