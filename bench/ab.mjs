@@ -96,7 +96,7 @@ try {
   const oidc = all.find((v) => v.label === "oidc-tuned") ?? all.find((v) => v.label === "oidc")
   for (const v of all) {
     const w = v.windows
-    let line = `${v.label}: median server ${median(w.map((f) => f.serverCpuMsPerReq)).toFixed(3)} + DB ${median(w.map((f) => f.dbCpuMsPerReq ?? 0)).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s, p50 ${median(w.map((f) => f.p50))} p99 ${median(w.map((f) => f.p99))} ms (median of windows), RSS at the end ${Math.max(...w.map((f) => f.rssEndMiB))} MiB (max)`
+    let line = `${v.label}: median server ${Number(median(w.map((f) => f.serverCpuMsPerReq))).toFixed(3)} + DB ${Number(median(w.map((f) => f.dbCpuMsPerReq ?? 0))).toFixed(3)} ms/req, ${median(w.map((f) => f.rps)).toFixed(0)} req/s, p50 ${median(w.map((f) => f.p50))} p99 ${median(w.map((f) => f.p99))} ms (median of windows), RSS at the end ${Math.max(...w.map((f) => f.rssEndMiB))} MiB (max)`
     if (oidc !== undefined && v !== oidc) {
       const efficiency = w.map((f, i) => cpu(oidc.windows[i]) / cpu(f))
       line += `; CPU efficiency against ${oidc.label === "oidc" ? "oidc-provider-pg" : "oidc-provider-pg-tuned"} per round ${efficiency.map((e) => e.toFixed(2)).join(" ")} (median ${median(efficiency).toFixed(2)})`

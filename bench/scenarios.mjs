@@ -101,6 +101,22 @@ const discovery = {
   }
 }
 
+/** (t) a trivial route (round 7b): OPTIONS of the token endpoint, a constant 204 through the whole HTTP pipeline. */
+const trivial = {
+  id: "t",
+  group: "t",
+  title: "OPTIONS /oauth/token (CORS preflight, constant 204), concurrency 16",
+  applies: (target) => target.trivialPath !== undefined,
+  async run(target, agent, options) {
+    const send = async () => {
+      const response = await request(`${target.base}${target.trivialPath}`, { method: "OPTIONS", dispatcher: agent })
+      await response.body.text()
+      return response.statusCode === 204 ? true : { ok: false, why: String(response.statusCode) }
+    }
+    return runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, ...common(target, { ...options, durationMs: Math.min(options.durationMs, 5_000) }) })
+  }
+}
+
 /** What the bare SDK server's `echo` answers to `{ text: "hello" }`. */
 const echoed = '"text":"hello"'
 
@@ -227,6 +243,7 @@ export const scenarios = [
   refresh(64),
   exchange,
   discovery,
+  trivial,
   restTool,
   mcpTool,
   mcpFloor,

@@ -23,6 +23,9 @@ const serverNodeArgs = [...startFlags, ...(process.env.BENCH_ADGATE_NODE_ARGS ??
 
 export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
+  // BENCH_ADGATE_SCRIPT runs another entry over the same composition (round 7b: servers/tokenFloor.mjs, the token
+  // call behind a bare node:http handler), read when the target is made (ab.mjs sets a variant's environment then).
+  const script = process.env.BENCH_ADGATE_SCRIPT ?? "apps/server/src/main.ts"
   const resource = `${base}/api/mcp`
   let server
   let dataDir
@@ -38,7 +41,7 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
   const discoveryPath = "/.well-known/oauth-authorization-server"
   /** Starts the server on the target's database (or data folder) and waits until it answers. */
   const launch = async () => {
-    server = startChild(name, [...serverNodeArgs, ...nodeArgs, "apps/server/src/main.ts"], {
+    server = startChild(name, [...serverNodeArgs, ...nodeArgs, script], {
       PORT: String(port),
       HOST: "127.0.0.1",
       BASE_URL: base,
@@ -61,6 +64,8 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
     database: store === "pg" ? database : null,
     discoveryPath,
     tokenPath: "/oauth/token",
+    // A route with no work of its own (the token endpoint's CORS preflight, a constant 204): scenario t.
+    trivialPath: "/oauth/token",
     resource,
     get pid() { return server.pid },
     dbPids: store === "pg" ? () => backendPids(database) : async () => [],

@@ -18,10 +18,15 @@ export const ClientAddressMiddleware = HttpRouter.middleware(
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, E, HttpServerRequest.HttpServerRequest> =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const address = clientAddress(Option.getOrUndefined(request.remoteAddress), request.headers["x-forwarded-for"], trust)
+        const peer = Option.getOrUndefined(request.remoteAddress)
+        const address = clientAddress(peer, request.headers["x-forwarded-for"], trust)
         // For the request's log line (security.ts), whichever of the two middlewares runs first.
         const notes = yield* RequestNotes
         if (notes !== undefined) notes.clientAddress = address
+        // Counted as the peer itself (an IPv4 client, no trusted proxy): the request says so already, and its peer
+        // address is its remote address; no second request and no service provided (the security middleware notes the
+        // route).
+        if (address === peer) return yield* app
         const counted = request.modify({ remoteAddress: Option.some(address), peerAddress: request.remoteAddress })
         const noted = notes === undefined ? app : Effect.onExit(app, () => noteRoute(notes))
         return yield* Effect.provideService(noted, HttpServerRequest.HttpServerRequest, counted)

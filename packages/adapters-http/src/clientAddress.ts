@@ -53,6 +53,8 @@ const countAddress = (address: string): string => {
 /** The counted client address of a request whose socket peer is `peer`, given the proxies trusted. */
 export const clientAddress = (peer: string | undefined, forwardedFor: string | undefined, trust: ProxyTrust): string => {
   if (peer === undefined) return "unknown"
+  // Without X-Forwarded-For proxy-addr answers the peer whatever is trusted: nothing to parse (every direct request).
+  if (forwardedFor === undefined) return countedAddress(peer)
   // proxy-addr reads only these two fields of Node's request; the Effect request is not a Node one in every runtime.
   const request = { headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor }, socket: { remoteAddress: peer } }
   return countedAddress(proxyAddr(request as unknown as IncomingMessage, trust))

@@ -1,7 +1,7 @@
 // @adgate/adapters-http: the HTTP application (OAuth endpoints, discovery, people pages), its server and the
 // adapters that live on HTTP (scrypt passwords, https metadata-document fetcher).
 export { HttpApp, makeHttpApp, HealthRoutes } from "./HttpApp.ts"
-export { serveHttp, type ServeOptions } from "./serve.ts"
+export { requestContextDepth, serveHttp, type ServeOptions, withRequestRoom, withRoomForRequests } from "./serve.ts"
 export { answerParseErrorsGently, closeGently, defaultGentleClose, type GentleCloseOptions } from "./gentleClose.ts"
 export { TrustedProxies, clientAddress, compileTrustedProxies, countedAddress } from "./clientAddress.ts"
 export { ClientAddressMiddleware } from "./ClientAddressMiddleware.ts"

@@ -15,6 +15,9 @@ import { isMcpPath, mcpBodyTooLargeBody } from "@adgate/answers"
 /** The one body limit of every entry point (core InputLimits; docs/limits.md). */
 export const maxBodyBytes = defaultInputLimits.maxBodyBytes
 
+/** The body limit as the HTTP server reads it, made once (not per request). */
+const maxBodySize = ByteSize.bytes(maxBodyBytes)
+
 /** True when reading a body failed because it passed maxBodyBytes (a chunked body, counted while read). */
 export const isBodyTooLarge = (error: unknown): boolean =>
   (error as { readonly reason?: { readonly reason?: unknown } } | null)?.reason?.reason === "BodyTooLarge"
@@ -217,7 +220,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
         const declared = Number(request.headers["content-length"] ?? "0")
         const path = pathOf(request.url)
         const exit = yield* (declared > maxBodyBytes ? Effect.succeed(tooLarge(path, issuer.origin)) : app.pipe(Effect.onExit(() => noteRoute(notes)))).pipe(
-          Effect.provideService(HttpIncomingMessage.MaxBodySize, ByteSize.bytes(maxBodyBytes)),
+          Effect.provideService(HttpIncomingMessage.MaxBodySize, maxBodySize),
           Effect.provideService(RequestId, requestId),
           Effect.provideService(RequestNotes, notes),
           Effect.annotateLogs({ requestId }),

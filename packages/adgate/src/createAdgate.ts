@@ -7,6 +7,7 @@ import type { Redacted } from "effect"
 import { HttpEffect, HttpRouter, type HttpServerRequest, type HttpServerResponse } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { setCreditBalance } from "@adgate/core"
+import { withRoomForRequests } from "@adgate/adapters-http"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { type AdgateDatabase, adgatePorts } from "./adgatePorts.ts"
 import {
@@ -143,8 +144,11 @@ export const createAdgate = (options: AdgateOptions): Adgate => {
       const { handle } = Context.get(context, AdgateHttp)
       // Each request runs with the whole context, so that what a handler reads at request time (the policy's
       // references, the logger) is the host's, not a default.
-      const web = HttpEffect.toWebHandlerWith<Layer.Success<typeof layer>, HttpServerRequest.HttpServerRequest | Scope.Scope>(context)(handle)
-      const node = await Effect.runPromiseWith(context)(NodeHttpServer.makeHandler(handle, { scope: opened }))
+      // withRoomForRequests: a request adds about eleven services to this context; without room Effect copies the
+      // whole context once per request (adapters-http serve.ts, bench/README.md round 7b).
+      const requestBase = withRoomForRequests(context)
+      const web = HttpEffect.toWebHandlerWith<Layer.Success<typeof layer>, HttpServerRequest.HttpServerRequest | Scope.Scope>(requestBase)(handle)
+      const node = await Effect.runPromiseWith(requestBase)(NodeHttpServer.makeHandler(handle, { scope: opened }))
       return { context, web, node }
     })()
     return built

@@ -1,8 +1,8 @@
 // The server's log lines (README "Logs"): valid logfmt, one message each, whatever a call site logs.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Logger } from "effect"
+import { Effect, Logger, References } from "effect"
 import { TestClock } from "effect/testing"
-import { bufferedLogfmt, formatLogfmtOneMessage } from "../src/LogfmtLogger.ts"
+import { bufferedLogfmt, formatLogfmtOneMessage, oneMessage } from "../src/LogfmtLogger.ts"
 
 /** A strict logfmt reader: `key=value` or `key="json string"` pairs separated by single spaces; null if malformed. */
 const parseLogfmt = (line: string): Array<readonly [string, string]> | null => {
@@ -42,6 +42,33 @@ describe("log lines", () => {
     assert.strictEqual(message(lines[1]!), "one two 3")
     assert.strictEqual(message(lines[2]!), 'with "quotes" and\nnewline')
     assert.deepInclude(parseLogfmt(lines[2]!)!, ["requestId", "r1"])
+  })
+})
+
+describe("the fast formatter (every request's line)", () => {
+  it("writes exactly what Effect's logfmt writes, whatever the annotations hold", () => {
+    const ours: Array<string> = []
+    const effects: Array<string> = []
+    const reference = Logger.make<unknown, string>((options) => Logger.formatLogFmt.log({ ...options, message: oneMessage(options.message) }))
+    const both = Logger.layer([
+      Logger.map(formatLogfmtOneMessage, (line) => { ours.push(line) }),
+      Logger.map(reference, (line) => { effects.push(line) })
+    ])
+    const values: ReadonlyArray<unknown> = [
+      "plain", "with space", 'a "quote"', "a=b", "back\\slash", "new\nline", "tab\t", "ünïcode", "", "…", 0, -0, 1.5, -3, NaN,
+      Infinity, true, false, null, undefined, 12n, ["a", 1], { nested: { x: "y z" } }, new Date(0), Symbol.for("s")
+    ]
+    Effect.runSync(Effect.gen(function* () {
+      for (const [i, value] of values.entries()) {
+        yield* Effect.logInfo("http").pipe(Effect.annotateLogs({ requestId: `r${i}`, value, "odd key=\"x\"": value, status: 200 }))
+      }
+      yield* Effect.logWarning("request failed", { status: 500 }).pipe(Effect.annotateLogs({ path: "/a b", durationMs: 3 }))
+      yield* Effect.logError(["one", 2]).pipe(Effect.annotateLogs({ 1: "integer key first", b: "x" }))
+      yield* Effect.logDebug("with a span").pipe(Effect.withLogSpan("span"))
+      yield* Effect.logError("with a cause", new Error("boom"))
+    }).pipe(Effect.provide(both), Effect.provideService(References.MinimumLogLevel, "All")))
+    assert.strictEqual(ours.length, values.length + 4)
+    assert.deepStrictEqual(ours, effects)
   })
 })
 
