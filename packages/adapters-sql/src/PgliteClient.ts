@@ -137,8 +137,13 @@ interface Session {
  * The one way a statement reaches PGlite: named (prepared) when `named` and the text plans, else PGlite's `query`.
  * An object's method, so that the tests count every statement sent here (test/databases.ts, statementsOf).
  */
-export const pgliteStatements = {
-  send: async (session: Session, sql: string, params: ReadonlyArray<unknown>, mode: "object" | "array" | "raw", named: boolean): Promise<unknown> => {
+export const pgliteStatements: {
+  // The session is opaque outside this module, so that the declarations a host builds against name no PGlite type
+  // (PGlite's own need @types/emscripten; scripts/packCheck.ts typechecks a host without it).
+  readonly send: (session: object, sql: string, params: ReadonlyArray<unknown>, mode: "object" | "array" | "raw", named: boolean) => Promise<unknown>
+} = {
+  send: async (opaque, sql, params, mode, named) => {
+    const session = opaque as Session
     if (mode !== "raw" && named && preparable.test(sql)) return session.prepared.run(sql, params, mode)
     const result = await session.db.query(sql, params as Array<unknown>, mode === "array" ? { rowMode: "array" } : undefined)
     if (changesSchema.test(sql)) session.prepared.forget()
