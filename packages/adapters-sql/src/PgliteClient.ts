@@ -207,7 +207,17 @@ const initdbInChild = (dataDir: string) =>
 
 /** A SqlClient on a PGlite database kept in `dataDir` (created if missing; data survives a restart). */
 /** PGlite in `dataDir`, or, with null, in memory only (nothing on disk, gone when the layer closes). */
-export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
+export const PgliteClient = (
+  dataDir: string | null,
+  options: {
+    /**
+     * initdb of a new data folder in a child process (Node only): the server's memory stays ~130 MiB lower for its
+     * whole life, for 1-3 s more at the first start (PGlite's WASM compiled twice). The server (adgate's own
+     * composition) asks for it; the default (off) suits a process that opens many short-lived folders (the tests).
+     */
+    readonly initdbInChild?: boolean
+  } = {}
+): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> =>
   Layer.effect(
     SqlClient.SqlClient,
     Effect.gen(function* () {
@@ -220,7 +230,7 @@ export const PgliteClient = (dataDir: string | null): Layer.Layer<SqlClient.SqlC
         yield* lockDataDir(dataDir)
         // On Node only: under Bun or Deno (an embedding host's fetch handler) process.execPath is not a Node to run a
         // script with, and PGlite's own initdb runs in this process, as it always did.
-        if (onNode && !existsSync(join(dataDir, "PG_VERSION"))) yield* initdbInChild(dataDir)
+        if (options.initdbInChild === true && onNode && !existsSync(join(dataDir, "PG_VERSION"))) yield* initdbInChild(dataDir)
       }
       // Loaded here, not at the module's top: a server on PostgreSQL never loads PGlite (~5 MiB of RSS).
       const pglite = yield* Effect.tryPromise({ try: () => import("@electric-sql/pglite"), catch: (cause) => classify(cause, "connect") })

@@ -21,6 +21,8 @@ export interface DatabaseOptions {
    * needs (PgBouncer before 1.21 does not carry named statements from one server connection to the next).
    */
   readonly preparedStatements?: boolean
+  /** PGlite: initdb of a new data folder in a child process (default false; PgliteClient says why the server wants it). */
+  readonly pgliteInitdbInChild?: boolean
 }
 
 /** The SqlClient of the chosen database, migrated; both name columns alike (sqlNames: camelCase fields, snake_case columns). */
@@ -28,7 +30,8 @@ export const SqlDatabase = (
   options: DatabaseOptions
 ): Layer.Layer<SqlClient.SqlClient, SqlError.SqlError | Migrator.MigrationError> => {
   const client: Layer.Layer<SqlClient.SqlClient, SqlError.SqlError> = Option.match(options.databaseUrl, {
-    onNone: () => PgliteClient(options.dataDir === null ? null : join(options.dataDir, "pglite")),
+    onNone: () => PgliteClient(options.dataDir === null ? null : join(options.dataDir, "pglite"),
+      { initdbInChild: options.pgliteInitdbInChild === true }),
     onSome: (url) => {
       const target = connectionTarget(Redacted.value(url))
       return PgClient.layer({
