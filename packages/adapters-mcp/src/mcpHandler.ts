@@ -6,14 +6,14 @@ import { Cause, Clock, Effect, Exit, Option, Schema } from "effect"
 import {
   authenticateBearer, defaultScopes, InputLimits, InsufficientScope, nestsDeeperThan, type Principal, RequestNotes, type Scope, ToolRoleNotAllowed
 } from "@adgate/core"
-import { CredentialInQuery, CredentialRepeated, holdsSeveralCredentials, jsonRpcErrorBody, outageOf, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
+import { CredentialInQuery, CredentialRepeated, holdsSeveralCredentials, jsonRpcErrorBody, protectedResourceMetadataUrl as sharedMetadataUrl, refusalAnswer } from "@adgate/answers"
 import {
   type AuthInfo, classifyInboundRequest, createMcpHandler, DEFAULT_REQUEST_TIMEOUT_MSEC, isLegacyRequest, MissingRequiredClientCapabilityError,
   WebStandardStreamableHTTPServerTransport
 } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
 import { callAsTask, callByName, legacyProtocolVersions, makeMcpServer, type Runner, scopeNeeded } from "./mcpServer.ts"
-import { logOutage } from "./toolResults.ts"
+import { logIfOutage } from "./toolResults.ts"
 import { workspaceTools } from "./workspaceTools.ts"
 import { findOwnRequest, taskV2Of, withdrawOwnRequest } from "./writeRequestTasks.ts"
 
@@ -52,8 +52,7 @@ const json = (status: number, body: unknown, headers: Readonly<Record<string, st
  * for.
  */
 const refused = (refusal: Parameters<typeof refusalAnswer>[0], context: { readonly origin: string; readonly stepUpScopes?: ReadonlyArray<string> }, run?: Runner) => {
-  const outage = outageOf(refusal)
-  if (outage !== null && run !== undefined) void run(logOutage(outage, refusal._tag))
+  if (run !== undefined) void run(logIfOutage(refusal))
   const answer = refusalAnswer(refusal, { ...context, resource: "mcp", scopes: defaultScopes })
   return json(answer.status, answer.body, answer.headers)
 }

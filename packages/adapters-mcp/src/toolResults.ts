@@ -3,8 +3,7 @@
 // refusal as a tool result with `isError` carrying the same `{error, message}` REST gives (core toolRefusalCodes).
 import { type ToolCallAnswer, type ToolCallRefusal, toolRefusalCodes, toolRefusalMessage } from "@adgate/core"
 import type { CallToolResult } from "@modelcontextprotocol/server"
-import { type Outage, outageOf, requestStatusPath } from "@adgate/answers"
-import { Effect } from "effect"
+import { logIfOutage as logIfOutageOn, requestStatusPath } from "@adgate/answers"
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
@@ -59,12 +58,5 @@ export const queuedMessage = (requestId: string, reason: "approval" | "person_de
   `(request ${requestId}${reason === "person_decision" ? ", a change that always needs a person" : ""}). ` +
   `Follow it with get_write_request; unanswered, it expires in 7 days.`
 
-/** An outage answered as a refusal: one WARN line naming the port that failed (@adgate/answers outageOf). */
-export const logOutage = (outage: Outage, failure: string) =>
-  Effect.logWarning("port unavailable").pipe(Effect.annotateLogs({ surface: "mcp", port: outage.port, operation: outage.operation, failure }))
-
-/** The WARN line of a refusal that is an outage; nothing for any other refusal. */
-export const logIfOutage = (refusal: { readonly _tag: string }) => {
-  const outage = outageOf(refusal)
-  return outage === null ? Effect.void : logOutage(outage, refusal._tag)
-}
+/** The WARN line of a refusal that is an outage (@adgate/answers logIfOutage); nothing for any other refusal. */
+export const logIfOutage = (refusal: { readonly _tag: string }) => logIfOutageOn("mcp", refusal)

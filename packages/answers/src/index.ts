@@ -16,4 +16,4 @@ export { hasMatrixParameters, isoTime, isoTimeOrNull, requestStatusPath, restBas
 export { taskView } from "./views.ts"
 export { protectedResources, type ProtectedResource } from "./protectedResources.ts"
 export { isMcpPath, jsonRpcErrorBody, mcpBodyTooLargeBody } from "./jsonRpc.ts"
-export { outageOf, type Outage } from "./outages.ts"
+export { logIfOutage, logOutage, outageOf, type Outage } from "./outages.ts"

@@ -1,6 +1,6 @@
 // Turns the outcome of a JSON OAuth endpoint (token, revoke, register) into its HTTP answer: every core error through
 // the one table in errors.ts, and anything unexpected as 500 server_error.
-import { outageOf } from "@adgate/answers"
+import { logIfOutage } from "@adgate/answers"
 import { Cause, Effect } from "effect"
 import type { HttpServerResponse } from "effect/http"
 import { failureTagOf } from "../security.ts"
@@ -22,9 +22,7 @@ export const answerJson = <E, R>(
         const challenge = asksBasicChallenge(failure.error) || options.basicUsed === true
         const response = oauthErrorResponse(mapOAuthError(failure.error), { basicUsed: challenge })
         // An outage (503): one WARN line naming the port that failed, as REST and MCP log it.
-        const outage = outageOf(failure.error)
-        return outage === null ? Effect.succeed(response) : Effect.as(Effect.logWarning("port unavailable").pipe(
-          Effect.annotateLogs({ surface: "oauth", port: outage.port, operation: outage.operation, failure: failure.error._tag })), response)
+        return Effect.as(logIfOutage("oauth", failure.error), response)
       }
       return Effect.logError("oauth endpoint failed").pipe(
         Effect.annotateLogs({ failure: failureTagOf(cause) }),

@@ -6,7 +6,7 @@ import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { authenticateBearer, InputLimits, Issuer, nestsDeeperThan, requireScope } from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import {
-  authorizationOf, BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, CredentialRepeated, hasMatrixParameters, holdsSeveralCredentials, isRestRefusal, MethodNotAllowed, type Outage, outageOf,
+  authorizationOf, BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, CredentialRepeated, hasMatrixParameters, holdsSeveralCredentials, isRestRefusal, logIfOutage, MethodNotAllowed,
   QueryInvalid, RouteNotFound
 } from "@adgate/answers"
 import { openApiDocument } from "./openApiDocument.ts"
@@ -70,9 +70,6 @@ const unexpected = (cause: Cause.Cause<unknown>) =>
     )
   })
 
-/** An outage refused as 503: one WARN line naming the port that failed (the request line says only the status). */
-const logOutage = (outage: Outage, failure: string) =>
-  Effect.logWarning("port unavailable").pipe(Effect.annotateLogs({ surface: "rest", port: outage.port, operation: outage.operation, failure }))
 
 const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
   <R>(effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown, R>) =>
@@ -80,8 +77,8 @@ const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
       const failure = cause.reasons.find(Cause.isFailReason)
       if (failure === undefined || !isRestRefusal(failure.error)) return unexpected(cause)
       const response = restRefusalResponse(failure.error, origin, scopes)
-      const outage = outageOf(failure.error)
-      return outage === null ? Effect.succeed(response) : Effect.as(logOutage(outage, failure.error._tag), response)
+      // An outage refused as 503: one WARN line naming the port that failed (the request line says only the status).
+      return Effect.as(logIfOutage("rest", failure.error), response)
     }))
 
 /**
