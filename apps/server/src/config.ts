@@ -63,27 +63,22 @@ export interface AppConfig {
   readonly taskRunnerConcurrency: number
 }
 
+/** A whole number from `min` to `max` read from `variable`, or `fallback` when unset; anything else stops the start. */
+const wholeNumber = (variable: string, min: number, max: number, fallback: number, unit: string) =>
+  Effect.gen(function* () {
+    const raw = yield* Config.option(Config.NonEmptyString(variable))
+    if (Option.isNone(raw)) return fallback
+    const value = Number(raw.value.trim())
+    if (!Number.isInteger(value) || value < min || value > max)
+      return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of ${unit} from ${min} to ${max}` })
+    return value
+  })
+
 /** ADGATE_TASK_RUNNER_CONCURRENCY: a whole number from 1 to 100 (docs/limits.md). */
-const readTaskRunnerConcurrency = Effect.gen(function* () {
-  const variable = "ADGATE_TASK_RUNNER_CONCURRENCY"
-  const raw = yield* Config.option(Config.NonEmptyString(variable))
-  if (Option.isNone(raw)) return 8
-  const value = Number(raw.value.trim())
-  if (!Number.isInteger(value) || value < 1 || value > 100)
-    return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number from 1 to 100` })
-  return value
-})
+const readTaskRunnerConcurrency = wholeNumber("ADGATE_TASK_RUNNER_CONCURRENCY", 1, 100, 8, "tasks")
 
 /** ADGATE_SHUTDOWN_DELAY_SECONDS: whole seconds from 0 to 300. */
-const readShutdownDelay = Effect.gen(function* () {
-  const variable = "ADGATE_SHUTDOWN_DELAY_SECONDS"
-  const raw = yield* Config.option(Config.NonEmptyString(variable))
-  if (Option.isNone(raw)) return 5
-  const value = Number(raw.value.trim())
-  if (!Number.isInteger(value) || value < 0 || value > 300)
-    return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of seconds from 0 to 300` })
-  return value
-})
+const readShutdownDelay = wholeNumber("ADGATE_SHUTDOWN_DELAY_SECONDS", 0, 300, 5, "seconds")
 
 /** `host:port` or `[v6]:port`, or the reason it is not one. */
 export const parseMetricsAddress = (text: string): { readonly host: string; readonly port: number } | string => {
@@ -164,25 +159,9 @@ const readWorkLeases = Effect.gen(function* () {
 
 /** ADGATE_MAX_SEARCH_QUERY_LENGTH: the longest search text of REST `q` and MCP `search_tools`, 1 to 10000 characters. */
 const readInputLimits = Effect.gen(function* () {
-  const variable = "ADGATE_MAX_SEARCH_QUERY_LENGTH"
-  const raw = yield* Config.option(Config.NonEmptyString(variable))
-  if (Option.isNone(raw)) return defaultInputLimits
-  const value = Number(raw.value.trim())
-  if (!Number.isInteger(value) || value < 1 || value > 10_000)
-    return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of characters from 1 to 10000` })
-  return { ...defaultInputLimits, maxSearchQueryLength: value } satisfies InputLimitsShape
+  const maxSearchQueryLength = yield* wholeNumber("ADGATE_MAX_SEARCH_QUERY_LENGTH", 1, 10_000, defaultInputLimits.maxSearchQueryLength, "characters")
+  return { ...defaultInputLimits, maxSearchQueryLength } satisfies InputLimitsShape
 })
-
-/** A whole number from `min` to `max` read from `variable`, or `fallback` when unset; anything else stops the start. */
-const wholeNumber = (variable: string, min: number, max: number, fallback: number, unit: string) =>
-  Effect.gen(function* () {
-    const raw = yield* Config.option(Config.NonEmptyString(variable))
-    if (Option.isNone(raw)) return fallback
-    const value = Number(raw.value.trim())
-    if (!Number.isInteger(value) || value < min || value > max)
-      return yield* new ConfigurationInvalid({ message: `${variable} must be a whole number of ${unit} from ${min} to ${max}` })
-    return value
-  })
 
 /** ADGATE_LINGER_MS and ADGATE_LINGER_MAX_BYTES: how long, and how many bytes, a closing connection discards. */
 const readGentleClose = Effect.gen(function* () {
