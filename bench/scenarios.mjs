@@ -85,37 +85,35 @@ const exchange = {
   }
 }
 
-/** (c) discovery GET: the HTTP floor of each server. */
-const discovery = {
-  id: "c",
-  group: "c",
-  title: "discovery GET, concurrency 16",
-  applies: (target) => target.discoveryPath !== undefined,
+/**
+ * A request with a constant answer, at concurrency 16 for at most 5 s: the HTTP floor of a server (`pathOf` the
+ * target's path for it; the scenario does not apply to a target without one).
+ */
+const constantAnswer = ({ id, title, method, status, pathOf }) => ({
+  id,
+  group: id,
+  title,
+  applies: (target) => pathOf(target) !== undefined,
   async run(target, agent, options) {
     const send = async () => {
-      const response = await request(`${target.base}${target.discoveryPath}`, { dispatcher: agent })
+      const response = await request(`${target.base}${pathOf(target)}`, { method, dispatcher: agent })
       await response.body.text()
-      return response.statusCode === 200 ? true : { ok: false, why: String(response.statusCode) }
+      return response.statusCode === status ? true : { ok: false, why: String(response.statusCode) }
     }
     return runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, ...common(target, { ...options, durationMs: Math.min(options.durationMs, 5_000) }) })
   }
-}
+})
+
+/** (c) discovery GET: the HTTP floor of each server. */
+const discovery = constantAnswer({
+  id: "c", title: "discovery GET, concurrency 16", method: "GET", status: 200, pathOf: (target) => target.discoveryPath
+})
 
 /** (t) a trivial route (round 7b): OPTIONS of the token endpoint, a constant 204 through the whole HTTP pipeline. */
-const trivial = {
-  id: "t",
-  group: "t",
-  title: "OPTIONS /oauth/token (CORS preflight, constant 204), concurrency 16",
-  applies: (target) => target.trivialPath !== undefined,
-  async run(target, agent, options) {
-    const send = async () => {
-      const response = await request(`${target.base}${target.trivialPath}`, { method: "OPTIONS", dispatcher: agent })
-      await response.body.text()
-      return response.statusCode === 204 ? true : { ok: false, why: String(response.statusCode) }
-    }
-    return runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, ...common(target, { ...options, durationMs: Math.min(options.durationMs, 5_000) }) })
-  }
-}
+const trivial = constantAnswer({
+  id: "t", title: "OPTIONS /oauth/token (CORS preflight, constant 204), concurrency 16", method: "OPTIONS", status: 204,
+  pathOf: (target) => target.trivialPath
+})
 
 /** What the bare SDK server's `echo` answers to `{ text: "hello" }`. */
 const echoed = '"text":"hello"'
