@@ -136,29 +136,40 @@ if (what === "statements" || what === "statements-oidc") {
   process.exit(2)
 }
 
-/** Self time per function over the last `windowMs` of the profile (the load; start-up and set-up left out). */
-function summarise(profile, windowMs) {
-  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
+/**
+ * The profile's samples in its last `windowMs` (the load; start-up and set-up left out), each with its node id and
+ * the time it stands for (ms), and the key a node is reported by (function, file and line).
+ */
+function windowed(profile, windowMs) {
   const times = []
   let t = profile.startTime
   for (const delta of profile.timeDeltas) times.push((t += delta))
-  const end = times[times.length - 1]
-  const from = end - windowMs * 1000
+  const from = times[times.length - 1] - windowMs * 1000
+  return profile.samples.flatMap((id, i) => (times[i] < from ? [] : [{ id, ms: (profile.timeDeltas[i + 1] ?? 0) / 1000 }]))
+}
+
+function keyOf(node) {
+  const f = node.callFrame
+  const url = f.url.replace(`file://${repoDir}/`, "")
+  return `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim()
+}
+
+/** Self time per function over the last `windowMs` of the profile (the load; start-up and set-up left out). */
+function summarise(profile, windowMs) {
+  const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const self = new Map()
   const byPackage = new Map()
   let total = 0
-  profile.samples.forEach((id, i) => {
-    if (times[i] < from) return
-    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000
+  for (const { id, ms: dt } of windowed(profile, windowMs)) {
     const node = byId.get(id)
     const f = node.callFrame
     const url = f.url.replace(`file://${repoDir}/`, "")
-    const key = `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim()
+    const key = keyOf(node)
     self.set(key, (self.get(key) ?? 0) + dt)
     const pkg = f.url === "" ? f.functionName : url.startsWith("wasm://") ? "WASM (PGlite's PostgreSQL)" : /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url)?.[1] ?? (url.startsWith("packages/") || url.startsWith("apps/") ? url.split("/").slice(0, 2).join("/") : url.startsWith("node:") ? "node internals" : url)
     byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + dt)
     total += dt
-  })
+  }
   const top = (map, n) => [...map].sort((a, b) => b[1] - a[1]).slice(0, n)
   console.log(`\nprofile window: last ${windowMs / 1000} s, ${Math.round(total)} ms sampled`)
   console.log("\n| self time | share | function |\n|---:|---:|---|")
@@ -175,23 +186,10 @@ function inclusive(profile, windowMs) {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]))
   const parent = new Map()
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id)
-  const times = []
-  let t = profile.startTime
-  for (const delta of profile.timeDeltas) times.push((t += delta))
-  const end = times[times.length - 1]
-  const from = end - windowMs * 1000
   const total = new Map()
   let busy = 0
-  const keyOf = (node) => {
-    const f = node.callFrame
-    const url = f.url.replace(`file://${repoDir}/`, "")
-    return `${f.functionName || "(anonymous)"} ${url ? `${url}:${f.lineNumber + 1}` : ""}`.trim()
-  }
-  profile.samples.forEach((id, i) => {
-    if (times[i] < from) return
-    const dt = (profile.timeDeltas[i + 1] ?? 0) / 1000
-    const leaf = byId.get(id)
-    if (leaf.callFrame.functionName === "(idle)") return
+  for (const { id, ms: dt } of windowed(profile, windowMs)) {
+    if (byId.get(id).callFrame.functionName === "(idle)") continue
     busy += dt
     const seen = new Set()
     for (let n = id; n !== undefined; n = parent.get(n)) {
@@ -200,7 +198,7 @@ function inclusive(profile, windowMs) {
       seen.add(key)
       total.set(key, (total.get(key) ?? 0) + dt)
     }
-  })
+  }
   const ours = [...total].filter(([key]) => / (packages|apps)\//.test(key) || /@effect\/sql-pg|sql\/Statement|writeBuffer|garbage/.test(key))
   console.log(`\ninclusive time of adgate's functions and the SQL client's (share of ${Math.round(busy)} ms busy)`)
   console.log("\n| inclusive | share of busy | function |\n|---:|---:|---|")
