@@ -24,7 +24,7 @@ const queueChanges = (world: World, count: number) =>
     for (let i = 0; i < count; i++) {
       const answer = yield* callTool({
         principal, name: "gads__update_campaign_budget", idempotencyKey: null,
-        arguments: { accountId: account.id, campaignId: "20481002", dailyBudget: 91 + i + Math.floor(Math.random() * 1000) / 100 }
+        arguments: { accountId: account.id, campaignId: "20481002", dailyBudget: Number((91 + i + Math.random() * 10).toFixed(2)) }
       })
       assert.strictEqual(answer._tag, "Queued")
     }

@@ -27,6 +27,11 @@ export const makeArgumentValidatorAjv = () => {
     strict: false,
     // Formats need the ajv-formats plugin; "format" stays an annotation, as draft 2020-12 makes it by default.
     validateFormats: false,
+    // `multipleOf` compares the quotient within 1e-6 instead of requiring an exact integer: a budget of 0.07 or 132.29
+    // is not an exact binary multiple of 0.01 (0.07 / 0.01 = 7.000000000000001), and without a tolerance Ajv refused
+    // one in seven cent amounts with a 422. The quotient of an amount up to 10^6 by 0.01 errs by ~10^-8 at most, so a
+    // half cent (quotient x.5) is still refused.
+    multipleOfPrecision: 6,
     logger: false
   })
   // Compiling is the expensive part: each schema is compiled once, keyed by its JSON text.

@@ -2,6 +2,7 @@
 import { ArgumentValidator } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import fc from "fast-check"
 import { ArgumentValidatorAjv } from "../src/index.ts"
 
 const schema = {
@@ -41,5 +42,27 @@ describe("ArgumentValidatorAjv", () => {
       assert.deepStrictEqual(problems.map((p) => p.path), ["/dates"])
       // The same schema again (a fresh, equal object) is served by the compiled validator and answers alike.
       assert.deepStrictEqual(yield* validator.validate(structuredClone(schema), { accountId: "a", dailyBudget: 1 }), [])
+    }).pipe(Effect.provide(ArgumentValidatorAjv)))
+
+  it.effect("multipleOf 0.01 takes every cent amount as a client sends it (JSON text), and refuses a fraction of a cent", () =>
+    Effect.gen(function* () {
+      const validator = yield* ArgumentValidator
+      // The platforms' budget arguments: 0 < dailyBudget ≤ 10^6, in cents.
+      const budget = { type: "object", properties: { dailyBudget: { type: "number", exclusiveMinimum: 0, maximum: 1_000_000, multipleOf: 0.01 } } }
+      const refusedCents: Array<number> = []
+      // Every cent amount up to 10,000.00 exactly, then random cents up to 10^6 (0.07, 0.29 and 132.57 were refused before).
+      for (let cents = 1; cents <= 1_000_000; cents++) {
+        const amount = JSON.parse((cents / 100).toFixed(2)) as number
+        if ((yield* validator.validate(budget, { dailyBudget: amount })).length > 0) refusedCents.push(amount)
+      }
+      assert.deepStrictEqual(refusedCents.slice(0, 5), [], `${refusedCents.length} cent amounts refused`)
+      fc.assert(fc.property(fc.integer({ min: 1, max: 100_000_000 }), (cents) => {
+        const sent = JSON.parse(`{"dailyBudget":${(cents / 100).toFixed(2)}}`) as Record<string, unknown>
+        assert.deepStrictEqual(Effect.runSync(validator.validate(budget, sent)), [], JSON.stringify(sent))
+      }), { numRuns: 20_000 })
+      for (const amount of [0.015, 132.575, 999_999.995, 0.001]) {
+        const problems = yield* validator.validate(budget, { dailyBudget: amount })
+        assert.deepStrictEqual(problems.map((p) => [p.path, p.message]), [["/dailyBudget", "must be multiple of 0.01"]], String(amount))
+      }
     }).pipe(Effect.provide(ArgumentValidatorAjv)))
 })
