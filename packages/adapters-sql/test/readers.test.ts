@@ -306,7 +306,7 @@ onEachDatabase("the change-waiting mail", "", "goes to the person who asked, nam
  * statements for a pass of 100 events before, 100 inserts and four reads after). Each admin still gets one mail per
  * connection, composed for its own connection.
  */
-describe("a mail pass on PGlite", () => {
+describe("an outbox pass on PGlite", () => {
   it.effect("reads the workspace, its members, the approver and the app once for a pass of many events about them", () =>
     Effect.gen(function* () {
       const { workspaceId, clientId } = yield* seedCode
@@ -325,5 +325,21 @@ describe("a mail pass on PGlite", () => {
       assert.strictEqual(inserts.length, 20, "one mail per connection to the one admin")
       // Per pass: BEGIN, the claim, the four reads, the inserts, markDone, COMMIT; then the pass that finds nothing.
       assert.isAtMost(pass.texts.length - inserts.length, 12, pass.texts.filter((t) => !t.startsWith("INSERT INTO mail_outbox")).join("\n"))
+    }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+
+  it.effect("claims at most 20 events a pass, so that a pass holds the one session for milliseconds and requests go between passes", () =>
+    Effect.gen(function* () {
+      const { workspaceId, clientId } = yield* seedCode
+      const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
+      yield* (yield* EventOutbox).append(Array.from({ length: 45 }, () => ({
+        _tag: "ConnectionOpened" as const, at: 1, connectionId: ConnectionId.make(unique("con_")), workspaceId, clientId,
+        approverId: admin.id, scopes: ["tools:read" as const], surface: "mcp" as const, platforms: "all" as const,
+        writeMode: "wait" as const
+      })))
+      const drained = yield* statementsOf(drainReader(auditReader))
+      assert.strictEqual(drained.result, 45)
+      // Passes of 20, 20 and 5: three claims, each in its own transaction.
+      assert.strictEqual(drained.texts.filter((text) => /^SELECT position::text AS position/.test(text)).length, 3)
+      assert.strictEqual(drained.texts.filter((text) => text.startsWith("INSERT INTO audit_entries")).length, 45)
     }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
 })
