@@ -18,10 +18,10 @@ export const outboxBatchSize = 100
 /**
  * How many on the embedded PGlite, whose one session a pass's transaction holds from its claim to its commit: every
  * request that needs a statement meanwhile waits for the whole pass. A pass of 100 (audit or mail: ~104 statements)
- * held it for 35-65 ms under the bench's load; 20 hold it for ~10 ms, and requests queued meanwhile go between passes
- * (the semaphore is first come, first served, and each statement's answer is taken up in a later turn of the event
- * loop: PgliteClient). Round 7d tried 10 and saw no gain, because the passes then ran back to back without the event
- * loop turning at all (bench/README.md, round 8).
+ * held it for 35-65 ms under the bench's load; 20 hold it for a fifth of that, and requests queued meanwhile go
+ * between passes (the semaphore is first come, first served, and each statement's answer is taken up in a later turn
+ * of the event loop: PgliteClient). Round 7d tried 10 and saw no gain, because the passes then ran back to back
+ * without the event loop turning at all (bench/README.md, round 8).
  */
 export const pgliteOutboxBatchSize = 20
 
