@@ -92,7 +92,7 @@ try {
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-  const cpu = (f) => f.serverCpuMsPerReq + f.dbCpuMsPerReq
+  const cpu = (f) => f.serverCpuMsPerReq + (f.dbCpuMsPerReq ?? 0)
   const oidc = all.find((v) => v.label === "oidc-tuned") ?? all.find((v) => v.label === "oidc")
   for (const v of all) {
     const w = v.windows
@@ -108,7 +108,7 @@ try {
     for (const v of all) {
       const ratios = v.byScenario[second].map((f, i) => cpu(f) / cpu(v.byScenario[first][i]))
       const sorted = [...ratios].sort((a, b) => a - b)
-      const per = (id) => `${id} ${median(v.byScenario[id].map((f) => f.serverCpuMsPerReq)).toFixed(3)} + ${median(v.byScenario[id].map((f) => f.dbCpuMsPerReq)).toFixed(3)} ms`
+      const per = (id) => `${id} ${median(v.byScenario[id].map((f) => f.serverCpuMsPerReq)).toFixed(3)} + ${median(v.byScenario[id].map((f) => f.dbCpuMsPerReq ?? 0)).toFixed(3)} ms`
       console.log(`${v.label}: ${per(first)}, ${per(second)} (medians); CPU ${second}/${first} per round ${ratios.map((r) => r.toFixed(2)).join(" ")} (median ${median(ratios).toFixed(2)}, ${sorted[0].toFixed(2)}–${sorted[sorted.length - 1].toFixed(2)})`)
     }
   }

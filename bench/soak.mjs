@@ -99,7 +99,7 @@ const startAdgate = async (name, port, env) => {
   const dataDir = folder(`adgate-soak-${name}-`)
   const entry = startProcess(name, node24, [...startFlags, "apps/server/src/main.ts"], {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|SMTP_URL|ADGATE_|BASE_URL|PORT|HOST)/.test(k))),
-    PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", ...env
+    PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? "131072", ...env
   })
   const origin = `http://127.0.0.1:${port}`
   await until(`${name} ready`, async () => {

@@ -53,7 +53,9 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
       // Off only for runs with the tool-call scenarios (d, e, f-d): their per-credential limits would measure the limiter.
       ADGATE_RATE_LIMITS: rateLimits,
       // As `npm start` sets it (the root package.json): at most two glibc malloc arenas (round 5, bench/README.md).
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2"
+      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
+      // As `npm start` sets it: glibc returns freed memory above 128 KiB to the OS (round 8, bench/README.md).
+      MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? "131072"
     })
     await waitUntilUp(`${base}${discoveryPath}`, 90_000, server.alive)
   }

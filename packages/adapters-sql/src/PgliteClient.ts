@@ -151,10 +151,28 @@ export const pgliteStatements: {
   }
 }
 
+/**
+ * The host's next turn of its event loop (Node, Bun and Deno have setImmediate; a timer elsewhere). PGlite answers a
+ * statement within the same turn (the WASM call is synchronous and its promise resolves as a microtask), so a chain
+ * of statements (an outbox pass of hundreds, a housekeeping or mail loop) would otherwise run as one unbroken stretch
+ * of microtasks, with no socket read, timer or answer written until it ends: measured 766 ms during which every
+ * request in flight stood still (bench/README.md, round 8). After each statement the answer is taken up in the next
+ * turn, as a socket's answer from PostgreSQL would be, so other requests move between any two statements.
+ */
+const nextTurn: () => Promise<void> = typeof setImmediate === "function"
+  ? () => new Promise((resolve) => setImmediate(resolve))
+  : () => new Promise((resolve) => setTimeout(resolve, 0))
+
 const makeConnection = (session: Session): SqlConnection.Connection => {
   const send = <T>(sql: string, params: ReadonlyArray<unknown>, mode: "object" | "array" | "raw", named: boolean) =>
     Effect.tryPromise({
-      try: () => pgliteStatements.send(session, sql, params, mode, named) as Promise<T>,
+      try: async () => {
+        try {
+          return await (pgliteStatements.send(session, sql, params, mode, named) as Promise<T>)
+        } finally {
+          await nextTurn()
+        }
+      },
       catch: (cause) => classify(cause, "query")
     })
   const execute = (named: boolean) => (

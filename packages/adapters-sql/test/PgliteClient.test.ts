@@ -139,6 +139,21 @@ layer(tables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pglite"))
     yield* sql`ALTER TABLE rows DROP COLUMN note`
   }))
 
+  it.effect("a chain of statements lets the event loop turn between them (a timer, a socket read), as a database over a socket does", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // A timer due now, and a chain of 20 statements: PGlite answers within the same turn, so without a turn after each
+    // statement the whole chain ran as microtasks and the timer (as any socket read) waited for all of it.
+    let statementsDone = 0
+    let doneWhenTimerFired = -1
+    setTimeout(() => { doneWhenTimerFired = statementsDone }, 0)
+    for (let i = 0; i < 20; i++) {
+      yield* sql`SELECT ${i}::int AS n`
+      statementsDone++
+    }
+    assert.isAtLeast(doneWhenTimerFired, 0, "the timer fired during the chain")
+    assert.isBelow(doneWhenTimerFired, 20)
+  }))
+
   it.effect("PGlite runs with adgate's settings: 16 MB of shared buffers, not initdb's 128 MB (resident memory)", () => Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     assert.deepStrictEqual(yield* sql`SHOW shared_buffers`, [{ sharedBuffers: "16MB" }])

@@ -3,7 +3,7 @@
 // connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
 // admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailWordsShape, type Role, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore,
+  advanceTask, ConnectionId, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailWordsShape, type Role, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore,
   ApiKeyId,
   WorkspaceId,
   UserId,
@@ -19,7 +19,7 @@ import { mailReader } from "../src/readers/mailReader.ts"
 import { drainReader } from "../src/readers/OutboxReader.ts"
 import { audited } from "./audited.ts"
 import { migrations } from "../src/migrations/index.ts"
-import { databaseUrl, freshPostgresDatabase, pgliteDatabase, processDatabase } from "./databases.ts"
+import { databaseUrl, freshPostgresDatabase, pgliteDatabase, processDatabase, statementsOf } from "./databases.ts"
 import { seedAdminWorkspace, seedCode, tokenWorldOnPglite, TokenWorld, twoProcessesOnPostgres } from "./tokenWorld.ts"
 
 type World = Layer.Success<typeof TokenWorld> | SqlClient.SqlClient
@@ -299,3 +299,47 @@ const changeWaitingToRequester = Effect.gen(function* () {
 })
 
 onEachDatabase("the change-waiting mail", "", "goes to the person who asked, naming the admins and editors as deciders", changeWaitingToRequester)
+
+/**
+ * A burst of connections (one app, one workspace) is one pass's reads once, not once per event: a mail pass holds
+ * PGlite's one session for its whole transaction, and every request waits behind it (bench/README.md, round 8: 504
+ * statements for a pass of 100 events before, 100 inserts and four reads after). Each admin still gets one mail per
+ * connection, composed for its own connection.
+ */
+describe("an outbox pass on PGlite", () => {
+  it.effect("reads the workspace, its members, the approver and the app once for a pass of many events about them", () =>
+    Effect.gen(function* () {
+      const { workspaceId, clientId } = yield* seedCode
+      const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
+      const events = Array.from({ length: 20 }, () => ({
+        _tag: "ConnectionOpened" as const, at: 1, connectionId: ConnectionId.make(unique("con_")), workspaceId, clientId,
+        approverId: admin.id, scopes: ["tools:read" as const], surface: "mcp" as const, platforms: "all" as const,
+        writeMode: "wait" as const
+      }))
+      yield* (yield* EventOutbox).append(events)
+      const recorded = recordingWords()
+      const pass = yield* statementsOf(drainReader(mailReader).pipe(Effect.provideService(MailWords, recorded.words)))
+      assert.strictEqual(pass.result, 20)
+      assert.deepStrictEqual(recorded.connected.map((facts) => facts.connectionId), events.map((e) => e.connectionId))
+      const inserts = pass.texts.filter((text) => text.startsWith("INSERT INTO mail_outbox"))
+      assert.strictEqual(inserts.length, 20, "one mail per connection to the one admin")
+      // Per pass: BEGIN, the claim, the four reads, the inserts, markDone, COMMIT; then the pass that finds nothing.
+      assert.isAtMost(pass.texts.length - inserts.length, 12, pass.texts.filter((t) => !t.startsWith("INSERT INTO mail_outbox")).join("\n"))
+    }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+
+  it.effect("claims at most 20 events a pass, so that a pass holds the one session for milliseconds and requests go between passes", () =>
+    Effect.gen(function* () {
+      const { workspaceId, clientId } = yield* seedCode
+      const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
+      yield* (yield* EventOutbox).append(Array.from({ length: 45 }, () => ({
+        _tag: "ConnectionOpened" as const, at: 1, connectionId: ConnectionId.make(unique("con_")), workspaceId, clientId,
+        approverId: admin.id, scopes: ["tools:read" as const], surface: "mcp" as const, platforms: "all" as const,
+        writeMode: "wait" as const
+      })))
+      const drained = yield* statementsOf(drainReader(auditReader))
+      assert.strictEqual(drained.result, 45)
+      // Passes of 20, 20 and 5: three claims, each in its own transaction.
+      assert.strictEqual(drained.texts.filter((text) => /^SELECT position::text AS position/.test(text)).length, 3)
+      assert.strictEqual(drained.texts.filter((text) => text.startsWith("INSERT INTO audit_entries")).length, 45)
+    }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+})
