@@ -4,7 +4,7 @@
 import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeRow } from "./decodeRow.ts"
+import { decodeColumns, renamedRow } from "./decodeRow.ts"
 import { sqlNames } from "./sqlNames.ts"
 import { unavailable } from "./unavailable.ts"
 
@@ -17,9 +17,9 @@ const clientPrefix = "cl_"
 /** Each client column's field name, and the field its prefixed alias comes back as (the client's result transform). */
 const clientFields = clientColumns.map((column) =>
   [sqlNames.transformResultNames(column), sqlNames.transformResultNames(clientPrefix + column)] as const)
-const prefixedClientId = sqlNames.transformResultNames(clientPrefix + "client_id")
+const prefixedClientId = clientPrefix + "client_id"
 
-/** The client's fields of a combined row, unprefixed (as `SELECT * FROM clients` answers them). */
+/** The client's fields of a combined row as the client renames it, unprefixed (as `SELECT * FROM clients` answers them). */
 const clientRowOf = (row: Record<string, unknown>): Record<string, unknown> => {
   const out: Record<string, unknown> = {}
   for (const [field, prefixed] of clientFields) out[field] = row[prefixed]
@@ -32,11 +32,14 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const sql = yield* SqlClient.SqlClient
   const connectionSource = { operation: "GrantReader.refreshGrounds", table: "connections", key: "id" }
   const recheckSource = { operation: "GrantReader.recheckExchange", table: "authorization_codes", key: "codeVersion" }
-  const decodeConnection = decodeRow(Connection, connectionSource)
-  const decodeRole = decodeRow(RefreshRole, connectionSource)
-  const decodeRecheck = decodeRow(Recheck, recheckSource)
-  const decodeClient = decodeRow(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" })
-  const decodeCode = decodeRow(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
+  // The rows are read as the driver sends them (`withoutTransform`): each record's fields straight from their
+  // snake_case columns, not from a renamed copy of the whole combined row (decodeColumns; round 8).
+  const decodeConnection = decodeColumns(Connection, connectionSource)
+  const decodeRole = decodeColumns(RefreshRole, connectionSource)
+  const decodeRecheck = decodeColumns(Recheck, recheckSource)
+  const decodeClient = decodeColumns(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" },
+    { prefix: clientPrefix, renamed: (row) => clientRowOf(renamedRow(row)) })
+  const decodeCode = decodeColumns(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
   // The reads' texts are constants, sent with `sql.unsafe` and their parameters: built as fragments, each request
   // compiled its text again and @effect/sql-pg hashed a new copy of it as the prepared statement's key (round 7a).
   // The connection a refresh hash was ever issued to, with its approver's membership role (refreshGrounds' read, and
@@ -61,10 +64,10 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
     })
   // The client of a combined row: none when its left join found no client.
   const clientOf = (row: Record<string, unknown>) =>
-    row[prefixedClientId] === null ? Effect.succeedNone : Effect.map(decodeClient(clientRowOf(row)), Option.some)
+    row[prefixedClientId] === null ? Effect.succeedNone : Effect.map(decodeClient(row), Option.some)
   return GrantReader.of({
     clientAndRefreshGrounds: (clientId, refreshHash) =>
-      sql.unsafe<Record<string, unknown>>(clientAndRefreshGroundsText, [clientId, refreshHash]).pipe(
+      sql.unsafe<Record<string, unknown>>(clientAndRefreshGroundsText, [clientId, refreshHash]).withoutTransform.pipe(
         unavailable("GrantReader.clientAndRefreshGrounds"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), grounds: Option.none() }
@@ -74,7 +77,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         }))
       ),
     clientAndCode: (clientId, codeHash) =>
-      sql.unsafe<Record<string, unknown>>(clientAndCodeText, [clientId, codeHash]).pipe(
+      sql.unsafe<Record<string, unknown>>(clientAndCodeText, [clientId, codeHash]).withoutTransform.pipe(
         unavailable("GrantReader.clientAndCode"),
         Effect.flatMap(([row]) => Effect.gen(function* () {
           if (row === undefined) return { client: Option.none(), code: Option.none() }
@@ -84,12 +87,12 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
         }))
       ),
     refreshGrounds: (refreshHash) =>
-      sql.unsafe<Record<string, unknown>>(refreshGroundsText, [refreshHash]).pipe(
+      sql.unsafe<Record<string, unknown>>(refreshGroundsText, [refreshHash]).withoutTransform.pipe(
         unavailable("GrantReader.refreshGrounds"),
         Effect.flatMap(([row]) => row === undefined ? Effect.succeedNone : Effect.map(groundsOf(row), Option.some))
       ),
     recheckExchange: (codeHash, clientId) =>
-      sql.unsafe<Record<string, unknown>>(recheckExchangeText, [codeHash, clientId]).pipe(
+      sql.unsafe<Record<string, unknown>>(recheckExchangeText, [codeHash, clientId]).withoutTransform.pipe(
         unavailable("GrantReader.recheckExchange"),
         Effect.flatMap(([row]) => decodeRecheck(row ?? {}))
       )

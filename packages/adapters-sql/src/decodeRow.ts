@@ -3,8 +3,8 @@
 // (unknown enum value, wrong-shaped JSON) fails with StoreUnavailable naming its table and row, never a defect.
 import { StoreUnavailable } from "@adgate/core"
 import { Cause, Effect, Exit, Option, Schema } from "effect"
-import { mismatch, plainDecoder } from "./plainCodec.ts"
-import { sqlNames } from "./sqlNames.ts"
+import { mismatch, plainColumnDecoder, plainDecoder } from "./plainCodec.ts"
+import { sqlNames, transformRows } from "./sqlNames.ts"
 
 // int8 is the only column type both drivers return in another shape than the records hold (bigint, for a number):
 // a row is copied only when it has one.
@@ -51,6 +51,42 @@ export const decodeRow = <S extends Schema.Top & { readonly DecodingServices: ne
     }))
   }
 }
+
+/**
+ * Decodes one row as the driver sent it (a statement run `withoutTransform`: snake_case columns, `prefix` before each
+ * in a combined read) into `schema`'s type: each field read from its column, no renamed copy of the row made first.
+ * A row this does not accept is renamed as the client would have answered it (`renamed`, by default every column
+ * to its field) and goes to decodeRow, so the value, and the failure and its message, are decodeRow's.
+ */
+export const decodeColumns = <S extends Schema.Top & { readonly DecodingServices: never }>(
+  schema: S,
+  source: RowSource,
+  options: { readonly prefix?: string; readonly renamed?: (row: Record<string, unknown>) => Record<string, unknown> } = {}
+) => {
+  const prefix = options.prefix ?? ""
+  // A field is read from the column whose name the client turns back into that field; a field whose snake_case
+  // name does not come back as itself is never read by column (every row goes the renamed way).
+  let everyFieldRoundTrips = true
+  const column = (field: string) => {
+    const name = sqlNames.transformQueryNames(field)
+    if (sqlNames.transformResultNames(name) !== field) everyFieldRoundTrips = false
+    return prefix + name
+  }
+  const compiled = plainColumnDecoder(schema.ast, column)
+  const plain = everyFieldRoundTrips ? compiled : null
+  const renamed = options.renamed ?? renamedRow
+  const slow = decodeRow(schema, source)
+  return (row: Record<string, unknown>): Effect.Effect<S["Type"], StoreUnavailable> => {
+    if (plain !== null) {
+      const value = plain(row)
+      if (value !== mismatch) return Effect.succeed(value as S["Type"])
+    }
+    return slow(renamed(row))
+  }
+}
+
+/** A row as the client answers it when the statement is not run `withoutTransform`: every column named as a field. */
+export const renamedRow = (row: Record<string, unknown>): Record<string, unknown> => transformRows([row])[0]!
 
 /** Decodes the first row when there is one (a look-up by key): none when the query found nothing. */
 export const decodeFirstRow = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, source: RowSource) => {

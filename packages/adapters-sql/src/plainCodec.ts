@@ -43,7 +43,12 @@ const withChecks = (ast: SchemaAST.AST, decode: PlainDecoder): PlainDecoder | nu
   }
 }
 
-const compile = (ast: SchemaAST.AST): PlainDecoder | null => {
+/** Where a struct's fields are read from: by default its own keys, for a row read as sent the field's column. */
+type Columns = { readonly column: (field: string) => string }
+
+const compile = (ast: SchemaAST.AST, columns?: Columns): PlainDecoder | null => {
+  // Only the record itself is read by column: its nested values (jsonb) keep their keys.
+  if (columns !== undefined && ast._tag !== "Objects") return null
   // A node with an encoding is a transformation: its two sides differ, not a plain value.
   if (ast.encoding !== undefined) return null
   switch (ast._tag) {
@@ -93,25 +98,30 @@ const compile = (ast: SchemaAST.AST): PlainDecoder | null => {
     }
     case "Objects": {
       if (ast.indexSignatures.length !== 0 || ast.propertySignatures.length === 0 || ast.encodingChecks !== undefined) return null
-      const properties: Array<{ readonly name: string; readonly decode: PlainDecoder; readonly optional: boolean }> = []
+      const properties: Array<{ readonly name: string; readonly from: string; readonly decode: PlainDecoder; readonly optional: boolean }> = []
       for (const p of ast.propertySignatures) {
         if (typeof p.name !== "string" || p.name === "__proto__") return null
         const decode = compile(p.type)
         if (decode === null) return null
-        properties.push({ name: p.name, decode, optional: SchemaAST.isOptional(p.type) })
+        properties.push({ name: p.name, from: columns === undefined ? p.name : columns.column(p.name), decode, optional: SchemaAST.isOptional(p.type) })
       }
+      // A row read by column: int8 comes back from the drivers as bigint where the record holds a number (decodeRow's
+      // normalise, applied to the row's columns only).
+      const bigints = columns !== undefined
       return withChecks(ast, (v) => {
         if (typeof v !== "object" || v === null || Array.isArray(v)) return mismatch
         const record = v as Record<string, unknown>
         const out: Record<string, unknown> = {}
         for (const p of properties) {
           // `in`, as the parser tests a key (so an inherited key counts, as there).
-          if (!(p.name in record)) {
+          if (!(p.from in record)) {
             // An absent optional key stays absent; an absent required one is the Schema's to explain.
             if (p.optional) continue
             return mismatch
           }
-          const value = p.decode(record[p.name])
+          let field = record[p.from]
+          if (bigints && typeof field === "bigint") field = Number(field)
+          const value = p.decode(field)
           if (value === mismatch) return mismatch
           out[p.name] = value
         }
@@ -128,3 +138,12 @@ const compile = (ast: SchemaAST.AST): PlainDecoder | null => {
  * transformation anywhere in it), or null when it has a node this does not compile.
  */
 export const plainDecoder = (ast: SchemaAST.AST): PlainDecoder | null => compile(ast)
+
+/**
+ * The plain decoder of a struct `ast` reading a row as the driver sent it: each field from `column(field)` (its
+ * snake_case column, with a prefix in a combined read), an int8's bigint as a number; the value is the one
+ * `plainDecoder` answers for the row renamed to the fields. Null when `ast` is not a struct or has a node this does
+ * not compile.
+ */
+export const plainColumnDecoder = (ast: SchemaAST.AST, column: (field: string) => string): PlainDecoder | null =>
+  compile(ast, { column })

@@ -5,7 +5,7 @@
 // detection keeps working for the active ones).
 import {
   AccessTokenStore, ApiKeyStore, AuditLog, ClientStore, CodeStore, type Connection, ConnectionStore, ConsentStore, Directory,
-  handleTokenRequest, Mailer, PeopleStore, RateLimiter, revokeToken, Secrets, StoreUnavailable, WorkspaceId
+  GrantReader, handleTokenRequest, Mailer, PeopleStore, RateLimiter, revokeToken, Secrets, StoreUnavailable, WorkspaceId
 } from "@adgate/core"
 import { oauthAnswer } from "@adgate/adapters-http"
 import { assert, describe, it, layer } from "@effect/vitest"
@@ -167,6 +167,30 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
         assert.include(error.message, `connections row "${bad.id}" does not decode`)
       }
       assert.deepStrictEqual(yield* connections.find(good.id), Option.some(good))
+    }))
+
+    it.effect("the GrantReader's reads (rows read by column) fail on a broken row with the stores' own message", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const grants = yield* GrantReader
+      const client = aClient()
+      yield* (yield* ClientStore).insert(client)
+      const bad = aConnection({ clientId: client.clientId })
+      yield* (yield* ConnectionStore).insert(bad)
+      yield* sql`UPDATE connections SET scopes = ${'{"not":"a list"}'}::jsonb WHERE id = ${bad.id}`
+      const byStore = yield* Effect.flip((yield* ConnectionStore).findByRefreshHash(bad.refresh.hash))
+      for (const read of [grants.refreshGrounds(bad.refresh.hash), grants.clientAndRefreshGrounds(client.clientId, bad.refresh.hash)] as ReadonlyArray<Effect.Effect<unknown, StoreUnavailable>>) {
+        const error = yield* Effect.flip(read)
+        assert.strictEqual(error._tag, "StoreUnavailable")
+        assert.strictEqual(error.message, byStore.message)
+      }
+      const code = aCode({ clientId: client.clientId })
+      yield* (yield* CodeStore).insert(code)
+      yield* sql`UPDATE authorization_codes SET status = 'burnt' WHERE hash = ${code.hash}`
+      const codeByStore = yield* Effect.flip((yield* CodeStore).findByHash(code.hash))
+      assert.strictEqual((yield* Effect.flip(grants.clientAndCode(client.clientId, code.hash))).message, codeByStore.message)
+      yield* sql`UPDATE clients SET kind = 'alien' WHERE client_id = ${client.clientId}`
+      const clientByStore = yield* Effect.flip((yield* ClientStore).find(client.clientId))
+      assert.strictEqual((yield* Effect.flip(grants.clientAndCode(client.clientId, uniqueHash("code_")))).message, clientByStore.message)
     }))
 
     it.effect("a foreign client kind and audit action are StoreUnavailable; a foreign plan is DirectoryUnavailable", () => Effect.gen(function* () {

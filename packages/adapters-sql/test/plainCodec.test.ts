@@ -5,7 +5,8 @@ import { AccessToken, AuthorizationCode, Client, Connection } from "@adgate/core
 import { aClient, aCode, aConnection, anAccessToken } from "@adgate/contract-kit"
 import { describe, expect, it } from "@effect/vitest"
 import { Exit, Schema } from "effect"
-import { mismatch, plainDecoder } from "../src/plainCodec.ts"
+import { mismatch, plainColumnDecoder, plainDecoder } from "../src/plainCodec.ts"
+import { sqlNames } from "../src/sqlNames.ts"
 
 const replacements: ReadonlyArray<unknown> = [
   null, "x", "", 0, 1, 1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 60, true, false, [], ["tools:read"], ["nope"],
@@ -63,6 +64,33 @@ describe("plainCodec", () => {
       const accepted = agreesWithSchema(schema as never, fixtures.flatMap(variants))
       // Both sides of the comparison are exercised: accepted variants (the fixtures, a stray key) and refused ones.
       expect(accepted).toBeGreaterThan(fixtures.length)
+    }
+  })
+
+  it("reads a row by column (snake_case, prefixed, int8 as bigint) to the value it answers for the row renamed to the fields", () => {
+    const cases = [
+      [Connection, [aConnection(), aConnection({ status: "ended", endedReason: "revoked", endedAt: 9 })]],
+      [Client, [aClient(), { ...aClient(), productName: "Claude" }]],
+      [AuthorizationCode, [aCode()]]
+    ] as const
+    for (const prefix of ["", "cl_"]) {
+      for (const [schema, fixtures] of cases) {
+        const byField = plainDecoder(schema.ast)!
+        const byColumn = plainColumnDecoder(schema.ast, (field) => prefix + sqlNames.transformQueryNames(field))!
+        let accepted = 0
+        for (const input of fixtures.flatMap(variants)) {
+          // The row as the driver sends it: every column snake_case (prefixed), numbers of int8 columns as bigint.
+          const row: Record<string, unknown> = {}
+          for (const [field, value] of Object.entries(input as object))
+            row[prefix + sqlNames.transformQueryNames(field)] = typeof value === "number" && Number.isInteger(value) ? BigInt(value) : value
+          const renamed = Object.fromEntries(Object.entries(input as object).map(([field, value]) =>
+            [field, typeof value === "number" && Number.isInteger(value) ? Number(BigInt(value)) : value]))
+          const theirs = byField(renamed)
+          expect(byColumn(row), JSON.stringify(input)).toStrictEqual(theirs)
+          if (theirs !== mismatch) accepted++
+        }
+        expect(accepted).toBeGreaterThan(fixtures.length)
+      }
     }
   })
 

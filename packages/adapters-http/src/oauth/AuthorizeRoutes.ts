@@ -34,7 +34,7 @@ import { People, type Person } from "../people/People.ts"
 import { isCrossSite, RequestId } from "../security.ts"
 import { clientLabel } from "../pages/appLabel.ts"
 import { consentMomentMs, renderConsentPage } from "./consentView.ts"
-import type { CorePorts } from "./CorePorts.ts"
+import { type CorePorts, withCorePorts } from "./CorePorts.ts"
 import { bodyText, mediaType, parseAuthorizationQuery, parseFormEncoded, rawQuery, type Params } from "./requestParams.ts"
 
 
@@ -76,7 +76,7 @@ const errorRedirect = (page: ConsentPage, issuer: string, error: string, descrip
 
 export const AuthorizeRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<CorePorts>()
+    const withPorts = withCorePorts(yield* Effect.context<CorePorts>())
     const people = yield* People
     const { origin } = yield* Issuer
 
@@ -260,7 +260,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
         })).pipe(Effect.catchTag("StoreUnavailable", errorPageFor))
 
     const provided = <A, E>(f: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, E, CorePorts>) =>
-      (request: HttpServerRequest.HttpServerRequest) => Effect.provide(f(request), context)
+      (request: HttpServerRequest.HttpServerRequest) => withPorts(f(request))
 
     yield* router.add("GET", oauthPaths.authorize, provided(authorize))
     // Decision 5: the authorization endpoint takes GET only.

@@ -9,7 +9,7 @@ import { methodNotAllowed, noStore } from "./errors.ts"
 import { corsPreflight, withCors } from "./cors.ts"
 import { answerJson } from "./jsonAnswer.ts"
 import { bodyText, mediaType } from "./requestParams.ts"
-import type { CorePorts } from "./CorePorts.ts"
+import { type CorePorts, withCorePorts } from "./CorePorts.ts"
 
 /** Not a JSON object: the core answers invalid_client_metadata and still counts the attempt against the address. */
 const notJson: unknown = undefined
@@ -37,8 +37,8 @@ const register = Effect.gen(function* () {
 
 export const RegisterRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<CorePorts>()
-    yield* router.add("POST", oauthPaths.register, withCors(Effect.provide(register, context)))
+    const provided = withCorePorts(yield* Effect.context<CorePorts>())
+    yield* router.add("POST", oauthPaths.register, withCors(provided(register)))
     yield* router.add("OPTIONS", oauthPaths.register, corsPreflight)
     for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, oauthPaths.register, methodNotAllowed("POST"))
   })

@@ -10,7 +10,7 @@ import { corsPreflight, withCors } from "./cors.ts"
 import { answerJson } from "./jsonAnswer.ts"
 import { guardClientAuthentication } from "./clientAuthenticationGuard.ts"
 import { basicCredentials, readBodyParams, type BasicCredentials, type Params } from "./requestParams.ts"
-import type { CorePorts } from "./CorePorts.ts"
+import { type CorePorts, withCorePorts } from "./CorePorts.ts"
 
 /** Who is authenticating: the client address (ClientAddressMiddleware) and the client_id named by Basic or the body. */
 const caller = (request: HttpServerRequest.HttpServerRequest, basic: BasicCredentials, params: Params) => ({
@@ -47,9 +47,9 @@ const revoke = Effect.gen(function* () {
 
 export const TokenRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<CorePorts>()
-    yield* router.add("POST", oauthPaths.token, withCors(Effect.provide(token, context)))
-    yield* router.add("POST", oauthPaths.revoke, withCors(Effect.provide(revoke, context)))
+    const provided = withCorePorts(yield* Effect.context<CorePorts>())
+    yield* router.add("POST", oauthPaths.token, withCors(provided(token)))
+    yield* router.add("POST", oauthPaths.revoke, withCors(provided(revoke)))
     // OAuth 2.1 §3.2, RFC 7009 §2.1: POST only (checklist 48, 98); nothing is read or logged from the URL.
     for (const path of [oauthPaths.token, oauthPaths.revoke]) {
       yield* router.add("OPTIONS", path, corsPreflight)
