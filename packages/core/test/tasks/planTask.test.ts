@@ -43,6 +43,25 @@ describe("readGoal: the intent and its numbers", () => {
     assert.isTrue(poem._tag === "NotUnderstood" && poem.why.includes("performance reports"))
     assert.strictEqual(readGoal("raise the budget of the best campaign by 500 %", today)._tag, "NotUnderstood")
   })
+  it("reads commas before groups of three digits as thousands, before one or two digits as a decimal comma, and refuses to guess the rest", () => {
+    const threshold = (goal: string) => {
+      const reading = readGoal(goal, today)
+      return reading._tag === "PauseAboveThreshold" ? reading.threshold : reading._tag
+    }
+    assert.strictEqual(threshold("pause campaigns whose cost per conversion over the last 7 days is above $1,000"), 1000)
+    assert.strictEqual(threshold("pause campaigns with CPA above 1,250.50"), 1250.5)
+    assert.strictEqual(threshold("pause campaigns with CPA above 12,345,678"), 12345678)
+    assert.strictEqual(threshold("pause campaigns with CPA above 1000, then report"), 1000)
+    assert.strictEqual(threshold("pause campaigns with CPA above 75,5"), 75.5)
+    assert.strictEqual(threshold("pause campaigns with CPA above 75,50."), 75.5)
+    assert.strictEqual((readGoal("raise the budget of the best campaign by 12,5 %", today) as { percent: number }).percent, 12.5)
+    for (const ambiguous of ["1,5000", "1234,567", "0,125", "1,000,5", "1.000,50", "1,00,000"]) {
+      const reading = readGoal(`pause campaigns with CPA above ${ambiguous}`, today)
+      assert.strictEqual(reading._tag, "NotUnderstood", ambiguous)
+      assert.isTrue(reading._tag === "NotUnderstood" && reading.why.includes(`"${ambiguous}"`), ambiguous)
+    }
+    assert.strictEqual(readGoal("raise the budget of the best campaign by 1,5000 %", today)._tag, "NotUnderstood")
+  })
 })
 
 const schema = (properties: Record<string, unknown>, required: ReadonlyArray<string>) =>
