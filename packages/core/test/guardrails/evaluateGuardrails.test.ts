@@ -130,6 +130,24 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     assert.strictEqual(matchingNamePattern(["  Brand  "], "brand "), "  Brand  ")
   })
 
+  it("case is folded per character, as Unicode's simple case folding does: final sigma, long s, the Kelvin sign, titlecase digraphs", () => {
+    const matches = (pattern: string, name: string) => compileNamePattern(pattern).test(name)
+    assert.isTrue(matches("καφες*", "ΚΑΦΕΣ – Search"), "final sigma ς against Σ")
+    assert.isTrue(matches("ΚΑΦΕΣ*", "καφες – search"))
+    assert.isTrue(matches("καφεσ", "καφες"), "σ and ς are one letter")
+    assert.isTrue(matches("καφε?", "ΚΑΦΕΣ"), "? is still one character")
+    assert.isTrue(matches("ſale*", "SALE – EU"), "long s")
+    assert.isTrue(matches("\u212Aids*", "kids shoes"), "Kelvin sign")
+    assert.isTrue(matches("ǅ*", "ǆungla"), "titlecase digraph")
+    assert.isTrue(matches("\u00B5-budget", "\u03BC-BUDGET"), "micro sign and Greek mu")
+    assert.isTrue(matches("\u1E9Eport", "ßport"), "capital sharp s")
+    assert.isTrue(matches("café*", "CAFE\u0301 promo"), "NFC before folding")
+    assert.isTrue(matches("\u{10400}?", "\u{10428}X"), "a letter outside the BMP (Deseret) is one character too")
+    // Simple folding keeps one character for one character: ß is not "ss", so "?" keeps its meaning.
+    assert.isFalse(matches("straße", "STRASSE"))
+    assert.isFalse(matches("stra?e", "strasse"))
+  })
+
   it("regular-expression characters in a pattern are literal", () => {
     assert.isTrue(compileNamePattern("sale (50%) [eu].v2").test("SALE (50%) [EU].v2"))
     assert.isFalse(compileNamePattern("a.c").test("abc"))
