@@ -4,7 +4,7 @@
 // all, so N parallel charges never take the balance below zero, a refusal's `left` is the balance it was refused on,
 // and a balance set answers exactly the balance it replaced.
 // The CreditEntry Schema is the entries' only list of columns (tableRow).
-import { CreditEntry, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount, isValidCreditBalance } from "@adgate/core"
+import { creditDecimals, CreditEntry, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount, isValidCreditBalance } from "@adgate/core"
 import type { CreditMovement, StoreUnavailable, WorkspaceId } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
@@ -58,6 +58,10 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
     )
   const notFound = (workspaceId: WorkspaceId) => Effect.fail(new CreditsWorkspaceNotFound({ workspaceId }))
   const amountOf = (m: CreditMovement) => sql`${m.amount}::double precision`
+  // A balance kept to core's creditDecimals (roundCredits): computed in numeric (a double's 15 significant digits, so
+  // 10.3 is 10.3) and rounded, never a double's difference (10.3 − 3 = 7.300000000000001).
+  const decimals = sql.literal(String(creditDecimals))
+  const credits = (numeric: Statement.Fragment) => sql`round(${numeric}, ${decimals})::double precision`
   return CreditsLedger.of({
     balance: (workspaceId) =>
       sql<{ readonly credits: number }>`SELECT credits FROM workspaces WHERE id = ${workspaceId}`.pipe(
@@ -66,23 +70,23 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
       ),
     charge: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
       move("charge", m, "charge", m.amount, {
-        to: sql`held.credits - ${amountOf(m)}`, when: sql`held.credits >= ${amountOf(m)}`, written: sql`TRUE`, computed: {}
+        to: credits(sql`held.credits::numeric - ${amountOf(m)}::numeric`), when: sql`held.credits >= ${amountOf(m)}`, written: sql`TRUE`, computed: {}
       }).pipe(Effect.flatMap((moved): Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound> =>
         moved === null ? notFound(m.workspaceId)
           : moved.creditsAfter === null ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left: moved.creditsBefore }))
           : Effect.succeed(moved.creditsAfter))),
     grant: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
       move("grant", m, "grant", m.amount, {
-        to: sql`held.credits + ${amountOf(m)}`, when: sql`TRUE`, written: sql`TRUE`, computed: {}
+        to: credits(sql`held.credits::numeric + ${amountOf(m)}::numeric`), when: sql`TRUE`, written: sql`TRUE`, computed: {}
       }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null ? notFound(m.workspaceId) : Effect.succeed(moved.creditsAfter))),
     setBalance: (s) => !isValidCreditBalance(s.balance) ? Effect.fail(new InvalidCreditAmount({ amount: s.balance })) :
       move("setBalance", s, "charge", 0, {
-        to: sql`${s.balance}::double precision`, when: sql`TRUE`,
+        to: credits(sql`${s.balance}::double precision::numeric`), when: sql`TRUE`,
         // The difference is the entry: a grant up to the balance set, a charge down to it; none when unchanged.
         written: sql`moved.credits_after <> moved.credits_before`,
         computed: {
           kind: sql`CASE WHEN moved.credits_after > moved.credits_before THEN 'grant' ELSE 'charge' END`,
-          amount: sql`abs(moved.credits_after - moved.credits_before)`
+          amount: credits(sql`abs(moved.credits_after::numeric - moved.credits_before::numeric)`)
         }
       }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null
         ? notFound(s.workspaceId)

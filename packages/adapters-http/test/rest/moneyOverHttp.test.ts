@@ -76,6 +76,27 @@ describe("credits over HTTP (spec §REST status codes 402)", () => {
   })
 })
 
+describe("a fractional balance over HTTP (docs/decisions.md, Credits: kept to 6 decimals)", () => {
+  it("charged in whole credits, it reads exact in the low-credits notice, /me and a 402's left: 7.3, not 7.300000000000001", async () => {
+    const api = restClient(server, await createKey(server, { scopes: ["tools:read"] }))
+    await setCredits(10.3)
+    try {
+      for (const left of ["9.3", "8.3", "7.3"]) {
+        const answer = await api.post("/tools/ads__list_campaigns", { accountId: "act_paid" })
+        expect(answer.status, answer.text).toBe(200)
+        expect(answer.body.notices).toEqual([expect.stringContaining(`Credits are low: ${left} left`)])
+      }
+      expect((await api.get("/me")).body.workspace.credits).toBe(7.3)
+      await setCredits(0.3)
+      const refused = await api.post("/tools/ads__list_campaigns", { accountId: "act_paid" })
+      expect(refused.status).toBe(402)
+      expect(refused.body).toMatchObject({ error: "insufficient_credits", needed: 1, left: 0.3 })
+    } finally {
+      await setCredits(1000)
+    }
+  })
+})
+
 describe("the spend cap over HTTP (docs/decisions.md, Guardrails: daily budget per account)", () => {
   it("the spend cap over HTTP: a raise past the account's ceiling is 422 daily_budget_per_account and changes nothing; a cut on an account above it runs", async () => {
     const key = await createKey(server, { scopes: ["tools:read", "tools:write"], toolWrites: "apply" })

@@ -3,7 +3,7 @@
 // four platforms share (JSON Schema draft 2020-12).
 import type { PlatformAnswer, PlatformFamily, ProposedChange, Tool } from "@adgate/core"
 import type { Schema } from "effect"
-import type { DailyMetrics, SandboxObject, SandboxStore, SqlEffect } from "./SandboxStore.ts"
+import { type DailyMetrics, round2, type SandboxObject, type SandboxStore, type SqlEffect } from "./SandboxStore.ts"
 
 export interface SandboxCall {
   readonly workspaceId: string
@@ -102,6 +102,12 @@ export const num = (args: Schema.JsonObject, key: string): number => {
   const v = args[key]
   return typeof v === "number" ? v : typeof v === "string" && v.trim() !== "" ? Number(v) : Number.NaN
 }
+/**
+ * A call's daily budget as the platform applies it: rounded to cents. The handler stores this amount and the preview
+ * shows it, so the guardrails judge the budget that will be applied (180 × 1.1 = 198.00000000000003 is 198.00, +10 %,
+ * not a refused 10.01 %), and the minimum is checked on it too.
+ */
+export const appliedBudget = (args: Schema.JsonObject, key = "dailyBudget"): number => round2(num(args, key))
 export const strings = (args: Schema.JsonObject, key: string): ReadonlyArray<string> | null => {
   const v = args[key]
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : null

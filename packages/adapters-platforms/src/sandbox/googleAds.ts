@@ -6,7 +6,7 @@ import { Effect, type Schema } from "effect"
 import { adsFailure, googleNotFound, googleUnauthenticated } from "./googleErrors.ts"
 import {
   type SandboxChange,
-  answer, dateProperty, isObject, makeTool, money, noChange, num, pathParts, rawProperties, str, strings, sumBy,
+  answer, appliedBudget, dateProperty, isObject, makeTool, money, noChange, pathParts, rawProperties, str, strings, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
 import {
@@ -279,7 +279,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
     const customerId = str(call.args, "accountId")
     const campaigns = yield* call.store.objects(customerId, "campaign")
     if (call.tool === "create_campaign") {
-      const budget = num(call.args, "dailyBudget")
+      const budget = appliedBudget(call.args)
       // Created PAUSED: no budget changes (a change cap has no "from") and the active total stays as it is.
       return {
         accountId: customerId, target: { type: "campaign", id: null, name: str(call.args, "name") },
@@ -293,7 +293,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
     const target = { type: "campaign", id: campaign.id, name: campaign.name }
     const from = campaign.dailyBudget ?? 0
     if (call.tool === "update_campaign_budget") {
-      const to = num(call.args, "dailyBudget")
+      const to = appliedBudget(call.args)
       return {
         accountId: customerId, target, dailyBudget: { from, to }, status: null,
         accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
@@ -378,7 +378,7 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> =>
       }
       case "create_campaign": {
         const name = str(call.args, "name").trim()
-        const budget = num(call.args, "dailyBudget")
+        const budget = appliedBudget(call.args)
         if (campaigns.some((c) => c.status !== "REMOVED" && c.name.toLowerCase() === name.toLowerCase()))
           return adsFailure({ campaignError: "DUPLICATE_CAMPAIGN_NAME" }, `A campaign named "${name}" already exists in this customer.`, requestId(call))
         if (!(budget >= gadsMinimumDailyBudget))
@@ -386,7 +386,7 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> =>
         const position = yield* call.store.nextPosition
         const id = String(20490000 + position)
         yield* call.store.insertObject({
-          id, accountId: customerId, type: "campaign", parentId: null, name, status: "PAUSED", dailyBudget: round2(budget),
+          id, accountId: customerId, type: "campaign", parentId: null, name, status: "PAUSED", dailyBudget: budget,
           profile: { ctr: 0.04, cpc: 1.5, cvr: 0.035, aov: 100, utilization: 0.85 }, data: { advertisingChannelType: "SEARCH", biddingStrategyType: "MAXIMIZE_CONVERSIONS" }, position
         })
         return answer(200, { results: [{ resourceName: `customers/${customerId}/campaigns/${id}` }] })
@@ -398,10 +398,10 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> =>
     if (campaign.status === "REMOVED")
       return adsFailure({ operationAccessDeniedError: "OPERATION_NOT_PERMITTED_FOR_REMOVED_RESOURCE" }, `The campaign ${id} is REMOVED and cannot be changed.`, requestId(call))
     if (call.tool === "update_campaign_budget") {
-      const budget = num(call.args, "dailyBudget")
+      const budget = appliedBudget(call.args)
       if (!(budget >= gadsMinimumDailyBudget))
         return adsFailure({ campaignBudgetError: "MONEY_AMOUNT_TOO_SMALL" }, `The daily budget must be at least ${money(gadsMinimumDailyBudget)} ${customer.currency}.`, requestId(call))
-      yield* call.store.updateObject({ ...campaign, dailyBudget: round2(budget) })
+      yield* call.store.updateObject({ ...campaign, dailyBudget: budget })
       return answer(200, { results: [{ resourceName: `customers/${customerId}/campaignBudgets/${id}` }] })
     }
     const to = statusTo[call.tool]

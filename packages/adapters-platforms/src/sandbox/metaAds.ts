@@ -6,7 +6,7 @@ import { Effect, type Schema } from "effect"
 import { adsDay } from "./googleAds.ts"
 import {
   type SandboxChange,
-  answer, dateProperty, isObject, makeTool, money, noChange, num, pathParts, rawProperties, str, sumBy,
+  answer, appliedBudget, dateProperty, isObject, makeTool, money, noChange, pathParts, rawProperties, str, sumBy,
   type SandboxCall, type SandboxPlatform
 } from "./SandboxPlatform.ts"
 import { isIsoDay, round2, type SandboxObject, type SandboxStore, type SqlEffect, traceId } from "./SandboxStore.ts"
@@ -237,7 +237,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
   if (call.tool === "update_ad_set") {
     // A raw POST of both fields: the budget and the status change together, and the account's total with both.
     const from = object.dailyBudget ?? 0
-    const to = num(call.args, "dailyBudget")
+    const to = appliedBudget(call.args)
     const status = str(call.args, "status")
     return {
       accountId, target, dailyBudget: { from, to }, status: { from: object.status, to: status },
@@ -247,7 +247,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
   }
   if (call.tool === "update_ad_set_budget") {
     const from = object.dailyBudget ?? 0
-    const to = num(call.args, "dailyBudget")
+    const to = appliedBudget(call.args)
     return {
       accountId, target, dailyBudget: { from, to }, status: null, accountDailyBudgetBefore: accountBudgetAfter(objects, object, {}), accountDailyBudgetAfter: accountBudgetAfter(objects, object, { budget: to }),
       summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${object.name}" from ${money(from)} to ${money(to)}`
@@ -335,10 +335,10 @@ const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> => Effect.gen(func
   if (object === undefined || object.type !== (isAdSet ? "ad_set" : "campaign")) return unsupported(call, id)
   if (object.status === "ARCHIVED" || object.status === "DELETED") return notEditable(call, object)
   if (call.tool === "update_ad_set_budget" || call.tool === "update_ad_set") {
-    const budget = num(call.args, "dailyBudget")
+    const budget = appliedBudget(call.args)
     if (!(budget >= metaMinimumDailyBudget)) return budgetTooLow(call)
     const status = call.tool === "update_ad_set" ? str(call.args, "status") : object.status
-    yield* call.store.updateObject({ ...object, dailyBudget: round2(budget), status })
+    yield* call.store.updateObject({ ...object, dailyBudget: budget, status })
     return answer(200, { success: true })
   }
   const to = statusTo[call.tool]

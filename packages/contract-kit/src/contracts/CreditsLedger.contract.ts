@@ -88,6 +88,25 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       assert.strictEqual((yield* ledger.entries(workspaceId, 10)).length, 3)
     }))
 
+    it.effect("a fractional balance moved in whole credits stays exact: every balance is kept to 6 decimals (10.3 − 3 is 7.3, never 7.300000000000001)", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      const workspaceId = yield* workspaceWith(10.3)
+      assert.deepStrictEqual([
+        yield* ledger.charge(movement(workspaceId, 1, { now: t0 + 1 })),
+        yield* ledger.charge(movement(workspaceId, 1, { now: t0 + 2 })),
+        yield* ledger.charge(movement(workspaceId, 1, { now: t0 + 3 }))
+      ], [9.3, 8.3, 7.3])
+      assert.strictEqual(yield* ledger.grant(movement(workspaceId, 0.1, { now: t0 + 4 })), 7.4)
+      assert.strictEqual(yield* ledger.balance(workspaceId), 7.4)
+      assert.deepStrictEqual(yield* directoryCredits(workspaceId), Option.some(7.4))
+      // The difference a set writes is exact too (7.4 − 0.3 in doubles is 7.1000000000000005).
+      assert.deepStrictEqual(yield* ledger.setBalance({ workspaceId, balance: 0.3, reason: "set", reference: null, now: t0 + 5 }), { before: 7.4, after: 0.3 })
+      assert.deepStrictEqual((yield* ledger.entries(workspaceId, 10)).map((e) => [e.amount, e.balanceAfter]), [[7.1, 0.3], [0.1, 7.4], [1, 7.3], [1, 8.3], [1, 9.3]])
+      // More than 6 decimals are rounded to them.
+      assert.deepStrictEqual(yield* ledger.setBalance({ workspaceId, balance: 2.1234567, reason: "set", reference: null, now: t0 + 6 }), { before: 0.3, after: 2.123457 })
+      assert.strictEqual(yield* ledger.balance(workspaceId), 2.123457)
+    }))
+
     it.effect("zero, negative and non-finite amounts are InvalidCreditAmount and change nothing", () => Effect.gen(function* () {
       const ledger = yield* CreditsLedger
       const workspaceId = yield* workspaceWith(10)

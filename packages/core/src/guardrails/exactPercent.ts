@@ -63,3 +63,23 @@ export const changePercentText = (from: number, to: number): string => {
   const rest = (hundredths % 100n).toString().padStart(2, "0")
   return `${whole}.${rest} %`
 }
+
+/**
+ * `from` changed by `percent` percent (a raise for a positive percent, a cut for a negative one) in whole cents,
+ * rounded towards `from`: a raise is rounded down and a cut up, so a change of exactly P % never exceeds a P % cap
+ * and is the largest cent amount that cap lets pass. Exact: 1.03 raised by 20 % is 1.236, so 1.23 (+19.42 %), never
+ * 1.24 (+20.39 %). A change smaller than a cent answers `from` rounded the same way.
+ */
+export const changedByPercentInCents = (from: number, percent: number): number => {
+  if (!Number.isFinite(from) || !Number.isFinite(percent)) throw new RangeError(`not a finite amount: ${from}, ${percent}`)
+  const { units, denominator } = common(from, percent)
+  const [f, p] = units as [bigint, bigint]
+  // from · (100 + percent) / 100, in cents: f/S · (100 + p/S) = f · (100 · S + p) / S².
+  const numerator = f * (100n * denominator + p)
+  const divisor = denominator * denominator
+  const truncated = numerator / divisor
+  const floor = numerator % divisor !== 0n && numerator < 0n ? truncated - 1n : truncated
+  const ceil = numerator % divisor !== 0n && numerator > 0n ? truncated + 1n : truncated
+  // Towards from: down when the exact amount is above it (f · p > 0), up when below.
+  return Number(f * p >= 0n ? floor : ceil) / 100
+}

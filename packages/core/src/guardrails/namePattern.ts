@@ -1,6 +1,6 @@
 // The pattern language of protected names (docs/decisions.md, Guardrails): case-insensitive globs over the whole
 // name. `*` matches any run of characters (also none), `?` exactly one character, every other character itself;
-// surrounding spaces of name and pattern are ignored and both are compared in Unicode NFC. "Brand*" protects
+// surrounding spaces of name and pattern are ignored and both are compared in Unicode NFC, case-folded per character. "Brand*" protects
 // "Brand – Search" and "brand shopping"; "*black friday*" protects any name containing it. Matched without regular
 // expressions, in time linear in name × pattern at worst: a caller-chosen name cannot stall the event loop.
 
@@ -21,8 +21,19 @@ function normalized(text: string): string {
   return text.trim().normalize("NFC")
 }
 
-/** Code points, lower-cased one by one (so both sides keep one element per character). */
-const folded = (text: string): ReadonlyArray<string> => Array.from(normalized(text)).map((c) => c.toLowerCase())
+/**
+ * One character case-folded as Unicode's simple case folding does: upper-cased, then lower-cased, when that is one
+ * character (ς and σ both become σ, ſ becomes s, the Kelvin sign k, ǅ ǆ, µ μ, ẞ ß); otherwise only lower-cased (ß
+ * stays ß rather than "ss", İ becomes i̇), so one character stays one element and `?` still matches one character.
+ * Lower-casing alone missed the final sigma: `καφες*` did not protect "ΚΑΦΕΣ – Search" (the guardrail failed open).
+ */
+const foldCharacter = (c: string): string => {
+  const folded = c.toUpperCase().toLowerCase()
+  return folded.length === 1 || (folded.length === 2 && folded.codePointAt(0)! > 0xffff) ? folded : c.toLowerCase()
+}
+
+/** Code points, case-folded one by one (so both sides keep one element per character). */
+const folded = (text: string): ReadonlyArray<string> => Array.from(normalized(text), foldCharacter)
 
 /**
  * The classic greedy wildcard match with one remembered `*`: on a mismatch the last `*` absorbs one more character

@@ -39,7 +39,10 @@ export interface ProposedChange {
   readonly accountId: string | null
   /** The object changed: "campaign", "ad_set", "product", "site_snippet", … and its id and current name. */
   readonly target: { readonly type: string; readonly id: string | null; readonly name: string } | null
-  /** A daily budget change, in the account's currency units. */
+  /**
+   * A daily budget change, in the account's currency units: `to` is the amount the platform will apply (rounded as it
+   * rounds, e.g. to cents), never the unrounded argument, since the change caps judge it (docs/platforms.md).
+   */
   readonly dailyBudget: { readonly from: number; readonly to: number } | null
   /** The account's total daily budget over its active objects before the change (spend cap: a cut always passes). */
   readonly accountDailyBudgetBefore: number | null

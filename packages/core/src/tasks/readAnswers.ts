@@ -3,6 +3,7 @@
 // purchase actions, a conversion value or purchase action values, numbers or decimal strings); this is the one
 // place that knows those words. Pure.
 import type { Schema } from "effect"
+import { changedByPercentInCents } from "../guardrails/exactPercent.ts"
 import type { ChangeTool, Finding, Performance, PlanChange, PlanRead, ReportRow } from "./TaskPlan.ts"
 
 type Row = { readonly [key: string]: Schema.Json }
@@ -163,7 +164,11 @@ export const decideChanges = (
     return { _tag: "NotPossible", reason: `The daily budget of the best campaign, "${best.row.name}", could not be read.` }
   }
   const percent = change.percent ?? 0
-  const to = Math.round(listed.dailyBudget * (100 + percent)) / 100
+  // Rounded down to cents, so that the raise the goal names passes a cap of the same percent (exactPercent.ts).
+  const to = changedByPercentInCents(listed.dailyBudget, percent)
+  if (!(to > listed.dailyBudget)) {
+    return { _tag: "NotPossible", reason: `${percent} % of the best campaign's daily budget, ${money(listed.dailyBudget)} ("${best.row.name}"), is less than a cent.` }
+  }
   return {
     _tag: "Changes",
     changes: [{

@@ -10,7 +10,32 @@ export type GoalReading =
   | { readonly _tag: "ProductsWithoutSales"; readonly days: number }
   | { readonly _tag: "NotUnderstood"; readonly why: string; readonly understood: ReadonlyArray<string> }
 
-const number = (s: string): number => Number(s.replace(",", "."))
+/**
+ * A number as a goal writes it, or null when it could be two numbers: `1000`, `50.5`; commas grouping thousands
+ * (a comma before exactly three digits, in groups: `1,000`, `12,345,678.5`); a decimal comma before one or two digits
+ * (`75,5`, `75,50`). Anything else with a comma (`1,5000`, `1234,567`, `0,125`, `1.000,50`) is null: the goal is not
+ * understood rather than read as one number or the other ("$1,000" once planned with a threshold of 1).
+ */
+export const readNumber = (written: string): number | null => {
+  if (/^\d+(?:\.\d+)?$/.test(written)) return Number(written)
+  if (/^[1-9]\d{0,2}(?:,\d{3})+(?:\.\d+)?$/.test(written)) return Number(written.replaceAll(",", ""))
+  if (/^\d+,\d{1,2}$/.test(written)) return Number(written.replace(",", "."))
+  return null
+}
+
+/** A number the goal writes: its value, or the text itself when `readNumber` cannot tell which number it is. */
+export type NumberInGoal = { readonly _tag: "Number"; readonly value: number } | { readonly _tag: "Ambiguous"; readonly written: string }
+
+// One written number: digits, with points and commas only between digits (a sentence's "50," or "50." ends before them).
+const writtenNumber = String.raw`(?<![\d.,])(\d(?:[\d.,]*\d)?)(?![.,]?\d)`
+
+const numberInGoal = (written: string): NumberInGoal => {
+  const value = readNumber(written)
+  return value === null ? { _tag: "Ambiguous", written } : { _tag: "Number", value }
+}
+
+const ambiguous = (written: string): string =>
+  `"${written}" could be more than one number: write it with a comma before each group of three digits (1,000 or 1,000.50), or with a decimal point (1.5).`
 
 const isoDay = (millis: number): string => new Date(millis).toISOString().slice(0, 10)
 const dayMs = 86_400_000
@@ -33,16 +58,22 @@ export const readDays = (goal: string): number | null => {
   return null
 }
 
-/** "above 50", "over $50", "more than 50.5", "> 50": the number after a comparison word. */
-export const readThreshold = (goal: string): number | null => {
-  const m = /(?:above|over|more than|greater than|higher than|exceeds?|exceeding|>)\s*(?:[$€£]|usd|eur|gbp)?\s*(\d+(?:[.,]\d+)?)/i.exec(goal)
-  return m === null ? null : number(m[1]!)
+const thresholdPattern = new RegExp(
+  String.raw`(?:above|over|more than|greater than|higher than|exceeds?|exceeding|>)\s*(?:[$€£]|usd|eur|gbp)?\s*` + writtenNumber,
+  "i"
+)
+const percentPattern = new RegExp(writtenNumber + String.raw`\s*(?:%|percent\b|per cent\b|pct\b)`, "i")
+
+/** "above 50", "over $1,000", "more than 50.5", "> 50": the number after a comparison word. */
+export const readThreshold = (goal: string): NumberInGoal | null => {
+  const m = thresholdPattern.exec(goal)
+  return m === null ? null : numberInGoal(m[1]!)
 }
 
-/** "10 %", "10%", "10 percent", "by 10 per cent". */
-export const readPercent = (goal: string): number | null => {
-  const m = /(\d+(?:[.,]\d+)?)\s*(?:%|percent\b|per cent\b|pct\b)/i.exec(goal)
-  return m === null ? null : number(m[1]!)
+/** "10 %", "10%", "12,5 percent", "by 10 per cent". */
+export const readPercent = (goal: string): NumberInGoal | null => {
+  const m = percentPattern.exec(goal)
+  return m === null ? null : numberInGoal(m[1]!)
 }
 
 const mentions = (text: string, words: RegExp): boolean => words.test(text)
@@ -63,11 +94,13 @@ export const readGoal = (goal: string, today: string): GoalReading => {
   if (days !== null) understood.push(`a period of ${days} day${days === 1 ? "" : "s"}`)
 
   if (mentions(text, pauseWords)) {
-    const threshold = readThreshold(text)
+    const read = readThreshold(text)
+    understood.push("pausing campaigns")
+    if (read?._tag === "Ambiguous") return { _tag: "NotUnderstood", why: ambiguous(read.written), understood }
+    const threshold = read?.value ?? null
     if (mentions(text, costPerConversionWords) && threshold !== null) {
       return { _tag: "PauseAboveThreshold", threshold, period: periodEndingYesterday(today, days ?? 7) }
     }
-    understood.push("pausing campaigns")
     if (threshold !== null) understood.push(`the number ${threshold}`)
     return {
       _tag: "NotUnderstood",
@@ -76,11 +109,13 @@ export const readGoal = (goal: string, today: string): GoalReading => {
     }
   }
   if (mentions(text, budgetWords) && mentions(text, raiseWords)) {
-    const percent = readPercent(text)
+    const read = readPercent(text)
+    understood.push("raising a budget")
+    if (read?._tag === "Ambiguous") return { _tag: "NotUnderstood", why: ambiguous(read.written), understood }
+    const percent = read?.value ?? null
     if (mentions(text, bestWords) && percent !== null && percent > 0 && percent <= 100) {
       return { _tag: "RaiseBudgetOfBest", percent, period: periodEndingYesterday(today, days ?? 30) }
     }
-    understood.push("raising a budget")
     if (percent !== null) understood.push(`${percent} %`)
     return {
       _tag: "NotUnderstood",

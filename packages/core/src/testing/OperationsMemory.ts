@@ -3,7 +3,7 @@
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
 import { isDueToExpire } from "../approvals/transitionWriteRequest.ts"
 import { outcomeOfWriteRequest, type WriteRequest, type WriteRequestId } from "../approvals/WriteRequest.ts"
-import { type CreditEntry, type CreditMovement, isValidCreditAmount, isValidCreditBalance } from "../credits/CreditEntry.ts"
+import { type CreditEntry, type CreditMovement, isValidCreditAmount, isValidCreditBalance, roundCredits } from "../credits/CreditEntry.ts"
 import { CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount } from "../credits/errors.ts"
 import { type ClaimOutcome, idempotencyKeyLifetimeMs, type IdempotencyRecord } from "../idempotency/IdempotencyRecord.ts"
 import type { Task } from "../tasks/Task.ts"
@@ -143,7 +143,7 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
     Effect.gen(function* () {
       if (!isValidCreditAmount(m.amount)) return yield* new InvalidCreditAmount({ amount: m.amount })
       yield* Effect.flatMap(balanceOf(operation, m.workspaceId), guard)
-      const after = (left: number) => operation === "charge" ? left - m.amount : left + m.amount
+      const after = (left: number) => roundCredits(operation === "charge" ? left - m.amount : left + m.amount)
       return after(yield* setTo(operation, m, (left) => ({ balanceAfter: after(left), amount: m.amount })))
     }).pipe(lock.withPermits(1))
   return CreditsLedger.of({
@@ -153,7 +153,7 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
     grant: (m) => move("grant", m, () => Effect.void),
     setBalance: (setting) =>
       isValidCreditBalance(setting.balance)
-        ? Effect.map(setTo("setBalance", setting, (left) => ({ balanceAfter: setting.balance, amount: Math.abs(setting.balance - left) })), (before) => ({ before, after: setting.balance })).pipe(lock.withPermits(1))
+        ? Effect.map(setTo("setBalance", setting, (left) => ({ balanceAfter: roundCredits(setting.balance), amount: roundCredits(Math.abs(roundCredits(setting.balance) - left)) })), (before) => ({ before, after: roundCredits(setting.balance) })).pipe(lock.withPermits(1))
         : Effect.fail(new InvalidCreditAmount({ amount: setting.balance })),
     entries: (workspaceId, limit) =>
       Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit))),

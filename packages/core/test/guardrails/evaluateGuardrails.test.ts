@@ -1,5 +1,5 @@
 // Guardrails: each guardrail refuses by name and says why; the protected-name pattern language.
-import { changeExceedsPercent, changePercentText, compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange, WorkspaceId } from "@adgate/core"
+import { changedByPercentInCents, changeExceedsPercent, changePercentText, compileNamePattern, evaluateGuardrails, matchingNamePattern, namePatternProblem, noGuardrails, startOfUtcDay, type ProposedChange, WorkspaceId } from "@adgate/core"
 import { assert, describe, it } from "@effect/vitest"
 
 const change = (over: Partial<ProposedChange> = {}): ProposedChange => ({
@@ -52,6 +52,19 @@ describe("evaluateGuardrails", () => {
     // An amount that is no number fails closed instead of failing the call.
     assert.isTrue(changeExceedsPercent(100, Number.NaN, 20))
     assert.strictEqual(refusedBy(evaluateGuardrails({ ...none, maxBudgetChangePercent: 20 }, change({ dailyBudget: { from: 100, to: Number.NaN } }), 0)), "budget_change")
+  })
+
+  it("a change by P % in cents rounds towards the current amount: a raise down, a cut up, exact ones kept", () => {
+    assert.strictEqual(changedByPercentInCents(1.03, 20), 1.23)
+    assert.strictEqual(changedByPercentInCents(129.6, 20), 155.52)
+    assert.strictEqual(changedByPercentInCents(180, 10), 198)
+    assert.strictEqual(changedByPercentInCents(33.33, 12.5), 37.49)
+    assert.strictEqual(changedByPercentInCents(1.03, -20), 0.83)
+    assert.strictEqual(changedByPercentInCents(100, -100), 0)
+    assert.strictEqual(changedByPercentInCents(0.01, 1), 0.01)
+    for (const [from, percent] of [[1.03, 20], [1.03, -20], [33.33, 12.5], [0.07, 50], [999_999.99, 0.01]] as const) {
+      assert.isFalse(changeExceedsPercent(from, changedByPercentInCents(from, percent), Math.abs(percent)), `${from} ${percent}`)
+    }
   })
 
   it("change caps cannot be split: two +20 % steps in one UTC day are refused by the day cap, on by default with the per-change cap", () => {
@@ -115,6 +128,24 @@ describe("protected-name patterns (case-insensitive globs over the whole name)",
     assert.strictEqual(matchingNamePattern(["c?"], "C12"), null)
     assert.strictEqual(matchingNamePattern(["brand"], "Brand – Search"), null, "without * the whole name must match")
     assert.strictEqual(matchingNamePattern(["  Brand  "], "brand "), "  Brand  ")
+  })
+
+  it("case is folded per character, as Unicode's simple case folding does: final sigma, long s, the Kelvin sign, titlecase digraphs", () => {
+    const matches = (pattern: string, name: string) => compileNamePattern(pattern).test(name)
+    assert.isTrue(matches("καφες*", "ΚΑΦΕΣ – Search"), "final sigma ς against Σ")
+    assert.isTrue(matches("ΚΑΦΕΣ*", "καφες – search"))
+    assert.isTrue(matches("καφεσ", "καφες"), "σ and ς are one letter")
+    assert.isTrue(matches("καφε?", "ΚΑΦΕΣ"), "? is still one character")
+    assert.isTrue(matches("ſale*", "SALE – EU"), "long s")
+    assert.isTrue(matches("\u212Aids*", "kids shoes"), "Kelvin sign")
+    assert.isTrue(matches("ǅ*", "ǆungla"), "titlecase digraph")
+    assert.isTrue(matches("\u00B5-budget", "\u03BC-BUDGET"), "micro sign and Greek mu")
+    assert.isTrue(matches("\u1E9Eport", "ßport"), "capital sharp s")
+    assert.isTrue(matches("café*", "CAFE\u0301 promo"), "NFC before folding")
+    assert.isTrue(matches("\u{10400}?", "\u{10428}X"), "a letter outside the BMP (Deseret) is one character too")
+    // Simple folding keeps one character for one character: ß is not "ss", so "?" keeps its meaning.
+    assert.isFalse(matches("straße", "STRASSE"))
+    assert.isFalse(matches("stra?e", "strasse"))
   })
 
   it("regular-expression characters in a pattern are literal", () => {

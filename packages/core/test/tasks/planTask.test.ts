@@ -2,6 +2,7 @@
 // plans built from whatever tools declare fitting arguments. The catalog here is invented (no sandbox tool names), so
 // a planner that knew the sandbox's names by heart would fail it.
 import {
+  changeExceedsPercent,
   decideChanges,
   performanceRows,
   planTask,
@@ -15,6 +16,7 @@ import {
 import { ToolSearchMemory } from "@adgate/core/testing"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import * as fc from "fast-check"
 
 const today = "2026-11-23"
 
@@ -42,6 +44,25 @@ describe("readGoal: the intent and its numbers", () => {
     const poem = readGoal("write a poem", today)
     assert.isTrue(poem._tag === "NotUnderstood" && poem.why.includes("performance reports"))
     assert.strictEqual(readGoal("raise the budget of the best campaign by 500 %", today)._tag, "NotUnderstood")
+  })
+  it("reads commas before groups of three digits as thousands, before one or two digits as a decimal comma, and refuses to guess the rest", () => {
+    const threshold = (goal: string) => {
+      const reading = readGoal(goal, today)
+      return reading._tag === "PauseAboveThreshold" ? reading.threshold : reading._tag
+    }
+    assert.strictEqual(threshold("pause campaigns whose cost per conversion over the last 7 days is above $1,000"), 1000)
+    assert.strictEqual(threshold("pause campaigns with CPA above 1,250.50"), 1250.5)
+    assert.strictEqual(threshold("pause campaigns with CPA above 12,345,678"), 12345678)
+    assert.strictEqual(threshold("pause campaigns with CPA above 1000, then report"), 1000)
+    assert.strictEqual(threshold("pause campaigns with CPA above 75,5"), 75.5)
+    assert.strictEqual(threshold("pause campaigns with CPA above 75,50."), 75.5)
+    assert.strictEqual((readGoal("raise the budget of the best campaign by 12,5 %", today) as { percent: number }).percent, 12.5)
+    for (const ambiguous of ["1,5000", "1234,567", "0,125", "1,000,5", "1.000,50", "1,00,000"]) {
+      const reading = readGoal(`pause campaigns with CPA above ${ambiguous}`, today)
+      assert.strictEqual(reading._tag, "NotUnderstood", ambiguous)
+      assert.isTrue(reading._tag === "NotUnderstood" && reading.why.includes(`"${ambiguous}"`), ambiguous)
+    }
+    assert.strictEqual(readGoal("raise the budget of the best campaign by 1,5000 %", today)._tag, "NotUnderstood")
   })
 })
 
@@ -128,12 +149,35 @@ describe("decideChanges: what the read numbers lead to", () => {
     assert.deepStrictEqual(decision._tag === "Changes" && decision.changes.map((c) => [c.target.name, c.arguments]),
       [["Dear", { acc: "act_1", cid: "2" }], ["Burns", { acc: "act_1", cid: "3" }]])
   })
-  it("raises the best ROAS campaign's budget by the percentage, rounded to cents; says so when its platform has no budget tool", () => {
+  it("raises the best ROAS campaign's budget by the percentage, rounded down to cents; says so when its platform has no budget tool", () => {
     const change = { rule: "raise_budget_of_best" as const, threshold: null, percent: 10, tools: [{ platform: "meta", tool: "meta__budget", accountArgument: "acc", targetArgument: "cid", budgetArgument: "daily" }] }
     const objects = [{ read: { ...read("meta", "act_1"), use: "objects" as const }, rows: [{ id: "1", name: "Cheap", status: "ACTIVE", dailyBudget: 33.33 }] }]
     const decision = decideChanges(change, [{ read: read("meta", "act_1"), rows }], objects)
     assert.deepStrictEqual(decision._tag === "Changes" && decision.changes[0]!.arguments, { acc: "act_1", cid: "1", daily: 36.66 })
     const elsewhere = decideChanges({ ...change, tools: [] }, [{ read: read("meta", "act_1"), rows }], objects)
     assert.isTrue(elsewhere._tag === "NotPossible" && elsewhere.reason.includes("\"Cheap\""))
+  })
+  it("a raise of exactly P % never exceeds a P % cap: the largest cent amount within it (rounded down), for every cent budget", () => {
+    const tools = [{ platform: "meta", tool: "meta__budget", accountArgument: "acc", targetArgument: "cid", budgetArgument: "daily" }]
+    const planned = (budget: number, percent: number) => {
+      const objects = [{ read: { ...read("meta", "act_1"), use: "objects" as const }, rows: [{ id: "1", name: "Cheap", status: "ACTIVE", dailyBudget: budget }] }]
+      const decision = decideChanges({ rule: "raise_budget_of_best", threshold: null, percent, tools }, [{ read: read("meta", "act_1"), rows }], objects)
+      return decision._tag === "Changes" ? decision.changes[0]!.arguments["daily"] as number : null
+    }
+    // 1.03 + 20 % is 1.236: 1.24 would be +20.39 %, refused by the 20 % cap the goal names.
+    assert.strictEqual(planned(1.03, 20), 1.23)
+    fc.assert(fc.property(
+      fc.integer({ min: 1, max: 100_000_000 }),
+      fc.oneof(fc.integer({ min: 1, max: 100 }), fc.constantFrom(0.5, 2.5, 12.5, 33.3, 99.99)),
+      (cents, percent) => {
+        const budget = cents / 100
+        const to = planned(budget, percent)
+        if (to === null) return true
+        const toCents = Math.round(to * 100)
+        // Whole cents, within the cap, and one cent more would not be.
+        return to === toCents / 100 && to > budget && !changeExceedsPercent(budget, to, percent) &&
+          changeExceedsPercent(budget, (toCents + 1) / 100, percent)
+      }
+    ), { numRuns: 2000 })
   })
 })
