@@ -4,7 +4,7 @@
 // all, so N parallel charges never take the balance below zero, a refusal's `left` is the balance it was refused on,
 // and a balance set answers exactly the balance it replaced.
 // The CreditEntry Schema is the entries' only list of columns (tableRow).
-import { creditDecimals, CreditEntry, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount, isValidCreditBalance } from "@adgate/core"
+import { creditDecimals, CreditEntry, roundCredits, CreditsLedger, CreditsWorkspaceNotFound, InsufficientCredits, InvalidCreditAmount, isValidCreditAmount, isValidCreditBalance } from "@adgate/core"
 import type { CreditMovement, StoreUnavailable, WorkspaceId } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
@@ -57,36 +57,42 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
       })
     )
   const notFound = (workspaceId: WorkspaceId) => Effect.fail(new CreditsWorkspaceNotFound({ workspaceId }))
-  const amountOf = (m: CreditMovement) => sql`${m.amount}::double precision`
-  // A balance kept to core's creditDecimals (roundCredits): computed in numeric (a double's 15 significant digits, so
-  // 10.3 is 10.3) and rounded, never a double's difference (10.3 − 3 = 7.300000000000001).
+  // A balance kept to core's creditDecimals (roundCredits): computed in numeric and rounded, never a double's
+  // difference (10.3 − 3 = 7.300000000000001). A double enters numeric through its text, the shortest that reads back
+  // as the same double (extra_float_digits ≥ 1, PostgreSQL's default): a direct cast keeps only 15 significant digits
+  // (1234567890.123456 would lose its last decimal). An amount enters as JavaScript's shortest text of it, likewise.
   const decimals = sql.literal(String(creditDecimals))
   const credits = (numeric: Statement.Fragment) => sql`round(${numeric}, ${decimals})::double precision`
+  const exact = (column: Statement.Fragment) => sql`${column}::text::numeric`
+  const amountOf = (amount: number) => sql`${String(amount)}::numeric`
   return CreditsLedger.of({
     balance: (workspaceId) =>
       sql<{ readonly credits: number }>`SELECT credits FROM workspaces WHERE id = ${workspaceId}`.pipe(
         unavailable("CreditsLedger.balance"),
         Effect.flatMap((rows) => rows[0] === undefined ? notFound(workspaceId) : Effect.succeed(Number(rows[0].credits)))
       ),
+    // The amount rounded as the balance is kept; the balance compared as kept, so one an older version left at
+    // 2.9999999999999996 pays a charge of 3 (and ends at 0, never below).
     charge: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
-      move("charge", m, "charge", m.amount, {
-        to: credits(sql`held.credits::numeric - ${amountOf(m)}::numeric`), when: sql`held.credits >= ${amountOf(m)}`, written: sql`TRUE`, computed: {}
+      move("charge", m, "charge", roundCredits(m.amount), {
+        to: credits(sql`${exact(sql`held.credits`)} - ${amountOf(roundCredits(m.amount))}`),
+        when: sql`round(${exact(sql`held.credits`)}, ${decimals}) >= ${amountOf(roundCredits(m.amount))}`, written: sql`TRUE`, computed: {}
       }).pipe(Effect.flatMap((moved): Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound> =>
         moved === null ? notFound(m.workspaceId)
           : moved.creditsAfter === null ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left: moved.creditsBefore }))
           : Effect.succeed(moved.creditsAfter))),
     grant: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
-      move("grant", m, "grant", m.amount, {
-        to: credits(sql`held.credits::numeric + ${amountOf(m)}::numeric`), when: sql`TRUE`, written: sql`TRUE`, computed: {}
+      move("grant", m, "grant", roundCredits(m.amount), {
+        to: credits(sql`${exact(sql`held.credits`)} + ${amountOf(roundCredits(m.amount))}`), when: sql`TRUE`, written: sql`TRUE`, computed: {}
       }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null ? notFound(m.workspaceId) : Effect.succeed(moved.creditsAfter))),
     setBalance: (s) => !isValidCreditBalance(s.balance) ? Effect.fail(new InvalidCreditAmount({ amount: s.balance })) :
       move("setBalance", s, "charge", 0, {
-        to: credits(sql`${s.balance}::double precision::numeric`), when: sql`TRUE`,
+        to: credits(amountOf(s.balance)), when: sql`TRUE`,
         // The difference is the entry: a grant up to the balance set, a charge down to it; none when unchanged.
         written: sql`moved.credits_after <> moved.credits_before`,
         computed: {
           kind: sql`CASE WHEN moved.credits_after > moved.credits_before THEN 'grant' ELSE 'charge' END`,
-          amount: credits(sql`abs(moved.credits_after::numeric - moved.credits_before::numeric)`)
+          amount: credits(sql`abs(${exact(sql`moved.credits_after`)} - ${exact(sql`moved.credits_before`)})`)
         }
       }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null
         ? notFound(s.workspaceId)

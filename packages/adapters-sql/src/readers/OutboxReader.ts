@@ -12,7 +12,7 @@ export interface OutboxReader<E, R> {
   readonly handle: (entries: ReadonlyArray<OutboxEntry>) => Effect.Effect<void, E, R>
 }
 
-/** How many events one pass claims. */
+/** How many events one pass claims on PostgreSQL (`pgliteOutboxBatchSize` on PGlite). */
 export const outboxBatchSize = 100
 
 /**

@@ -107,10 +107,25 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       assert.strictEqual(yield* ledger.balance(workspaceId), 2.123457)
     }))
 
-    it.effect("zero, negative and non-finite amounts are InvalidCreditAmount and change nothing", () => Effect.gen(function* () {
+    it.effect("six decimals hold a balance of 10⁹ credits; an amount is moved as kept (rounded to 6 decimals); a balance an older version left noisy pays a charge of its rounded value", () => Effect.gen(function* () {
+      const ledger = yield* CreditsLedger
+      // A double cast straight to numeric keeps 15 significant digits: 1234567889.12346 would be the balance.
+      const large = yield* workspaceWith(1234567890.123456)
+      assert.strictEqual(yield* ledger.charge(movement(large, 1, { now: t0 + 1 })), 1234567889.123456)
+      assert.strictEqual(yield* ledger.grant(movement(large, 0.000001, { now: t0 + 2 })), 1234567889.123457)
+      // 1.0000004 moves 1, and its entry says so.
+      const small = yield* workspaceWith(10)
+      assert.strictEqual(yield* ledger.charge(movement(small, 1.0000004, { now: t0 + 3 })), 9)
+      assert.deepStrictEqual((yield* ledger.entries(small, 1)).map((e) => [e.amount, e.balanceAfter]), [[1, 9]])
+      // 3 × 0.1 in doubles, below 0.3: a charge of 0.3 is paid, and the balance ends at 0, never below.
+      const noisy = yield* workspaceWith(0.1 + 0.1 + 0.1 - 0.0000000000000001)
+      assert.strictEqual(yield* ledger.charge(movement(noisy, 0.3, { now: t0 + 4 })), 0)
+    }))
+
+    it.effect("zero, negative and non-finite amounts, and one that rounds to zero at 6 decimals, are InvalidCreditAmount and change nothing", () => Effect.gen(function* () {
       const ledger = yield* CreditsLedger
       const workspaceId = yield* workspaceWith(10)
-      for (const amount of [0, -5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      for (const amount of [0, -5, Number.NaN, Number.POSITIVE_INFINITY, 4e-7]) {
         assert.strictEqual((yield* Effect.flip(ledger.charge(movement(workspaceId, amount))))._tag, "InvalidCreditAmount")
         assert.strictEqual((yield* Effect.flip(ledger.grant(movement(workspaceId, amount))))._tag, "InvalidCreditAmount")
       }

@@ -49,7 +49,7 @@ export interface CreditsReplaced {
  * Balances are kept to this many decimals (docs/decisions.md, Credits): every balance a ledger writes, and the
  * difference a balance set records, is rounded to it. Credits may be fractional (a balance set to 10.3), charges are
  * whole (a tool's credits, a task's); subtracting them in doubles left 7.300000000000001 for people to read in /me,
- * the low-credits notice and a 402's `left`. Six decimals hold any balance a person sets and any sum of whole charges.
+ * the low-credits notice and a 402's `left`. Six decimals hold any balance a person sets and any sum of whole charges up to 10⁹ credits.
  */
 export const creditDecimals = 6
 
@@ -59,5 +59,8 @@ export const roundCredits = (credits: number): number => Math.round(credits * 10
 /** A balance is finite and never below zero; zero is a balance (nothing left). */
 export const isValidCreditBalance = (balance: number): boolean => Number.isFinite(balance) && balance >= 0
 
-/** Amounts are positive and finite; zero moves nothing and is refused as well. */
-export const isValidCreditAmount = (amount: number): boolean => Number.isFinite(amount) && amount > 0
+/**
+ * Amounts are positive and finite, and a move takes them rounded to `creditDecimals` (as it keeps the balance): an
+ * amount that rounds to zero (4e-7) would write an entry and move nothing, so it is refused like zero.
+ */
+export const isValidCreditAmount = (amount: number): boolean => Number.isFinite(amount) && roundCredits(amount) > 0

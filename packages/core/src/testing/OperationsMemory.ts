@@ -139,17 +139,20 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
       }])
       return before
     })
-  const move = <E>(operation: "charge" | "grant", m: CreditMovement, guard: (left: number) => Effect.Effect<void, E>) =>
+  /** A charge or grant of the amount rounded to creditDecimals, where `guard` lets it (over the balance and that amount). */
+  const move = <E>(operation: "charge" | "grant", m: CreditMovement, guard: (left: number, amount: number) => Effect.Effect<void, E>) =>
     Effect.gen(function* () {
       if (!isValidCreditAmount(m.amount)) return yield* new InvalidCreditAmount({ amount: m.amount })
-      yield* Effect.flatMap(balanceOf(operation, m.workspaceId), guard)
-      const after = (left: number) => roundCredits(operation === "charge" ? left - m.amount : left + m.amount)
-      return after(yield* setTo(operation, m, (left) => ({ balanceAfter: after(left), amount: m.amount })))
+      const amount = roundCredits(m.amount)
+      yield* Effect.flatMap(balanceOf(operation, m.workspaceId), (left) => guard(left, amount))
+      const after = (left: number) => roundCredits(operation === "charge" ? left - amount : left + amount)
+      return after(yield* setTo(operation, m, (left) => ({ balanceAfter: after(left), amount })))
     }).pipe(lock.withPermits(1))
   return CreditsLedger.of({
     balance: (workspaceId) => balanceOf("balance", workspaceId),
-    charge: (m) => move("charge", m, (left) =>
-      left < m.amount ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left })) : Effect.void),
+    // The balance as kept (rounded): one an older version left at 2.9999999999999996 pays a charge of 3.
+    charge: (m) => move("charge", m, (left, amount) =>
+      roundCredits(left) < amount ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left })) : Effect.void),
     grant: (m) => move("grant", m, () => Effect.void),
     setBalance: (setting) =>
       isValidCreditBalance(setting.balance)
