@@ -53,7 +53,7 @@ const restartRoundTrip = (open: () => Layer.Layer<SqlClient.SqlClient, unknown>)
         yield* (yield* ConnectionStore).insert(connection)
         yield* (yield* AccessTokenStore).insert(token)
         yield* (yield* ApiKeyStore).insert(key)
-        yield* (yield* AuditLog).append(entry)
+        yield* (yield* AuditLog).append([entry])
         yield* (yield* Mailer).enqueue(mail)
         yield* (yield* PeopleStore).setPasswordHash(user.id, "$argon2id$stored")
         yield* (yield* PeopleStore).insertSession(session)
@@ -176,7 +176,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* sql`UPDATE clients SET kind = 'alien' WHERE client_id = ${client.clientId}`
       assert.include((yield* Effect.flip((yield* ClientStore).find(client.clientId))).message, "clients row")
       const entry = anAuditEntry()
-      yield* (yield* AuditLog).append(entry)
+      yield* (yield* AuditLog).append([entry])
       yield* sql`UPDATE audit_entries SET action = 'connection.teleported' WHERE id = ${entry.id}`
       assert.include((yield* Effect.flip((yield* AuditLog).list(entry.workspaceId))).message, "audit_entries row")
       const workspace = aWorkspace()

@@ -119,7 +119,7 @@ export const ApiKeyStoreMemory = Layer.effect(ApiKeyStore, Effect.gen(function* 
 export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   const entries = yield* Ref.make<ReadonlyArray<AuditEntry>>([])
   return AuditLog.of({
-    append: (entry) => Ref.update(entries, (all) => [...all, entry]),
+    append: (added) => Ref.update(entries, (all) => [...all, ...added]),
     list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
     page: (workspaceId, filter, page) => Effect.map(Ref.get(entries), (all) =>
       entriesOfPage(all.filter((e) => e.workspaceId === workspaceId &&
