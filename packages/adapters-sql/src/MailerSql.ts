@@ -16,12 +16,13 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const decode = (operation: string) => decodeRows(MailRow, { operation, table: "mail_outbox", key: "id" })
   return Mailer.of({
-    enqueue: (m) =>
-      row.encode(m, "Mailer.enqueue").pipe(
-        // The id is derived from the event and the recipient: the same mail queued again keeps the first row.
-        Effect.flatMap((r) => sql`INSERT INTO mail_outbox ${sql.insert(r)} ON CONFLICT (id) DO NOTHING`),
-        Effect.asVoid,
-        unavailable("Mailer.enqueue")
+    enqueue: (mails) =>
+      Effect.forEach(mails, (m) => row.encode(m, "Mailer.enqueue")).pipe(
+        // One multi-row insert (`position` drawn in the VALUES' order). The id is derived from the event and the
+        // recipient: the same mail queued again, in this statement or before, keeps the first row.
+        Effect.flatMap((rows) => Arr.isReadonlyArrayNonEmpty(rows)
+          ? sql`INSERT INTO mail_outbox ${sql.insert(rows)} ON CONFLICT (id) DO NOTHING`.pipe(Effect.asVoid, unavailable("Mailer.enqueue"))
+          : Effect.void)
       ),
     pending: (limit) =>
       sql`SELECT * FROM mail_outbox WHERE sent_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(
