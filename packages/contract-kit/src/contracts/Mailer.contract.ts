@@ -35,6 +35,14 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
       assert.deepStrictEqual(yield* mailer.pending(0), [])
     }))
 
+    it.effect("more mails in one call than one statement's parameters allow (32 767, nine a mail) are all queued, in order", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      // Queued as sent, so that no other test's drain has to send them.
+      const mails = Array.from({ length: 7_500 }, (_, i) => aMail({ subject: `many ${i}`, sentAt: t0 }))
+      yield* mailer.enqueue(mails)
+      assert.deepStrictEqual((yield* mailer.recent(mails.length)).map((m) => m.subject), mails.map((m) => m.subject).reverse())
+    }))
+
     it.effect("mail queued already sent is never pending", () => Effect.gen(function* () {
       const mailer = yield* Mailer
       const sent = aMail({ sentAt: t0 })
