@@ -15,8 +15,8 @@ describe("MailSender", () => {
     Effect.gen(function* () {
       const lines: Array<string> = []
       const mailer = yield* Mailer
-      yield* mailer.enqueue(mail("mail_1", "a@x.test"))
-      yield* mailer.enqueue(mail("mail_2", "b@x.test"))
+      yield* mailer.enqueue([mail("mail_1", "a@x.test")])
+      yield* mailer.enqueue([mail("mail_2", "b@x.test")])
       const sent = yield* sendPendingMail(viaLog).pipe(
         Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
       )
@@ -30,7 +30,7 @@ describe("MailSender", () => {
     Effect.gen(function* () {
       const lines: Array<string> = []
       const mailer = yield* Mailer
-      yield* mailer.enqueue(mail("mail_3", "c@x.test"))
+      yield* mailer.enqueue([mail("mail_3", "c@x.test")])
       const sent = yield* sendPendingMail(() => Effect.fail(new Error("smtp://user:smtp-password@host refused"))).pipe(
         Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
       )
@@ -46,7 +46,7 @@ describe("MailSender", () => {
     Effect.gen(function* () {
       const lines: Array<string> = []
       const mailer = yield* Mailer
-      yield* mailer.enqueue(mail("mail_4", "d@x.test"))
+      yield* mailer.enqueue([mail("mail_4", "d@x.test")])
       yield* Layer.build(MailSender({ smtpUrl: Option.some(Redacted.make("smtp://127.0.0.1:1")), from: "adgate <no-reply@x.test>", every: "20 millis" })).pipe(
         Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
       )

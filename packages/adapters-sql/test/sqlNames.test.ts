@@ -41,7 +41,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
 
       const log = yield* AuditLog
       const entry = anAuditEntry({ detail: { refresh_generation: 3, nested_detail: { client_name: "x" } } })
-      yield* log.append(entry)
+      yield* log.append([entry])
       assert.deepStrictEqual(yield* log.list(entry.workspaceId), [entry])
     }))
 

@@ -11,7 +11,7 @@ import { pagePaths } from "../../src/pages/pagePaths.ts"
 import { startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
 
 const enqueue = (server: Pick<TestServer, "run">, mails: ReadonlyArray<MailMessage>) =>
-  server.run(Effect.flatMap(Mailer, (mailer) => Effect.forEach(mails, mailer.enqueue)))
+  server.run(Effect.flatMap(Mailer, (mailer) => mailer.enqueue(mails)))
 
 const mail = (n: number, over: Partial<MailMessage> = {}): MailMessage => ({
   id: MailId.make(`mail_test_${n}_${Math.random().toString(36).slice(2)}`), to: `person${n}@paid.test`, subject: `Subject number ${n}`,

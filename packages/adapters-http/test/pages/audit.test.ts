@@ -119,10 +119,10 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
         const log = yield* AuditLog
         const secrets = yield* Secrets
         for (let i = 0; i < auditPageSize + 10; i++) {
-          yield* log.append({
+          yield* log.append([{
             id: yield* secrets.generate(Prefix.audit), workspaceId: free, at: base + i, actorId: null, action: "credits.set",
             clientId: null, connectionId: null, detail: { before: i, after: i + 1, reason: `step ${i}` }
-          })
+          }])
         }
       }))
       const first = await page(pagePaths.audit(free, { kind: "credits.set" }))
@@ -192,12 +192,12 @@ const suite = (name: string, start: () => Promise<{ server: WebServer; close: ()
         const log = yield* AuditLog
         const secrets = yield* Secrets
         for (const action of AuditAction.literals) {
-          yield* log.append({
+          yield* log.append([{
             id: yield* secrets.generate(Prefix.audit), workspaceId: w, at: Date.now(), actorId: UserId.make(person), action,
             clientId: action.startsWith("app.") ? ClientId.make("apc_sample") : null,
             connectionId: action.startsWith("connection.") ? ConnectionId.make("con_sample") : null,
             detail: samples[action]
-          })
+          }])
         }
       }))
       for (const action of AuditAction.literals) {

@@ -5,7 +5,7 @@
 // the event waits for the next one: the mail is late, never lost nor doubled.
 import {
   appIdentity, ClientStore, Directory, Mailer, MailWords, queuedMailId, type ClientId, type ConnectionOpened,
-  type MailPerson, type OutboxEntry, type UserId, type WorkspaceId, type WriteQueued
+  type MailMessage, type MailPerson, type OutboxEntry, type UserId, type WorkspaceId, type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
 import type { OutboxReader } from "./OutboxReader.ts"
@@ -44,19 +44,19 @@ const passReads = Effect.gen(function* () {
 type PassReads = Effect.Success<typeof passReads>
 
 /**
- * Queues one mail. Its id comes from `cause` (the event: its kind and the id it is about) and the recipient, so the
+ * One mail to queue. Its id comes from `cause` (the event: its kind and the id it is about) and the recipient, so the
  * same event handled again queues nothing new, and every send of it carries one Message-ID (core's queuedMailId).
  */
-const enqueue = (cause: string, to: string, mail: { readonly subject: string; readonly text: string }) =>
+const mailOf = (cause: string, to: string, mail: { readonly subject: string; readonly text: string }) =>
   Effect.gen(function* () {
-    yield* (yield* Mailer).enqueue({
+    return {
       id: yield* queuedMailId(cause, to), to, subject: mail.subject, text: mail.text,
       createdAt: yield* Clock.currentTimeMillis, sentAt: null, version: 0, attempt: 0, leaseUntil: null
-    })
+    } satisfies MailMessage
   })
 
 /** Every admin of the workspace, and only its admins (not its editors or viewers), is told that an app was connected. */
-const mailAdmins = Effect.fnUntraced(function* (reads: PassReads, event: typeof ConnectionOpened.Type) {
+const mailAdmins = Effect.fnUntraced(function* (reads: PassReads, event: typeof ConnectionOpened.Type, queue: Array<MailMessage>) {
   const members = yield* reads.members(event.workspaceId)
   const approver = yield* reads.user(event.approverId)
   const workspace = yield* reads.workspace(event.workspaceId)
@@ -72,7 +72,7 @@ const mailAdmins = Effect.fnUntraced(function* (reads: PassReads, event: typeof 
     scopes: event.scopes, surface: event.surface, platforms: event.platforms, writeMode: event.writeMode
   }
   for (const admin of members.filter((m) => m.role === "admin"))
-    yield* enqueue(`ConnectionOpened:${event.connectionId}`, admin.user.email, words.appConnected({ ...facts, recipient: person(admin.user) }))
+    queue.push(yield* mailOf(`ConnectionOpened:${event.connectionId}`, admin.user.email, words.appConnected({ ...facts, recipient: person(admin.user) })))
 })
 
 /**
@@ -80,7 +80,7 @@ const mailAdmins = Effect.fnUntraced(function* (reads: PassReads, event: typeof 
  * decide (the workspace's admins and editors). Only a write queued with a preview is mailed: the mail says what
  * would change. A person the Directory no longer knows is not mailed.
  */
-const mailRequester = Effect.fnUntraced(function* (reads: PassReads, event: typeof WriteQueued.Type) {
+const mailRequester = Effect.fnUntraced(function* (reads: PassReads, event: typeof WriteQueued.Type, queue: Array<MailMessage>) {
   if (event.summary === null) return
   const user = yield* reads.user(event.requestedBy)
   if (Option.isNone(user)) return
@@ -91,18 +91,23 @@ const mailRequester = Effect.fnUntraced(function* (reads: PassReads, event: type
     summary: event.summary, reason: event.reason, expiresAt: event.expiresAt,
     deciders: members.filter((m) => m.role === "admin" || m.role === "editor").map((m) => person(m.user))
   })
-  yield* enqueue(`WriteQueued:${event.requestId}`, user.value.email, mail)
+  queue.push(yield* mailOf(`WriteQueued:${event.requestId}`, user.value.email, mail))
 })
 
 export const mailReader = {
   name: "mail",
+  // The pass's mails are queued at once: one insert for the pass on SQL, not one per mail.
   handle: (entries: ReadonlyArray<OutboxEntry>) =>
-    Effect.flatMap(passReads, (reads) =>
-      Effect.forEach(entries, ({ event }) => {
+    Effect.gen(function* () {
+      const reads = yield* passReads
+      const queue: Array<MailMessage> = []
+      for (const { event } of entries) {
         switch (event._tag) {
-          case "ConnectionOpened": return mailAdmins(reads, event)
-          case "WriteQueued": return mailRequester(reads, event)
-          default: return Effect.void
+          case "ConnectionOpened": yield* mailAdmins(reads, event, queue); break
+          case "WriteQueued": yield* mailRequester(reads, event, queue); break
+          default: break
         }
-      }, { discard: true }))
+      }
+      yield* (yield* Mailer).enqueue(queue)
+    })
 } satisfies OutboxReader<unknown, unknown>

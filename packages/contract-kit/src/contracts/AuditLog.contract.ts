@@ -14,7 +14,10 @@ export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog
         anAuditEntry({ workspaceId, at: 1, action: "connection.ended", actorId: UserId.make(unique("usr_")), detail: { reason: "revoked" } }),
         anAuditEntry({ workspaceId, at: 2, action: "connection.declined", clientId: null, connectionId: null, detail: {} })
       ]
-      yield* Effect.forEach([entries[0]!, anAuditEntry(), entries[1]!, entries[2]!], log.append)
+      // Across appends and within one (an outbox pass's entries at once), and none at all.
+      yield* log.append([entries[0]!, anAuditEntry()])
+      yield* log.append([])
+      yield* log.append([entries[1]!, entries[2]!])
       assert.deepStrictEqual(yield* log.list(workspaceId), entries)
       assert.deepStrictEqual(yield* log.list(WorkspaceId.make(unique("ws_"))), [])
     }))
@@ -23,8 +26,8 @@ export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog
       const log = yield* AuditLog
       const workspaceId = WorkspaceId.make(unique("ws_"))
       const entries = [1, 2, 3, 4, 5].map((at) => anAuditEntry({ workspaceId, at }))
-      yield* Effect.forEach(entries, log.append)
-      yield* log.append(anAuditEntry())
+      yield* Effect.forEach(entries, (e) => log.append([e]))
+      yield* log.append([anAuditEntry()])
       const all = { app: null, actions: null }
       assert.deepStrictEqual(yield* log.page(workspaceId, all, { offset: 0, limit: 2 }), [entries[4]!, entries[3]!])
       assert.deepStrictEqual(yield* log.page(workspaceId, all, { offset: 2, limit: 2 }), [entries[2]!, entries[1]!])
@@ -49,7 +52,7 @@ export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog
         workspaceId, action: "write_request.declined", clientId: null, connectionId: null, detail: { apiKeyId: keyId, tool: "t" }
       })
       const other = anAuditEntry({ workspaceId })
-      yield* Effect.forEach([ofConnection, ofClientOnly, ofKey, ofKeyWrite, other], log.append)
+      yield* log.append([ofConnection, ofClientOnly, ofKey, ofKeyWrite, other])
       const page = (app: string | null, actions: ReadonlyArray<typeof ofKey.action> | null) =>
         Effect.map(log.page(workspaceId, { app, actions }, { offset: 0, limit: 10 }), (es) => es.map((e) => e.id))
       assert.deepStrictEqual(yield* page(connectionId, null), [ofConnection.id])

@@ -25,17 +25,28 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
       const mailer = yield* Mailer
       yield* drain
       const mails = [aMail({ subject: "first" }), aMail({ subject: "second" }), aMail({ subject: "third" })]
-      yield* Effect.forEach(mails, mailer.enqueue)
+      // Across calls and within one (an outbox pass's mails at once), and none at all.
+      yield* mailer.enqueue([mails[0]!])
+      yield* mailer.enqueue([])
+      yield* mailer.enqueue(mails.slice(1))
       assert.deepStrictEqual(yield* mailer.pending(2), mails.slice(0, 2))
       yield* mailer.save(after(mails[0]!, { _tag: "Sent" }, t0 + 1))
       assert.deepStrictEqual(yield* mailer.pending(10), mails.slice(1))
       assert.deepStrictEqual(yield* mailer.pending(0), [])
     }))
 
+    it.effect("more mails in one call than one statement's parameters allow (32 767, nine a mail) are all queued, in order", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      // Queued as sent, so that no other test's drain has to send them.
+      const mails = Array.from({ length: 7_500 }, (_, i) => aMail({ subject: `many ${i}`, sentAt: t0 }))
+      yield* mailer.enqueue(mails)
+      assert.deepStrictEqual((yield* mailer.recent(mails.length)).map((m) => m.subject), mails.map((m) => m.subject).reverse())
+    }))
+
     it.effect("mail queued already sent is never pending", () => Effect.gen(function* () {
       const mailer = yield* Mailer
       const sent = aMail({ sentAt: t0 })
-      yield* mailer.enqueue(sent)
+      yield* mailer.enqueue([sent])
       assert.isFalse((yield* mailer.pending(10_000)).some((m) => m.id === sent.id))
     }))
 
@@ -43,7 +54,7 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
       const mailer = yield* Mailer
       yield* drain
       const mail = aMail()
-      yield* mailer.enqueue(mail)
+      yield* mailer.enqueue([mail])
       const claimed = after(mail, { _tag: "Claim", leaseMs: 1_000 }, t0)
       yield* mailer.save(claimed)
       assert.deepStrictEqual(yield* mailer.due(t0 + 999, 10), [])
@@ -54,7 +65,7 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
     it.effect("a save on a stale version is a Conflict and changes nothing", () => Effect.gen(function* () {
       const mailer = yield* Mailer
       const mail = aMail()
-      yield* mailer.enqueue(mail)
+      yield* mailer.enqueue([mail])
       const first = after(mail, { _tag: "Claim", leaseMs: 1_000 }, t0)
       yield* mailer.save(first)
       const stale = yield* Effect.flip(mailer.save(after(mail, { _tag: "Sent" }, t0)))
@@ -65,15 +76,19 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
     it.effect("a mail queued again under its id keeps the first queueing", () => Effect.gen(function* () {
       const mailer = yield* Mailer
       const mail = aMail({ subject: "once" })
-      yield* mailer.enqueue(mail)
-      yield* mailer.enqueue({ ...mail, subject: "twice" })
+      yield* mailer.enqueue([mail])
+      yield* mailer.enqueue([{ ...mail, subject: "twice" }])
       assert.deepStrictEqual(yield* mailer.find(mail.id), Option.some(mail))
+      // Twice in one call: the first stays, once.
+      const again = aMail({ subject: "first of two" })
+      yield* mailer.enqueue([again, { ...again, subject: "second of two" }])
+      assert.deepStrictEqual(yield* mailer.find(again.id), Option.some(again))
     }))
 
     it.effect("recent lists the newest mail first, sent or not, at most `limit`; find reads one by id", () => Effect.gen(function* () {
       const mailer = yield* Mailer
       const mails = [aMail({ subject: "older" }), aMail({ subject: "sent", sentAt: t0 }), aMail({ subject: "newest" })]
-      yield* Effect.forEach(mails, mailer.enqueue)
+      yield* mailer.enqueue(mails)
       assert.deepStrictEqual(yield* mailer.recent(3), [...mails].reverse())
       assert.deepStrictEqual(yield* mailer.recent(1), [mails[2]!])
       assert.deepStrictEqual(yield* mailer.recent(0), [])

@@ -212,15 +212,17 @@ const requestIdOf = (event: DomainEvent): WriteRequestId | null => {
 
 /**
  * The audit reader's work on a claimed batch: one entry per event, at the event's time; a write event's request is
- * read for the app and tool it names.
+ * read for the app and tool it names. The batch's entries are appended at once (one insert per pass on SQL).
  */
 export const recordAuditOfEvents = Effect.fn("audit.recordAuditOfEvents")(function* (entries: ReadonlyArray<OutboxEntry>) {
   const log = yield* AuditLog
   const secrets = yield* Secrets
   const requests = yield* WriteRequestStore
+  const made: Array<AuditEntry> = []
   for (const { event } of entries) {
     const requestId = requestIdOf(event)
     const request = requestId === null ? null : Option.getOrNull(yield* requests.find(requestId))
-    yield* log.append({ id: yield* secrets.generate(Prefix.audit), ...auditOfEvent(event, request) })
+    made.push({ id: yield* secrets.generate(Prefix.audit), ...auditOfEvent(event, request) })
   }
+  yield* log.append(made)
 })

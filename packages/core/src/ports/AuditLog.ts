@@ -18,7 +18,11 @@ export interface AuditFilter {
 }
 
 export interface AuditLogShape {
-  readonly append: (entry: AuditEntry) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Appends `entries` in their order (an outbox pass's entries at once: one statement on SQL, bench/README.md round 8,
+   * second pass); none is a no-op.
+   */
+  readonly append: (entries: ReadonlyArray<AuditEntry>) => Effect.Effect<void, StoreUnavailable>
   readonly list: (workspaceId: WorkspaceId) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>
   /** The `page` of the entries `filter` matches, newest (last appended) first. */
   readonly page: (workspaceId: WorkspaceId, filter: AuditFilter, page: PageQuery) => Effect.Effect<ReadonlyArray<AuditEntry>, StoreUnavailable>

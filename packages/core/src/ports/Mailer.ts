@@ -6,8 +6,12 @@ import type { MailId, MailMessage } from "../audit/AuditEntry.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 
 export interface MailerShape {
-  /** Queues a mail; a mail with the same id (the same event and recipient: mail/queuedMailId.ts) stays as it was. */
-  readonly enqueue: (mail: MailMessage) => Effect.Effect<void, StoreUnavailable>
+  /**
+   * Queues `mails` in their order (an outbox pass's mails at once: one statement on SQL, bench/README.md round 8,
+   * second pass); a mail with the id of one already queued or earlier in `mails` (the same event and recipient:
+   * mail/queuedMailId.ts) stays as it was first queued.
+   */
+  readonly enqueue: (mails: ReadonlyArray<MailMessage>) => Effect.Effect<void, StoreUnavailable>
   /** Unsent mail, oldest first, claimed or not. */
   readonly pending: (limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, StoreUnavailable>
   /** Unsent mail no live claim holds at `now` (transitionMail's isMailDue), oldest first: what a sender may claim. */

@@ -119,7 +119,7 @@ export const ApiKeyStoreMemory = Layer.effect(ApiKeyStore, Effect.gen(function* 
 export const AuditLogMemory = Layer.effect(AuditLog, Effect.gen(function* () {
   const entries = yield* Ref.make<ReadonlyArray<AuditEntry>>([])
   return AuditLog.of({
-    append: (entry) => Ref.update(entries, (all) => [...all, entry]),
+    append: (added) => Ref.update(entries, (all) => [...all, ...added]),
     list: (workspaceId) => Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId)),
     page: (workspaceId, filter, page) => Effect.map(Ref.get(entries), (all) =>
       entriesOfPage(all.filter((e) => e.workspaceId === workspaceId &&
@@ -133,7 +133,7 @@ export const MailerMemory = Layer.effect(Mailer, Effect.gen(function* () {
   // In queueing order, as the SQL outbox's position column keeps it.
   const outbox = yield* Ref.make<ReadonlyArray<MailMessage>>([])
   return Mailer.of({
-    enqueue: (mail) => Ref.update(outbox, (all) => (all.some((m) => m.id === mail.id) ? all : [...all, mail])),
+    enqueue: (mails) => Ref.update(outbox, (all) => mails.reduce((queued, mail) => (queued.some((m) => m.id === mail.id) ? queued : [...queued, mail]), all)),
     pending: (limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => m.sentAt === null).slice(0, Math.max(0, Math.floor(limit)))),
     due: (now, limit) => Effect.map(Ref.get(outbox), (all) => all.filter((m) => isMailDue(m, now)).slice(0, Math.max(0, Math.floor(limit)))),
     // Ref.modify compares and sets in one atomic step, like the SQL WHERE version = … clause.
