@@ -300,6 +300,20 @@ const changeWaitingToRequester = Effect.gen(function* () {
 
 onEachDatabase("the change-waiting mail", "", "goes to the person who asked, naming the admins and editors as deciders", changeWaitingToRequester)
 
+/** `count` connections of the seeded app to its workspace, approved by its admin, appended to the outbox at once. */
+const connectionsOutboxed = (count: number) =>
+  Effect.gen(function* () {
+    const { workspaceId, clientId } = yield* seedCode
+    const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
+    const events = Array.from({ length: count }, () => ({
+      _tag: "ConnectionOpened" as const, at: 1, connectionId: ConnectionId.make(unique("con_")), workspaceId, clientId,
+      approverId: admin.id, scopes: ["tools:read" as const], surface: "mcp" as const, platforms: "all" as const,
+      writeMode: "wait" as const
+    }))
+    yield* (yield* EventOutbox).append(events)
+    return { workspaceId, admin, events }
+  })
+
 /**
  * A burst of connections (one app, one workspace) is one pass's reads once, not once per event: a mail pass holds
  * PGlite's one session for its whole transaction, and every request waits behind it (bench/README.md, round 8: 504
@@ -309,14 +323,7 @@ onEachDatabase("the change-waiting mail", "", "goes to the person who asked, nam
 describe("an outbox pass on PGlite", () => {
   it.effect("reads the workspace, its members, the approver and the app once for a pass of many events about them, and queues its mails in one insert", () =>
     Effect.gen(function* () {
-      const { workspaceId, clientId } = yield* seedCode
-      const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
-      const events = Array.from({ length: 20 }, () => ({
-        _tag: "ConnectionOpened" as const, at: 1, connectionId: ConnectionId.make(unique("con_")), workspaceId, clientId,
-        approverId: admin.id, scopes: ["tools:read" as const], surface: "mcp" as const, platforms: "all" as const,
-        writeMode: "wait" as const
-      }))
-      yield* (yield* EventOutbox).append(events)
+      const { admin, events } = yield* connectionsOutboxed(20)
       const recorded = recordingWords()
       const pass = yield* statementsOf(drainReader(mailReader).pipe(Effect.provideService(MailWords, recorded.words)))
       assert.strictEqual(pass.result, 20)
@@ -330,14 +337,7 @@ describe("an outbox pass on PGlite", () => {
 
   it.effect("claims at most 20 events a pass, so that a pass holds the one session for milliseconds and requests go between passes, and writes a pass's audit entries in one insert", () =>
     Effect.gen(function* () {
-      const { workspaceId, clientId } = yield* seedCode
-      const admin = (yield* (yield* Directory).members(workspaceId)).find((m) => m.role === "admin")!.user
-      const events = Array.from({ length: 45 }, () => ({
-        _tag: "ConnectionOpened" as const, at: 1, connectionId: ConnectionId.make(unique("con_")), workspaceId, clientId,
-        approverId: admin.id, scopes: ["tools:read" as const], surface: "mcp" as const, platforms: "all" as const,
-        writeMode: "wait" as const
-      }))
-      yield* (yield* EventOutbox).append(events)
+      const { workspaceId, events } = yield* connectionsOutboxed(45)
       const drained = yield* statementsOf(drainReader(auditReader))
       assert.strictEqual(drained.result, 45)
       // Passes of 20, 20 and 5: three claims, each in its own transaction, and each pass's entries in one insert.
