@@ -1,9 +1,10 @@
 // AuditLog on SQL (spec §Events): entries appended and listed per workspace in the order they were written, and read
 // a page at a time newest first. The AuditEntry Schema is the row (tableRow); `position` keeps the order.
 import { AuditEntry, AuditLog } from "@adgate/core"
-import { Array as Arr, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { decodeRows } from "./decodeRow.ts"
+import { insertRowsInChunks } from "./multiRowInsert.ts"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
 import { limitOffset } from "./pageSql.ts"
@@ -15,12 +16,11 @@ export const AuditLogSql = Layer.effect(AuditLog, Effect.gen(function* () {
   const decode = decodeRows(AuditEntry, { operation: "AuditLog.list", table: "audit_entries", key: "id" })
   const decodePage = decodeRows(AuditEntry, { operation: "AuditLog.page", table: "audit_entries", key: "id" })
   return AuditLog.of({
-    // One multi-row insert: `position` (an identity) is drawn in the VALUES' order, which is the entries' order.
+    // Multi-row inserts (multiRowInsert.ts): `position` (an identity) is drawn in the VALUES' order, the entries' order.
     append: (entries) =>
       Effect.forEach(entries, (e) => row.encode(e, "AuditLog.append")).pipe(
-        Effect.flatMap((rows) => Arr.isReadonlyArrayNonEmpty(rows)
-          ? sql`INSERT INTO audit_entries ${sql.insert(rows)}`.pipe(Effect.asVoid, unavailable("AuditLog.append"))
-          : Effect.void)
+        Effect.flatMap((rows) => insertRowsInChunks(rows, (chunk) =>
+          sql`INSERT INTO audit_entries ${sql.insert(chunk)}`.pipe(unavailable("AuditLog.append"))))
       ),
     list: (workspaceId) =>
       sql`SELECT * FROM audit_entries WHERE workspace_id = ${workspaceId} ORDER BY position`.pipe(

@@ -7,17 +7,11 @@ import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
 import { decodeRows } from "./decodeRow.ts"
 import { tableRow } from "./tableRow.ts"
+import { insertRowsInChunks } from "./multiRowInsert.ts"
 import { unavailable } from "./unavailable.ts"
 
 const MailRow = MailMessage.pipe(Schema.encodeKeys({ to: "recipient" }))
 const row = tableRow(MailRow, { table: "mail_outbox", key: "id" })
-
-/**
- * Rows per insert of `enqueue`: a statement carries at most 32 767 parameters (the PostgreSQL driver refuses more;
- * PGlite wraps the 16-bit count and fails), nine a mail. A pass of 100 connections to a workspace of 10 admins is
- * 1000 mails, one statement.
- */
-export const mailsPerInsert = 1000
 
 export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -27,9 +21,8 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
       Effect.forEach(mails, (m) => row.encode(m, "Mailer.enqueue")).pipe(
         // One multi-row insert (`position` drawn in the VALUES' order). The id is derived from the event and the
         // recipient: the same mail queued again, in this statement or before, keeps the first row.
-        Effect.flatMap((rows) => Effect.forEach(Arr.chunksOf(rows, mailsPerInsert), (chunk) =>
-          sql`INSERT INTO mail_outbox ${sql.insert(chunk)} ON CONFLICT (id) DO NOTHING`.pipe(unavailable("Mailer.enqueue")),
-          { discard: true }))
+        Effect.flatMap((rows) => insertRowsInChunks(rows, (chunk) =>
+          sql`INSERT INTO mail_outbox ${sql.insert(chunk)} ON CONFLICT (id) DO NOTHING`.pipe(unavailable("Mailer.enqueue"))))
       ),
     pending: (limit) =>
       sql`SELECT * FROM mail_outbox WHERE sent_at IS NULL ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(

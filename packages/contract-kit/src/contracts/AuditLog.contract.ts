@@ -22,6 +22,14 @@ export const auditLogContract = <E, R>(name: string, layer: Layer.Layer<AuditLog
       assert.deepStrictEqual(yield* log.list(WorkspaceId.make(unique("ws_"))), [])
     }))
 
+    it.effect("more entries in one append than one statement's parameters allow (32 767) are all appended, in order", () => Effect.gen(function* () {
+      const log = yield* AuditLog
+      const workspaceId = WorkspaceId.make(unique("ws_"))
+      const entries = Array.from({ length: 5_000 }, (_, at) => anAuditEntry({ workspaceId, at }))
+      yield* log.append(entries)
+      assert.deepStrictEqual((yield* log.list(workspaceId)).map((e) => e.at), entries.map((e) => e.at))
+    }))
+
     it.effect("a page lists the newest first, skips offset entries and stops at limit", () => Effect.gen(function* () {
       const log = yield* AuditLog
       const workspaceId = WorkspaceId.make(unique("ws_"))
