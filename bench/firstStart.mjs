@@ -9,11 +9,11 @@ import { createRequire } from "node:module"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { request } from "undici"
-import { node24, repoDir } from "./lib/processes.mjs"
+import { node24, repoDir, startFlagsFor } from "./lib/processes.mjs"
 
 const rounds = Number(process.argv[2] ?? 2)
 const port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 20
-const startFlags = JSON.parse(readFileSync(join(repoDir, "package.json"), "utf8")).scripts.start.split(/\s+/).filter((w) => w.startsWith("--"))
+const startFlags = startFlagsFor("pglite")
 const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024)
 
 const startOnce = async (dataDir) => {

@@ -15,7 +15,7 @@ import { tmpdir, userInfo, loadavg, cpus } from "node:os"
 import { join } from "node:path"
 import { Agent } from "undici"
 import { attr, call, Jar, pkcePair, sleep } from "./lib/http.mjs"
-import { databaseUrl, dropDatabase, freshDatabase, node24, outDir, repoDir, sql } from "./lib/processes.mjs"
+import { databaseUrl, dropDatabase, freshDatabase, node24, outDir, repoDir, sql, startFlagsFor } from "./lib/processes.mjs"
 import { rssMiB } from "./lib/procstat.mjs"
 
 const args = process.argv.slice(2).filter((a) => a !== "soak")
@@ -34,7 +34,7 @@ const adminEmail = "soak@example.com"
 const adminPassword = "soak-password-not-secret-19"
 const redirectUri = "http://127.0.0.1:9/callback"
 const credentialsKey = Buffer.alloc(32, 0x5d).toString("base64")
-const startFlags = JSON.parse(readFileSync(join(repoDir, "package.json"), "utf8")).scripts.start.split(/\s+/).filter((w) => w.startsWith("--"))
+const startFlags = startFlagsFor("pg")
 
 const freePort = () => new Promise((resolve, reject) => {
   const probe = createServer()

@@ -1,7 +1,7 @@
 // Starting and stopping the servers under test as child processes (their output goes to bench/.out/*.log, a file,
 // as in production), and the PostgreSQL side: a fresh database per run, its backends' pids for CPU and pinning.
-import { spawn } from "node:child_process"
-import { mkdirSync, openSync, closeSync } from "node:fs"
+import { execFileSync, spawn } from "node:child_process"
+import { closeSync, mkdirSync, openSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
@@ -11,6 +11,19 @@ export const repoDir = join(benchDir, "..")
 export const outDir = join(benchDir, ".out")
 /** Node 24 as the product runs it: the root's `node` dev dependency. */
 export const node24 = join(repoDir, "node_modules", ".bin", "node")
+
+/**
+ * The V8 flags `npm start` gives the server on this store ("pg" or "pglite"), got by running the start script of the
+ * root package.json through sh (as npm does) with a one-line report in place of the server, so that a bench runs the
+ * server as an operator does, whatever the script says today (its flags depend on DATABASE_URL: round 9).
+ */
+export const startFlagsFor = (store) => {
+  const script = JSON.parse(readFileSync(join(repoDir, "package.json"), "utf8")).scripts.start
+    .replace("exec node ", `exec ${node24} `)
+    .replace("apps/server/src/main.ts", `-e 'process.stdout.write(JSON.stringify(process.execArgv.slice(0, -2)))'`)
+  const env = { ...process.env, DATABASE_URL: store === "pg" ? "postgres://bench" : "" }
+  return JSON.parse(execFileSync("sh", ["-c", script], { cwd: repoDir, env, encoding: "utf8" }))
+}
 
 export const pgAdminUrl = process.env.BENCH_PG_URL ?? "postgres://postgres@127.0.0.1:5432/postgres"
 export const databaseUrl = (name) => {

@@ -2,11 +2,11 @@
 // embedded PGlite (a fresh data folder). The consent is driven through the real pages in the untimed set-up:
 // /signin with its CSRF token, GET /oauth/authorize, then POST /oauth/consent once the page's moment has passed.
 import { execFile } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
-import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild } from "../lib/processes.mjs"
+import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild, startFlagsFor } from "../lib/processes.mjs"
 
 const redirectUri = "http://127.0.0.1:9/callback"
 const scope = "tools:read tools:write"
@@ -15,11 +15,8 @@ const adminPassword = "bench-password-not-secret-1"
 /** Allow access is refused within this long of the page opening (docs/decisions.md, consent page). */
 const consentMomentMs = 1_000
 
-// The V8 flags of `npm start`, read from its script in the root package.json, so that the bench runs the server as an
-// operator does, whatever the script says today. BENCH_ADGATE_NODE_ARGS adds flags for an experiment (space-separated,
-// e.g. "--max-old-space-size=128").
-const startFlags = JSON.parse(readFileSync(join(repoDir, "package.json"), "utf8")).scripts.start.split(/\s+/).filter((word) => word.startsWith("--"))
-const serverNodeArgs = [...startFlags, ...(process.env.BENCH_ADGATE_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")]
+// BENCH_ADGATE_NODE_ARGS adds flags for an experiment (space-separated, e.g. "--max-old-space-size=128").
+const experimentArgs = (process.env.BENCH_ADGATE_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
 
 export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
@@ -41,7 +38,7 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
   const discoveryPath = "/.well-known/oauth-authorization-server"
   /** Starts the server on the target's database (or data folder) and waits until it answers. */
   const launch = async () => {
-    server = startChild(name, [...serverNodeArgs, ...nodeArgs, script], {
+    server = startChild(name, [...startFlagsFor(store), ...experimentArgs, ...nodeArgs, script], {
       PORT: String(port),
       HOST: "127.0.0.1",
       BASE_URL: base,
