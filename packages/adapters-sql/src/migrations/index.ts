@@ -17,6 +17,7 @@ import usageByCredentialIndexes from "./0013_usage_by_credential_indexes.ts"
 import historyPages from "./0014_history_pages.ts"
 import budgetDayCap from "./0015_budget_day_cap.ts"
 import mailClaim from "./0016_mail_claim.ts"
+import creditsKeptToSixDecimals from "./0017_credits_kept_to_six_decimals.ts"
 
 export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.SqlClient>> = {
   "0001_oauth": oauth,
@@ -33,5 +34,6 @@ export const migrations: Record<string, Effect.Effect<void, unknown, SqlClient.S
   "0013_usage_by_credential_indexes": usageByCredentialIndexes,
   "0014_history_pages": historyPages,
   "0015_budget_day_cap": budgetDayCap,
-  "0016_mail_claim": mailClaim
+  "0016_mail_claim": mailClaim,
+  "0017_credits_kept_to_six_decimals": creditsKeptToSixDecimals
 }
