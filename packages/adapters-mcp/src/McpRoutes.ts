@@ -3,8 +3,8 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer, RequestNotes } from "@adgate/core"
-import type { McpPorts } from "./McpPorts.ts"
-import { authorizationOf, hasMatrixParameters } from "@adgate/answers"
+import { type McpPorts, mcpPortServices } from "./McpPorts.ts"
+import { authorizationOf, hasMatrixParameters, withPorts } from "@adgate/answers"
 import { type JsonText, makeMcpEndpoint, mcpPath, notThisEndpoint } from "./mcpHandler.ts"
 
 export interface McpRoutesOptions {
@@ -40,6 +40,7 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
     Effect.gen(function* () {
       const { origin } = yield* Issuer
       const context = yield* Effect.context<McpPorts>()
+      const ports = withPorts(mcpPortServices, context)
       const endpoint = makeMcpEndpoint({ origin, run: Effect.runPromiseWith(context), ...options })
       yield* router.add("*", mcpPath, Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -55,6 +56,9 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
           return webValue(request.headers[name])
         }
         const notes = yield* RequestNotes
+        // The request's effects run in the request's own context (its scope, its request, its log annotations) with the
+        // ports it lacks (withPorts): a finalizer one adds runs when the request ends, not when the server stops.
+        const run = Effect.runPromiseWith(ports.into(yield* Effect.context<never>()))
         const answer = yield* Effect.promise((signal) => endpoint({
           method: request.method, url, headers: { get: header }, signal,
           // The web Request the SDK reads, built only when it answers: the body it forwards (not built a second time),
@@ -65,7 +69,7 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
             if (authorization !== null) headers.set("authorization", authorization)
             return new Request(url, { method: request.method, headers, signal, ...(request.method === "POST" ? { body } : {}) })
           }
-        }, body, notes))
+        }, body, notes, run))
         return yield* answerOf(answer)
       }))
     })

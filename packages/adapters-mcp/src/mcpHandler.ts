@@ -277,12 +277,13 @@ const missingTasksCapability = (id: unknown) => {
   return json(400, { jsonrpc: "2.0", id: id ?? null, error: { code: error.code, message: error.message, data: error.data } })
 }
 
-const authInfoOf = (principal: Principal): AuthInfo => ({
+const authInfoOf = (principal: Principal, run: Runner): AuthInfo => ({
   // The credential itself never travels further than the bearer check.
   token: "[redacted]",
   clientId: principal.clientId ?? principal.apiKeyId ?? "",
   scopes: [...principal.scopes],
-  extra: { principal }
+  // The request's runner beside its principal: the modern handler's server is made per request from these.
+  extra: { principal, run }
 })
 
 const principalOf = (authInfo: AuthInfo | undefined): Principal => {
@@ -291,33 +292,41 @@ const principalOf = (authInfo: AuthInfo | undefined): Principal => {
   return principal as Principal
 }
 
+const runnerOf = (authInfo: AuthInfo | undefined): Runner => {
+  const run = authInfo?.extra?.["run"]
+  if (run === undefined) throw new Error("MCP request without its runner")
+  return run as Runner
+}
+
 /**
  * `(request, body) => answer`: `body` is the request's text, already read under the 1 MB limit; the answer is a web
- * Response, or JSON text made here (McpRoutes' face; makeMcpHandler is the web one).
+ * Response, or JSON text made here (McpRoutes' face; makeMcpHandler is the web one). `run` runs the request's effects:
+ * McpRoutes gives each request one in the request's own context (its scope: a finalizer runs when the request ends);
+ * without one, the options' runner.
  */
 export const makeMcpEndpoint = (options: McpHandlerOptions) => {
-  const { origin, run } = options
-  const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), run, "modern"), {
+  const { origin } = options
+  const modern = createMcpHandler(({ authInfo }) => makeMcpServer(principalOf(authInfo), runnerOf(authInfo), "modern"), {
     legacy: "reject", responseMode: "auto"
   })
-  // The request's notes (its log line) come from the route, not from `run`'s context, which is the server's.
-  const authenticate = (authorization: string | null, notes: RequestNotes | undefined) =>
+  // The request's notes (its log line) come from the route: `run`'s context may be the server's.
+  const authenticate = (run: Runner, authorization: string | null, notes: RequestNotes | undefined) =>
     run(authenticateBearer(authorization ?? undefined, "mcp").pipe(
       Effect.provideService(RequestNotes, notes),
       Effect.map((principal) => ({ _tag: "Principal" as const, principal })),
       Effect.catch((error) => Effect.succeed({ _tag: "Refused" as const, error }))
     ))
 
-  const limits = run(Effect.gen(function* () { return yield* InputLimits }))
+  const limits = options.run(Effect.gen(function* () { return yield* InputLimits }))
 
-  return async (request: McpRequest, bodyText: string, notes?: RequestNotes): Promise<Response | JsonText> => {
+  return async (request: McpRequest, bodyText: string, notes?: RequestNotes, run: Runner = options.run): Promise<Response | JsonText> => {
     if (!originAllowed(request, options)) return jsonRpcError(403, -32000, "Forbidden: this Origin may not call the MCP server.")
     // A credential in the URL is refused whatever else was sent, as on REST (RFC 6750 §2.3, §5.3; spec §Authentication).
     if (new URL(request.url).searchParams.has("access_token")) return refused(new CredentialInQuery(), { origin })
     const authorization = request.headers.get("authorization")
     // Two credentials (the field repeated, or two in one value) are refused as on REST, never resolved to either.
     if (holdsSeveralCredentials(authorization)) return refused(new CredentialRepeated(), { origin })
-    const auth = await authenticate(authorization, notes)
+    const auth = await authenticate(run, authorization, notes)
     if (auth._tag === "Refused") return refused(auth.error, { origin }, run)
     const { principal } = auth
     // Stateless: no stream to resume (GET) and no session to end (DELETE).
@@ -344,7 +353,7 @@ export const makeMcpEndpoint = (options: McpHandlerOptions) => {
       if (needed !== null) return insufficientScope(origin, principal, needed)
     }
     const web = request.web()
-    const authInfo = authInfoOf(principal)
+    const authInfo = authInfoOf(principal, run)
     // With the parsed body given, the SDK's classification reads no body: no clone of the request is needed.
     const legacy = await isLegacyRequest(web, body)
     const platformCall = call !== null && !workspaceTools.some((t) => t.name === call.name) ? call : null

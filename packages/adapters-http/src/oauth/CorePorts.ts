@@ -1,6 +1,7 @@
 // The core ports the OAuth routes run against, captured when the routes are built (so that the handlers have no
 // per-request requirements and one instance of each store is shared; effect4-stack.md §4).
-import { Context, Effect } from "effect"
+import type { Context } from "effect"
+import { withPorts } from "@adgate/answers"
 import {
   AccessTokenStore,
   ApiKeyStore,
@@ -47,23 +48,9 @@ export const corePortServices = [
 ] as const
 
 /**
- * How a route's handler gets the core ports captured when the routes were built (`context`, from
- * `Effect.context<CorePorts>()`): a request whose context already holds those very instances (the server's context
- * is the one the routes were built in: serveHttp, HttpRouter.serve under Layer.provide of the ports) runs the handler
- * as it is; any other (a host that provided the ports to the application layer only, a middleware that replaced one)
- * gets them provided. Either way the handler sees the request's own services (its scope, request, route) and these
- * ports, nothing else of the build's context. Providing the whole build context on every request merged it into the
- * request's: two copies of a map of ~50 services per token request, and the build's scope in place of the request's
- * (bench/README.md round 8).
+ * How an OAuth route's handler gets the core ports captured when the routes were built (`context`, from
+ * `Effect.context<CorePorts>()`): withPorts (@adgate/answers), on these ports. A request whose context already holds
+ * those very instances runs as it is; any other (a host that provided the ports to the application layer only, a
+ * middleware that replaced one) gets those it lacks added.
  */
-export const withCorePorts = (context: Context.Context<CorePorts>) => {
-  const ports = corePortServices.map((service) => [service, Context.get(context, service as Context.Key<CorePorts, unknown>)] as const)
-  const portsOnly = Context.makeUnsafe<CorePorts>(new Map(ports.map(([service, instance]) => [service.key, instance])))
-  const held = (request: Context.Context<never>): boolean => {
-    for (const [service, instance] of ports) if (Context.getOrUndefined(request as Context.Context<CorePorts>, service as Context.Key<CorePorts, unknown>) !== instance) return false
-    return true
-  }
-  return <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, CorePorts>> =>
-    Effect.withFiber((fiber) =>
-      held(fiber.context) ? effect as Effect.Effect<A, E, Exclude<R, CorePorts>> : Effect.provide(effect, portsOnly))
-}
+export const withCorePorts = (context: Context.Context<CorePorts>) => withPorts(corePortServices, context)

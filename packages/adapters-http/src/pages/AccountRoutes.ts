@@ -7,7 +7,7 @@ import { changePassword, type PasswordChangeThrottled, passwordMaxLength, passwo
 import { People, type Person } from "../people/People.ts"
 import { html } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
-import type { PagePorts } from "./PagePorts.ts"
+import { type PagePorts, withPagePorts } from "./PagePorts.ts"
 import { doneAndBack, formExpired, formField, noticeOf, renderPersonPage } from "./workspaceFrame.ts"
 
 /** The page's words for each reason a new password is refused. */
@@ -63,12 +63,11 @@ ${options.problem === undefined ? "" : html`<p class="alert" role="alert">${opti
 
 export const AccountRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<PagePorts>()
+    const ports = withPagePorts(yield* Effect.context<PagePorts>())
     const people = yield* People
 
     yield* router.add("GET", pagePaths.account, (request) =>
-      people.requirePerson(request, (person) => Effect.succeed(accountPage(person, { notice: noticeOf(person) }))).pipe(
-        Effect.provideContext(context)))
+      people.requirePerson(request, (person) => Effect.succeed(accountPage(person, { notice: noticeOf(person) }))).pipe(ports))
 
     yield* router.add("POST", pagePaths.accountPassword, (request) =>
       people.requirePerson(request.modify({ url: pagePaths.account }), (person) =>
@@ -96,6 +95,6 @@ export const AccountRoutes = HttpRouter.use((router) =>
           if (!isPasswordRefusal(error)) return yield* error
           const row = (passwordRefusals[error._tag] as (e: PasswordRefusal) => { readonly status: number; readonly message: string })(error)
           return accountPage(person, { problem: row.message, status: row.status })
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
   })
 )

@@ -13,7 +13,7 @@ import { formatWhen } from "./formatting.ts"
 import { html, type Html } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
 import { rolesWhere } from "./pageRoles.ts"
-import type { PagePorts } from "./PagePorts.ts"
+import { type PagePorts, withPagePorts } from "./PagePorts.ts"
 import {
   doneAndBack, formField, noticeOf, renderWorkspacePage, requireRole, withWorkspace, withWorkspaceForm, type WorkspaceView
 } from "./workspaceFrame.ts"
@@ -156,7 +156,7 @@ const isScope = (value: string): value is Scope => (allScopes as ReadonlyArray<s
 
 export const ApiKeysRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<PagePorts>()
+    const ports = withPagePorts(yield* Effect.context<PagePorts>())
     const routePath = "/workspaces/:workspaceId/keys"
     const mayUse = (view: WorkspaceView) => requireRole(view, rolesWhere(canCreateApiKeys), "API keys")
 
@@ -166,7 +166,7 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
           const refused = yield* mayUse(view)
           if (refused._tag === "Some") return refused.value
           return keysPage(view, yield* listApiKeys(view.workspace.id), { notice: noticeOf(view.person) })
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
 
     yield* router.add("POST", routePath, () =>
       withWorkspaceForm((view, form) =>
@@ -192,7 +192,7 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
           if (!isKeyRefusal(error)) return yield* error
           const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
           return yield* again(row.message, row.status)
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
 
     yield* router.add("POST", `${routePath}/:keyId/revoke`, () =>
       withWorkspaceForm((view) =>
@@ -208,6 +208,6 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
             view, section: "keys", title: "Not allowed", status: row.status,
             body: html`<p>${row.message}</p><p><a href="${pagePaths.apiKeys(view.workspace.id)}">Back to the keys</a></p>`
           })
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
   })
 )

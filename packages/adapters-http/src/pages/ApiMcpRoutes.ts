@@ -5,10 +5,11 @@ import { Clock, Effect } from "effect"
 import { HttpRouter } from "effect/http"
 import {
   type ConnectedAppNotFound, endConnectedApp, findConnectedApp, listConnectedApps, listPendingWriteRequests, type NotAllowedToEnd,
-  peopleOf, type ToolUsageLog, usageWindow, UserId, type WriteRequestStore
+  peopleOf, ToolUsageLog, usageWindow, UserId, WriteRequestStore
 } from "@adgate/core"
-import type { CorePorts } from "../oauth/CorePorts.ts"
-import type { People } from "../people/People.ts"
+import { withPorts } from "@adgate/answers"
+import { type CorePorts, corePortServices } from "../oauth/CorePorts.ts"
+import { People } from "../people/People.ts"
 import { RequestId } from "../security.ts"
 import { apiMcpBody, connectedAppBody } from "./apiMcpView.ts"
 import { renderErrorPage, seeOther } from "./layout.ts"
@@ -17,6 +18,9 @@ import { doneAndBack, noticeOf, renderWorkspacePage, withWorkspace, withWorkspac
 
 /** The ports the page's core services run on, captured when the routes are built. */
 type ApiMcpPorts = CorePorts | ToolUsageLog | WriteRequestStore
+
+/** ApiMcpPorts and the frame's People, as values. */
+const apiMcpPortServices = [...corePortServices, ToolUsageLog, WriteRequestStore, People] as const
 
 /** How many audit entries a row's page shows; the audit log has them all. */
 const auditTrailLength = 50
@@ -39,11 +43,11 @@ const rowRefusal = (view: WorkspaceView, error: ConnectedAppNotFound | NotAllowe
 export const ApiMcpRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     // Captured here, so that the frame's per-request `People` and the services' ports are no requirement of a request.
-    const ports = yield* Effect.context<ApiMcpPorts | People>()
+    const ports = withPorts(apiMcpPortServices, yield* Effect.context<ApiMcpPorts | People>())
     const rowId = Effect.map(HttpRouter.params, (params) => params["id"] ?? "")
 
     yield* router.add("GET", "/workspaces/:workspaceId", () =>
-      withWorkspace((view) => Effect.succeed(seeOther(pagePaths.apiMcp(view.workspace.id)))).pipe(Effect.provide(ports)))
+      withWorkspace((view) => Effect.succeed(seeOther(pagePaths.apiMcp(view.workspace.id)))).pipe(ports))
 
     yield* router.add("GET", "/workspaces/:workspaceId/api-mcp", () =>
       withWorkspace((view) =>
@@ -56,7 +60,7 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
           return renderWorkspacePage({
             view, section: "api-mcp", title: "API & MCP", body: apiMcpBody(view, { overview, waiting }, noticeOf(view.person))
           })
-        })).pipe(Effect.provide(ports)))
+        })).pipe(ports))
 
     yield* router.add("GET", "/workspaces/:workspaceId/api-mcp/connected/:id", () =>
       withWorkspace((view) =>
@@ -68,7 +72,7 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
             view, section: "api-mcp", title: detail.app.kind === "api_key" ? "API key" : "Connected app",
             body: connectedAppBody(view, detail, actors, noticeOf(view.person))
           })
-        }).pipe(Effect.catchTag("ConnectedAppNotFound", (e) => rowRefusal(view, e)))).pipe(Effect.provide(ports)))
+        }).pipe(Effect.catchTag("ConnectedAppNotFound", (e) => rowRefusal(view, e)))).pipe(ports))
 
     yield* router.add("POST", "/workspaces/:workspaceId/api-mcp/connected/:id/end", () =>
       withWorkspaceForm((view) =>
@@ -82,6 +86,6 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
         }).pipe(Effect.catchTags({
           ConnectedAppNotFound: (e) => rowRefusal(view, e),
           NotAllowedToEnd: (e) => rowRefusal(view, e)
-        }))).pipe(Effect.provide(ports)))
+        }))).pipe(ports))
   })
 )

@@ -13,7 +13,7 @@ import { formatWhen } from "./formatting.ts"
 import { html, type Html } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
 import { rolesWhere } from "./pageRoles.ts"
-import type { PagePorts } from "./PagePorts.ts"
+import { type PagePorts, withPagePorts } from "./PagePorts.ts"
 import {
   doneAndBack, formField, noticeOf, renderWorkspacePage, requireRole, withWorkspace, withWorkspaceForm, type WorkspaceView
 } from "./workspaceFrame.ts"
@@ -184,7 +184,7 @@ const appNotFound = (view: WorkspaceView) =>
 
 export const OwnAppsRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<PagePorts>()
+    const ports = withPagePorts(yield* Effect.context<PagePorts>())
     const routePath = "/workspaces/:workspaceId/apps"
 
     /** The page for people who may read it; a viewer gets the 403 page that says who may. */
@@ -197,7 +197,7 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
           const refused = yield* readable(view)
           if (refused._tag === "Some") return refused.value
           return appsPage(view, yield* listWorkspaceApps(view.workspace.id), { notice: noticeOf(view.person) })
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
 
     yield* router.add("POST", routePath, () =>
       withWorkspaceForm((view, form) =>
@@ -224,7 +224,7 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
           if (!isRegisterRefusal(error)) return yield* error
           const row = (registerRefusals[error._tag] as (e: RegisterRefusal, lines: RedirectLines) => RefusalRow)(error, lines)
           return yield* again(row.problems, row.status)
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
 
     yield* router.add("GET", `${routePath}/:clientId`, () =>
       withWorkspace((view) =>
@@ -235,7 +235,7 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
           return yield* workspaceAppWithConnections(view.workspace.id, clientId).pipe(
             Effect.map(({ client, activeConnections }) => appPage(view, client, activeConnections)),
             Effect.catchTag("WorkspaceAppNotFound", () => Effect.succeed(appNotFound(view))))
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
 
     yield* router.add("POST", `${routePath}/:clientId/remove`, () =>
       withWorkspaceForm((view) =>
@@ -252,6 +252,6 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
             Effect.catchTag("NotAllowedToManage", () => Effect.succeed(renderWorkspacePage({
               view, section: "apps", title: "Not allowed", status: 403, body: html`<p>Only a workspace admin removes apps.</p>`
             }))))
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
   })
 )

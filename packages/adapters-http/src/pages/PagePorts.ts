@@ -1,8 +1,19 @@
 // The core ports the management pages (own apps, API keys, settings, account) run their services on, captured when
 // their routes are built, as the OAuth routes capture CorePorts.
-import type { CreditsLedger, GuardrailStore, PasswordHasher, PeopleStore } from "@adgate/core"
-import type { CorePorts } from "../oauth/CorePorts.ts"
-import type { People } from "../people/People.ts"
+import type { Context } from "effect"
+import { withPorts } from "@adgate/answers"
+import { CreditsLedger, GuardrailStore, PasswordHasher, PeopleStore } from "@adgate/core"
+import { type CorePorts, corePortServices } from "../oauth/CorePorts.ts"
+import { People } from "../people/People.ts"
 
 /** With People: the frame (workspaceFrame.ts) finds the signed-in person through it. */
 export type PagePorts = CorePorts | CreditsLedger | GuardrailStore | PasswordHasher | PeopleStore | People
+
+/** The services of PagePorts, as values. */
+export const pagePortServices = [...corePortServices, CreditsLedger, GuardrailStore, PasswordHasher, PeopleStore, People] as const
+
+/**
+ * How a page's handler gets these ports as the routes were built with them (withPorts, @adgate/answers). People is
+ * the application layer's own (HttpApp), so no request holds it: it, and any port the request lacks, is added.
+ */
+export const withPagePorts = (context: Context.Context<PagePorts>) => withPorts(pagePortServices, context)

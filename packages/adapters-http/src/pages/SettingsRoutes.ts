@@ -10,7 +10,7 @@ import {
 import { formatCredits, formatWhen } from "./formatting.ts"
 import { html, type Html } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
-import type { PagePorts } from "./PagePorts.ts"
+import { type PagePorts, withPagePorts } from "./PagePorts.ts"
 import { doneAndBack, formField, noticeOf, renderWorkspacePage, withWorkspace, withWorkspaceForm, type WorkspaceView } from "./workspaceFrame.ts"
 
 /** A numeric cap of the guardrails: its words on the page and whether it takes whole numbers only. */
@@ -181,11 +181,11 @@ const changesOf = (form: GuardrailsForm): GuardrailChanges | string => {
 
 export const SettingsRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<PagePorts>()
+    const ports = withPagePorts(yield* Effect.context<PagePorts>())
     const routePath = "/workspaces/:workspaceId/settings"
 
     yield* router.add("GET", routePath, () =>
-      withWorkspace((view, request) => settingsPage(view, request)).pipe(Effect.provideContext(context)))
+      withWorkspace((view, request) => settingsPage(view, request)).pipe(ports))
 
     yield* router.add("POST", `${routePath}/guardrails`, () =>
       withWorkspaceForm((view, form, request) =>
@@ -203,6 +203,6 @@ export const SettingsRoutes = HttpRouter.use((router) =>
           if (!isGuardrailsRefusal(error)) return yield* error
           const row = (guardrailsRefusals[error._tag] as (e: GuardrailsRefusal) => { readonly status: number; readonly message: string })(error)
           return yield* again(row.message, row.status)
-        })).pipe(Effect.provideContext(context)))
+        })).pipe(ports))
   })
 )

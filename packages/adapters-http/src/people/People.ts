@@ -10,13 +10,13 @@ import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpServerResponse as Response } from "effect/http"
 import {
   constantTimeEqual,
-  type Directory,
+  Directory,
   isSessionSecret,
   Issuer,
-  type PasswordHasher,
-  type PeopleStore,
+  PasswordHasher,
+  PeopleStore,
   Prefix,
-  type RateLimiter,
+  RateLimiter,
   resolvePerson,
   resolveSession,
   Secrets,
@@ -25,6 +25,7 @@ import {
   type SignedInPerson,
   StoreUnavailable
 } from "@adgate/core"
+import { withPorts } from "@adgate/answers"
 import { seeOther } from "../pages/layout.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { isCrossSite } from "../security.ts"
@@ -42,6 +43,9 @@ const noticeValue = /^([A-Za-z0-9_-]{1,1200})\.([A-Za-z0-9_-]{43})$/
 
 /** The core ports the people services run on, captured when the layer is built. */
 export type PeoplePorts = Directory | PeopleStore | PasswordHasher | RateLimiter | Secrets
+
+/** The services of PeoplePorts, as values. */
+export const peoplePortServices = [Directory, PeopleStore, PasswordHasher, RateLimiter, Secrets] as const
 
 /** The signed-in person behind a request. `csrfToken` goes into every form the person may post. */
 export interface Person extends SignedInPerson {
@@ -116,7 +120,8 @@ const preSessionValue = new RegExp(`^${Prefix.csrf}[A-Za-z0-9_-]{43}$`)
 export const makePeople = Effect.gen(function* () {
     const issuer = yield* Issuer
     const secrets = yield* Secrets
-    const ports = yield* Effect.context<PeoplePorts>()
+    // What a request's person is resolved on (withPorts, @adgate/answers): the request's own context, with these ports.
+    const ports = withPorts(peoplePortServices, yield* Effect.context<PeoplePorts>())
     const host = yield* Effect.serviceOption(SignIn)
     const https = issuer.origin.startsWith("https://")
     // __Host- cookies must be Secure, Path=/ and without Domain: a sibling subdomain cannot plant them (M 157).
@@ -182,7 +187,7 @@ export const makePeople = Effect.gen(function* () {
         if (Option.isSome(host)) {
           const signedIn = yield* hostSession(host.value, request)
           if (Option.isNone(signedIn)) return Option.none<Person>()
-          const person = yield* resolvePerson(signedIn.value.userId, null).pipe(Effect.provide(ports))
+          const person = yield* resolvePerson(signedIn.value.userId, null).pipe(ports)
           if (Option.isNone(person)) return Option.none<Person>()
           // No one-time notice under a host's session: its MAC is keyed by adgate's own session secret, which a host's
           // session does not carry (docs/embedding.md, Known limits); the page itself still shows the new state.
@@ -192,7 +197,7 @@ export const makePeople = Effect.gen(function* () {
         }
         const secret = sessionSecret(request)
         if (Option.isNone(secret)) return Option.none<Person>()
-        const person = yield* resolveSession(secret.value).pipe(Effect.provide(ports))
+        const person = yield* resolveSession(secret.value).pipe(ports)
         if (Option.isNone(person)) return Option.none<Person>()
         return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(secret.value), notice: noticeIn(request, secret.value) })
       })

@@ -3,10 +3,14 @@
 // CSRF-checked and same-site only.
 import { Effect, Option } from "effect"
 import { HttpRouter, type HttpServerRequest, UrlParams } from "effect/http"
-import { ClientStore, Issuer, type NotAMember, passwordMaxLength, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace, WorkspaceId } from "@adgate/core"
+import {
+  ClientStore, EventOutbox, Issuer, type NotAMember, passwordMaxLength, signIn, type SignInRefused, type SignInThrottled, signOut, switchWorkspace, Transactor,
+  WorkspaceId
+} from "@adgate/core"
+import { type PortsOf, withPorts } from "@adgate/answers"
 import { askingApp } from "../oauth/askingApp.ts"
 import { html, renderErrorPage, renderPage, seeOther, type Html } from "../pages/layout.ts"
-import { People, type PeoplePorts, type Person } from "./People.ts"
+import { People, peoplePortServices, type Person } from "./People.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { pagePaths } from "../pages/pagePaths.ts"
 import { formExpired, renderPersonPage } from "../pages/workspaceFrame.ts"
@@ -75,15 +79,18 @@ ${person.workspaces.map((w) =>
 </form>
 </section>`
 
+/** What signing in, signing out and switching workspace run on: the people ports, and the outbox their events are written to. */
+const peopleRoutesPortServices = [...peoplePortServices, EventOutbox, Transactor] as const
+
 export const PeopleRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     const people = yield* People
-    const ports = yield* Effect.context<PeoplePorts>()
+    const ports = withPorts(peopleRoutesPortServices, yield* Effect.context<PortsOf<typeof peopleRoutesPortServices>>())
     const clients = yield* ClientStore
     const { origin } = yield* Issuer
     const asking = (returnTo: string) => Effect.map(askingApp(clients, returnTo, origin), Option.getOrUndefined)
     const endSession = (request: HttpServerRequest.HttpServerRequest) =>
-      Option.match(people.sessionSecret(request), { onNone: () => Effect.void, onSome: signOut }).pipe(Effect.provide(ports))
+      Option.match(people.sessionSecret(request), { onNone: () => Effect.void, onSome: signOut }).pipe(ports)
 
     yield* router.add("GET", "/signin", (request) =>
       Effect.gen(function* () {
@@ -108,7 +115,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
         const address = Option.getOrElse(request.remoteAddress, () => "unknown")
         const outcome = yield* signIn({
           email, password, address
-        }).pipe(Effect.provide(ports), Effect.result)
+        }).pipe(ports, Effect.result)
         if (outcome._tag === "Success") {
           // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
           yield* endSession(request)
@@ -151,7 +158,7 @@ export const PeopleRoutes = HttpRouter.use((router) =>
                 ? seeOther(pagePaths.apiMcp(chosen))
                 : renderErrorPage({ ...peoplePageErrors.NotAMember, returnTo })
             return yield* switchWorkspace(person.session, chosen).pipe(
-              Effect.provide(ports),
+              ports,
               Effect.as(seeOther(returnTo)),
               Effect.catchTag("NotAMember", (e) => Effect.succeed(renderErrorPage({ ...peoplePageErrors[e._tag], returnTo })))
             )

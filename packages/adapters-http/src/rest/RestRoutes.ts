@@ -1,19 +1,31 @@
 // Serves the REST API v1 from its route table (restApi.ts; spec §REST API, §Authentication 1, 5–7, §REST status
 // codes): CORS for any origin without credentials, the bearer check (never a cookie), the scope check, the query and
 // the 1 MB JSON body, the handler, and every refusal through the one error table, all as JSON with no-store.
-import { Cause, type Context, Effect, Schema } from "effect"
+import { Cause, Effect, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { authenticateBearer, InputLimits, Issuer, nestsDeeperThan, requireScope } from "@adgate/core"
+import {
+  AccessTokenStore, ApiKeyStore, ArgumentValidator, authenticateBearer, ConnectionStore, CreditsLedger, Directory, EventOutbox, GuardrailStore,
+  IdempotencyStore, InputLimits, Issuer, nestsDeeperThan, Platforms, RateLimiter, requireScope, Secrets, TaskStore, ToolSearch, ToolUsageLog,
+  Transactor, WriteRequestStore
+} from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import {
   authorizationOf, BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, CredentialRepeated, hasMatrixParameters, holdsSeveralCredentials, isRestRefusal, logIfOutage, MethodNotAllowed,
-  QueryInvalid, RouteNotFound
+  type PortsOf, QueryInvalid, RouteNotFound, withPorts, type WithPorts
 } from "@adgate/answers"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type BearerRoute, isPublicRoute, type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
 import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
 
 type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
+
+/** The ports of the bearer check and the tool pipeline (RestServices, BearerServices): what a REST handler runs on. */
+const restPortServices = [
+  AccessTokenStore, ApiKeyStore, ArgumentValidator, ConnectionStore, CreditsLedger, Directory, EventOutbox, GuardrailStore, IdempotencyStore, Issuer,
+  Platforms, RateLimiter, Secrets, TaskStore, ToolSearch, ToolUsageLog, Transactor, WriteRequestStore
+] as const
+
+type RestPorts = WithPorts<PortsOf<typeof restPortServices>>
 
 /**
  * The body as a JSON object. Empty is `{}` (a tool without arguments); not JSON is 400 invalid_json; JSON that is not
@@ -121,7 +133,7 @@ const decodedSegment = (segment: string): string => {
  * any other. A path of the table whose method differs answers 405 with Allow; any other /api/v1 path, or one with
  * matrix parameters, a JSON 404.
  */
-const fallback = (origin: string, context: Context.Context<RestServices | BearerServices>) => {
+const fallback = (origin: string, ports: RestPorts) => {
   const patterns = restApi.map((r) => ({
     route: r,
     names: [...r.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]!),
@@ -136,7 +148,7 @@ const fallback = (origin: string, context: Context.Context<RestServices | Bearer
     if (same !== undefined && !isPublicRoute(same.route)) {
       const values = same.regex.exec(path)!.slice(1)
       const params = Object.fromEntries(same.names.map((name, i) => [name, decodedSegment(values[i] ?? "")]))
-      return yield* serve(same.route, origin, params).pipe(Effect.provideContext(context))
+      return yield* serve(same.route, origin, params).pipe(ports)
     }
     const allow = [...new Set(matching.map((p) => p.route.method))]
     return restRefusalResponse(allow.length > 0 ? new MethodNotAllowed({ allow: [...allow, "OPTIONS"] }) : new RouteNotFound({ path }), origin)
@@ -146,7 +158,7 @@ const fallback = (origin: string, context: Context.Context<RestServices | Bearer
 /** Every /api/v1 route. Needs the core ports of the pipeline, the Issuer, and the bearer check's stores. */
 export const RestRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<RestServices | BearerServices>()
+    const ports = withPorts(restPortServices, yield* Effect.context<RestServices | BearerServices>())
     const { origin } = yield* Issuer
     const document = openApiDocument(origin)
     for (const route of restApi) {
@@ -155,12 +167,12 @@ export const RestRoutes = HttpRouter.use((router) =>
         ? Effect.map(HttpServerRequest.HttpServerRequest, (request) => hasMatrixParameters(request.url)
           ? restRefusalResponse(new RouteNotFound({ path: new URL(request.url, origin).pathname }), origin)
           : HttpServerResponse.jsonUnsafe(document, { headers: jsonHeaders }))
-        : serve(route, origin).pipe(Effect.provideContext(context))
+        : serve(route, origin).pipe(ports)
       yield* router.add(route.method, path, handler)
     }
     yield* router.add("OPTIONS", `${restBasePath}/*`, preflight)
     for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
-      yield* router.add(method, `${restBasePath}/*`, fallback(origin, context))
+      yield* router.add(method, `${restBasePath}/*`, fallback(origin, ports))
     }
   })
 )

@@ -13,6 +13,7 @@ import {
   type PlatformsShape,
   type ToolSearch,
   Directory,
+  type DirectoryShape,
   Issuer,
   MetadataDocumentFetcher,
   MetadataDocumentUnavailable,
@@ -72,6 +73,8 @@ export interface TestServerOptions {
   readonly mailbox?: DevelopmentMailboxShape
   /** Wraps the platforms the server calls (a fault test's failing platform); default: the platforms as they are. */
   readonly platforms?: (real: PlatformsShape) => PlatformsShape
+  /** Wraps the directory the server's routes read (a test watching its calls); default: the directory as it is. */
+  readonly directory?: (real: DirectoryShape) => DirectoryShape
   /** How long a platform call may take (PlatformCallDeadlineMs); default: the core's. */
   readonly platformCallDeadlineMs?: number
   /** The readiness checks (shutdown flag, pending migrations); default: none pending, not stopping. */
@@ -230,9 +233,12 @@ const startWith = async (
       PasswordHasherScrypt
     )
     const built = await Effect.runPromise(Layer.buildWithScope(ports, scope))
-    const wrapped = options.platforms === undefined
+    const withPlatforms = options.platforms === undefined
       ? built
       : Context.add(built, Platforms, options.platforms(Context.get(built, Platforms)))
+    const wrapped = options.directory === undefined
+      ? withPlatforms
+      : Context.add(withPlatforms, Directory, options.directory(Context.get(withPlatforms, Directory)))
     const portsContext = options.platformCallDeadlineMs === undefined
       ? wrapped
       : Context.add(wrapped, PlatformCallDeadlineMs, options.platformCallDeadlineMs)

@@ -17,6 +17,8 @@ import {
   MetadataDocumentFetcher,
   PasswordHasher,
   PeopleStore,
+  Platforms,
+  type PlatformsShape,
   Prefix,
   type RateLimitPolicy,
   RateLimits,
@@ -79,6 +81,8 @@ export const startMcpTestServer = async (
     readonly rateLimits?: RateLimitPolicy
     /** The /api/mcp routes' options; default: McpRoutes'. */
     readonly mcp?: McpRoutesOptions
+    /** Wraps the platforms the server calls (a test watching its calls); default: the platforms as they are. */
+    readonly platforms?: (real: PlatformsShape) => PlatformsShape
   } = {}
 ): Promise<McpTestServer> => {
   const scope = Effect.runSync(Scope.make())
@@ -97,7 +101,8 @@ export const startMcpTestServer = async (
       ).pipe(Layer.provideMerge(sqlDatabase))),
       Layer.orDie
     )
-    const portsContext = await Effect.runPromise(Layer.buildWithScope(ports, scope))
+    const built = await Effect.runPromise(Layer.buildWithScope(ports, scope))
+    const portsContext = options.platforms === undefined ? built : Context.add(built, Platforms, options.platforms(Context.get(built, Platforms)))
     const run = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.runPromise(Effect.provide(effect, portsContext) as Effect.Effect<A, E>)
     const app = Layer.mergeAll(makeHttpApp(), options.mcp === undefined ? McpRoutes : makeMcpRoutes(options.mcp))
     const logs: Array<string> = []

@@ -7,11 +7,13 @@
 import { Clock, Effect, Schema } from "effect"
 import { HttpRouter, type HttpServerRequest } from "effect/http"
 import {
-  decideAndExecute, findWriteRequest, type Guardrails, listPendingWriteRequests, outcomeOfWriteRequest, WriteRequestId,
-  numberedPage, WriteRequestOutcome, WriteRequestStore
+  ApiKeyStore, ClientStore, ConnectionStore, CreditsLedger, decideAndExecute, Directory, EventOutbox, findWriteRequest, type Guardrails, GuardrailStore,
+  listPendingWriteRequests, outcomeOfWriteRequest, Platforms, Secrets, ToolUsageLog, Transactor, WriteRequestId, numberedPage, WriteRequestOutcome,
+  WriteRequestStore
 } from "@adgate/core"
+import { withPorts } from "@adgate/answers"
 import { RequestId } from "../../security.ts"
-import type { People } from "../../people/People.ts"
+import { People } from "../../people/People.ts"
 import { clientLabel } from "../appLabel.ts"
 import { formatWhen } from "../formatting.ts"
 import { html, type Html, renderErrorPage } from "../layout.ts"
@@ -359,14 +361,14 @@ const decide = (decision: "approve" | "decline") =>
 
 export const ApprovalsRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<ApprovalsServices>()
+    const ports = withPorts(approvalsPortServices, yield* Effect.context<ApprovalsServices>())
     const base = "/workspaces/:workspaceId/approvals"
-    yield* router.add("GET", base, withWorkspace(listPage).pipe(Effect.provideContext(context)))
+    yield* router.add("GET", base, withWorkspace(listPage).pipe(ports))
     yield* router.add("GET", `${base}/:requestId`, withWorkspace((view) =>
       Effect.flatMap(HttpRouter.params, (params) => detailPage(view, WriteRequestId.make(params["requestId"] ?? "")))
-    ).pipe(Effect.provideContext(context)))
-    yield* router.add("POST", `${base}/:requestId/approve`, decide("approve").pipe(Effect.provideContext(context)))
-    yield* router.add("POST", `${base}/:requestId/decline`, decide("decline").pipe(Effect.provideContext(context)))
+    ).pipe(ports))
+    yield* router.add("POST", `${base}/:requestId/approve`, decide("approve").pipe(ports))
+    yield* router.add("POST", `${base}/:requestId/decline`, decide("decline").pipe(ports))
   })
 )
 
@@ -375,3 +377,9 @@ type ApprovalsServices =
   | Effect.Services<ReturnType<typeof decideAndExecute>>
   | Effect.Services<ReturnType<typeof factsOf>>
   | Effect.Services<ReturnType<typeof pendingFactsOf>>
+
+/** The services of ApprovalsServices, as values. */
+const approvalsPortServices = [
+  People, ApiKeyStore, ClientStore, ConnectionStore, CreditsLedger, Directory, EventOutbox, GuardrailStore, Platforms, Secrets, ToolUsageLog, Transactor,
+  WriteRequestStore
+] as const

@@ -7,8 +7,9 @@ import {
   appIdentity, type AuditAction, AuditAction as AuditActionSchema, type Client, type AuditEntry, AuditLog, ApiKeyStore, ClientStore, ConnectionStore,
   Directory, numberedPage, type UserId
 } from "@adgate/core"
+import { type PortsOf, withPorts } from "@adgate/answers"
 import { RequestId } from "../../security.ts"
-import type { People } from "../../people/People.ts"
+import { People } from "../../people/People.ts"
 import { clientLabel } from "../appLabel.ts"
 import { html, type Html, renderErrorPage } from "../layout.ts"
 import { pagePaths } from "../pagePaths.ts"
@@ -256,11 +257,12 @@ ${next === null ? "" : html`<a class="button secondary small" href="${next}" rel
     })
   })
 
+/** What the audit page runs on: the frame's People and the stores the page reads. */
+const auditPortServices = [People, AuditLog, Directory, ConnectionStore, ApiKeyStore, ClientStore] as const
+
 export const AuditRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const context = yield* Effect.context<AuditServices>()
-    yield* router.add("GET", "/workspaces/:workspaceId/audit", withWorkspace(auditPage).pipe(Effect.provideContext(context)))
+    const ports = withPorts(auditPortServices, yield* Effect.context<PortsOf<typeof auditPortServices>>())
+    yield* router.add("GET", "/workspaces/:workspaceId/audit", withWorkspace(auditPage).pipe(ports))
   })
 )
-
-type AuditServices = People | AuditLog | Directory | ConnectionStore | ApiKeyStore | ClientStore

@@ -1,0 +1,46 @@
+// How a surface's request handlers get the ports captured when their routes were built (REST, the pages, MCP, the
+// OAuth routes): the listed ports only, added to the request's own context where it lacks those very instances.
+import { Context, Effect } from "effect"
+
+/** The services a list of service keys stands for (the union of their identifiers). */
+export type PortsOf<Services extends ReadonlyArray<Context.Key<any, any>>> = Services[number]["Identifier"]
+
+export interface WithPorts<I> {
+  /** `effect` with the ports: in the request's own context, with those ports added that it lacks. */
+  <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, I>>
+  /** `request` with the ports it lacks added; `request` itself when it holds them all. */
+  readonly into: <R>(request: Context.Context<R>) => Context.Context<R | I>
+}
+
+/**
+ * The ports `services` as they are in `context` (the routes' build context, from `Effect.context<…>()`), for the
+ * handlers of those routes. A request whose context already holds these very instances (the server's context is the
+ * one the routes were built in: serveHttp, HttpRouter.serve under Layer.provide of the ports, createAdgate) runs as it
+ * is; one that lacks some (a service the application layer provides to its own routes only, such as People, or a
+ * middleware that replaced one) gets those added. Either way the handler sees the request's own services (its scope,
+ * request, route, log annotations) and these ports, nothing else of the build's context.
+ *
+ * Providing the whole build context on every request instead (`Effect.provideContext(context)`) merged it into the
+ * request's: two copies of a map of ~50 services per request (bench/README.md round 8), and the build's scope in place
+ * of the request's, so that a finalizer a handler added would have run when the server stopped, not when the request
+ * ended.
+ */
+export const withPorts = <const Services extends ReadonlyArray<Context.Key<any, any>>>(
+  services: Services,
+  context: Context.Context<PortsOf<Services>>
+): WithPorts<PortsOf<Services>> => {
+  const ports = services.map((service) => [service, Context.get(context, service)] as const)
+  const into = <R>(request: Context.Context<R>): Context.Context<R | PortsOf<Services>> => {
+    let provided: Context.Context<any> = request
+    for (const [service, instance] of ports) {
+      // Compared by identity: an instance of the request's own that differs (a middleware's) is replaced, as the
+      // handler was built against the routes' one. Added one by one: an add costs no copy of the request's context.
+      if (Context.getOrUndefined(provided, service) !== instance) provided = Context.add(provided, service, instance)
+    }
+    return provided
+  }
+  const withThem = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, Exclude<R, PortsOf<Services>>> =>
+    // updateContext leaves the fiber's context alone when `into` answers the very context it was given.
+    Effect.updateContext(effect, (request: Context.Context<Exclude<R, PortsOf<Services>>>) => into(request) as Context.Context<R>)
+  return Object.assign(withThem, { into })
+}
