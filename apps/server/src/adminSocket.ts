@@ -95,7 +95,8 @@ export const AdminSocket = (dataDir: string) =>
       if (body === "too_large") return reply(response, 413, { error: "too_large" })
       const command = decodeRequest(body)
       if (Option.isNone(command)) return reply(response, 400, { error: "not a command: {\"argv\": [\"word\", …]}" })
-      reply(response, 200, await run(answerCommand(command.value.argv)))
+      // In a scope of its own, as the CLI runs a command: run's context is the server's (its layer's scope included).
+      reply(response, 200, await run(Effect.scoped(answerCommand(command.value.argv))))
     }
 
     const secretHash = yield* Effect.try({

@@ -129,7 +129,7 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
     it.effect("a fresh database comes up with every migration recorded once", () => Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const rows = yield* sql<{ migrationId: number; name: string }>`SELECT migration_id, name FROM ${sql(migrationsTable)}`
-      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"], [9, "outbox_done_index"], [10, "refresh_hash_purge"], [11, "outbox_legacy_write_queued"], [12, "client_product"], [13, "usage_by_credential_indexes"], [14, "history_pages"], [15, "budget_day_cap"], [16, "mail_claim"]])
+      assert.deepStrictEqual(rows.map((r) => [r.migrationId, r.name]), [[1, "oauth"], [2, "operations"], [3, "code_challenge_index"], [4, "outbox"], [6, "pipeline"], [7, "task_runner"], [8, "connection_expiry_index"], [9, "outbox_done_index"], [10, "refresh_hash_purge"], [11, "outbox_legacy_write_queued"], [12, "client_product"], [13, "usage_by_credential_indexes"], [14, "history_pages"], [15, "budget_day_cap"], [16, "mail_claim"], [17, "credits_kept_to_six_decimals"]])
       assert.deepStrictEqual(yield* runMigrations, [])
     }))
 
