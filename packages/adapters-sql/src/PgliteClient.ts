@@ -6,7 +6,7 @@
 // what a single-session PGlite needs; `FOR UPDATE SKIP LOCKED` and row locks behave as in PostgreSQL. One process
 // per data folder (lockDataDir): a second one fails at start with a clear error. Names are transformed as PgClient
 // transforms them (sqlNames), with the same compiler and the same row transform.
-import type { PGlite } from "@electric-sql/pglite"
+import type { messages, PGlite } from "@electric-sql/pglite"
 import { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, Semaphore, Stream } from "effect"
 import { Reactivity } from "effect/reactivity"
@@ -17,6 +17,7 @@ import { existsSync, mkdirSync } from "node:fs"
 import { createRequire } from "node:module"
 import { join } from "node:path"
 import { lockDataDir } from "./lockDataDir.ts"
+import { bindHead, type Columns, columnsOf, makeAnswer, makeRequests, noColumns } from "./pgliteWire.ts"
 import { sqlNames, transformRows } from "./sqlNames.ts"
 
 interface PgliteFailure {
@@ -49,8 +50,16 @@ const classify = (cause: unknown, operation: string): SqlError.SqlError => {
 /** How many named statements the session keeps (least recently used closed first): adgate has ~200 distinct texts. */
 export const preparedStatementsKept = 256
 
-/** Statements worth a name: the ones that plan. DDL, transaction control and SET run unnamed (PGlite's `query`). */
+/** Statements worth a name: the ones that plan. DDL and SET run unnamed (PGlite's `query`), transaction control below. */
 const preparable = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i
+/**
+ * Transaction control, as the SqlClient sends it (BEGIN, COMMIT, ROLLBACK, SAVEPOINT, ROLLBACK TO SAVEPOINT): one
+ * statement, no parameters, no rows. It runs as one simple Query through the raw path rather than PGlite's `query`
+ * (six messages in six calls into the WASM, each answer parsed into messages, its locks and a sync): measured 240 µs
+ * of CPU for a BEGIN and a COMMIT, more than the statement between them (bench/README.md, round 9). No `;`: one
+ * statement only, as the extended protocol allows.
+ */
+const transactionControl = /^\s*(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b[^;]*$/i
 /** Statements that may change what a kept statement returns (a table's columns): the kept names are dropped. */
 const changesSchema = /^\s*(?:CREATE|ALTER|DROP|TRUNCATE|COMMENT|GRANT|REVOKE|REINDEX)\b/i
 
@@ -58,17 +67,34 @@ interface Prepared {
   readonly name: string
   /** The parameters' type OIDs (ParameterDescription), to serialise each value as PGlite's `query` does. */
   readonly paramTypes: ReadonlyArray<number>
+  /**
+   * The result columns (RowDescription, or none: NoData), described once with the statement. PostgreSQL fixes a named
+   * statement's result: an execution whose columns would differ (a table changed under a `SELECT *`) fails with
+   * "cached plan must not change result type" rather than answering other columns, so no Describe per execution.
+   */
+  readonly columns: Columns
+  /** Bind's fixed part (portal and statement name), encoded once. */
+  readonly bindHead: Uint8Array
 }
 
 /**
  * Named statements on PGlite's one session, as @effect/sql-pg names its statements on PostgreSQL. PGlite's `query`
  * parses, describes and plans every statement on every call (Parse, Describe, Bind, Describe, Execute, Sync: six
- * calls into the WASM); a statement parsed once under a name is then Bind, Describe, Execute, Sync in one call, and
+ * calls into the WASM); a statement parsed once under a name is then Bind, Execute, Sync in one call, and
  * PostgreSQL keeps its generic plan after five executions. Measured: 1.36 ms against 0.37 ms of CPU for an indexed
  * lookup (bench/README.md, round 7d). Names are never reused (a counter), so a statement kept from before a
  * schema change is simply forgotten: its name is closed with the next Parse.
+ *
+ * Each execution is written and its answer read by pgliteWire.ts (round 9): one request buffer reused, the constant
+ * Execute and Sync serialised once, the answer copied once out of the WASM and read in one pass, errors read by
+ * PGlite's own parser.
  */
-const makePreparedStatements = (db: PGlite, protocol: typeof import("@electric-sql/pglite").protocol, parse: typeof import("@electric-sql/pglite").parse) => {
+const makePreparedStatements = (
+  db: PGlite,
+  protocol: typeof import("@electric-sql/pglite").protocol,
+  parse: typeof import("@electric-sql/pglite").parse,
+  syncToFs: boolean
+) => {
   const serialize = protocol.serialize
   const kept = new Map<string, Prepared>()
   const toClose: Array<string> = []
@@ -84,13 +110,60 @@ const makePreparedStatements = (db: PGlite, protocol: typeof import("@electric-s
     }
     return out
   }
+  const requests = makeRequests(batch([serialize.execute({}), serialize.sync()]))
+  const answer = makeAnswer()
+  const errors = new protocol.Parser()
+  // The first ErrorResponse, as PGlite's `execProtocol` throws it (a DatabaseError, with code and constraint).
+  const readError = (message: Uint8Array): unknown => {
+    let error: unknown
+    errors.parse(message, (parsed) => {
+      error ??= parsed
+    })
+    return error
+  }
+  /**
+   * Runs `message` and reads its answer with `read`. PGlite runs the WASM within the call, so the answer is read before
+   * anything else can run, as it must be: the answer's buffer is shared, and two statements of one transaction may be
+   * in flight at once (the promise is then only the filesystem's sync, if any). PGlite's `execProtocol` read its
+   * answer after that promise, by when a second statement had replaced it (a concurrent Effect.all in a transaction
+   * answered one statement's rows for another).
+   */
+  const exchange = async <A>(message: Uint8Array, read: () => A): Promise<A> => {
+    answer.start()
+    const done = db.execProtocolRawStream(message, { syncToFs, onRawData: answer.onRawData })
+    try {
+      return read()
+    } finally {
+      await done
+    }
+  }
   const prepare = async (sql: string): Promise<Prepared> => {
     const name = `adgate_${++counter}`
     const closing = toClose.splice(0).map((old) => serialize.close({ type: "S", name: old }))
-    const described = await db.execProtocol(batch([
+    // Once per statement text: PGlite's own parser reads the description, into its messages.
+    const described = await exchange(batch([
       ...closing, serialize.parse({ name, text: sql }), serialize.describe({ type: "S", name }), serialize.sync()
-    ]))
-    const prepared = { name, paramTypes: parse.parseDescribeStatementResults(described.messages) }
+    ]), () => {
+      const read: Array<messages.BackendMessage> = []
+      new protocol.Parser().parse(answer.bytes(), (message) => read.push(message))
+      return read
+    })
+    if (described.at(-1)?.name !== "readyForQuery") throw new Error("PGlite's answer ended before ReadyForQuery")
+    // The first error, as `execProtocol` throws it.
+    const error = described.find((message) => message.name === "error")
+    if (error !== undefined) throw error
+    const fields = described.find((message) => message.name === "rowDescription") as messages.RowDescriptionMessage | undefined
+    const prepared: Prepared = {
+      name,
+      paramTypes: parse.parseDescribeStatementResults(described),
+      // PGlite's parsers are complete once it has started (its array types are read at start, before `create` answers).
+      columns: columnsOf((fields?.fields ?? []).map((field) => ({
+        name: field.name,
+        dataTypeID: field.dataTypeID,
+        parse: db.parsers[field.dataTypeID]
+      }))),
+      bindHead: bindHead(name)
+    }
     kept.set(sql, prepared)
     if (kept.size > preparedStatementsKept) {
       const [oldest] = kept.keys()
@@ -114,12 +187,19 @@ const makePreparedStatements = (db: PGlite, protocol: typeof import("@electric-s
         kept.set(sql, prepared)
       }
       const types = prepared.paramTypes
-      const result = await db.execProtocol(batch([
-        serialize.bind({ statement: prepared.name, values: params.map((value, i) => serializeParam(value, types[i])) }),
-        serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()
-      ]))
-      return parse.parseResults(result.messages, db.parsers, { rowMode })[0]!.rows
+      const message = requests.bind(prepared.bindHead, params.map((value, i) => serializeParam(value, types[i])))
+      return exchange(message, () => answer.rows(prepared.columns, rowMode, readError))
     },
+    /** A transaction control statement (`transactionControl`): no parameters, no rows. */
+    control: (sql: string, rowMode: "object" | "array"): Promise<ReadonlyArray<unknown>> =>
+      exchange(requests.query(sql), () => answer.rows(noColumns, rowMode, (message) => {
+        // As PGlite's `query` throws it: its DatabaseError, with the statement added.
+        const error = readError(message) as { query?: string; params?: Array<unknown>; queryOptions?: unknown }
+        error.query = sql
+        error.params = []
+        error.queryOptions = rowMode === "array" ? { rowMode } : undefined
+        return error
+      })),
     /** After DDL: every kept statement is closed with the next Parse (a kept SELECT * would fail on a changed table). */
     forget: () => {
       for (const prepared of kept.values()) toClose.push(prepared.name)
@@ -134,7 +214,8 @@ interface Session {
 }
 
 /**
- * The one way a statement reaches PGlite: named (prepared) when `named` and the text plans, else PGlite's `query`.
+ * The one way a statement reaches PGlite: named (prepared) when `named` and the text plans, transaction control as a
+ * simple Query, else PGlite's `query`.
  * An object's method, so that the tests count every statement sent here (test/databases.ts, statementsOf).
  */
 export const pgliteStatements: {
@@ -145,6 +226,7 @@ export const pgliteStatements: {
   send: async (opaque, sql, params, mode, named) => {
     const session = opaque as Session
     if (mode !== "raw" && named && preparable.test(sql)) return session.prepared.run(sql, params, mode)
+    if (mode !== "raw" && params.length === 0 && transactionControl.test(sql)) return session.prepared.control(sql, mode)
     const result = await session.db.query(sql, params as Array<unknown>, mode === "array" ? { rowMode: "array" } : undefined)
     if (changesSchema.test(sql)) session.prepared.forget()
     return mode === "raw" ? result : result.rows
@@ -261,7 +343,12 @@ export const PgliteClient = (
         }),
         (db) => Effect.promise(() => db.close()).pipe(Effect.ignore)
       )
-      const connection = makeConnection({ db, prepared: makePreparedStatements(db, pglite.protocol, pglite.parse) })
+      // PGlite's sync after a call saves a browser filesystem's in-memory copy (IndexedDB, OPFS). On Node's
+      // filesystem and in memory it does nothing (~30 µs of locks and promises per statement, bench/README.md, round
+      // 9): every write PostgreSQL makes, a commit's WAL among them, reaches the folder's file within the call
+      // (test/PgliteClient.test.ts: a copy of the folder taken as a commit answers opens with it).
+      const syncToFs = dataDir !== null && /^(?:idb|opfs-ahp|memfs2opfs):\/\//.test(dataDir)
+      const connection = makeConnection({ db, prepared: makePreparedStatements(db, pglite.protocol, pglite.parse, syncToFs) })
       const acquirers = SqlClient.makeSqliteAcquirers({
         connection: Effect.succeed(connection),
         semaphore: yield* Semaphore.make(1)

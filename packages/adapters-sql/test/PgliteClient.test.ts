@@ -1,12 +1,14 @@
 // The embedded PGlite client: one process per data folder (a second opening fails clearly instead of corrupting
 // the files), a crashed holder's lock is taken over, a transaction holds the single session to itself, nested
-// transactions are savepoints, PGlite's errors are classified as @effect/sql-pg classifies PostgreSQL's, and a
-// statement is parsed once under a name and reused (forgotten after a schema change).
+// transactions are savepoints, PGlite's errors are classified as @effect/sql-pg classifies PostgreSQL's, a
+// statement is parsed once under a name and reused (forgotten after a schema change), a named statement's answer
+// (read from the wire by pgliteWire.ts) and a transaction control statement's (a simple Query) are PGlite's own,
+// rows and errors alike, and a commit is in the folder's files as soon as it answers.
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs"
+import { cpSync, existsSync, mkdirSync, rmSync, utimesSync, writeFileSync } from "node:fs"
 import { hostname } from "node:os"
 import { join } from "node:path"
 import { PgliteClient } from "../src/index.ts"
@@ -159,3 +161,129 @@ layer(tables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pglite"))
     assert.deepStrictEqual(yield* sql`SHOW shared_buffers`, [{ sharedBuffers: "16MB" }])
   }))
 })
+
+const typedTables = Layer.effectDiscard(Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE TABLE typed (
+    id int PRIMARY KEY, label text, big bigint, amount numeric, at timestamptz, day date, detail jsonb, plain json,
+    tags text[], counts int[], moments timestamptz[], flag boolean, raw bytea, handle text UNIQUE)`
+  yield* sql`CREATE TABLE deferred (x int, CONSTRAINT deferred_x_key UNIQUE (x) DEFERRABLE INITIALLY DEFERRED)`
+}))
+
+layer(typedTables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pglite")))), { timeout: "60 seconds" })("PGlite answers", (it) => {
+  const full = {
+    id: 1, label: "ünïcödé 🎉, \"quoted\"", big: 9007199254740993n, amount: "12.50", at: new Date("2024-02-29T23:59:58.123Z"),
+    day: "2024-02-29", detail: { nested: [1, { deep: null }], text: "x" }, plain: { a: 1 }, tags: ["a b", "c,d", null, "é"],
+    counts: [1, null, 3], moments: [new Date("2020-01-01T00:00:00.000Z")], flag: true, raw: new Uint8Array([0, 1, 255]),
+    handle: "h1"
+  }
+  const insert = (sql: SqlClient.SqlClient, row: typeof full) =>
+    sql`INSERT INTO typed VALUES (${row.id}, ${row.label}, ${row.big}, ${row.amount}, ${row.at}, ${row.day}, ${row.detail},
+      ${row.plain}, ${row.tags}, ${row.counts}, ${row.moments}, ${row.flag}, ${row.raw}, ${row.handle})`
+
+  it.effect("a named statement's rows are PGlite's own, value for value, in both row modes", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* insert(sql, full)
+    yield* sql`INSERT INTO typed (id) VALUES (2)`
+    const text = "SELECT * FROM typed WHERE id = ANY($1::int[]) ORDER BY id"
+    // Named (read by pgliteWire.ts) against unnamed (PGlite's `query` and `parseResults`), objects and arrays.
+    const named = yield* sql.unsafe(text, [[1, 2]])
+    assert.deepStrictEqual(named, yield* sql.unsafe(text, [[1, 2]]).unprepared)
+    assert.deepStrictEqual(yield* sql.unsafe(text, [[1, 2]]).values, yield* sql.unsafe(text, [[1, 2]]).valuesUnprepared)
+    const [first, second] = named as ReadonlyArray<Record<string, unknown>>
+    // PGlite's parsers: a bigint past 2^53 stays a BigInt, numeric stays text, timestamptz is a Date, json is parsed,
+    // arrays keep their NULLs, bytea is bytes.
+    assert.deepStrictEqual(first, { ...full, day: new Date("2024-02-29T00:00:00.000Z") })
+    assert.deepStrictEqual(second, Object.fromEntries(Object.keys(full).map((key) => [key, key === "id" ? 2 : null])))
+    // Duplicate names (the last wins, as Object.fromEntries has it), a column named __proto__ (an own property, not
+    // the row's prototype; without the client's name transform, which renames it), no rows.
+    const raw = sql.withoutTransforms()
+    const odd = "SELECT 1 AS a, 2 AS a, 'x' AS \"__proto__\", 9223372036854775807::bigint AS b, '-infinity'::timestamptz AS c"
+    const [oddNamed] = (yield* raw.unsafe(odd)) as ReadonlyArray<Record<string, unknown>>
+    assert.deepStrictEqual(yield* raw.unsafe(odd), yield* raw.unsafe(odd).unprepared)
+    assert.strictEqual(Object.getPrototypeOf(oddNamed), Object.prototype)
+    assert.deepStrictEqual(Object.entries(oddNamed!), [["a", 2], ["__proto__", "x"], ["b", 9223372036854775807n], ["c", -Infinity]])
+    assert.deepStrictEqual(yield* sql`SELECT id FROM typed WHERE id = ${-1}`, [])
+    assert.deepStrictEqual(yield* sql`UPDATE typed SET flag = ${false} WHERE id = ${2}`, [])
+  }))
+
+  it.effect("a large request and a large answer are read whole, and the statements after them as before", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // 300,000 bytes of UTF-8 in one parameter (more than any buffer's first size), 5000 rows in one answer.
+    const long = "é€".repeat(60_000)
+    assert.deepStrictEqual(yield* sql`SELECT ${long}::text AS long, length(${long}::text) AS chars`, [{ long, chars: 120_000 }])
+    const many = yield* sql<{ readonly n: number; readonly hash: string }>`SELECT n, md5(n::text) AS hash FROM generate_series(1, ${5000}) AS n`
+    assert.strictEqual(many.length, 5000)
+    assert.deepStrictEqual(many[4999], { n: 5000, hash: "a35fe7f7fe8217b4369a0af4244d1fca" })
+    assert.deepStrictEqual(yield* sql`SELECT ${"small"}::text AS s`, [{ s: "small" }])
+  }))
+
+  it.effect("statements of one transaction in flight at once each get their own rows", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // PGlite answers within the call: an answer read after the call's promise (as `execProtocol` did) could be the
+    // next statement's. Twice: the texts are described on the first pass and kept on the second.
+    for (let pass = 0; pass < 2; pass++) {
+      const answers = yield* sql.withTransaction(Effect.all([
+        sql`SELECT ${1}::int AS one`,
+        sql`SELECT ${"two"}::text AS two, ${2}::int AS n`,
+        sql`SELECT id FROM typed WHERE id = ${-3}`,
+        sql`SELECT ${4}::int AS four`
+      ], { concurrency: "unbounded" }))
+      assert.deepStrictEqual(answers, [[{ one: 1 }], [{ two: "two", n: 2 }], [], [{ four: 4 }]])
+    }
+  }))
+
+  it.effect("errors are PGlite's own on named statements and on COMMIT, classified with their constraint; the session serves after each", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* insert(sql, { ...full, id: 10, handle: "h10" })
+    const duplicate = yield* Effect.flip(insert(sql, { ...full, id: 11, handle: "h10" }))
+    assert.strictEqual(duplicate.reason._tag, "UniqueViolation")
+    assert.strictEqual((duplicate.reason as { readonly constraint: string }).constraint, "typed_handle_key")
+    assert.include(duplicate.message, "duplicate key value violates unique constraint \"typed_handle_key\"")
+    const cause = duplicate.reason.cause as { readonly code: string; readonly detail: string; readonly table: string }
+    assert.deepStrictEqual([cause.code, cause.detail, cause.table], ["23505", "Key (handle)=(h10) already exists.", "typed"])
+    const invalid = yield* Effect.flip(sql`SELECT ${"nope"}::int`)
+    assert.strictEqual((invalid.reason.cause as { readonly code: string }).code, "22P02")
+    // An error mid-transaction: the transaction is rolled back whole, and the next statement is served.
+    const midway = yield* Effect.flip(sql.withTransaction(Effect.gen(function* () {
+      yield* sql`INSERT INTO typed (id) VALUES (${12})`
+      yield* sql`INSERT INTO typed (id) VALUES (${10})`
+    })))
+    assert.strictEqual((midway.reason as { readonly constraint: string }).constraint, "typed_pkey")
+    assert.deepStrictEqual(yield* sql`SELECT id FROM typed WHERE id = ${12}`, [])
+    // A deferred constraint fails at COMMIT (a simple Query): the same classified error, the transaction gone.
+    const atCommit = yield* Effect.flip(sql.withTransaction(Effect.andThen(
+      sql`INSERT INTO deferred VALUES (${1})`, sql`INSERT INTO deferred VALUES (${1})`
+    )))
+    assert.strictEqual(atCommit.reason._tag, "UniqueViolation")
+    assert.strictEqual((atCommit.reason as { readonly constraint: string }).constraint, "deferred_x_key")
+    assert.strictEqual((atCommit.reason.cause as { readonly query: string }).query, "COMMIT")
+    assert.deepStrictEqual(yield* sql`SELECT count(*)::int AS n FROM deferred`, [{ n: 0 }])
+    // A savepoint's failure undoes its own writes only.
+    yield* sql.withTransaction(Effect.gen(function* () {
+      yield* sql`INSERT INTO deferred VALUES (${2})`
+      yield* Effect.ignore(sql.withTransaction(Effect.andThen(sql`INSERT INTO deferred VALUES (${3})`, sql`SELECT 1 / ${0}`)))
+      yield* sql`INSERT INTO deferred VALUES (${4})`
+    }))
+    assert.deepStrictEqual(yield* sql`SELECT x FROM deferred ORDER BY x`, [{ x: 2 }, { x: 4 }])
+  }))
+})
+
+it.effect("a committed statement is in the folder's files as soon as it answers (a copy taken then opens with it)", () => {
+  const dir = join(tempDataDir(), "pglite")
+  const copy = join(tempDataDir(), "pglite")
+  return Effect.scoped(Effect.gen(function* () {
+    const sql = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgliteClient(dir)))
+    yield* sql`CREATE TABLE kept (id int PRIMARY KEY, note text)`
+    yield* sql`INSERT INTO kept VALUES (${1}, ${"one"})`
+    yield* sql.withTransaction(sql`UPDATE kept SET note = ${"two"} WHERE id = ${1}`)
+    // The files as a crash right now would leave them: the database is still open, nothing closed or checkpointed.
+    cpSync(dir, copy, { recursive: true })
+    rmSync(join(copy, dataDirLockFile))
+    const reopened = yield* Effect.scoped(Effect.gen(function* () {
+      const again = yield* Effect.provide(SqlClient.SqlClient, yield* Layer.build(PgliteClient(copy)))
+      return yield* again`SELECT id, note FROM kept`
+    }))
+    assert.deepStrictEqual(reopened, [{ id: 1, note: "two" }])
+  }))
+}, { timeout: 120_000 })
