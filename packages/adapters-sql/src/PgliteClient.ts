@@ -123,10 +123,10 @@ const makePreparedStatements = (
   }
   /**
    * Runs `message` and reads its answer with `read`. PGlite runs the WASM within the call, so the answer is read before
-   * anything else can run, as it must be: the answer's buffer is shared, and two statements of one transaction may be
-   * in flight at once (the promise is then only the filesystem's sync, if any). PGlite's `execProtocol` read its
-   * answer after that promise, by when a second statement had replaced it (a concurrent Effect.all in a transaction
-   * answered one statement's rows for another).
+   * anything else can run, as it must be: the answer's buffer is shared (the promise is then only the filesystem's
+   * sync, if any). PGlite's `execProtocol` read its answer after that promise, by when a second statement of the same
+   * transaction had replaced it (a concurrent Effect.all in a transaction answered one statement's rows for another);
+   * statements now also wait for each other (`makeTurns`), but the answer is read within the call all the same.
    */
   const exchange = async <A>(message: Uint8Array, read: () => A): Promise<A> => {
     answer.start()
@@ -211,6 +211,25 @@ const makePreparedStatements = (
 interface Session {
   readonly db: PGlite
   readonly prepared: ReturnType<typeof makePreparedStatements>
+  /** Runs one statement on the session once the statements before it have answered (`inTurn`). */
+  readonly inTurn: <A>(statement: () => Promise<A>) => Promise<A>
+}
+
+/**
+ * One statement at a time on the session, in the order they came. The statements of one transaction share it with no
+ * semaphore between them (an Effect.all in a transaction has several in flight), and PGlite's `query` is six calls
+ * into the WASM with a promise between each (Parse, Describe, Bind, Describe, Execute, Sync): a named statement or a
+ * transaction control statement run in one of those gaps (they take none of PGlite's locks) replaced the unnamed
+ * portal the `query` had bound, whose Execute then ran the other statement's portal. Measured before: an unprepared
+ * INSERT beside a named SELECT in one transaction answered success, the transaction committed, and no row was there.
+ */
+const makeTurns = () => {
+  let last: Promise<unknown> = Promise.resolve()
+  return <A>(statement: () => Promise<A>): Promise<A> => {
+    const run = last.then(statement)
+    last = run.then(() => undefined, () => undefined)
+    return run
+  }
 }
 
 /**
@@ -223,13 +242,15 @@ export const pgliteStatements: {
   // (PGlite's own need @types/emscripten; scripts/packCheck.ts typechecks a host without it).
   readonly send: (session: object, sql: string, params: ReadonlyArray<unknown>, mode: "object" | "array" | "raw", named: boolean) => Promise<unknown>
 } = {
-  send: async (opaque, sql, params, mode, named) => {
+  send: (opaque, sql, params, mode, named) => {
     const session = opaque as Session
-    if (mode !== "raw" && named && preparable.test(sql)) return session.prepared.run(sql, params, mode)
-    if (mode !== "raw" && params.length === 0 && transactionControl.test(sql)) return session.prepared.control(sql, mode)
-    const result = await session.db.query(sql, params as Array<unknown>, mode === "array" ? { rowMode: "array" } : undefined)
-    if (changesSchema.test(sql)) session.prepared.forget()
-    return mode === "raw" ? result : result.rows
+    return session.inTurn(async () => {
+      if (mode !== "raw" && named && preparable.test(sql)) return session.prepared.run(sql, params, mode)
+      if (mode !== "raw" && params.length === 0 && transactionControl.test(sql)) return session.prepared.control(sql, mode)
+      const result = await session.db.query(sql, params as Array<unknown>, mode === "array" ? { rowMode: "array" } : undefined)
+      if (changesSchema.test(sql)) session.prepared.forget()
+      return mode === "raw" ? result : result.rows
+    })
   }
 }
 
@@ -348,7 +369,11 @@ export const PgliteClient = (
       // 9): every write PostgreSQL makes, a commit's WAL among them, reaches the folder's file within the call
       // (test/PgliteClient.test.ts: a copy of the folder taken as a commit answers opens with it).
       const syncToFs = dataDir !== null && /^(?:idb|opfs-ahp|memfs2opfs):\/\//.test(dataDir)
-      const connection = makeConnection({ db, prepared: makePreparedStatements(db, pglite.protocol, pglite.parse, syncToFs) })
+      const connection = makeConnection({
+        db,
+        prepared: makePreparedStatements(db, pglite.protocol, pglite.parse, syncToFs),
+        inTurn: makeTurns()
+      })
       const acquirers = SqlClient.makeSqliteAcquirers({
         connection: Effect.succeed(connection),
         semaphore: yield* Semaphore.make(1)

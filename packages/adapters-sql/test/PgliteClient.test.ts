@@ -233,6 +233,31 @@ layer(typedTables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pgli
     }
   }))
 
+  it.effect("a statement through PGlite's `query` and named ones beside it in one transaction each run whole, whenever they start", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // PGlite's `query` (an unprepared statement, DDL, SET) is six calls into the WASM with a promise between each; a
+    // named statement, or a savepoint (a simple Query), that starts in one of those gaps must wait for it, else it
+    // replaces the portal the `query` has bound. The gap is found by starting the named one after 0, 1, 2 … microtasks.
+    const after = (microtasks: number) => Effect.promise(async () => {
+      for (let i = 0; i < microtasks; i++) await Promise.resolve()
+    })
+    for (let microtasks = 0; microtasks < 24; microtasks++) {
+      const id = 100 + microtasks
+      const answers = yield* sql.withTransaction(Effect.all([
+        sql`INSERT INTO typed (id, label) VALUES (${id}, ${"unprepared"}) RETURNING id`.unprepared,
+        Effect.andThen(after(microtasks), sql`SELECT ${microtasks}::int AS n`),
+        Effect.andThen(after(microtasks), sql.withTransaction(sql`INSERT INTO deferred VALUES (${id})`))
+      ], { concurrency: "unbounded" }))
+      assert.deepStrictEqual(answers, [[{ id }], [{ n: microtasks }], []], `after ${microtasks} microtasks`)
+    }
+    const ids = (rows: ReadonlyArray<{ readonly id: number }>) => rows.map((row) => row.id)
+    const expected = Array.from({ length: 24 }, (_, i) => 100 + i)
+    assert.deepStrictEqual(ids(yield* sql<{ readonly id: number }>`SELECT id FROM typed WHERE id >= 100 ORDER BY id`), expected)
+    assert.deepStrictEqual(ids(yield* sql<{ readonly id: number }>`SELECT x AS id FROM deferred WHERE x >= 100 ORDER BY x`), expected)
+    yield* sql`DELETE FROM typed WHERE id >= 100`
+    yield* sql`DELETE FROM deferred WHERE x >= 100`
+  }))
+
   it.effect("errors are PGlite's own on named statements and on COMMIT, classified with their constraint; the session serves after each", () => Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* insert(sql, { ...full, id: 10, handle: "h10" })
