@@ -60,6 +60,16 @@ const preparable = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH|VALUES)\b/i
  * statement only, as the extended protocol allows.
  */
 const transactionControl = /^\s*(?:BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b[^;]*$/i
+/**
+ * A named statement's error that means its name is no longer usable (as @effect/sql-pg reads them): 26000, the session
+ * no longer has it; 0A000, "cached plan must not change result type", its result no longer what it was prepared for.
+ */
+const isStale = (error: unknown): boolean => {
+  const code = typeof error === "object" && error !== null ? (error as PgliteFailure).code : undefined
+  return code === "26000" || code === "0A000"
+}
+/** ReadyForQuery's status outside a transaction block. */
+const idle = "I".charCodeAt(0)
 /** Statements that may change what a kept statement returns (a table's columns): the kept names are dropped. */
 const changesSchema = /^\s*(?:CREATE|ALTER|DROP|TRUNCATE|COMMENT|GRANT|REVOKE|REINDEX)\b/i
 
@@ -177,18 +187,33 @@ const makePreparedStatements = (
     const serializer = oid === undefined ? undefined : db.serializers[oid]
     return serializer !== undefined ? serializer(value) : String(value)
   }
+  const execute = (prepared: Prepared, params: ReadonlyArray<unknown>, rowMode: "object" | "array") => {
+    const types = prepared.paramTypes
+    const message = requests.bind(prepared.bindHead, params.map((value, i) => serializeParam(value, types[i])))
+    return exchange(message, () => answer.rows(prepared.columns, rowMode, readError))
+  }
   return {
     run: async (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array"): Promise<ReadonlyArray<unknown>> => {
-      let prepared = kept.get(sql)
-      if (prepared === undefined) prepared = await prepare(sql)
-      else {
-        // Least recently used order: a hit moves to the end.
-        kept.delete(sql)
-        kept.set(sql, prepared)
+      const known = kept.get(sql)
+      if (known === undefined) return execute(await prepare(sql), params, rowMode)
+      // Least recently used order: a hit moves to the end.
+      kept.delete(sql)
+      kept.set(sql, known)
+      try {
+        return await execute(known, params, rowMode)
+      } catch (error) {
+        if (!isStale(error)) throw error
+        // The name is no longer usable: the table under a `SELECT *` changed (a search_path set, DDL the `changesSchema`
+        // test did not see, a migration's DDL rolled back) or the name was deallocated. Dropped and closed, so the next
+        // execution parses anew, rather than failing the same way for the life of the process. Outside a transaction
+        // block nothing ran (PostgreSQL refused the Bind, or rolled the statement back) and it is run again at once, as
+        // @effect/sql-pg does on PostgreSQL; in a transaction block the transaction is already failed, so it fails.
+        if (kept.get(sql) === known) kept.delete(sql)
+        toClose.push(known.name)
+        // The failed answer is still the last one: this statement holds the session's turn (`makeTurns`).
+        if (answer.status() !== idle) throw error
+        return execute(await prepare(sql), params, rowMode)
       }
-      const types = prepared.paramTypes
-      const message = requests.bind(prepared.bindHead, params.map((value, i) => serializeParam(value, types[i])))
-      return exchange(message, () => answer.rows(prepared.columns, rowMode, readError))
     },
     /** A transaction control statement (`transactionControl`): no parameters, no rows. */
     control: (sql: string, rowMode: "object" | "array"): Promise<ReadonlyArray<unknown>> =>

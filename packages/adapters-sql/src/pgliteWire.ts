@@ -142,6 +142,14 @@ export const makeAnswer = () => {
     /** The answer's bytes, as they are until the next `start`. */
     bytes: (): Uint8Array => answer.bytes.subarray(0, answer.length),
     /**
+     * The session's transaction status as the answer's ReadyForQuery (its last message) gives it: 'I' outside a
+     * transaction block, 'T' in one, 'E' in a failed one; undefined without it.
+     */
+    status: (): number | undefined => {
+      const { bytes, length } = answer
+      return length >= 6 && bytes[length - 6] === 0x5a /* 'Z' */ && answer.view.getInt32(length - 5) === 5 ? bytes[length - 1] : undefined
+    },
+    /**
      * The rows of the answer, in `rowMode` (objects keyed by column name, or arrays), or the first ErrorResponse as
      * `readError` reads it. Other messages are skipped as PGlite's `parseResults` skips them (BindComplete,
      * CommandComplete, notices). ReadyForQuery ends every answer, error or not (after Sync, or a simple Query): an

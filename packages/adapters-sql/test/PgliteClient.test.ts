@@ -258,6 +258,34 @@ layer(typedTables.pipe(Layer.provideMerge(PgliteClient(join(tempDataDir(), "pgli
     yield* sql`DELETE FROM deferred WHERE x >= 100`
   }))
 
+  it.effect("a kept statement PostgreSQL no longer honours (its table changed, its name deallocated) is prepared anew, at once outside a transaction", () => Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`CREATE TABLE shadowed (id int)`
+    yield* sql`INSERT INTO shadowed VALUES (${1})`
+    yield* sql`CREATE SCHEMA elsewhere`
+    yield* sql`CREATE TABLE elsewhere.shadowed (label text, n int)`
+    yield* sql`INSERT INTO elsewhere.shadowed VALUES (${"there"}, ${2})`
+    const all = sql`SELECT * FROM shadowed`
+    assert.deepStrictEqual(yield* all, [{ id: 1 }])
+    // A SET is no DDL: the kept `SELECT *` now means another table, and PostgreSQL refuses it ("cached plan must not
+    // change result type"). Outside a transaction nothing ran, and it is prepared and run again.
+    yield* sql`SET search_path TO elsewhere, public`
+    assert.deepStrictEqual(yield* all, [{ label: "there", n: 2 }])
+    assert.deepStrictEqual(yield* all, [{ label: "there", n: 2 }])
+    // In a transaction the failure stands (the transaction is failed), and the statement is prepared anew after it.
+    const inTransaction = yield* Effect.flip(sql.withTransaction(Effect.andThen(sql`SET LOCAL search_path TO public`, all)))
+    assert.strictEqual((inTransaction.reason.cause as { readonly code: string }).code, "0A000")
+    assert.deepStrictEqual(yield* all, [{ label: "there", n: 2 }])
+    yield* sql`SET search_path TO public`
+    assert.deepStrictEqual(yield* all, [{ id: 1 }])
+    // A name the session no longer has (26000).
+    yield* sql`DEALLOCATE ALL`
+    assert.deepStrictEqual(yield* all, [{ id: 1 }])
+    assert.deepStrictEqual(yield* sql`SELECT id FROM shadowed WHERE id = ${1}`, [{ id: 1 }])
+    yield* sql`DROP SCHEMA elsewhere CASCADE`
+    yield* sql`DROP TABLE shadowed`
+  }))
+
   it.effect("errors are PGlite's own on named statements and on COMMIT, classified with their constraint; the session serves after each", () => Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     yield* insert(sql, { ...full, id: 10, handle: "h10" })

@@ -85,6 +85,16 @@ describe("the answer", () => {
     assert.deepStrictEqual(seen, error)
   })
 
+  it("the status is ReadyForQuery's, the answer's last message: none when it is not there", () => {
+    const answer = makeAnswer()
+    answer.start()
+    answer.onRawData(Uint8Array.from([...message("2", []), ...message("Z", ["E".charCodeAt(0)])]))
+    assert.strictEqual(answer.status(), "E".charCodeAt(0))
+    answer.start()
+    answer.onRawData(Uint8Array.from([...dataRow(["Z", "Z"]), ...commandComplete("SELECT 1")]))
+    assert.strictEqual(answer.status(), undefined)
+  })
+
   it("an answer that does not end with ReadyForQuery is refused, not read as no rows", () => {
     const answer = makeAnswer()
     answer.start()
