@@ -1,6 +1,19 @@
 // How a surface's request handlers get the ports captured when their routes were built (REST, the pages, MCP, the
 // OAuth routes): the listed ports only, added to the request's own context where it lacks those very instances.
 import { Context, Effect } from "effect"
+import { InputLimits, Observations, PlatformCallDeadlineMs, RateLimits, RecognisedProducts, WorkLeases } from "@adgate/core"
+
+/**
+ * The policy the handlers read during a request (docs/limits.md: input and rate limits, recognised products, the
+ * platform call's deadline, leases, the metrics' observations). Each is a reference with a default, never a
+ * requirement, so no list of ports names it and the types cannot say when one is missing. A host may give the policy
+ * to adgate's routes only (`adgateRoutes().pipe(Layer.provide(adgatePolicy(…)))`, as HttpRouter.toWebHandler is
+ * written): its request context then lacks them, and the handlers would silently read the defaults. Those the build
+ * context holds are carried with the ports, as the whole build context carried them before.
+ */
+const policyReferences: ReadonlyArray<Context.Key<any, any>> = [
+  InputLimits, RateLimits, RecognisedProducts, PlatformCallDeadlineMs, WorkLeases, Observations
+]
 
 /** The services a list of service keys stands for (the union of their identifiers). */
 export type PortsOf<Services extends ReadonlyArray<Context.Key<any, any>>> = Services[number]["Identifier"]
@@ -18,7 +31,8 @@ export interface WithPorts<I> {
  * one the routes were built in: serveHttp, HttpRouter.serve under Layer.provide of the ports, createAdgate) runs as it
  * is; one that lacks some (a service the application layer provides to its own routes only, such as People, or a
  * middleware that replaced one) gets those added. Either way the handler sees the request's own services (its scope,
- * request, route, log annotations) and these ports, nothing else of the build's context.
+ * request, route, log annotations) and these ports, nothing else of the build's context but the policy references it
+ * holds (policyReferences).
  *
  * Providing the whole build context on every request instead (`Effect.provideContext(context)`) merged it into the
  * request's: two copies of a map of ~50 services per request (bench/README.md round 8), and the build's scope in place
@@ -29,7 +43,14 @@ export const withPorts = <const Services extends ReadonlyArray<Context.Key<any, 
   services: Services,
   context: Context.Context<PortsOf<Services>>
 ): WithPorts<PortsOf<Services>> => {
-  const ports = services.map((service) => [service, Context.get(context, service)] as const)
+  const ports = [
+    ...services.map((service) => [service, Context.get(context, service)] as const),
+    // Only a reference the build context holds: one it does not hold reads its default in the request's context too.
+    ...policyReferences.flatMap((reference) => {
+      const instance = Context.getOrUndefined(context, reference)
+      return instance === undefined || services.includes(reference) ? [] : [[reference, instance] as const]
+    })
+  ]
   const into = <R>(request: Context.Context<R>): Context.Context<R | PortsOf<Services>> => {
     let provided: Context.Context<any> = request
     for (const [service, instance] of ports) {

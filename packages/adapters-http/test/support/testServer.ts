@@ -81,6 +81,11 @@ export interface TestServerOptions {
   readonly readiness?: ReadinessChecks
   /** Prometheus metrics (makeMetrics) fed by the request middleware and the core's Observations; default: none. */
   readonly metrics?: Metrics
+  /**
+   * Policy given to the routes' layer only (`makeHttpApp().pipe(Layer.provide(…))`), not to the server: as a host does
+   * that serves adgateRoutes with HttpRouter.toWebHandler; default: none.
+   */
+  readonly routesPolicy?: Layer.Layer<never>
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -281,7 +286,7 @@ const startWith = async (
       portsContext
     ))
 
-    const app = makeHttpApp()
+    const app = options.routesPolicy === undefined ? makeHttpApp() : makeHttpApp().pipe(Layer.provide(options.routesPolicy))
     // Unless a test sets the policy, sign-in failures are generous so that suites can try wrong passwords freely.
     const generous = { count: 10_000, windowMs: 60_000 }
     const rateLimits = options.rateLimits ?? {
