@@ -40,5 +40,20 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`migra
         const after = yield* sql<{ xmin: string }>`SELECT xmin::text AS xmin FROM workspaces WHERE id IN (${noisy}, ${clean}) ORDER BY id`
         assert.deepStrictEqual(after, before)
       }))
+
+    it.effect("a session printing doubles with 15 digits (extra_float_digits = 0) does not change a clean 16-digit balance", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const directory = yield* Directory
+        const long = WorkspaceId.make("ws_long")
+        yield* directory.createWorkspace({ id: long, name: "long", plan: "paid", credits: 0, createdAt: 0 })
+        yield* sql`UPDATE workspaces SET credits = ${1234567890.123456} WHERE id = ${long}`
+        // As the upgrade runs it: in one transaction, here on a session set to print 15 significant digits.
+        yield* sql.withTransaction(Effect.gen(function* () {
+          yield* sql`SET LOCAL extra_float_digits = 0`
+          yield* migrations["0017_credits_kept_to_six_decimals"]!
+        }))
+        assert.strictEqual(yield* (yield* CreditsLedger).balance(long), 1234567890.123456)
+      }))
   })
 })

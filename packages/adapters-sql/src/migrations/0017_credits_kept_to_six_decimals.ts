@@ -9,6 +9,10 @@ import { SqlClient } from "effect/sql"
 
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  // A double's text is its shortest exact form only with extra_float_digits ≥ 1 (PostgreSQL's default); a database or
+  // role set to 0 or below would print 15 significant digits, and a clean 1234567890.123456 would be "rounded" to
+  // 1234567890.12346. Set for this migration's transaction only.
+  yield* sql`SET LOCAL extra_float_digits = 1`
   const kept = (column: string) => sql.unsafe(`round(${column}::text::numeric, 6)::double precision`)
   yield* sql`UPDATE workspaces SET credits = ${kept("credits")} WHERE credits <> ${kept("credits")}`
   yield* sql`UPDATE credit_entries SET amount = ${kept("amount")}, balance_after = ${kept("balance_after")}
