@@ -3,8 +3,8 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { Issuer, RequestNotes } from "@adgate/core"
-import { type McpPorts, mcpPortServices } from "./McpPorts.ts"
-import { authorizationOf, hasMatrixParameters, withPorts } from "@adgate/answers"
+import type { McpPorts } from "./McpPorts.ts"
+import { authorizationOf, hasMatrixParameters, toolSurfacePortServices, withPorts } from "@adgate/answers"
 import { type JsonText, makeMcpEndpoint, mcpPath, notThisEndpoint } from "./mcpHandler.ts"
 
 export interface McpRoutesOptions {
@@ -40,7 +40,7 @@ export const makeMcpRoutes = (options: McpRoutesOptions = {}) =>
     Effect.gen(function* () {
       const { origin } = yield* Issuer
       const context = yield* Effect.context<McpPorts>()
-      const ports = withPorts(mcpPortServices, context)
+      const ports = withPorts(toolSurfacePortServices, context)
       const endpoint = makeMcpEndpoint({ origin, run: Effect.runPromiseWith(context), ...options })
       yield* router.add("*", mcpPath, Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest

@@ -19,3 +19,4 @@ export { protectedResources, type ProtectedResource } from "./protectedResources
 export { isMcpPath, jsonRpcErrorBody, mcpBodyTooLargeBody } from "./jsonRpc.ts"
 export { logIfOutage, logOutage, outageOf, type Outage } from "./outages.ts"
 export { type PortsOf, withPorts, type WithPorts } from "./withPorts.ts"
+export { toolSurfacePortServices } from "./toolSurfacePorts.ts"

@@ -1,7 +1,7 @@
 // The core ports the OAuth routes run against, captured when the routes are built (so that the handlers have no
 // per-request requirements and one instance of each store is shared; effect4-stack.md §4).
 import type { Context } from "effect"
-import { withPorts } from "@adgate/answers"
+import { type PortsOf, withPorts } from "@adgate/answers"
 import {
   AccessTokenStore,
   ApiKeyStore,
@@ -22,30 +22,13 @@ import {
   Transactor
 } from "@adgate/core"
 
-export type CorePorts =
-  | ClientStore
-  | ConsentStore
-  | CodeStore
-  | ConnectionStore
-  | AccessTokenStore
-  | ApiKeyStore
-  | Directory
-  | Secrets
-  | AuditLog
-  | Mailer
-  | MetadataDocumentFetcher
-  | Platforms
-  | RateLimiter
-  | Issuer
-  | Transactor
-  | EventOutbox
-  | GrantReader
-
-/** The services of CorePorts, as values (what a request's context is compared on). */
+/** The core ports, as values (what a request's context is compared on); CorePorts is their union. */
 export const corePortServices = [
   ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, Secrets, AuditLog, Mailer,
   MetadataDocumentFetcher, Platforms, RateLimiter, Issuer, Transactor, EventOutbox, GrantReader
 ] as const
+
+export type CorePorts = PortsOf<typeof corePortServices>
 
 /**
  * How an OAuth route's handler gets the core ports captured when the routes were built (`context`, from

@@ -7,8 +7,8 @@ import {
   type ConnectedAppNotFound, endConnectedApp, findConnectedApp, listConnectedApps, listPendingWriteRequests, type NotAllowedToEnd,
   peopleOf, ToolUsageLog, usageWindow, UserId, WriteRequestStore
 } from "@adgate/core"
-import { withPorts } from "@adgate/answers"
-import { type CorePorts, corePortServices } from "../oauth/CorePorts.ts"
+import { type PortsOf, withPorts } from "@adgate/answers"
+import { corePortServices } from "../oauth/CorePorts.ts"
 import { People } from "../people/People.ts"
 import { RequestId } from "../security.ts"
 import { apiMcpBody, connectedAppBody } from "./apiMcpView.ts"
@@ -16,10 +16,7 @@ import { renderErrorPage, seeOther } from "./layout.ts"
 import { pagePaths } from "./pagePaths.ts"
 import { doneAndBack, noticeOf, renderWorkspacePage, withWorkspace, withWorkspaceForm, type WorkspaceView } from "./workspaceFrame.ts"
 
-/** The ports the page's core services run on, captured when the routes are built. */
-type ApiMcpPorts = CorePorts | ToolUsageLog | WriteRequestStore
-
-/** ApiMcpPorts and the frame's People, as values. */
+/** The ports the page's core services run on, and the frame's People, captured when the routes are built. */
 const apiMcpPortServices = [...corePortServices, ToolUsageLog, WriteRequestStore, People] as const
 
 /** How many audit entries a row's page shows; the audit log has them all. */
@@ -43,7 +40,7 @@ const rowRefusal = (view: WorkspaceView, error: ConnectedAppNotFound | NotAllowe
 export const ApiMcpRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
     // Captured here, so that the frame's per-request `People` and the services' ports are no requirement of a request.
-    const ports = withPorts(apiMcpPortServices, yield* Effect.context<ApiMcpPorts | People>())
+    const ports = withPorts(apiMcpPortServices, yield* Effect.context<PortsOf<typeof apiMcpPortServices>>())
     const rowId = Effect.map(HttpRouter.params, (params) => params["id"] ?? "")
 
     yield* router.add("GET", "/workspaces/:workspaceId", () =>

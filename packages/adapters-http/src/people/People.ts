@@ -25,7 +25,7 @@ import {
   type SignedInPerson,
   StoreUnavailable
 } from "@adgate/core"
-import { withPorts } from "@adgate/answers"
+import { type PortsOf, withPorts } from "@adgate/answers"
 import { seeOther } from "../pages/layout.ts"
 import { safeReturnTo } from "./returnTo.ts"
 import { isCrossSite } from "../security.ts"
@@ -41,11 +41,10 @@ export const noticeLifetimeSeconds = 60
 export const noticeMaxLength = 300
 const noticeValue = /^([A-Za-z0-9_-]{1,1200})\.([A-Za-z0-9_-]{43})$/
 
-/** The core ports the people services run on, captured when the layer is built. */
-export type PeoplePorts = Directory | PeopleStore | PasswordHasher | RateLimiter | Secrets
-
-/** The services of PeoplePorts, as values. */
+/** The core ports the people services run on, captured when the layer is built; PeoplePorts is their union. */
 export const peoplePortServices = [Directory, PeopleStore, PasswordHasher, RateLimiter, Secrets] as const
+
+export type PeoplePorts = PortsOf<typeof peoplePortServices>
 
 /** The signed-in person behind a request. `csrfToken` goes into every form the person may post. */
 export interface Person extends SignedInPerson {

@@ -3,15 +3,11 @@
 // the 1 MB JSON body, the handler, and every refusal through the one error table, all as JSON with no-store.
 import { Cause, Effect, Schema } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
-import {
-  AccessTokenStore, ApiKeyStore, ArgumentValidator, authenticateBearer, ConnectionStore, CreditsLedger, Directory, EventOutbox, GuardrailStore,
-  IdempotencyStore, InputLimits, Issuer, nestsDeeperThan, Platforms, RateLimiter, requireScope, Secrets, TaskStore, ToolSearch, ToolUsageLog,
-  Transactor, WriteRequestStore
-} from "@adgate/core"
+import { authenticateBearer, InputLimits, Issuer, nestsDeeperThan, requireScope } from "@adgate/core"
 import { failureTagOf, isBodyTooLarge, RequestId } from "../security.ts"
 import {
   authorizationOf, BodyNotJson, BodyNotObject, BodyTooLarge, CredentialInQuery, CredentialRepeated, hasMatrixParameters, holdsSeveralCredentials, isRestRefusal, logIfOutage, MethodNotAllowed,
-  type PortsOf, QueryInvalid, RouteNotFound, withPorts, type WithPorts
+  type PortsOf, QueryInvalid, RouteNotFound, toolSurfacePortServices, withPorts, type WithPorts
 } from "@adgate/answers"
 import { openApiDocument } from "./openApiDocument.ts"
 import { type BearerRoute, isPublicRoute, type RestAnswer, restApi, restBasePath, type RestRoute, type RestServices } from "./restApi.ts"
@@ -19,13 +15,8 @@ import { jsonHeaders, preflight, restRefusalResponse } from "./restResponses.ts"
 
 type BearerServices = Effect.Services<ReturnType<typeof authenticateBearer>>
 
-/** The ports of the bearer check and the tool pipeline (RestServices, BearerServices): what a REST handler runs on. */
-const restPortServices = [
-  AccessTokenStore, ApiKeyStore, ArgumentValidator, ConnectionStore, CreditsLedger, Directory, EventOutbox, GuardrailStore, IdempotencyStore, Issuer,
-  Platforms, RateLimiter, Secrets, TaskStore, ToolSearch, ToolUsageLog, Transactor, WriteRequestStore
-] as const
-
-type RestPorts = WithPorts<PortsOf<typeof restPortServices>>
+/** The ports a REST handler runs on (the bearer check and the tool pipeline: RestServices, BearerServices). */
+type RestPorts = WithPorts<PortsOf<typeof toolSurfacePortServices>>
 
 /**
  * The body as a JSON object. Empty is `{}` (a tool without arguments); not JSON is 400 invalid_json; JSON that is not
@@ -158,7 +149,7 @@ const fallback = (origin: string, ports: RestPorts) => {
 /** Every /api/v1 route. Needs the core ports of the pipeline, the Issuer, and the bearer check's stores. */
 export const RestRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {
-    const ports = withPorts(restPortServices, yield* Effect.context<RestServices | BearerServices>())
+    const ports = withPorts(toolSurfacePortServices, yield* Effect.context<RestServices | BearerServices>())
     const { origin } = yield* Issuer
     const document = openApiDocument(origin)
     for (const route of restApi) {
