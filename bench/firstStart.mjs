@@ -1,5 +1,5 @@
 // First start of the embedded default (issue 22): from process start to /health/ready answering 200, on an empty data
-// folder and again on the same folder (second start), with `npm start`'s Node flags, MALLOC_ARENA_MAX=2 and MALLOC_TRIM_THRESHOLD_=131072. The phases
+// folder and again on the same folder (second start), with `npm start`'s Node flags and malloc settings (startSettingsFor). The phases
 // are read from the server's log timestamps (modules loaded = "adgate starting"; database opened and migrated = "admin
 // socket open"; demo seeding = "first start: created workspace"), and PGlite's initdb alone is timed in its own
 // process. Wrap it in the bench lock:  flock /tmp/adgate-bench.lock npx node bench/firstStart.mjs [rounds]
@@ -9,19 +9,19 @@ import { createRequire } from "node:module"
 import { loadavg, tmpdir } from "node:os"
 import { join } from "node:path"
 import { request } from "undici"
-import { node24, repoDir, startFlagsFor } from "./lib/processes.mjs"
+import { node24, repoDir, startSettingsFor } from "./lib/processes.mjs"
 
 const rounds = Number(process.argv[2] ?? 2)
 const port = Number(process.env.BENCH_PORT_BASE ?? 18800) + 20
-const startFlags = startFlagsFor("pglite")
+const start = startSettingsFor("pglite")
 const rssMiB = (pid) => Math.round(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))[1]) / 1024)
 
 const startOnce = async (dataDir) => {
   const logFile = join(dataDir, "..", `server-${Date.now()}.log`)
   const started = Date.now()
-  const child = spawn("sh", ["-c", `exec "$0" "$@" > ${logFile} 2>&1`, node24, ...startFlags, "apps/server/src/main.ts"], {
+  const child = spawn("sh", ["-c", `exec "$0" "$@" > ${logFile} 2>&1`, node24, ...start.flags, "apps/server/src/main.ts"], {
     cwd: repoDir,
-    env: { ...process.env, PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, DATABASE_URL: "", ADGATE_ADMIN_PASSWORD: "first-start-not-secret-1", MALLOC_ARENA_MAX: "2", MALLOC_TRIM_THRESHOLD_: "131072" },
+    env: { ...process.env, ...start.env, PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, DATABASE_URL: "", ADGATE_ADMIN_PASSWORD: "first-start-not-secret-1" },
     stdio: "ignore"
   })
   let exited = false

@@ -15,7 +15,7 @@ import { tmpdir, userInfo, loadavg, cpus } from "node:os"
 import { join } from "node:path"
 import { Agent } from "undici"
 import { attr, call, Jar, pkcePair, sleep } from "./lib/http.mjs"
-import { databaseUrl, dropDatabase, freshDatabase, node24, outDir, repoDir, sql, startFlagsFor } from "./lib/processes.mjs"
+import { databaseUrl, dropDatabase, freshDatabase, node24, outDir, repoDir, sql, startSettingsFor } from "./lib/processes.mjs"
 import { rssMiB } from "./lib/procstat.mjs"
 
 const args = process.argv.slice(2).filter((a) => a !== "soak")
@@ -34,7 +34,7 @@ const adminEmail = "soak@example.com"
 const adminPassword = "soak-password-not-secret-19"
 const redirectUri = "http://127.0.0.1:9/callback"
 const credentialsKey = Buffer.alloc(32, 0x5d).toString("base64")
-const startFlags = startFlagsFor("pg")
+const start = startSettingsFor("pg")
 
 const freePort = () => new Promise((resolve, reject) => {
   const probe = createServer()
@@ -97,9 +97,9 @@ const until = async (what, check, ms, every = 200) => {
 
 const startAdgate = async (name, port, env) => {
   const dataDir = folder(`adgate-soak-${name}-`)
-  const entry = startProcess(name, node24, [...startFlags, "apps/server/src/main.ts"], {
+  const entry = startProcess(name, node24, [...start.flags, "apps/server/src/main.ts"], {
     ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(DATABASE_URL|SMTP_URL|ADGATE_|BASE_URL|PORT|HOST)/.test(k))),
-    PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2", MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? "131072", ...env
+    PORT: String(port), HOST: "127.0.0.1", ADGATE_DATA_DIR: dataDir, ...start.env, ...env
   })
   const origin = `http://127.0.0.1:${port}`
   await until(`${name} ready`, async () => {

@@ -13,14 +13,16 @@ export const outDir = join(benchDir, ".out")
 export const node24 = join(repoDir, "node_modules", ".bin", "node")
 
 /**
- * The V8 flags `npm start` gives the server on this store ("pg" or "pglite"), got by running the start script of the
- * root package.json through sh (as npm does) with a one-line report in place of the server, so that a bench runs the
- * server as an operator does, whatever the script says today (its flags depend on DATABASE_URL: round 9).
+ * What `npm start` runs the server with on this store ("pg" or "pglite"): its V8 flags and the malloc settings it
+ * exports, got by running the start script of the root package.json through sh (as npm does) with a one-line report in
+ * place of the server, so that a bench runs the server as an operator does, whatever the script says today (its flags
+ * depend on DATABASE_URL: round 9; an operator's own MALLOC_* settings are kept, as the script keeps them).
  */
-export const startFlagsFor = (store) => {
+export const startSettingsFor = (store) => {
+  const report = "process.stdout.write(JSON.stringify({ flags: process.execArgv.slice(0, -2), env: { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX, MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ } }))"
   const script = JSON.parse(readFileSync(join(repoDir, "package.json"), "utf8")).scripts.start
     .replace("exec node ", `exec ${node24} `)
-    .replace("apps/server/src/main.ts", `-e 'process.stdout.write(JSON.stringify(process.execArgv.slice(0, -2)))'`)
+    .replace("apps/server/src/main.ts", `-e '${report}'`)
   const env = { ...process.env, DATABASE_URL: store === "pg" ? "postgres://bench" : "" }
   return JSON.parse(execFileSync("sh", ["-c", script], { cwd: repoDir, env, encoding: "utf8" }))
 }

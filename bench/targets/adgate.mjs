@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { attr, call, Jar, pkcePair, pool, sleep, waitUntilUp } from "../lib/http.mjs"
-import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild, startFlagsFor } from "../lib/processes.mjs"
+import { backendPids, benchDatabase, databaseUrl, dropDatabase, freshDatabase, node24, repoDir, startChild, startSettingsFor } from "../lib/processes.mjs"
 
 const redirectUri = "http://127.0.0.1:9/callback"
 const scope = "tools:read tools:write"
@@ -38,7 +38,10 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
   const discoveryPath = "/.well-known/oauth-authorization-server"
   /** Starts the server on the target's database (or data folder) and waits until it answers. */
   const launch = async () => {
-    server = startChild(name, [...startFlagsFor(store), ...experimentArgs, ...nodeArgs, script], {
+    const start = startSettingsFor(store)
+    server = startChild(name, [...start.flags, ...experimentArgs, ...nodeArgs, script], {
+      // As `npm start` sets them: at most two glibc malloc arenas (round 5), freed memory above 128 KiB returned (round 8).
+      ...start.env,
       PORT: String(port),
       HOST: "127.0.0.1",
       BASE_URL: base,
@@ -48,11 +51,7 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
       ADGATE_CREDENTIALS_KEY: "",
       DATABASE_URL: store === "pg" ? databaseUrl(database) : "",
       // Off only for runs with the tool-call scenarios (d, e, f-d): their per-credential limits would measure the limiter.
-      ADGATE_RATE_LIMITS: rateLimits,
-      // As `npm start` sets it (the root package.json): at most two glibc malloc arenas (round 5, bench/README.md).
-      MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? "2",
-      // As `npm start` sets it: glibc returns freed memory above 128 KiB to the OS (round 8, bench/README.md).
-      MALLOC_TRIM_THRESHOLD_: process.env.MALLOC_TRIM_THRESHOLD_ ?? "131072"
+      ADGATE_RATE_LIMITS: rateLimits
     })
     await waitUntilUp(`${base}${discoveryPath}`, 90_000, server.alive)
   }
