@@ -73,21 +73,26 @@ export const CreditsLedgerSql = Layer.effect(CreditsLedger, Effect.gen(function*
       ),
     // The amount rounded as the balance is kept; the balance compared as kept, so one an older version left at
     // 2.9999999999999996 pays a charge of 3 (and ends at 0, never below).
-    charge: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
-      move("charge", m, "charge", roundCredits(m.amount), {
-        to: credits(sql`${exact(sql`held.credits`)} - ${amountOf(roundCredits(m.amount))}`),
-        when: sql`round(${exact(sql`held.credits`)}, ${decimals}) >= ${amountOf(roundCredits(m.amount))}`, written: sql`TRUE`, computed: {}
+    charge: (m) => {
+      if (!isValidCreditAmount(m.amount)) return Effect.fail(new InvalidCreditAmount({ amount: m.amount }))
+      const amount = roundCredits(m.amount)
+      return move("charge", m, "charge", amount, {
+        to: credits(sql`${exact(sql`held.credits`)} - ${amountOf(amount)}`),
+        when: sql`round(${exact(sql`held.credits`)}, ${decimals}) >= ${amountOf(amount)}`, written: sql`TRUE`, computed: {}
       }).pipe(Effect.flatMap((moved): Effect.Effect<number, InsufficientCredits | CreditsWorkspaceNotFound> =>
         moved === null ? notFound(m.workspaceId)
           : moved.creditsAfter === null ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left: moved.creditsBefore }))
-          : Effect.succeed(moved.creditsAfter))),
+          : Effect.succeed(moved.creditsAfter)))
+    },
     grant: (m) => !isValidCreditAmount(m.amount) ? Effect.fail(new InvalidCreditAmount({ amount: m.amount })) :
       move("grant", m, "grant", roundCredits(m.amount), {
         to: credits(sql`${exact(sql`held.credits`)} + ${amountOf(roundCredits(m.amount))}`), when: sql`TRUE`, written: sql`TRUE`, computed: {}
       }).pipe(Effect.flatMap((moved) => moved === null || moved.creditsAfter === null ? notFound(m.workspaceId) : Effect.succeed(moved.creditsAfter))),
     setBalance: (s) => !isValidCreditBalance(s.balance) ? Effect.fail(new InvalidCreditAmount({ amount: s.balance })) :
       move("setBalance", s, "charge", 0, {
-        to: credits(amountOf(s.balance)), when: sql`TRUE`,
+        // Rounded by core's rule (roundCredits), as the memory ledger and every move round: PostgreSQL's decimal round
+        // of the balance's text would differ from it on a half-way digit (0.0001245: 0.000125 against 0.000124).
+        to: sql`${amountOf(roundCredits(s.balance))}::double precision`, when: sql`TRUE`,
         // The difference is the entry: a grant up to the balance set, a charge down to it; none when unchanged.
         written: sql`moved.credits_after <> moved.credits_before`,
         computed: {

@@ -1,6 +1,6 @@
 // The CreditsLedger contract (spec §Limits: Credits, §REST 402; checklist 178): the balance is the workspace's
 // credits as the Directory shows them; charges never go below zero; every move is an entry with its balance after.
-import { CreditsLedger, Directory, WorkspaceId, type CreditMovement, type PageQuery } from "@adgate/core"
+import { CreditsLedger, Directory, roundCredits, WorkspaceId, type CreditMovement, type PageQuery } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
@@ -105,6 +105,10 @@ export const creditsLedgerContract = <E, R>(name: string, layer: Layer.Layer<Cre
       // More than 6 decimals are rounded to them.
       assert.deepStrictEqual(yield* ledger.setBalance({ workspaceId, balance: 2.1234567, reason: "set", reference: null, now: t0 + 6 }), { before: 0.3, after: 2.123457 })
       assert.strictEqual(yield* ledger.balance(workspaceId), 2.123457)
+      // One rounding rule on every ledger (core's roundCredits), also where a double's half-way digit and a decimal
+      // rounding disagree: 0.0001245 is 0.000124 as a double times 10⁶, 0.000125 rounded as a decimal.
+      assert.deepStrictEqual(yield* ledger.setBalance({ workspaceId, balance: 0.0001245, reason: "set", reference: null, now: t0 + 7 }), { before: 2.123457, after: roundCredits(0.0001245) })
+      assert.strictEqual(yield* ledger.balance(workspaceId), roundCredits(0.0001245))
     }))
 
     it.effect("six decimals hold a balance of 10⁹ credits; an amount is moved as kept (rounded to 6 decimals); a balance an older version left noisy pays a charge of its rounded value", () => Effect.gen(function* () {

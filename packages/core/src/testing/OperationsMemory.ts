@@ -154,10 +154,12 @@ export const CreditsLedgerMemory = Layer.effect(CreditsLedger, Effect.gen(functi
     charge: (m) => move("charge", m, (left, amount) =>
       roundCredits(left) < amount ? Effect.fail(new InsufficientCredits({ workspaceId: m.workspaceId, needed: m.amount, left })) : Effect.void),
     grant: (m) => move("grant", m, () => Effect.void),
-    setBalance: (setting) =>
-      isValidCreditBalance(setting.balance)
-        ? Effect.map(setTo("setBalance", setting, (left) => ({ balanceAfter: roundCredits(setting.balance), amount: roundCredits(Math.abs(roundCredits(setting.balance) - left)) })), (before) => ({ before, after: roundCredits(setting.balance) })).pipe(lock.withPermits(1))
-        : Effect.fail(new InvalidCreditAmount({ amount: setting.balance })),
+    setBalance: (setting) => {
+      if (!isValidCreditBalance(setting.balance)) return Effect.fail(new InvalidCreditAmount({ amount: setting.balance }))
+      const after = roundCredits(setting.balance)
+      return Effect.map(setTo("setBalance", setting, (left) => ({ balanceAfter: after, amount: roundCredits(Math.abs(after - left)) })), (before) => ({ before, after }))
+        .pipe(lock.withPermits(1))
+    },
     entries: (workspaceId, limit) =>
       Effect.map(Ref.get(entries), (all) => all.filter((e) => e.workspaceId === workspaceId).reverse().slice(0, Math.max(0, limit))),
     entriesPage: (workspaceId, page) =>
