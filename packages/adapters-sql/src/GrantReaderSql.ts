@@ -4,8 +4,7 @@
 import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import { decodeColumns, renamedRow } from "./decodeRow.ts"
-import { sqlNames } from "./sqlNames.ts"
+import { decodeColumns } from "./decodeRow.ts"
 import { unavailable } from "./unavailable.ts"
 
 const RefreshRole = Schema.Struct({ approverRole: Schema.NullOr(Role) })
@@ -13,18 +12,7 @@ const RefreshRole = Schema.Struct({ approverRole: Schema.NullOr(Role) })
 const clientColumns = ["client_id", "version", "kind", "name", "redirect_uris", "auth_method", "secret_hash", "workspace_id",
   "recognised", "product_name", "created_at", "last_token_at", "removed_at", "document_host", "cache_until"] as const
 const clientPrefix = "cl_"
-
-/** Each client column's field name, and the field its prefixed alias comes back as (the client's result transform). */
-const clientFields = clientColumns.map((column) =>
-  [sqlNames.transformResultNames(column), sqlNames.transformResultNames(clientPrefix + column)] as const)
 const prefixedClientId = clientPrefix + "client_id"
-
-/** The client's fields of a combined row as the client renames it, unprefixed (as `SELECT * FROM clients` answers them). */
-const clientRowOf = (row: Record<string, unknown>): Record<string, unknown> => {
-  const out: Record<string, unknown> = {}
-  for (const [field, prefixed] of clientFields) out[field] = row[prefixed]
-  return out
-}
 
 const Recheck = Schema.Struct({ codeVersion: Schema.NullOr(Schema.Number), clientUsable: Schema.Boolean })
 
@@ -38,7 +26,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const decodeRole = decodeColumns(RefreshRole, connectionSource)
   const decodeRecheck = decodeColumns(Recheck, recheckSource)
   const decodeClient = decodeColumns(Client, { operation: "GrantReader.clientAndRefreshGrounds", table: "clients", key: "client_id" },
-    { prefix: clientPrefix, renamed: (row) => clientRowOf(renamedRow(row)) })
+    { prefix: clientPrefix })
   const decodeCode = decodeColumns(AuthorizationCode, { operation: "GrantReader.clientAndCode", table: "authorization_codes", key: "hash" })
   // The reads' texts are constants, sent with `sql.unsafe` and their parameters: built as fragments, each request
   // compiled its text again and @effect/sql-pg hashed a new copy of it as the prepared statement's key (round 7a).

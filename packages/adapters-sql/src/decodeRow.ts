@@ -55,13 +55,14 @@ export const decodeRow = <S extends Schema.Top & { readonly DecodingServices: ne
 /**
  * Decodes one row as the driver sent it (a statement run `withoutTransform`: snake_case columns, `prefix` before each
  * in a combined read) into `schema`'s type: each field read from its column, no renamed copy of the row made first.
- * A row this does not accept is renamed as the client would have answered it (`renamed`, by default every column
- * to its field) and goes to decodeRow, so the value, and the failure and its message, are decodeRow's.
+ * A row this does not accept is renamed as the client would have answered it (the prefixed columns only, without
+ * their prefix, each to its field) and goes to decodeRow, so the value, and the failure and its message, are
+ * decodeRow's.
  */
 export const decodeColumns = <S extends Schema.Top & { readonly DecodingServices: never }>(
   schema: S,
   source: RowSource,
-  options: { readonly prefix?: string; readonly renamed?: (row: Record<string, unknown>) => Record<string, unknown> } = {}
+  options: { readonly prefix?: string } = {}
 ) => {
   const prefix = options.prefix ?? ""
   // A field is read from the column whose name the client turns back into that field; a field whose snake_case
@@ -74,7 +75,7 @@ export const decodeColumns = <S extends Schema.Top & { readonly DecodingServices
   }
   const compiled = plainColumnDecoder(schema.ast, column)
   const plain = everyFieldRoundTrips ? compiled : null
-  const renamed = options.renamed ?? renamedRow
+  const renamed = prefix === "" ? renamedRow : (row: Record<string, unknown>) => renamedRow(unprefixed(row, prefix))
   const slow = decodeRow(schema, source)
   return (row: Record<string, unknown>): Effect.Effect<S["Type"], StoreUnavailable> => {
     if (plain !== null) {
@@ -85,8 +86,15 @@ export const decodeColumns = <S extends Schema.Top & { readonly DecodingServices
   }
 }
 
+/** The columns of a combined row that carry `prefix`, without it (as a read of their table alone answers them). */
+const unprefixed = (row: Record<string, unknown>, prefix: string): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const column of Object.keys(row)) if (column.startsWith(prefix)) out[column.slice(prefix.length)] = row[column]
+  return out
+}
+
 /** A row as the client answers it when the statement is not run `withoutTransform`: every column named as a field. */
-export const renamedRow = (row: Record<string, unknown>): Record<string, unknown> => transformRows([row])[0]!
+const renamedRow = (row: Record<string, unknown>): Record<string, unknown> => transformRows([row])[0]!
 
 /** Decodes the first row when there is one (a look-up by key): none when the query found nothing. */
 export const decodeFirstRow = <S extends Schema.Top & { readonly DecodingServices: never }>(schema: S, source: RowSource) => {
