@@ -351,6 +351,9 @@ const initdbInChild = (dataDir: string) =>
     catch: (cause) => classify(cause, "connect")
   })
 
+/** The SqlClient's `driver` on PGlite: what code that sizes its work to the embedded database tests (OutboxReader). */
+export const pgliteDriver = "pglite"
+
 /** A SqlClient on a PGlite database kept in `dataDir` (created if missing; data survives a restart). */
 /** PGlite in `dataDir`, or, with null, in memory only (nothing on disk, gone when the layer closes). */
 export const PgliteClient = (
@@ -407,7 +410,7 @@ export const PgliteClient = (
         ...acquirers,
         compiler: PgClient.makeCompiler(sqlNames.transformQueryNames, sqlNames.transformJson),
         transformRows,
-        driver: "pglite",
+        driver: pgliteDriver,
         spanAttributes: [["db.system.name", "postgresql"]]
       })
     })

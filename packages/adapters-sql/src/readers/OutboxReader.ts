@@ -4,6 +4,7 @@
 import { drainOutbox, type OutboxEntry } from "@adgate/core"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
+import { pgliteDriver } from "../PgliteClient.ts"
 
 export interface OutboxReader<E, R> {
   /** The reader's name in event_outbox.reader. */
@@ -30,7 +31,7 @@ export const drainReader = <E, R>(reader: OutboxReader<E, R>) =>
   Effect.gen(function* () {
     // Read as an option: the readers also run on the memory ports (tests), with no SqlClient at all.
     const sql = yield* Effect.serviceOption(SqlClient.SqlClient)
-    const batchSize = Option.isSome(sql) && sql.value.driver === "pglite" ? pgliteOutboxBatchSize : outboxBatchSize
+    const batchSize = Option.isSome(sql) && sql.value.driver === pgliteDriver ? pgliteOutboxBatchSize : outboxBatchSize
     let handled = 0
     for (;;) {
       const n = yield* drainOutbox(reader.name, reader.handle, batchSize)
