@@ -26,19 +26,30 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`migra
           VALUES (${noisy}, 'charge', ${0.1 + 0.2}, ${10.3 - 3}, 'tool call', 1),
                  (${clean}, 'grant', ${2.5}, ${1234567890.123456}, 'grant', 2)`
         assert.strictEqual(yield* (yield* CreditsLedger).balance(noisy), 7.300000000000001)
+        // Which transaction last wrote each row (xmin): a row the migration leaves alone keeps its own.
+        const written = Effect.gen(function* () {
+          const workspaces = yield* sql<{ xmin: string }>`SELECT xmin::text AS xmin FROM workspaces WHERE id IN (${noisy}, ${clean}) ORDER BY id`
+          const ledger = yield* sql<{ xmin: string }>`SELECT xmin::text AS xmin FROM credit_entries ORDER BY position`
+          return { workspaces: workspaces.map((r) => r.xmin), entries: ledger.map((r) => r.xmin) }
+        })
+        const untouched = yield* written
 
         yield* migrations["0017_credits_kept_to_six_decimals"]!
+        // The clean workspace (ws_clean sorts first) and the clean entry (the second) are not written; the noisy ones are.
+        const once = yield* written
+        assert.strictEqual(once.workspaces[0], untouched.workspaces[0])
+        assert.notStrictEqual(once.workspaces[1], untouched.workspaces[1])
+        assert.strictEqual(once.entries[1], untouched.entries[1])
+        assert.notStrictEqual(once.entries[0], untouched.entries[0])
         assert.strictEqual(yield* (yield* CreditsLedger).balance(noisy), 7.3)
         // 16 significant digits survive: the value goes through its shortest text, not a 15-digit cast.
         assert.strictEqual(yield* (yield* CreditsLedger).balance(clean), 1234567890.123456)
         const entries = yield* sql<{ amount: number; balanceAfter: number }>`SELECT amount, balance_after FROM credit_entries ORDER BY position`
         assert.deepStrictEqual(entries.map((e) => [Number(e.amount), Number(e.balanceAfter)]), [[0.3, 7.3], [2.5, 1234567890.123456]])
 
-        // Nothing left to round: a second run writes no row.
-        const before = yield* sql<{ xmin: string }>`SELECT xmin::text AS xmin FROM workspaces WHERE id IN (${noisy}, ${clean}) ORDER BY id`
+        // Nothing left to round: a second run writes no row, workspace or entry.
         yield* migrations["0017_credits_kept_to_six_decimals"]!
-        const after = yield* sql<{ xmin: string }>`SELECT xmin::text AS xmin FROM workspaces WHERE id IN (${noisy}, ${clean}) ORDER BY id`
-        assert.deepStrictEqual(after, before)
+        assert.deepStrictEqual(yield* written, once)
       }))
 
     it.effect("a session printing doubles with 15 digits (extra_float_digits = 0) does not change a clean 16-digit balance", () =>
