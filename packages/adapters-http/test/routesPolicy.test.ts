@@ -13,7 +13,7 @@ let server: TestServer
 
 beforeAll(async () => {
   server = await startTestServer({
-    routesPolicy: Layer.mergeAll(
+    routesOnly: Layer.mergeAll(
       Layer.succeed(InputLimits, { ...defaultInputLimits, maxJsonDepth: 3, maxSearchQueryLength: 10 }),
       Layer.succeed(RateLimits, {
         ...defaultRateLimitPolicy,

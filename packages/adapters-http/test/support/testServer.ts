@@ -82,10 +82,10 @@ export interface TestServerOptions {
   /** Prometheus metrics (makeMetrics) fed by the request middleware and the core's Observations; default: none. */
   readonly metrics?: Metrics
   /**
-   * Policy given to the routes' layer only (`makeHttpApp().pipe(Layer.provide(…))`), not to the server: as a host does
-   * that serves adgateRoutes with HttpRouter.toWebHandler; default: none.
+   * What is given to the routes' layer only (`makeHttpApp().pipe(Layer.provide(…))`), not to the server, as a host does
+   * that serves adgateRoutes with HttpRouter.toWebHandler: a policy, a logger, a tracer; default: none.
    */
-  readonly routesPolicy?: Layer.Layer<never>
+  readonly routesOnly?: Layer.Layer<never>
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -286,7 +286,7 @@ const startWith = async (
       portsContext
     ))
 
-    const app = options.routesPolicy === undefined ? makeHttpApp() : makeHttpApp().pipe(Layer.provide(options.routesPolicy))
+    const app = options.routesOnly === undefined ? makeHttpApp() : makeHttpApp().pipe(Layer.provide(options.routesOnly))
     // Unless a test sets the policy, sign-in failures are generous so that suites can try wrong passwords freely.
     const generous = { count: 10_000, windowMs: 60_000 }
     const rateLimits = options.rateLimits ?? {
