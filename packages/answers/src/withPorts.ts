@@ -1,6 +1,6 @@
 // How a surface's request handlers get the ports captured when their routes were built (REST, the pages, MCP, the
 // OAuth routes): the listed ports only, added to the request's own context where it lacks those very instances.
-import { Context, Effect } from "effect"
+import { Context, Effect, References } from "effect"
 import { InputLimits, Observations, PlatformCallDeadlineMs, RateLimits, RecognisedProducts, WorkLeases } from "@adgate/core"
 
 /**
@@ -13,6 +13,18 @@ import { InputLimits, Observations, PlatformCallDeadlineMs, RateLimits, Recognis
  */
 const policyReferences: ReadonlyArray<Context.Key<any, any>> = [
   InputLimits, RateLimits, RecognisedProducts, PlatformCallDeadlineMs, WorkLeases, Observations
+]
+
+/**
+ * Where the handlers' log lines and spans go, for the same reason: the loggers (`Logger.layer`), the minimum log
+ * level, the tracer (an OpenTelemetry layer's), whether spans are made at all, the minimum trace level. A host that
+ * gives them to adgate's routes only would otherwise see the handlers log and trace through the server's loggers and
+ * tracer, or Effect's defaults. Not carried: what belongs to the request and would be overwritten by the build's (its
+ * log annotations, such as the security middleware's requestId, its log spans, its parent span, span annotations and
+ * links).
+ */
+const telemetryReferences: ReadonlyArray<Context.Key<any, any>> = [
+  References.CurrentLoggers, References.MinimumLogLevel, References.Tracer, References.TracerEnabled, References.MinimumTraceLevel
 ]
 
 /** The services a list of service keys stands for (the union of their identifiers). */
@@ -31,8 +43,8 @@ export interface WithPorts<I> {
  * one the routes were built in: serveHttp, HttpRouter.serve under Layer.provide of the ports, createAdgate) runs as it
  * is; one that lacks some (a service the application layer provides to its own routes only, such as People, or a
  * middleware that replaced one) gets those added. Either way the handler sees the request's own services (its scope,
- * request, route, log annotations) and these ports, nothing else of the build's context but the policy references it
- * holds (policyReferences).
+ * request, route, log annotations) and these ports, nothing else of the build's context but the references it holds
+ * of the policy (policyReferences) and of where logs and spans go (telemetryReferences).
  *
  * Providing the whole build context on every request instead (`Effect.provideContext(context)`) merged it into the
  * request's: two copies of a map of ~50 services per request (bench/README.md round 8), and the build's scope in place
@@ -43,20 +55,24 @@ export const withPorts = <const Services extends ReadonlyArray<Context.Key<any, 
   services: Services,
   context: Context.Context<PortsOf<Services>>
 ): WithPorts<PortsOf<Services>> => {
-  const ports = [
-    ...services.map((service) => [service, Context.get(context, service)] as const),
-    // Only a reference the build context holds: one it does not hold reads its default in the request's context too.
-    ...policyReferences.flatMap((reference) => {
-      const instance = Context.getOrUndefined(context, reference)
-      return instance === undefined || services.includes(reference) ? [] : [[reference, instance] as const]
-    })
-  ]
+  const ports = services.map((service) => [service, Context.get(context, service)] as const)
+  // Only a reference the build context holds: one it does not hold reads its default in the request's context too.
+  const references = [...policyReferences, ...telemetryReferences].flatMap((reference) => {
+    const value = Context.getOrUndefined(context, reference)
+    return value === undefined || services.includes(reference) ? [] : [[reference, value] as const]
+  })
   const into = <R>(request: Context.Context<R>): Context.Context<R | PortsOf<Services>> => {
     let provided: Context.Context<any> = request
     for (const [service, instance] of ports) {
       // Compared by identity: an instance of the request's own that differs (a middleware's) is replaced, as the
       // handler was built against the routes' one. Added one by one: an add costs no copy of the request's context.
       if (Context.getOrUndefined(provided, service) !== instance) provided = Context.add(provided, service, instance)
+    }
+    for (const [reference, value] of references) {
+      // Compared with what the handler would read without it, the request's own or the default: the routes' logger
+      // replaces the server's, as the whole build context did; a value the request reads already (TracerEnabled true,
+      // as an OpenTelemetry layer gives it, against the default) adds nothing, so the fiber's cache stays as it is.
+      if (Context.get(provided, reference) !== value) provided = Context.add(provided, reference, value)
     }
     return provided
   }

@@ -1,9 +1,10 @@
 // How a request's handler gets the ports its routes were built with (withPorts): a request whose context already holds
 // those very ports runs in that context as it is, no context built for it; any other gets the ports it lacks added to
-// its own context, and nothing else of the build's: its scope stays its own, so a finalizer the handler adds runs when
-// the request ends. The routes' build context provided whole, as before, put the build's scope in its place.
+// its own context, and nothing else of the build's but its policy and where its logs and spans go: its scope stays its
+// own, so a finalizer the handler adds runs when the request ends. The routes' build context provided whole, as before,
+// put the build's scope in its place.
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Effect, Exit, Scope } from "effect"
+import { Context, Effect, Exit, Logger, References, Scope, Tracer } from "effect"
 import { withPorts } from "../src/index.ts"
 
 class Clients extends Context.Service<Clients, { readonly label: string }>()("test/Clients") {}
@@ -68,4 +69,30 @@ describe("withPorts", () => {
         assert.deepStrictEqual(ended, ["request's resource"])
       }
     }))
+
+  it("carries where logs and spans go when the build context holds it: the routes' logger and tracer replace the request's, its log annotations stay", () => {
+    const routesLoggers = new Set([Logger.make(() => undefined)])
+    const routesTracer = Tracer.make({ span: (options) => Tracer.nativeTracer.span(options) })
+    const build = built(Scope.makeUnsafe()).pipe(
+      Context.add(References.CurrentLoggers, routesLoggers), Context.add(Tracer.Tracer, routesTracer),
+      // As an OpenTelemetry layer gives it: the default's value, which the request reads already.
+      Context.add(References.TracerEnabled, true),
+      Context.add(References.CurrentLogAnnotations, { built: "yes" }))
+    const ports = withPorts(services, build)
+    const requestAnnotations = { requestId: "r-1" }
+    const request = Context.make(Request, { url: "/c" }).pipe(
+      Context.add(References.CurrentLoggers, new Set([Logger.make(() => undefined)])),
+      Context.add(References.CurrentLogAnnotations, requestAnnotations))
+    const seen = ports.into(request)
+    assert.strictEqual(Context.get(seen, References.CurrentLoggers), routesLoggers)
+    assert.strictEqual(Context.get(seen, Tracer.Tracer), routesTracer)
+    assert.isUndefined(Context.getOrUndefined(seen, References.TracerEnabled))
+    assert.strictEqual(Context.get(seen, References.CurrentLogAnnotations), requestAnnotations)
+    // A request already holding the routes' own (the server's context is the build's) runs as it is.
+    const same = Context.add(build, Request, { url: "/d" })
+    assert.strictEqual(ports.into(same), same)
+    // A build that holds none of them adds none: the request's (the server's) stay.
+    assert.strictEqual(Context.get(withPorts(services, built(Scope.makeUnsafe())).into(request), References.CurrentLoggers),
+      Context.get(request, References.CurrentLoggers))
+  })
 })
