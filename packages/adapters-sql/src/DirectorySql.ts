@@ -1,7 +1,7 @@
 // Directory on SQL (spec §What the service does 1): workspaces with their plan and credits, people, and their
 // roles. Reads that cannot be answered fail DirectoryUnavailable ("cannot confirm now"), never a defect. The Workspace,
 // User and Membership Schemas are the rows (tableRow); nested records built in SQL carry their fields' names.
-import { Directory, EmailTaken, Membership, Plan, Role, User, Workspace } from "@adgate/core"
+import { Directory, EmailTaken, Membership, Plan, Role, roundCredits, User, Workspace } from "@adgate/core"
 import type { DirectoryUnavailable } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -96,7 +96,7 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
       read("isEmpty", sql<{ readonly empty: boolean }>`SELECT NOT EXISTS (SELECT 1 FROM users) AND NOT EXISTS (SELECT 1 FROM workspaces) AS empty`.pipe(
         Effect.map((rows) => rows[0]?.empty === true))),
     createWorkspace: (w) =>
-      workspaceTable.encode(w, "Directory.createWorkspace").pipe(
+      workspaceTable.encode({ ...w, credits: roundCredits(w.credits) }, "Directory.createWorkspace").pipe(
         Effect.flatMap((r) => sql`INSERT INTO workspaces ${sql.insert(r)} ON CONFLICT (id) DO UPDATE SET ${sql.update(r, ["id"])}`),
         Effect.asVoid,
         unavailable("Directory.createWorkspace")
@@ -127,6 +127,6 @@ export const DirectorySql = Layer.effect(Directory, Effect.gen(function* () {
     setPlan: (workspaceId, plan) =>
       read("setPlan", sql`UPDATE workspaces SET plan = ${plan} WHERE id = ${workspaceId}`.pipe(Effect.asVoid)),
     setCredits: (workspaceId, credits) =>
-      read("setCredits", sql`UPDATE workspaces SET credits = ${credits} WHERE id = ${workspaceId}`.pipe(Effect.asVoid))
+      read("setCredits", sql`UPDATE workspaces SET credits = ${roundCredits(credits)} WHERE id = ${workspaceId}`.pipe(Effect.asVoid))
   })
 }))

@@ -52,6 +52,17 @@ export const decodeRow = <S extends Schema.Top & { readonly DecodingServices: ne
   }
 }
 
+/** A decoder of rows as the driver sends them (decodeColumns). */
+export interface ColumnsDecoder<A> {
+  (row: Record<string, unknown>): Effect.Effect<A, StoreUnavailable>
+  /**
+   * Whether rows are read field by field from their columns. False when the Schema has a node plainCodec does not
+   * compile or a field whose name does not round-trip between camelCase and snake_case: every row is then renamed
+   * first and decoded by decodeRow: the same answers, only slower, so nothing but this flag tells.
+   */
+  readonly readsByColumn: boolean
+}
+
 /**
  * Decodes one row as the driver sent it (a statement run `withoutTransform`: snake_case columns, `prefix` before each
  * in a combined read) into `schema`'s type: each field read from its column, no renamed copy of the row made first.
@@ -63,7 +74,7 @@ export const decodeColumns = <S extends Schema.Top & { readonly DecodingServices
   schema: S,
   source: RowSource,
   options: { readonly prefix?: string } = {}
-) => {
+): ColumnsDecoder<S["Type"]> => {
   const prefix = options.prefix ?? ""
   // A field is read from the column whose name the client turns back into that field; a field whose snake_case
   // name does not come back as itself is never read by column (every row goes the renamed way).
@@ -77,13 +88,14 @@ export const decodeColumns = <S extends Schema.Top & { readonly DecodingServices
   const plain = everyFieldRoundTrips ? compiled : null
   const renamed = prefix === "" ? renamedRow : (row: Record<string, unknown>) => renamedRow(unprefixed(row, prefix))
   const slow = decodeRow(schema, source)
-  return (row: Record<string, unknown>): Effect.Effect<S["Type"], StoreUnavailable> => {
+  const decode = (row: Record<string, unknown>): Effect.Effect<S["Type"], StoreUnavailable> => {
     if (plain !== null) {
       const value = plain(row)
       if (value !== mismatch) return Effect.succeed(value as S["Type"])
     }
     return slow(renamed(row))
   }
+  return Object.assign(decode, { readsByColumn: plain !== null })
 }
 
 /** The columns of a combined row that carry `prefix`, without it (as a read of their table alone answers them). */

@@ -1,5 +1,5 @@
 // The Directory contract (spec §What the service does 1): workspaces, people, roles, plans and credits.
-import { Directory, EmailTaken, WorkspaceId, UserId } from "@adgate/core"
+import { Directory, EmailTaken, roundCredits, WorkspaceId, UserId } from "@adgate/core"
 import { assert } from "@effect/vitest"
 import { Effect, Option, type Layer } from "effect"
 import { aUser, aWorkspace, type ContractHost, t0, unique } from "./fixtures.ts"
@@ -70,6 +70,22 @@ export const directoryContract = <E, R>(name: string, layer: Layer.Layer<Directo
       yield* directory.setPlan(workspace.id, "paid")
       yield* directory.setCredits(workspace.id, 2500)
       assert.deepStrictEqual(yield* directory.workspace(workspace.id), Option.some({ ...workspace, plan: "paid" as const, credits: 2500 }))
+    }))
+
+    it.effect("a balance a workspace is created with or set to is kept to six decimals as the ledgers keep it: 10.3 − 3 reads 7.3, never 7.300000000000001", () => Effect.gen(function* () {
+      const directory = yield* Directory
+      const created = aWorkspace({ credits: 10.3 - 3 })
+      yield* directory.createWorkspace(created)
+      assert.deepStrictEqual(yield* directory.workspace(created.id), Option.some({ ...created, credits: 7.3 }))
+      // Core's roundCredits on every store, also where a double's half-way digit and a decimal rounding disagree:
+      // 0.0001245 is 0.000124 as a double times 10⁶ (PostgreSQL's numeric round would give 0.000125).
+      const small = aWorkspace({ credits: 0.0001245 })
+      yield* directory.createWorkspace(small)
+      assert.deepStrictEqual(yield* directory.workspace(small.id), Option.some({ ...small, credits: roundCredits(0.0001245) }))
+      yield* directory.setCredits(small.id, 10.3 - 3)
+      assert.deepStrictEqual(yield* directory.workspace(small.id), Option.some({ ...small, credits: 7.3 }))
+      yield* directory.setCredits(created.id, 0.0001245)
+      assert.deepStrictEqual(yield* directory.workspace(created.id), Option.some({ ...created, credits: roundCredits(0.0001245) }))
     }))
 
     it.effect("workspaces list oldest first with their member counts", () => Effect.gen(function* () {

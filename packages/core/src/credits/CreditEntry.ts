@@ -46,14 +46,14 @@ export interface CreditsReplaced {
 }
 
 /**
- * Balances are kept to this many decimals (docs/decisions.md, Credits): every balance a ledger writes, and the
- * difference a balance set records, is rounded to it. Credits may be fractional (a balance set to 10.3), charges are
+ * Balances are kept to this many decimals (docs/decisions.md, Credits): every balance a ledger or the Directory writes,
+ * and the difference a balance set records, is rounded to it. Credits may be fractional (a balance set to 10.3), charges are
  * whole (a tool's credits, a task's); subtracting them in doubles left 7.300000000000001 for people to read in /me,
  * the low-credits notice and a 402's `left`. Six decimals hold any balance a person sets and any sum of whole charges up to 10⁹ credits.
  */
 export const creditDecimals = 6
 
-/** A balance rounded to `creditDecimals` decimals: what a ledger stores (the SQL ledger rounds the same way). */
+/** A balance rounded to `creditDecimals` decimals: what a ledger and the Directory store, on memory and on SQL alike. */
 export const roundCredits = (credits: number): number => Math.round(credits * 10 ** creditDecimals) / 10 ** creditDecimals
 
 /** A balance is finite and never below zero; zero is a balance (nothing left). */

@@ -48,6 +48,7 @@ export interface DirectoryShape {
   readonly workspacesNamed: (name: string) => Fx<ReadonlyArray<Workspace>>
   /** True when there is neither a person nor a workspace yet (first start). */
   readonly isEmpty: () => Fx<boolean>
+  /** Adds (or, for a known id, replaces) a workspace; its credits are kept to six decimals (core's roundCredits). */
   readonly createWorkspace: (workspace: Workspace) => Effect.Effect<void, DirectoryUnavailable | StoreUnavailable>
   /** Adds (or, for a known id, updates) a person; fails EmailTaken when another person has the address. */
   readonly createUser: (user: User) => Effect.Effect<void, EmailTaken | DirectoryUnavailable | StoreUnavailable>
@@ -57,6 +58,7 @@ export interface DirectoryShape {
    */
   readonly setRole: (workspaceId: WorkspaceId, userId: UserId, role: Option.Option<Role>) => Fx<Option.Option<Role>>
   readonly setPlan: (workspaceId: WorkspaceId, plan: Plan) => Fx<void>
+  /** Sets the balance, kept to six decimals (core's roundCredits), with no ledger entry (CreditsLedger.setBalance writes one). */
   readonly setCredits: (workspaceId: WorkspaceId, credits: number) => Fx<void>
 }
 export class Directory extends Context.Service<Directory, DirectoryShape>()("core/ports/Directory") {}

@@ -4,6 +4,7 @@ import { Effect, Layer, Option, Ref } from "effect"
 import { Directory, DirectoryUnavailable } from "../ports/Directory.ts"
 import type { Membership, Role, User, Workspace } from "../workspaces/Workspace.ts"
 import { EmailTaken } from "../people/errors.ts"
+import { roundCredits } from "../credits/CreditEntry.ts"
 
 export interface DirectoryMemoryControl {
   readonly setUnavailable: (down: boolean) => Effect.Effect<void>
@@ -63,7 +64,8 @@ export const makeDirectoryMemory = Effect.gen(function* () {
     workspacesNamed: (name) =>
       read((s) => byAge([...s.workspaces.values()].filter((w) => w.name.toLowerCase() === name.trim().toLowerCase()))),
     isEmpty: () => read((s) => s.users.size === 0 && s.workspaces.size === 0),
-    createWorkspace: (workspace) => write((s) => ({ ...s, workspaces: new Map(s.workspaces).set(workspace.id, workspace) })),
+    createWorkspace: (workspace) =>
+      write((s) => ({ ...s, workspaces: new Map(s.workspaces).set(workspace.id, { ...workspace, credits: roundCredits(workspace.credits) }) })),
     // Checked and written in one Ref step, like the SQL unique index on lower(email).
     createUser: (user) =>
       Effect.flatMap(read(() => undefined), () =>
@@ -83,7 +85,7 @@ export const makeDirectoryMemory = Effect.gen(function* () {
         }]
       })),
     setPlan: (workspaceId, plan) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, plan }))),
-    setCredits: (workspaceId, credits) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, credits })))
+    setCredits: (workspaceId, credits) => write((s) => updateWorkspace(s, workspaceId, (w) => ({ ...w, credits: roundCredits(credits) })))
   })
   const control: DirectoryMemoryControl = {
     setUnavailable: (down) => Ref.update(state, (s) => ({ ...s, down }))

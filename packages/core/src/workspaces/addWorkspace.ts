@@ -1,6 +1,7 @@
 // Adds a workspace with a name, a plan and a starting balance of credits (CLI, first start).
 import { Clock, Effect } from "effect"
 import { runCreation } from "../commands/runCommand.ts"
+import { roundCredits } from "../credits/CreditEntry.ts"
 import { InvalidCreditAmount } from "../credits/errors.ts"
 import { Directory } from "../ports/Directory.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
@@ -22,7 +23,8 @@ export const addWorkspace = Effect.fn("workspaces.addWorkspace")(function* (inpu
     id: WorkspaceId.make(yield* (yield* Secrets).generate(Prefix.workspace)),
     name,
     plan: input.plan,
-    credits,
+    // As the Directory keeps it: the workspace answered (printed by the CLI) shows the balance that was stored.
+    credits: roundCredits(credits),
     createdAt: yield* Clock.currentTimeMillis
   }
   // A creation without an event (the workspace's audit log starts with what happens in it): the INSERT alone.

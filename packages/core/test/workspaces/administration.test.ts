@@ -38,6 +38,13 @@ describe("adding and naming workspaces", () => {
       assert.isTrue(yield* (yield* Directory).isEmpty())
     }).pipe(Effect.provide(peopleWorld)))
 
+  it.effect("a starting balance is kept to six decimals, and the workspace answered shows it as stored (10.3 − 3 is 7.3)", () =>
+    Effect.gen(function* () {
+      const acme = yield* addWorkspace({ name: "Acme", plan: "paid", credits: 10.3 - 3 })
+      assert.strictEqual(acme.credits, 7.3)
+      assert.deepStrictEqual(yield* (yield* Directory).workspace(acme.id), Option.some(acme))
+    }).pipe(Effect.provide(peopleWorld)))
+
   it.effect("a workspace is named by its id or, ignoring case, by a name only it has", () =>
     Effect.gen(function* () {
       const acme = yield* addWorkspace({ name: "Acme Ads", plan: "free" })
