@@ -40,6 +40,31 @@ describe("MailSender", () => {
       assert.isFalse(lines.some((l) => l.includes("smtp-password")))
     }).pipe(Effect.provide(mailWorld)))
 
+  it.effect("a pass sends until the outbox is caught up, batch after batch: a burst is not held to one batch per pass interval", () =>
+    Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_burst_${i}`, `p${i}@x.test`)))
+      const delivered: Array<string> = []
+      const sent = yield* sendPendingMail((m) => Effect.sync(() => { delivered.push(m.id) }), 20)
+      assert.strictEqual(sent, 45)
+      assert.strictEqual(new Set(delivered).size, 45, "each mail delivered once")
+      assert.deepStrictEqual(yield* mailer.pending(100), [])
+    }).pipe(Effect.provide(mailWorld)))
+
+  it.effect("a pass ends at a mail the server does not take (its claim given back would make it due again at once); the rest wait for the next pass", () =>
+    Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_down_${i}`, `q${i}@x.test`)))
+      let tries = 0
+      const sent = yield* sendPendingMail(() => Effect.suspend(() => ++tries === 5 ? Effect.fail(new Error("refused")) : Effect.void), 20).pipe(
+        Effect.provide(Logger.layer([]))
+      )
+      // The first batch of 20 was tried in full (19 sent, one refused); no second batch in this pass.
+      assert.strictEqual(tries, 20)
+      assert.strictEqual(sent, 19)
+      assert.strictEqual((yield* mailer.pending(100)).length, 26)
+    }).pipe(Effect.provide(mailWorld)))
+
   // nodemailer is imported when the layer starts, and only with SMTP_URL (bench/README.md round 5): the layer still
   // starts and delivers through it. Nothing listens on port 1, so the mail fails and stays for the next pass.
   it.live("with SMTP the layer loads nodemailer at its start and delivers through it; a refused mail stays", () =>

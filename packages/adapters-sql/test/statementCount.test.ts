@@ -2,7 +2,7 @@
 // endpoint sends for an exchange and for a refresh, counted at the PGlite driver (the statements are the ones sent
 // to PostgreSQL: one compiler). A refresh writes no client row in steady state and reads each row once; the writes
 // of a rotation and of an exchange are one statement each (the store's saveWith), with no BEGIN/COMMIT.
-import { handleTokenRequest } from "@adgate/core"
+import { handleTokenRequest, Mailer, MailId, sendQueuedMail } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { pgliteDatabase, statementsOf } from "./databases.ts"
@@ -20,7 +20,10 @@ const kind = (text: string): string => {
     [/^SELECT cl\.client_id AS cl_client_id, .* FROM \(SELECT 1\) AS one LEFT JOIN clients cl .* LEFT JOIN \(SELECT c\.\*, m\.role AS approver_role FROM connection_refresh_tokens/, "client + connection with role"],
     [/^SELECT cl\.client_id AS cl_client_id, .* FROM \(SELECT 1\) AS one LEFT JOIN clients cl .* LEFT JOIN \(SELECT \* FROM authorization_codes WHERE hash/, "client + code"],
     [/^SELECT \(SELECT version FROM authorization_codes/, "recheck"],
-    [/^UPDATE clients SET last_token_at/, "token note"]
+    [/^UPDATE clients SET last_token_at/, "token note"],
+    [/^SELECT \* FROM mail_outbox WHERE sent_at IS NULL AND \(lease_until/, "due mail"],
+    [/^SELECT \* FROM mail_outbox WHERE id/, "mail"],
+    [/^UPDATE mail_outbox SET/, "mail CAS"]
   ]
   return known.find(([pattern]) => pattern.test(text))?.[1] ?? text
 }
@@ -46,6 +49,17 @@ describe("statements per token request", () => {
         // A second refresh in steady state costs the same.
         const again = yield* statementsOf(handleTokenRequest({ params: refreshGrant(clientId, refresh.result.refresh_token), basic: null }))
         assert.deepStrictEqual(again.texts.map(kind), refresh.texts.map(kind))
+      }))
+
+    it.effect("a mail sent: its claim and its mark are one compare-and-set each, on the state the pass read (no read of its own)", () =>
+      Effect.gen(function* () {
+        const mailer = yield* Mailer
+        yield* mailer.enqueue([1, 2, 3].map((i) => ({
+          id: MailId.make(`mail_count_${i}`), to: `p${i}@x.test`, subject: "s", text: "t", createdAt: 0, sentAt: null, version: 0, attempt: 0, leaseUntil: null
+        })))
+        const pass = yield* statementsOf(sendQueuedMail(() => Effect.void))
+        assert.strictEqual(pass.result, 3)
+        assert.deepStrictEqual(pass.texts.map(kind), ["due mail", ...[1, 2, 3].flatMap(() => ["mail CAS", "mail CAS"])])
       }))
 
     it.effect("a refresh and an exchange of a shape already sent write no statement text: only their parameters are made per request", () =>

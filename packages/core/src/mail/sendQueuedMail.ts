@@ -3,9 +3,9 @@
 // send one mail at once; once the mail server accepted it, the mark is retried until it lands (a lost mark would send
 // it again); a refusal gives the claim back for the next pass; a send with no answer within half the lease keeps its
 // claim until the lease ends (it may have been accepted: a repeat then carries the same Message-ID).
-import { Clock, Effect, Result, Schedule } from "effect"
+import { Clock, Effect, Option, Result, Schedule } from "effect"
 import type { MailMessage } from "../audit/AuditEntry.ts"
-import { runCommand } from "../commands/runCommand.ts"
+import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
 import { Mailer } from "../ports/Mailer.ts"
 import { WorkLeases } from "../ports/WorkLeases.ts"
 import { MailNotFound } from "./errors.ts"
@@ -14,9 +14,14 @@ import { transitionMail, type MailEvent } from "./transitionMail.ts"
 /** Hands one mail to the mail server (SMTP, or the log); fails when it was not accepted. */
 export type DeliverMail = (mail: MailMessage) => Effect.Effect<void, unknown>
 
+/**
+ * `event` on the mail as last read (the pass's list, or the claim's answer): decided on that state first, as it is
+ * the stored one unless another sender moved it meanwhile; only then (a lost compare-and-set) read again. A claim and
+ * a mark are each one statement on SQL, not a read and a write.
+ */
 const move = (mail: MailMessage, event: MailEvent) =>
   Effect.flatMap(Mailer, (mailer) => runCommand({
-    load: mailer.find(mail.id),
+    load: loadReadFirst(Option.some(mail), mailer.find(mail.id)),
     missing: () => new MailNotFound({ mailId: mail.id }),
     transition: (current, now) => transitionMail(current, event, now),
     writes: { _tag: "Save", save: mailer.save }
@@ -26,11 +31,16 @@ const move = (mail: MailMessage, event: MailEvent) =>
 const markRetries = (leaseMs: number) =>
   Schedule.exponential(Math.min(200, leaseMs / 20)).pipe(Schedule.upTo({ duration: Math.floor(leaseMs / 2) }))
 
-export const sendQueuedMail = Effect.fn("mail.sendQueuedMail")(function* (deliver: DeliverMail, batch = 20) {
+/**
+ * One batch: the due mails (up to `batch`) each claimed, delivered and marked; answers how many were sent and whether
+ * the pass should go on (a full batch, every mail of it delivered).
+ */
+const sendBatch = Effect.fnUntraced(function* (deliver: DeliverMail, batch: number) {
   const mailer = yield* Mailer
   const { mailSendMs } = yield* WorkLeases
   const due = yield* mailer.due(yield* Clock.currentTimeMillis, batch)
   let sent = 0
+  let undelivered = 0
   for (const queued of due) {
     // Another sender claimed it (or sent it) since it was read: it is theirs.
     const claimed = yield* move(queued, { _tag: "Claim", leaseMs: mailSendMs }).pipe(
@@ -42,10 +52,12 @@ export const sendQueuedMail = Effect.fn("mail.sendQueuedMail")(function* (delive
       // The error itself is not logged: an SMTP error may quote the URL with its credentials.
       yield* Effect.logWarning(`mail ${claimed.id} could not be sent; it stays in the outbox`)
       yield* move(claimed, { _tag: "Release", attempt: claimed.attempt }).pipe(Effect.ignore)
+      undelivered++
       continue
     }
     if (outcome.success._tag === "None") {
       yield* Effect.logWarning(`mail ${claimed.id}: no answer from the mail server in time; it is tried again once its claim ends, with the same Message-ID`)
+      undelivered++
       continue
     }
     // Accepted: from here a lost mark means a second send, so the mark is tried again within the claim.
@@ -56,5 +68,20 @@ export const sendQueuedMail = Effect.fn("mail.sendQueuedMail")(function* (delive
     )
     sent++
   }
-  return sent
+  return { sent, more: due.length === batch && undelivered === 0 }
+})
+
+/**
+ * A pass: batches of `batch` until the outbox is caught up, so that a burst (many people connecting an app at once,
+ * each connection a mail to every admin) is sent at the mail server's pace, not `batch` mails per pass interval
+ * (20 every 5 s was a ceiling of 4 mails a second). A mail the server did not take ends the pass: the server is in
+ * trouble, and a released mail would be due again at once; the next pass tries again.
+ */
+export const sendQueuedMail = Effect.fn("mail.sendQueuedMail")(function* (deliver: DeliverMail, batch = 20) {
+  let sent = 0
+  for (;;) {
+    const done = yield* sendBatch(deliver, batch)
+    sent += done.sent
+    if (!done.more) return sent
+  }
 })
