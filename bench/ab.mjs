@@ -88,7 +88,7 @@ try {
       const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v), codes }, v.shared)
       v.windows.push(f)
       v.byScenario[scenario.id].push(f)
-      console.log(JSON.stringify({ label: v.label, scenario: scenario.id, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m }))
+      console.log(JSON.stringify({ label: v.label, scenario: scenario.id, round, serverCpuMsPerReq: f.serverCpuMsPerReq, dbCpuMsPerReq: f.dbCpuMsPerReq, rps: f.rps, p50: f.p50, p99: f.p99, rssStartMiB: f.rssStartMiB, rssEndMiB: f.rssEndMiB, rssEvery10sMiB: f.rssEvery10sMiB, errors: f.errors, serverCpuShare: f.serverCpuShare, loadAverage1m: f.loadAverage1m, ...(f.followUp === undefined ? {} : { followUp: f.followUp }) }))
     }
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]

@@ -3,6 +3,7 @@
 // what they wait for.
 import { request } from "undici"
 import { runLoad } from "./lib/driver.mjs"
+import { cpuMs, snapshot, spentMs } from "./lib/procstat.mjs"
 import { seedApiKeysAndUsage, seedConnections } from "./lib/seed.mjs"
 
 const formHeaders = { "content-type": "application/x-www-form-urlencoded", accept: "application/json" }
@@ -61,6 +62,31 @@ const refresh = (concurrency) => ({
   }
 })
 
+const round3 = (x) => Math.round(x * 1000) / 1000
+
+/**
+ * `figures` with the CPU of the exchanges' follow-up added (adgate: each exchange's audit entry and admins' mail, made
+ * by the outbox readers and the mail sender after the answer): the server's and the database's CPU from the window's
+ * end until the target has settled, charged to the window's requests in their share of the requests whose follow-up
+ * it is (the warm-up's too). A target with nothing left to do after its answers (oidc-provider) has no `settle`.
+ */
+const withFollowUp = async (target, figures, warmupRequests) => {
+  const dbBefore = snapshot(await target.dbPids())
+  const serverBefore = cpuMs(target.pid)
+  const t0 = performance.now()
+  await target.settle()
+  const serverMs = cpuMs(target.pid) - serverBefore
+  const dbMs = spentMs(dbBefore, snapshot([...new Set([...(await target.dbPids()), ...dbBefore.keys()])])) ?? 0
+  const done = figures.requests + figures.errors
+  const perRequest = (ms) => (ms * (figures.requests / (figures.requests + warmupRequests))) / done
+  return {
+    ...figures,
+    serverCpuMsPerReq: round3(figures.serverCpuMsPerReq + perRequest(serverMs)),
+    dbCpuMsPerReq: round3(figures.dbCpuMsPerReq + perRequest(dbMs)),
+    followUp: { seconds: Math.round(performance.now() - t0) / 1000, serverCpuMsPerReq: round3(perRequest(serverMs)), dbCpuMsPerReq: round3(perRequest(dbMs)) }
+  }
+}
+
 /** (b) authorization code + PKCE exchange of codes minted in set-up (through the consent pages). */
 const exchange = {
   id: "b",
@@ -80,8 +106,12 @@ const exchange = {
       if (answer.ok && typeof answer.json.refresh_token !== "string") return { ok: false, why: "no refresh_token" }
       return answer
     }
+    // The consents' own follow-up is done before the load, so that what is settled after it is the exchanges'.
+    await target.settle?.()
     // Warm-up by count (a tenth of the codes), so that a fast server does not use them all before the measure.
-    return { codes: count, mintSeconds, ...(await runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, warmupRequests: Math.ceil(count / 10), ...common(target, options) })) }
+    const warmupRequests = Math.ceil(count / 10)
+    const figures = await runLoad({ send, concurrency: 16, warmupMs: options.warmupMs, warmupRequests, ...common(target, options) })
+    return { codes: count, mintSeconds, ...(target.settle === undefined ? figures : await withFollowUp(target, figures, warmupRequests)) }
   }
 }
 
