@@ -1,7 +1,8 @@
 // The mail sender (spec §Events): SMTP when configured, else one log line per mail; nothing is lost on failure.
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Layer, Logger, Option, Redacted } from "effect"
-import { MailId, Mailer } from "@adgate/core"
+import { Clock, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { TestClock } from "effect/testing"
+import { defaultWorkLeases, MailId, Mailer } from "@adgate/core"
 import { EventOutboxMemory, MailerMemory, TransactorMemory } from "@adgate/core/testing"
 import { MailSender, sendPendingMail, viaLog } from "../src/MailSender.ts"
 
@@ -63,6 +64,20 @@ describe("MailSender", () => {
       assert.strictEqual(tries, 20)
       assert.strictEqual(sent, 19)
       assert.strictEqual((yield* mailer.pending(100)).length, 26)
+    }).pipe(Effect.provide(mailWorld)))
+
+  it.effect("a batch is claimed at once: once a slow mail server has used the send time of the claims, the rest of the batch is given back for the next pass", () =>
+    Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* mailer.enqueue([mail("mail_slow_1", "s1@x.test"), mail("mail_slow_2", "s2@x.test"), mail("mail_slow_3", "s3@x.test")])
+      const delivered: Array<string> = []
+      // The first send takes just under half the claim (the most one send may take): the next would run into the
+      // half kept for marking it sent.
+      const sent = yield* sendPendingMail((m) => Effect.andThen(TestClock.adjust(defaultWorkLeases.mailSendMs / 2 - 1_000), Effect.sync(() => { delivered.push(m.id) })), 20)
+      assert.strictEqual(sent, 1)
+      assert.deepStrictEqual(delivered, ["mail_slow_1"])
+      const left = yield* mailer.due(yield* Clock.currentTimeMillis, 10)
+      assert.deepStrictEqual(left.map((m) => m.id), ["mail_slow_2", "mail_slow_3"], "given back: due at once, not held until their claims end")
     }).pipe(Effect.provide(mailWorld)))
 
   // nodemailer is imported when the layer starts, and only with SMTP_URL (bench/README.md round 5): the layer still

@@ -36,14 +36,19 @@ const queueChanges = (world: World, count: number) =>
 const unsentTo = (world: World, email: string) =>
   run(world, Effect.map(Effect.flatMap(Mailer, (m) => m.pending(1000)), (all) => all.filter((m) => m.to === email)))
 
-/** The Mailer of `world` whose save of a sent mail fails while `fails()` says so (the mark step's store outage). */
+/**
+ * The Mailer of `world` whose saves of sent mail fail while `fails()` says so (the mark step's store outage): a
+ * batch's marks (saveMoves) and a mark on its own (save).
+ */
 const markFailing = (world: World, fails: () => boolean) =>
-  Layer.succeed(Mailer, ((mailer: MailerShape): MailerShape => ({
-    ...mailer,
-    save: (next) => next.sentAt !== null && fails()
-      ? Effect.fail(new StoreUnavailable({ operation: "Mailer.save", message: "injected: the mark step failed" }))
-      : mailer.save(next)
-  }))(Context.get(world, Mailer)))
+  Layer.succeed(Mailer, ((mailer: MailerShape): MailerShape => {
+    const failed = (operation: string) => new StoreUnavailable({ operation, message: "injected: the mark step failed" })
+    return {
+      ...mailer,
+      save: (next) => next.sentAt !== null && fails() ? Effect.fail(failed("Mailer.save")) : mailer.save(next),
+      saveMoves: (moved) => moved.some((next) => next.sentAt !== null) && fails() ? Effect.fail(failed("Mailer.saveMoves")) : mailer.saveMoves(moved)
+    }
+  })(Context.get(world, Mailer)))
 
 /** A sender (as in one server process) over `world`, every 50 ms, for the life of `scope`, with the given mail lease. */
 const sender = (url: string, world: World, scope: Scope.Scope, options: { readonly leaseMs?: number; readonly mailer?: Layer.Layer<Mailer> } = {}) =>

@@ -1,7 +1,7 @@
 // Mailer outbox on SQL (spec §Events): mail is queued here and sent by a background worker, oldest first, each mail
 // claimed by compare-and-set before it is sent (core's transitionMail; migration 0016). The MailMessage Schema is the
 // row (tableRow), its `to` kept in the column `recipient`; `position` keeps the order.
-import { MailMessage, Mailer } from "@adgate/core"
+import { MailId, MailMessage, Mailer } from "@adgate/core"
 import { Array as Arr, Effect, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
@@ -42,6 +42,17 @@ export const MailerSql = Layer.effect(Mailer, Effect.gen(function* () {
           sql`UPDATE mail_outbox SET ${sql.update(r, ["id"])} WHERE id = ${next.id} AND version = ${next.version - 1} RETURNING id`),
         unavailable("Mailer.save"),
         Effect.flatMap(compareAndSet("mail"))
+      ),
+    // The moves as one JSON parameter: one statement, one text, whatever the batch's size (no text per count).
+    saveMoves: (moved) => moved.length === 0 ? Effect.succeed([]) :
+      sql<{ readonly id: string }>`UPDATE mail_outbox m SET attempt = v.attempt, lease_until = v.lease_until, sent_at = v.sent_at,
+          version = v.version
+        FROM jsonb_to_recordset(${JSON.stringify(moved.map((n) => ({
+          id: n.id, version: n.version, attempt: n.attempt, lease_until: n.leaseUntil, sent_at: n.sentAt
+        })))}::jsonb) AS v(id text, version integer, attempt integer, lease_until bigint, sent_at bigint)
+        WHERE m.id = v.id AND m.version = v.version - 1 RETURNING m.id`.pipe(
+        unavailable("Mailer.saveMoves"),
+        Effect.map((rows) => rows.map((r) => MailId.make(r.id)))
       ),
     recent: (limit) =>
       sql`SELECT * FROM mail_outbox ORDER BY position DESC LIMIT ${Math.max(0, Math.floor(limit))}`.pipe(

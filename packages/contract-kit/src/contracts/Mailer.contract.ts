@@ -73,6 +73,28 @@ export const mailerContract = <E, R>(name: string, layer: Layer.Layer<Mailer, E,
       assert.deepStrictEqual(yield* mailer.find(mail.id), Option.some(first))
     }))
 
+    it.effect("saveMoves saves, in one step, each move whose stored version is the one before it, answers their ids, and leaves a stale one as it was", () => Effect.gen(function* () {
+      const mailer = yield* Mailer
+      const [a, b, c] = [aMail({ subject: "move a" }), aMail({ subject: "move b" }), aMail({ subject: "move c" })] as const
+      yield* mailer.enqueue([a, b, c])
+      // c moved on meanwhile (another sender's claim): the batch's claim of it is stale.
+      const takenByAnother = after(c, { _tag: "Claim", leaseMs: 5_000 }, t0)
+      yield* mailer.save(takenByAnother)
+      const claims = [a, b, c].map((m) => after(m, { _tag: "Claim", leaseMs: 1_000 }, t0 + 1))
+      const saved = yield* mailer.saveMoves(claims)
+      assert.deepStrictEqual([...saved].sort(), [a.id, b.id].sort())
+      assert.deepStrictEqual(yield* mailer.find(a.id), Option.some(claims[0]!))
+      assert.deepStrictEqual(yield* mailer.find(b.id), Option.some(claims[1]!))
+      assert.deepStrictEqual(yield* mailer.find(c.id), Option.some(takenByAnother))
+      // Marks, and nothing at all.
+      const marks = claims.slice(0, 2).map((m) => after(m, { _tag: "Sent" }, t0 + 2))
+      assert.deepStrictEqual([...(yield* mailer.saveMoves(marks))].sort(), [a.id, b.id].sort())
+      assert.deepStrictEqual(yield* mailer.find(a.id), Option.some(marks[0]!))
+      assert.deepStrictEqual(yield* mailer.saveMoves([]), [])
+      // The same moves again are stale now: nothing saved.
+      assert.deepStrictEqual(yield* mailer.saveMoves(marks), [])
+    }))
+
     it.effect("a mail queued again under its id keeps the first queueing", () => Effect.gen(function* () {
       const mailer = yield* Mailer
       const mail = aMail({ subject: "once" })

@@ -1,8 +1,9 @@
 // One pass of the mail sender (docs/decisions.md, Mail delivery): claim, send, mark sent. Each due mail is claimed by
 // compare-and-set before it is sent (transitionMail Claim: a lease of WorkLeases.mailSendMs), so two processes never
 // send one mail at once; once the mail server accepted it, the mark is retried until it lands (a lost mark would send
-// it again); a refusal gives the claim back for the next pass; a send with no answer within half the lease keeps its
-// claim until the lease ends (it may have been accepted: a repeat then carries the same Message-ID).
+// it again); a refusal gives the claim back for the next pass; a send with no answer in time keeps its claim until
+// the lease ends (it may have been accepted: a repeat then carries the same Message-ID). A batch's claims are one
+// write and its marks another (Mailer.saveMoves): the rules are transitionMail's, the writes the store's.
 import { Clock, Effect, Option, Result, Schedule } from "effect"
 import type { MailMessage } from "../audit/AuditEntry.ts"
 import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
@@ -15,9 +16,9 @@ import { transitionMail, type MailEvent } from "./transitionMail.ts"
 export type DeliverMail = (mail: MailMessage) => Effect.Effect<void, unknown>
 
 /**
- * `event` on the mail as last read (the pass's list, or the claim's answer): decided on that state first, as it is
- * the stored one unless another sender moved it meanwhile; only then (a lost compare-and-set) read again. A claim and
- * a mark are each one statement on SQL, not a read and a write.
+ * `event` on one mail as last read, on its own: decided on that state first, as it is the stored one unless another
+ * sender moved it meanwhile; only then (a lost compare-and-set) read again. A release, and a mark whose batch write
+ * lost its race.
  */
 const move = (mail: MailMessage, event: MailEvent) =>
   Effect.flatMap(Mailer, (mailer) => runCommand({
@@ -27,48 +28,86 @@ const move = (mail: MailMessage, event: MailEvent) =>
     writes: { _tag: "Save", save: mailer.save }
   }))
 
+/** `event` on each of `mails` at `now`, where transitionMail moves it: the states to save. */
+const movedBy = (mails: ReadonlyArray<MailMessage>, event: MailEvent, now: number): ReadonlyArray<MailMessage> =>
+  mails.flatMap((mail) => {
+    const decided = transitionMail(mail, event, now)
+    return Result.isSuccess(decided.outcome) && decided.next !== null ? [decided.next] : []
+  })
+
 /** How long an accepted mail's mark is retried: within its claim, so that no other sender claims it meanwhile. */
 const markRetries = (leaseMs: number) =>
   Schedule.exponential(Math.min(200, leaseMs / 20)).pipe(Schedule.upTo({ duration: Math.floor(leaseMs / 2) }))
 
 /**
- * One batch: the due mails (up to `batch`) each claimed, delivered and marked; answers how many were sent and whether
- * the pass should go on (a full batch, every mail of it delivered).
+ * How long the send of a mail claimed until `leaseUntil` may take from `now`: at most half a lease, and never into the
+ * last half of its claim, which is kept for marking it sent (markRetries). A batch's mails are claimed together, so a
+ * slow mail server leaves less of it to each next mail; under `floor` the rest of the batch is given back instead.
+ */
+const sendBudget = (leaseUntil: number, now: number, leaseMs: number): number =>
+  Math.min(Math.floor(leaseMs / 2), leaseUntil - now - Math.floor(leaseMs / 2))
+
+/**
+ * One batch: the due mails (up to `batch`) claimed in one write, delivered one by one, and those the server accepted
+ * marked sent in one write; answers how many were sent and whether the pass should go on (a full batch, every mail
+ * of it delivered).
  */
 const sendBatch = Effect.fnUntraced(function* (deliver: DeliverMail, batch: number) {
   const mailer = yield* Mailer
   const { mailSendMs } = yield* WorkLeases
-  const due = yield* mailer.due(yield* Clock.currentTimeMillis, batch)
-  let sent = 0
+  const floor = Math.min(5_000, Math.floor(mailSendMs / 4))
+  const now = yield* Clock.currentTimeMillis
+  const due = yield* mailer.due(now, batch)
+  // A mail another sender claimed (or sent) since it was read is not saved: it is theirs.
+  const claims = movedBy(due, { _tag: "Claim", leaseMs: mailSendMs }, now)
+  const won = new Set(yield* mailer.saveMoves(claims))
+  const claimed = claims.filter((mail) => won.has(mail.id))
+  const accepted: Array<MailMessage> = []
   let undelivered = 0
-  for (const queued of due) {
-    // Another sender claimed it (or sent it) since it was read: it is theirs.
-    const claimed = yield* move(queued, { _tag: "Claim", leaseMs: mailSendMs }).pipe(
-      Effect.catchTags({ MailSendHeld: () => Effect.succeed(null), MailAlreadySent: () => Effect.succeed(null), Conflict: () => Effect.succeed(null) })
-    )
-    if (claimed === null) continue
-    const outcome = yield* deliver(claimed).pipe(Effect.timeoutOption(Math.floor(mailSendMs / 2)), Effect.result)
+  for (const [index, mail] of claimed.entries()) {
+    const budget = sendBudget(mail.leaseUntil ?? now, yield* Clock.currentTimeMillis, mailSendMs)
+    if (budget < floor) {
+      // The server was slow: the rest of the batch goes back for the next pass, still within its claims.
+      for (const rest of claimed.slice(index)) yield* move(rest, { _tag: "Release", attempt: rest.attempt }).pipe(Effect.ignore)
+      undelivered += claimed.length - index
+      break
+    }
+    const outcome = yield* deliver(mail).pipe(Effect.timeoutOption(budget), Effect.result)
     if (Result.isFailure(outcome)) {
       // The error itself is not logged: an SMTP error may quote the URL with its credentials.
-      yield* Effect.logWarning(`mail ${claimed.id} could not be sent; it stays in the outbox`)
-      yield* move(claimed, { _tag: "Release", attempt: claimed.attempt }).pipe(Effect.ignore)
+      yield* Effect.logWarning(`mail ${mail.id} could not be sent; it stays in the outbox`)
+      yield* move(mail, { _tag: "Release", attempt: mail.attempt }).pipe(Effect.ignore)
       undelivered++
       continue
     }
     if (outcome.success._tag === "None") {
-      yield* Effect.logWarning(`mail ${claimed.id}: no answer from the mail server in time; it is tried again once its claim ends, with the same Message-ID`)
+      yield* Effect.logWarning(`mail ${mail.id}: no answer from the mail server in time; it is tried again once its claim ends, with the same Message-ID`)
       undelivered++
       continue
     }
-    // Accepted: from here a lost mark means a second send, so the mark is tried again within the claim.
-    yield* move(claimed, { _tag: "Sent" }).pipe(
-      Effect.retry({ while: (e) => e._tag === "StoreUnavailable" || e._tag === "Conflict", schedule: markRetries(mailSendMs) }),
-      Effect.catchTag("MailAlreadySent", () => Effect.void),
-      Effect.tapError(() => Effect.logWarning(`mail ${claimed.id} was accepted but could not be marked sent; once its claim ends it may be sent again, with the same Message-ID`))
-    )
-    sent++
+    accepted.push(mail)
   }
-  return { sent, more: due.length === batch && undelivered === 0 }
+  if (accepted.length > 0) {
+    // Accepted: from here a lost mark means a second send, so the mark is tried again within the claims.
+    const marks = movedBy(accepted, { _tag: "Sent" }, yield* Clock.currentTimeMillis)
+    // Suspended: each retry asks the store again (an adapter may decide when called, not when run).
+    const marked = yield* Effect.suspend(() => mailer.saveMoves(marks)).pipe(
+      Effect.retry({ while: (e) => e._tag === "StoreUnavailable", schedule: markRetries(mailSendMs) }),
+      Effect.map((ids) => new Set(ids)),
+      Effect.catchTag("StoreUnavailable", () => Effect.succeed(new Set())))
+    // One that lost its race (its claim lapsed and another sender took it) is marked on its own, read again: it is
+    // sent, whoever holds it now.
+    for (const mail of accepted) {
+      if (marked.has(mail.id)) continue
+      yield* move(mail, { _tag: "Sent" }).pipe(
+        Effect.retry({ while: (e) => e._tag === "StoreUnavailable" || e._tag === "Conflict", schedule: markRetries(mailSendMs) }),
+        Effect.catchTag("MailAlreadySent", () => Effect.void),
+        Effect.tapError(() => Effect.logWarning(`mail ${mail.id} was accepted but could not be marked sent; once its claim ends it may be sent again, with the same Message-ID`)),
+        Effect.ignore
+      )
+    }
+  }
+  return { sent: accepted.length, more: due.length === batch && undelivered === 0 }
 })
 
 /**

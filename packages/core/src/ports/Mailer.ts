@@ -18,6 +18,12 @@ export interface MailerShape {
   readonly due: (now: number, limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, StoreUnavailable>
   /** Saves `next` only if the stored version is still `next.version - 1`, else fails Conflict. */
   readonly save: (next: MailMessage) => Effect.Effect<void, Conflict | StoreUnavailable>
+  /**
+   * Saves each of `moved` whose stored version is still its `version - 1`, all in one step (one statement on SQL), and
+   * answers the ids it saved: the others lost a race. For a sender's batch (claims, marks: mail/sendQueuedMail.ts);
+   * a mail's moves (transitionMail) change its claim, its sent time and its version only, so only those are written.
+   */
+  readonly saveMoves: (moved: ReadonlyArray<MailMessage>) => Effect.Effect<ReadonlyArray<MailId>, StoreUnavailable>
   /** The newest `limit` mails, sent or not, newest first (the development mailbox). */
   readonly recent: (limit: number) => Effect.Effect<ReadonlyArray<MailMessage>, StoreUnavailable>
   readonly find: (id: MailId) => Effect.Effect<Option.Option<MailMessage>, StoreUnavailable>

@@ -1,7 +1,7 @@
 // In-memory implementations of the storage ports, exported for tests and for embedding. They pass the same
 // contract suite as the SQL stores (packages/contract-kit).
 import { Effect, Layer, Option, Ref, Semaphore } from "effect"
-import type { AuditEntry, MailMessage } from "../audit/AuditEntry.ts"
+import type { AuditEntry, MailId, MailMessage } from "../audit/AuditEntry.ts"
 import type { AccessToken, ApiKey } from "../credentials/records.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { entriesOfPage } from "../ports/Page.ts"
@@ -142,6 +142,17 @@ export const MailerMemory = Layer.effect(Mailer, Effect.gen(function* () {
         const current = all.some((m) => m.id === next.id && m.version === next.version - 1)
         return [current, current ? all.map((m) => (m.id === next.id ? next : m)) : all]
       }).pipe(Effect.flatMap((saved) => (saved ? Effect.void : Effect.fail(new Conflict({ entity: "mail" }))))),
+    saveMoves: (moved) =>
+      Ref.modify(outbox, (all): readonly [ReadonlyArray<MailId>, ReadonlyArray<MailMessage>] => {
+        const saved: Array<MailId> = []
+        const next = all.map((m) => {
+          const move = moved.find((n) => n.id === m.id && n.version === m.version + 1)
+          if (move === undefined) return m
+          saved.push(m.id)
+          return { ...m, attempt: move.attempt, leaseUntil: move.leaseUntil, sentAt: move.sentAt, version: move.version }
+        })
+        return [saved, next]
+      }),
     recent: (limit) => Effect.map(Ref.get(outbox), (all) => all.slice(Math.max(0, all.length - Math.max(0, Math.floor(limit)))).reverse()),
     find: (id) => Effect.map(Ref.get(outbox), (all) => Option.fromNullishOr(all.find((m) => m.id === id)))
   })
