@@ -1,7 +1,7 @@
 // The event outbox on SQL (ports/EventOutbox.ts, migration 0004): the events of a command, one row per event and
-// reader, in one multi-row INSERT inside the command's transaction; claims take a reader's undone rows with
-// FOR UPDATE SKIP LOCKED, so two processes draining at once never take the same row.
-import { DomainEvent, EventOutbox, type OutboxEntry, type StoreUnavailable } from "@adgate/core"
+// reader that takes it, in one multi-row INSERT inside the command's transaction; claims take a reader's undone rows
+// with FOR UPDATE SKIP LOCKED, so two processes draining at once never take the same row.
+import { DomainEvent, EventOutbox, type OutboxEntry, type OutboxSubscription, type StoreUnavailable, takesKind } from "@adgate/core"
 import { Array as Arr, Effect, Exit, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { tableRow } from "./tableRow.ts"
@@ -21,24 +21,26 @@ export const OutboxRow = Schema.Struct({
 export const outboxRow = tableRow(OutboxRow, { table: "event_outbox", key: "type", jsonb: ["event"] })
 
 /**
- * The event_outbox rows of `events` for `readers`: one per event and reader, event by event (the append order), each
- * event encoded once; keys are camelCase, named snake_case by the client (sqlNames). StoreUnavailable for `operation`
- * when an event does not encode.
+ * The event_outbox rows of `events` for `readers`: one per event and reader that takes it (core's takesKind), event
+ * by event (the append order), each event encoded once (an event no reader takes, not at all); keys are camelCase,
+ * named snake_case by the client (sqlNames). StoreUnavailable for `operation` when an event does not encode.
  */
 export const outboxRows = (
-  readers: ReadonlyArray<string>, events: ReadonlyArray<DomainEvent>, operation: string
+  readers: ReadonlyArray<OutboxSubscription>, events: ReadonlyArray<DomainEvent>, operation: string
 ): Exit.Exit<ReadonlyArray<{ readonly [column: string]: unknown }>, StoreUnavailable> => {
   const rows: Array<{ readonly [column: string]: unknown }> = []
   for (const event of events) {
+    const takers = readers.filter((reader) => takesKind(reader, event._tag))
+    if (takers.length === 0) continue
     const row = outboxRow.encodeExit({ reader: "", type: event._tag, event, createdAt: event.at }, operation)
     if (Exit.isFailure(row)) return Exit.failCause(row.cause)
-    for (const reader of readers) rows.push({ ...row.value, reader })
+    for (const reader of takers) rows.push({ ...row.value, reader: reader.name })
   }
   return Exit.succeed(rows)
 }
 
-/** The outbox for `readers`: each appended event is delivered once to each of them. */
-export const EventOutboxSql = (readers: ReadonlyArray<string>) => Layer.effect(EventOutbox, Effect.gen(function* () {
+/** The outbox for `readers`: each appended event is delivered once to each of them that takes it. */
+export const EventOutboxSql = (readers: ReadonlyArray<OutboxSubscription>) => Layer.effect(EventOutbox, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   return EventOutbox.of({
     readers,

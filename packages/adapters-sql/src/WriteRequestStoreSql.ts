@@ -1,7 +1,9 @@
 // WriteRequestStore on SQL (spec §Write request, §States: Write request): compare-and-set saves, the pending queue,
 // and expiry of unanswered requests as one statement that any number of processes may run at once. The WriteRequest
 // Schema is the row (tableRow).
-import { WorkspaceId, WriteRequest, WriteRequestStore, WriteRequestId, type WriteExpired } from "@adgate/core"
+import {
+  type OutboxSubscription, takesKind, WorkspaceId, WriteRequest, WriteRequestStore, WriteRequestId, type WriteExpired
+} from "@adgate/core"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { SqlClient, type SqlError } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
@@ -24,13 +26,14 @@ const expiredEventColumns = { requestId: "id", workspaceId: "workspaceId" } as c
  * status is checked again on update, so of N processes running this together each due request is expired by one,
  * and a decision racing it either commits first (its version moves, this skips the row) or loses its
  * compare-and-set. With `readers` (housekeeping), the same statement appends one WriteExpired per expired request
- * and reader to the event outbox (spec §Events), so the expiry and its events commit together. Answers the ids this
- * call expired.
+ * and reader that takes WriteExpired (core's takesKind) to the event outbox (spec §Events), so the expiry and its
+ * events commit together. Answers the ids this call expired.
  */
 export const expireDueWriteRequests = (
-  now: number, readers: ReadonlyArray<string> = []
+  now: number, readers: ReadonlyArray<OutboxSubscription> = []
 ): Effect.Effect<ReadonlyArray<WriteRequestId>, SqlError.SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => {
+    const takers = readers.filter((reader) => takesKind(reader, "WriteExpired")).map((reader) => reader.name)
     const expire = sql`WITH due AS (
         SELECT id FROM write_requests WHERE status = 'pending_approval' AND expires_at <= ${now}
         FOR UPDATE SKIP LOCKED
@@ -38,7 +41,7 @@ export const expireDueWriteRequests = (
       UPDATE write_requests w SET status = 'expired', version = w.version + 1, updated_at = ${now}
       FROM due WHERE w.id = due.id AND w.status = 'pending_approval'
       RETURNING w.id, w.workspace_id`
-    if (readers.length === 0) return Effect.map(sql<{ readonly id: string }>`${expire}`, (rows) => rows.map((r) => WriteRequestId.make(r.id)))
+    if (takers.length === 0) return Effect.map(sql<{ readonly id: string }>`${expire}`, (rows) => rows.map((r) => WriteRequestId.make(r.id)))
     // The outbox row and its event are encoded through their Schemas (OutboxRow, DomainEvent's WriteExpired) with
     // the fields only the statement knows left empty; those come from each expired row and reader.
     const template = outboxRow.encodeExit({
@@ -53,7 +56,7 @@ export const expireDueWriteRequests = (
           reader: sql`r.reader`,
           event: sql`${template.value["event"]}::jsonb || jsonb_build_object(${fromRow})`
         })}
-        FROM expired e CROSS JOIN unnest(string_to_array(${readers.join(",")}, ',')) AS r(reader)
+        FROM expired e CROSS JOIN unnest(string_to_array(${takers.join(",")}, ',')) AS r(reader)
         ORDER BY e.id, r.reader
       )
       SELECT id FROM expired`, (rows) => rows.map((r) => WriteRequestId.make(r.id)))

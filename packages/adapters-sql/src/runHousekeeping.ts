@@ -111,7 +111,7 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       // The same rule as the pure transition's Expire (isDueToExpire), each request expired by one process, with
-      // its WriteExpired event for every outbox reader in the same statement.
+      // its WriteExpired event for each outbox reader that takes it (the audit log's) in the same statement.
       writeRequestsExpired: Effect.map(expireDueWriteRequests(now, outboxReaders), (ids) => ids.length),
       // A lapsed in-flight key may belong to a call still running (its lease is short): it stays, refusing other
       // payloads, until a key lifetime after its claim.

@@ -1,9 +1,10 @@
 // The outbox readers (src/readers, spec §Events): a connection opened and ended reach the audit log and the admins'
 // mail through the audit and mail readers exactly once, even with two processes draining at once (PostgreSQL: two
-// connection pools, FOR UPDATE SKIP LOCKED); a reader pass that fails leaves its events for the next pass; and the
-// admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
+// connection pools, FOR UPDATE SKIP LOCKED); an event's rows are written for the readers that take its kind only,
+// and rows an earlier release wrote for every reader are drained; a reader pass that fails leaves its events for the
+// next pass; and the admins' mail says what the spec asks. PGlite always, PostgreSQL when DATABASE_URL is set.
 import {
-  advanceTask, ConnectionId, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailWordsShape, type Role, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore,
+  advanceTask, auditSubscription, ClientId, ConnectionId, type DomainEvent, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailWordsShape, type Role, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore,
   ApiKeyId,
   WorkspaceId,
   UserId,
@@ -57,8 +58,8 @@ const failedPassWaits = (world: Layer.Layer<World>) => Effect.gen(function* () {
   assert.deepStrictEqual(yield* mailTo(adminEmail), [], "the failed pass queued nothing")
   // The audit reader has its own copy of the events: it is not held back by the mail reader's failure.
   assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => e.action), ["connection.approved", "connection.ended"])
-  // The next pass finds the events again and handles them once.
-  assert.isAtLeast(yield* drainReader(mailReader), 2)
+  // The next pass finds the event again (the mail reader's one row: its ConnectionOpened) and handles it once.
+  assert.strictEqual(yield* drainReader(mailReader), 1)
   assert.strictEqual((yield* mailTo(adminEmail)).length, 1)
   assert.strictEqual(yield* drainReader(mailReader), 0)
   assert.strictEqual(yield* drainReader(auditReader), 0)
@@ -120,22 +121,38 @@ const taskAudited = Effect.gen(function* () {
   assert.deepStrictEqual(yield* Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.length), 0)
 })
 
-/** Twelve events appended one by one (positions past 9, and past 19 with two readers) reach each reader in that order. */
+const inOrder = WorkspaceId.make("ws_order")
+
+/** The `n`th event of each reader's own kind: one that reader takes. */
+const numbered: { readonly [reader: string]: (n: string) => DomainEvent } = {
+  audit: (n) => ({ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make(`rwq_${n}`), workspaceId: inOrder }),
+  withdrawals: (n) => ({ _tag: "ApiKeyRevoked", at: 0, keyId: ApiKeyId.make(`key_${n}`), workspaceId: inOrder, actorId: null }),
+  mail: (n) => ({
+    _tag: "ConnectionOpened", at: 0, connectionId: ConnectionId.make(`con_${n}`), workspaceId: inOrder, clientId: ClientId.make("apc_order"),
+    approverId: UserId.make("usr_order"), scopes: ["tools:read"], surface: "mcp", platforms: "all", writeMode: "wait"
+  })
+}
+
+/**
+ * Twelve events of each reader's own kind, appended one by one and interleaved (positions past 9, and past 19),
+ * reach each reader in that order.
+ */
 const claimedInOrder = Effect.gen(function* () {
   const outbox = yield* EventOutbox
-  const ids = Array.from({ length: 12 }, (_, i) => WriteRequestId.make(`rwq_${String(i).padStart(2, "0")}`))
-  for (const requestId of ids) yield* outbox.append([{ _tag: "WriteExpired", at: 0, requestId, workspaceId: WorkspaceId.make("ws_order") }])
+  const ns = Array.from({ length: 12 }, (_, i) => String(i).padStart(2, "0"))
+  for (const n of ns) for (const reader of outboxReaders) yield* outbox.append([numbered[reader.name]!(n)])
   for (const reader of outboxReaders) {
-    const seen: Array<string> = []
+    const own = ns.map((n) => numbered[reader.name]!(n))
+    const seen: Array<DomainEvent> = []
     const positions: Array<number> = []
     yield* drainOutbox(reader, (entries) => Effect.sync(() => {
       for (const e of entries) {
         positions.push(Number(e.position))
-        if (e.event._tag === "WriteExpired" && e.event.workspaceId === WorkspaceId.make("ws_order")) seen.push(e.event.requestId)
+        if (e.event.workspaceId === inOrder && e.event._tag === own[0]!._tag) seen.push(e.event)
       }
     }))
-    assert.deepStrictEqual(seen, ids, reader)
-    assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b), `${reader}: positions ascending as numbers`)
+    assert.deepStrictEqual(seen, own, reader.name)
+    assert.deepStrictEqual(positions, [...positions].sort((a, b) => a - b), `${reader.name}: positions ascending as numbers`)
   }
 })
 
@@ -193,7 +210,7 @@ const legacyWriteQueuedPassed = Effect.gen(function* () {
   // every reader, then an event of this release behind it.
   const legacy = { _tag: "WriteQueued", at: 1, requestId: "rwq_legacy", workspaceId, requestedBy: userId, tool: "ads__pause_campaign" }
   for (const reader of outboxReaders)
-    yield* sql`INSERT INTO event_outbox (reader, type, event, created_at) VALUES (${reader}, 'WriteQueued', ${JSON.stringify(legacy)}::jsonb, 1)`
+    yield* sql`INSERT INTO event_outbox (reader, type, event, created_at) VALUES (${reader.name}, 'WriteQueued', ${JSON.stringify(legacy)}::jsonb, 1)`
   yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
   // The migration itself, run as the upgrade runs it (later migrations may follow it: it is run directly, not by
   // rewinding the migrations table).
@@ -207,22 +224,76 @@ const legacyWriteQueuedPassed = Effect.gen(function* () {
 
 onEachDatabase("an upgrade's outbox", " (migration 0011)", "WriteQueued rows of the previous release left pending do not stop the readers", legacyWriteQueuedPassed)
 
-describe("housekeeping's expiry of write requests (spec §States: Write request, §Events)", () => {
-  it.effect("expires a due request with one WriteExpired for every reader, in its one statement; a second pass expires and appends nothing", () =>
-    Effect.gen(function* () {
-      const now = yield* Clock.currentTimeMillis
-      const request = aWriteRequest({ createdAt: now - 10, expiresAt: now - 1, updatedAt: now - 10 })
-      yield* (yield* WriteRequestStore).insert(request)
-      assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 1)
-      assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 0)
-      for (const reader of outboxReaders) {
-        const events: Array<unknown> = []
-        yield* drainOutbox(reader, (entries) => Effect.sync(() => { for (const e of entries) events.push(e.event) }))
-        assert.deepStrictEqual(events.filter((e) => (e as { _tag: string })._tag === "WriteExpired"),
-          [{ _tag: "WriteExpired", at: now, requestId: request.id, workspaceId: request.workspaceId }], reader)
-      }
-    }).pipe(Effect.provide(TokenWorld.pipe(Layer.provideMerge(pgliteDatabase())))), { timeout: 60_000 })
+/** The outbox's rows about one id (a connection, a request), as "reader:type", by reader then position. */
+const rowsAbout = (id: string) => Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ reader: string; type: string }>`SELECT reader, type FROM event_outbox
+    WHERE event->>'connectionId' = ${id} OR event->>'requestId' = ${id} ORDER BY reader, position`
+  return rows.map((r) => `${r.reader}:${r.type}`)
 })
+
+/**
+ * A request expired by housekeeping: one WriteExpired row, the audit reader's (the only reader that takes it), in the
+ * expiry's one statement; a second pass expires and appends nothing.
+ */
+const expiredByHousekeeping = Effect.gen(function* () {
+  const now = yield* Clock.currentTimeMillis
+  const request = aWriteRequest({ createdAt: now - 10, expiresAt: now - 1, updatedAt: now - 10 })
+  yield* (yield* WriteRequestStore).insert(request)
+  assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 1)
+  assert.strictEqual((yield* runHousekeeping(now)).writeRequestsExpired, 0)
+  assert.deepStrictEqual(yield* rowsAbout(request.id), ["audit:WriteExpired"])
+  const events: Array<unknown> = []
+  yield* drainOutbox(auditSubscription, (entries) => Effect.sync(() => { for (const e of entries) events.push(e.event) }))
+  assert.deepStrictEqual(events.filter((e) => (e as { _tag: string })._tag === "WriteExpired"),
+    [{ _tag: "WriteExpired", at: now, requestId: request.id, workspaceId: request.workspaceId }])
+})
+
+onEachDatabase("housekeeping's expiry of write requests", "",
+  "expires a due request with one WriteExpired for the reader that takes it (audit), in its one statement; a second pass expires and appends nothing (spec §States: Write request, §Events)",
+  expiredByHousekeeping)
+
+/**
+ * A code exchanged, then its connection ended: each event's rows are for the readers that take its kind, the
+ * ConnectionOpened for the audit log and the admins' mail, the ConnectionEnded for the audit log and the withdrawals.
+ */
+const rowsForTakers = Effect.gen(function* () {
+  const { grant } = yield* seedCode
+  const tokens = yield* handleTokenRequest({ params: grant(), basic: null })
+  const connection = Option.getOrThrow(yield* (yield* ConnectionStore).findByRefreshHash(yield* (yield* Secrets).hash(tokens.refresh_token)))
+  assert.deepStrictEqual(yield* rowsAbout(connection.id), ["audit:ConnectionOpened", "mail:ConnectionOpened"])
+  yield* endConnection(connection.id, "disconnected", null)
+  assert.deepStrictEqual(yield* rowsAbout(connection.id),
+    ["audit:ConnectionOpened", "audit:ConnectionEnded", "mail:ConnectionOpened", "withdrawals:ConnectionEnded"])
+})
+
+onEachDatabase("the outbox's rows", "",
+  "an exchange writes its ConnectionOpened for audit and mail, an ending its ConnectionEnded for audit and withdrawals (readers subscribe to kinds of event)",
+  rowsForTakers)
+
+/**
+ * An upgrade on a database whose outbox still holds rows the previous release wrote for every reader: a withdrawals
+ * row for a ConnectionOpened, a mail row for a ConnectionEnded. The readers' handlers are typed over the kinds they
+ * take (a withdrawals handler has no answer for a ConnectionOpened), so a pass hands them only those: every such row
+ * is marked done, handled by nobody, and the readers go on.
+ */
+const legacyRowsOfUntakenKinds = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const { workspaceId, adminEmail } = yield* connectAndEnd
+  for (const [reader, type] of [["withdrawals", "ConnectionOpened"], ["mail", "ConnectionEnded"]] as const)
+    yield* sql`INSERT INTO event_outbox (reader, type, event, created_at)
+      SELECT ${reader}, type, event, created_at FROM event_outbox WHERE reader = 'audit' AND type = ${type}
+        AND event->>'workspaceId' = ${workspaceId}`
+  yield* drainReaders
+  const pending = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM event_outbox WHERE done_at IS NULL`
+  assert.strictEqual(pending[0]?.n, 0, "every row done, the legacy ones included")
+  assert.deepStrictEqual((yield* audited(workspaceId)).map((e) => e.action), ["connection.approved", "connection.ended"])
+  assert.strictEqual((yield* mailTo(adminEmail)).length, 1, "one mail for the connection opened, none for the ending")
+})
+
+onEachDatabase("rows of kinds a reader no longer takes", "",
+  "rows the previous release wrote for every reader are marked done without reaching a handler that does not take them",
+  legacyRowsOfUntakenKinds)
 
 /** A MailWords that keeps the facts it was given and says who each mail is for. */
 const recordingWords = () => {

@@ -2,12 +2,14 @@
 // and PostgreSQL (when DATABASE_URL is set): a refusal that carries state is committed and then answered; a failure
 // after the save leaves neither the save nor the events (SQL only: the memory Transactor cannot roll back); what the
 // runner sends (PGlite): a write without events is that statement alone, with events one transaction and one INSERT
-// of every outbox row; and an outbox event reaches each reader exactly once when two processes drain at the same
-// time (on PostgreSQL: two separate connection pools on one database).
+// of every outbox row; an event is written for the readers that take its kind; and an outbox event reaches each
+// reader exactly once when two processes drain at the same time (on PostgreSQL: two separate connection pools on one
+// database).
 import {
   drainOutbox,
   EventOutbox,
   moved,
+  type OutboxSubscription,
   runCommand,
   runCreation,
   runWrite,
@@ -32,16 +34,21 @@ import { EventOutboxSql, SqlDatabase, TransactorSql, WriteRequestStoreSql } from
 import { aWriteRequest } from "@adgate/contract-kit"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 
-const readers = ["audit-probe", "mail-probe"] as const
+/** Two readers of every event, and one that takes only WriteExpired (as the audit and the withdrawals readers). */
+const readers = [{ name: "audit-probe", takes: "every" }, { name: "mail-probe", takes: "every" }] as const satisfies ReadonlyArray<OutboxSubscription>
+const expiryProbe = { name: "expiry-probe", takes: ["WriteExpired"] } as const satisfies OutboxSubscription
 type Ports = WriteRequestStore | EventOutbox | Transactor
 
-const sqlPorts = Layer.mergeAll(EventOutboxSql(readers), TransactorSql, WriteRequestStoreSql)
-const memoryPorts = Layer.mergeAll(EventOutboxMemory(readers), TransactorMemory, WriteRequestStoreMemory)
+const sqlPorts = Layer.mergeAll(EventOutboxSql([...readers, expiryProbe]), TransactorSql, WriteRequestStoreSql)
+const memoryPorts = Layer.mergeAll(EventOutboxMemory([...readers, expiryProbe]), TransactorMemory, WriteRequestStoreMemory)
 
-/** Every event of `reader` naming one of `ids`, in the order claimed; claims them done. */
-const eventsOf = (reader: string, ids: ReadonlyArray<string>) => Effect.gen(function* () {
+/**
+ * Every event written for `reader` naming one of `ids`, in the order claimed; claims them done. Drained as a reader of
+ * every kind, so that a row written for a kind the reader does not take is seen too.
+ */
+const eventsOf = (reader: OutboxSubscription, ids: ReadonlyArray<string>) => Effect.gen(function* () {
   const seen: Array<string> = []
-  while ((yield* drainOutbox(reader, (entries) => Effect.sync(() => {
+  while ((yield* drainOutbox({ name: reader.name, takes: "every" }, (entries) => Effect.sync(() => {
     for (const { event } of entries) if ("requestId" in event && event.requestId !== null && ids.includes(event.requestId)) seen.push(`${event._tag}:${event.requestId}`)
   }))) > 0) { /* drained batch by batch */ }
   return seen
@@ -73,8 +80,7 @@ const contract = (name: string, ports: Layer.Layer<Ports, unknown>, rollsBack: b
       assert.strictEqual(answer._tag, "WriteRequestExpired")
       const stored = Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id))
       assert.deepStrictEqual([stored.status, stored.version, stored.decidedBy], ["expired", 2, null])
-      assert.deepStrictEqual(yield* eventsOf(readers[0], [request.id]), [`WriteExpired:${request.id}`])
-      assert.deepStrictEqual(yield* eventsOf(readers[1], [request.id]), [`WriteExpired:${request.id}`])
+      for (const reader of [...readers, expiryProbe]) assert.deepStrictEqual(yield* eventsOf(reader, [request.id]), [`WriteExpired:${request.id}`], reader.name)
     }))
 
     it.effect("a refusal that carries nothing writes nothing and writes no event (WriteRequestPayloadMismatch)", () => Effect.gen(function* () {
@@ -86,13 +92,14 @@ const contract = (name: string, ports: Layer.Layer<Ports, unknown>, rollsBack: b
       assert.deepStrictEqual(yield* eventsOf(readers[0], [request.id]), [])
     }))
 
-    it.effect("an accepted transition saves the next state and writes its events for every reader", () => Effect.gen(function* () {
+    it.effect("an accepted transition saves the next state and writes its events for every reader that takes them, none for another", () => Effect.gen(function* () {
       const request = aWriteRequest({ expiresAt: (yield* Clock.currentTimeMillis) + 60_000 })
       yield* (yield* WriteRequestStore).insert(request)
       const approved = yield* approve(request.id, request.argumentsHash)
       assert.deepStrictEqual([approved.status, approved.version], ["approved", 2])
       assert.deepStrictEqual(Option.getOrThrow(yield* (yield* WriteRequestStore).find(request.id)), approved)
       for (const reader of readers) assert.deepStrictEqual(yield* eventsOf(reader, [request.id]), [`WriteApproved:${request.id}`])
+      assert.deepStrictEqual(yield* eventsOf(expiryProbe, [request.id]), [], "no row for a reader that does not take WriteApproved")
     }))
 
     it.effect("a missing key answers the command's own refusal and writes nothing", () => Effect.gen(function* () {
@@ -163,12 +170,13 @@ describe("what the runner sends: no round trip of its own", () => {
       assert.deepStrictEqual(yield* statementsOf(runWrite(store.save(later), null, [])), ["UPDATE write_requests SET"])
     }))
 
-    it.effect("with events: one transaction holding the save and one INSERT of every event for every reader", () => Effect.gen(function* () {
+    it.effect("with events: one transaction holding the save and one INSERT of every event for every reader that takes it", () => Effect.gen(function* () {
       const request = aWriteRequest({ expiresAt: (yield* Clock.currentTimeMillis) + 60_000 })
       yield* (yield* WriteRequestStore).insert(request)
       const texts = yield* statementsOf(approve(request.id, request.argumentsHash))
       assert.deepStrictEqual(texts, ["SELECT * FROM", "BEGIN", "UPDATE write_requests SET", "INSERT INTO event_outbox", "COMMIT"])
       for (const reader of readers) assert.deepStrictEqual(yield* eventsOf(reader, [request.id]), [`WriteApproved:${request.id}`])
+      assert.deepStrictEqual(yield* eventsOf(expiryProbe, [request.id]), [])
     }))
   })
 })
@@ -182,10 +190,10 @@ const drainFromTwoProcesses = (processA: Layer.Layer<Ports>, processB: Layer.Lay
       reason: request.reason, summary: null, expiresAt: request.expiresAt
     }])).pipe(Effect.provide(processA))
   const handled = yield* Ref.make<ReadonlyArray<string>>([])
-  const drainer = (reader: string) => Effect.gen(function* () {
+  const drainer = (reader: OutboxSubscription) => Effect.gen(function* () {
     // Small batches, so that the two processes interleave their claims.
     while ((yield* drainOutbox(reader, (entries) => Ref.update(handled, (all) => [
-      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && event.requestId !== null && queued.includes(event.requestId) ? [`${reader}:${event.requestId}`] : []))
+      ...all, ...entries.flatMap(({ event }) => ("requestId" in event && event.requestId !== null && queued.includes(event.requestId) ? [`${reader.name}:${event.requestId}`] : []))
     ]), 3)) > 0) { /* until caught up */ }
   })
   yield* Effect.all(readers.flatMap((reader) => [
@@ -195,7 +203,7 @@ const drainFromTwoProcesses = (processA: Layer.Layer<Ports>, processB: Layer.Lay
 })
 
 const exactlyOnce = ({ queued, handled }: { readonly queued: ReadonlyArray<string>; readonly handled: ReadonlyArray<string> }) => {
-  const expected = readers.flatMap((reader) => queued.map((id) => `${reader}:${id}`)).sort()
+  const expected = readers.flatMap((reader) => queued.map((id) => `${reader.name}:${id}`)).sort()
   assert.deepStrictEqual([...handled].sort(), expected)
 }
 

@@ -1,8 +1,9 @@
 // The stores' one-statement save with following rows (ports/Stores.ts FollowingWrites, adapters-sql
-// followingWrites.ts): the rows and events are written exactly when the compare-and-set matches, and a
-// failure of any part leaves nothing, the save included. PGlite, and PostgreSQL when DATABASE_URL is set.
+// followingWrites.ts): the rows and events are written exactly when the compare-and-set matches, each event for the
+// readers that take it, and a failure of any part leaves nothing, the save included. PGlite, and PostgreSQL when
+// DATABASE_URL is set.
 import {
-  AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites,
+  AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites, type OutboxSubscription,
   ConnectionId,
   UserId,
   WorkspaceId,
@@ -15,7 +16,10 @@ import { SqlStores } from "../src/index.ts"
 import { aCode, aConnection, anAccessToken, unique, uniqueHash } from "@adgate/contract-kit"
 import { backends } from "./databases.ts"
 
-const readers = ["probe-a", "probe-b"]
+/** Two readers of every event, and one of a connection ended only (as the withdrawals reader). */
+const readers: ReadonlyArray<OutboxSubscription> = [
+  { name: "probe-a", takes: "every" }, { name: "probe-b", takes: "every" }, { name: "probe-ended", takes: ["ConnectionEnded"] }
+]
 
 const opened = (connectionId: ConnectionId, workspaceId: WorkspaceId): DomainEvent => ({
   _tag: "ConnectionOpened", at: 1_000, connectionId, workspaceId, clientId: ClientId.make("apc_probe"), approverId: UserId.make("usr_probe"),
@@ -45,7 +49,7 @@ const exchangeRows = Effect.gen(function* () {
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveWith on ${name}`, () => {
   layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
-    it.effect("CodeStore.saveWith: the code spent, the connection, its refresh hash, its access token and the events", () =>
+    it.effect("CodeStore.saveWith: the code spent, the connection, its refresh hash, its access token and the events for the readers that take them", () =>
       Effect.gen(function* () {
         const { code, spent, connection, token, follows } = yield* exchangeRows
         yield* (yield* CodeStore).saveWith!(spent, follows)

@@ -13,7 +13,7 @@ import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
-import { drainReader, drainReaders, auditReader, mailReader, outboxReaders, SqlDatabase } from "../src/index.ts"
+import { drainReader, drainReaders, auditReader, mailReader, outboxReader, outboxReaders, SqlDatabase } from "../src/index.ts"
 import { audited } from "./audited.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 import { origin, TokenWorld } from "./tokenWorld.ts"
@@ -64,10 +64,10 @@ const queued = (campaignId: string) => Effect.flatMap(pause("wait", campaignId),
 
 const mailToAdmin = Effect.map(Effect.flatMap(Mailer, (m) => m.pending(10_000)), (all) => all.filter((m) => m.to === adminEmail))
 
-/** Every event still undone for `reader`, claimed done. */
+/** Every event still undone for `reader` (of any kind), claimed done. */
 const undone = (reader: string) => Effect.gen(function* () {
   const seen: Array<string> = []
-  yield* drainReader({ name: reader, handle: (entries) => Effect.sync(() => { for (const e of entries) seen.push(e.event._tag) }) })
+  yield* drainReader(outboxReader({ name: reader, takes: "every" }, (entries) => Effect.sync(() => { for (const e of entries) seen.push(e.event._tag) })))
   return seen
 })
 
@@ -138,7 +138,7 @@ const rolledBack = (world: Layer.Layer<World>) => Effect.gen(function* () {
     answer: { providerStatus: 200, body: {} }, change: null, requestId: null, reserved: null
   }).pipe(Effect.andThen(Effect.fail(new AfterTheSave())))))
   assert.strictEqual(failedRecord._tag, "AfterTheSave")
-  for (const reader of outboxReaders) assert.deepStrictEqual(yield* undone(reader), [], reader)
+  for (const reader of outboxReaders) assert.deepStrictEqual(yield* undone(reader.name), [], reader.name)
   assert.deepStrictEqual(yield* audited(ws), [])
   assert.deepStrictEqual(yield* mailToAdmin, [])
   // The same outbox keeps an event appended by a unit that commits.

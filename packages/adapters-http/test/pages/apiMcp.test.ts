@@ -8,7 +8,7 @@ import * as oauth from "oauth4webapi"
 import { Effect, Exit, Layer, Option, Scope } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
-  ClientId, ClientStore, ConnectionStore, Directory, PasswordHasher, PeopleStore, Prefix, Secrets, UserId, type ConnectionId, CreditsLedger, drainOutbox, recordAuditOfEvents, MetadataDocumentFetcher, ToolUsageLog, usageWindow, WriteRequestStore
+  auditSubscription, ClientId, ClientStore, ConnectionStore, Directory, PasswordHasher, PeopleStore, Prefix, Secrets, UserId, type ConnectionId, CreditsLedger, drainOutbox, recordAuditOfEvents, MetadataDocumentFetcher, ToolUsageLog, usageWindow, WriteRequestStore
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
 import { databaseUrl, freshPostgresDatabase, tempDataDir } from "../../../adapters-sql/test/databases.ts"
@@ -320,7 +320,7 @@ const suite = (name: string, start: (options: TestServerOptions) => Promise<Star
 suite("the API & MCP page (in memory)", async (options) => {
   const server = await startTestServer(options)
   const drainAudit = () => server.run(Effect.gen(function* () {
-    while ((yield* drainOutbox("audit", recordAuditOfEvents)) > 0) { /* until caught up */ }
+    while ((yield* drainOutbox(auditSubscription, recordAuditOfEvents)) > 0) { /* until caught up */ }
   }))
   return { server, close: () => server.close(), drainAudit }
 })

@@ -1,17 +1,31 @@
-// The outbox's readers (architecture §Commands and events): each one drains its own copy of every event with
-// core's drainOutbox, claiming rows with FOR UPDATE SKIP LOCKED, so each event reaches each reader once across
-// processes. A pass that fails rolls back, handled rows and all, and its events wait for the next pass.
-import { drainOutbox, type OutboxEntry } from "@adgate/core"
+// The outbox's readers (architecture §Commands and events): each one drains its own copy of the events it takes with
+// core's drainOutbox, claiming rows with FOR UPDATE SKIP LOCKED, so each event reaches each reader that takes it once
+// across processes. A pass that fails rolls back, handled rows and all, and its events wait for the next pass.
+import {
+  drainOutbox, type EventOutbox, type OutboxEntry, type OutboxSubscription, type StoreUnavailable, type TakenEvent,
+  type Transactor
+} from "@adgate/core"
 import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pgliteDriver } from "../PgliteClient.ts"
 
-export interface OutboxReader<E, R> {
-  /** The reader's name in event_outbox.reader. */
-  readonly name: string
-  /** Handles one claimed batch, inside the unit of work that marks it done. */
-  readonly handle: (entries: ReadonlyArray<OutboxEntry>) => Effect.Effect<void, E, R>
+/** A reader: its subscription (core's: its name in event_outbox.reader and the kinds it takes) and its passes. */
+export interface OutboxReader<E, R> extends OutboxSubscription {
+  /** One pass of up to `batchSize` rows (core's drainOutbox); answers how many rows it claimed and marked done. */
+  readonly pass: (batchSize: number) => Effect.Effect<number, E | StoreUnavailable, R | Transactor | EventOutbox>
 }
+
+/**
+ * The reader of `subscription` whose `handle` takes one claimed batch of the events the subscription takes, inside
+ * the unit of work that marks it done: a handler typed over those kinds only is paired with its subscription here.
+ */
+export const outboxReader = <S extends OutboxSubscription, E, R>(
+  subscription: S, handle: (entries: ReadonlyArray<OutboxEntry<TakenEvent<S>>>) => Effect.Effect<void, E, R>
+): OutboxReader<E, R> => ({
+  name: subscription.name,
+  takes: subscription.takes,
+  pass: (batchSize) => drainOutbox(subscription, handle, batchSize)
+})
 
 /** How many events one pass claims on PostgreSQL (`pgliteOutboxBatchSize` on PGlite). */
 export const outboxBatchSize = 100
@@ -26,7 +40,7 @@ export const outboxBatchSize = 100
  */
 export const pgliteOutboxBatchSize = 20
 
-/** Drains `reader` until it is caught up; answers how many events it handled. */
+/** Drains `reader` until it is caught up; answers how many of its rows it marked done. */
 export const drainReader = <E, R>(reader: OutboxReader<E, R>) =>
   Effect.gen(function* () {
     // Read as an option: the readers also run on the memory ports (tests), with no SqlClient at all.
@@ -34,7 +48,7 @@ export const drainReader = <E, R>(reader: OutboxReader<E, R>) =>
     const batchSize = Option.isSome(sql) && sql.value.driver === pgliteDriver ? pgliteOutboxBatchSize : outboxBatchSize
     let handled = 0
     for (;;) {
-      const n = yield* drainOutbox(reader.name, reader.handle, batchSize)
+      const n = yield* reader.pass(batchSize)
       handled += n
       if (n < batchSize) return handled
     }

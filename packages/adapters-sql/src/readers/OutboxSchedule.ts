@@ -2,7 +2,7 @@
 // pending writes of ended credentials, the audit log, the admins' and requesters' mail) every few seconds; the claims
 // (FOR UPDATE SKIP LOCKED) make each event handled once however many processes run. A pass that fails (the Directory
 // or the database down) is logged and its events wait for the next.
-import { inBackground } from "@adgate/core"
+import { inBackground, type OutboxSubscription } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { auditReader } from "./auditReader.ts"
 import { mailReader } from "./mailReader.ts"
@@ -14,12 +14,15 @@ import { withdrawalsReader } from "./withdrawalsReader.ts"
  * writes of an ended credential should leave the queue before anything else is done about the ending.
  */
 const readers: ReadonlyArray<OutboxReader<ReaderError, ReaderServices>> = [withdrawalsReader, auditReader, mailReader]
-type Handled = ReturnType<(typeof withdrawalsReader | typeof auditReader | typeof mailReader)["handle"]>
-type ReaderError = Effect.Error<Handled>
-type ReaderServices = Effect.Services<Handled>
+type Pass = ReturnType<(typeof withdrawalsReader | typeof auditReader | typeof mailReader)["pass"]>
+type ReaderError = Effect.Error<Pass>
+type ReaderServices = Effect.Services<Pass>
 
-/** The name of every reader the outbox keeps events for (SqlStores' EventOutboxSql). */
-export const outboxReaders: ReadonlyArray<string> = readers.map((reader) => reader.name)
+/**
+ * Every reader the outbox keeps events for, each for the kinds it takes (SqlStores' EventOutboxSql, housekeeping's
+ * WriteExpired rows).
+ */
+export const outboxReaders: ReadonlyArray<OutboxSubscription> = readers.map(({ name, takes }) => ({ name, takes }))
 
 /** Drains every reader until caught up, failing on the first failure (tests call this to drain explicitly). */
 export const drainReaders = Effect.forEach(readers, drainReader)

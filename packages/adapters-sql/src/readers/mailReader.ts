@@ -1,14 +1,15 @@
 // The mail reader (spec §Events: "E-mails go to workspace admins when an app is connected, and to the connecting
-// person when a change waits for approval"): events → the mail outbox (MailSender sends it). It decides who gets
-// what and gathers the facts; the words are the MailWords port's (adapters-http/src/mail/mailWords.ts, provided by
-// the server). It reads the people (and the app) when it handles the event, so a Directory outage fails the pass and
-// the event waits for the next one: the mail is late, never lost nor doubled.
+// person when a change waits for approval"): events → the mail outbox (MailSender sends it). Which events: core's
+// mailSubscription; this reader decides who gets what and gathers the facts; the words are the MailWords port's
+// (adapters-http/src/mail/mailWords.ts, provided by the server). It reads the people (and the app) when it handles
+// the event, so a Directory outage fails the pass and the event waits for the next one: the mail is late, never lost
+// nor doubled.
 import {
-  appIdentity, ClientStore, Directory, Mailer, MailWords, queuedMailId, type ClientId, type ConnectionOpened,
-  type MailMessage, type MailPerson, type OutboxEntry, type UserId, type WorkspaceId, type WriteQueued
+  appIdentity, ClientStore, Directory, type MailedEvent, Mailer, mailSubscription, MailWords, queuedMailId, type ClientId,
+  type ConnectionOpened, type MailMessage, type MailPerson, type OutboxEntry, type UserId, type WorkspaceId, type WriteQueued
 } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
-import type { OutboxReader } from "./OutboxReader.ts"
+import { outboxReader } from "./OutboxReader.ts"
 
 const person = (user: { readonly email: string; readonly name: string }): MailPerson => ({ email: user.email, name: user.name })
 
@@ -94,20 +95,23 @@ const mailRequester = Effect.fnUntraced(function* (reads: PassReads, event: type
   queue.push(yield* mailOf(`WriteQueued:${event.requestId}`, user.value.email, mail))
 })
 
-export const mailReader = {
-  name: "mail",
-  // The pass's mails are queued at once: one insert for the pass on SQL, not one per mail.
-  handle: (entries: ReadonlyArray<OutboxEntry>) =>
-    Effect.gen(function* () {
-      const reads = yield* passReads
-      const queue: Array<MailMessage> = []
-      for (const { event } of entries) {
-        switch (event._tag) {
-          case "ConnectionOpened": yield* mailAdmins(reads, event, queue); break
-          case "WriteQueued": yield* mailRequester(reads, event, queue); break
-          default: break
-        }
+// The pass's mails are queued at once: one insert for the pass on SQL, not one per mail. The switch names each kind
+// the subscription takes, and only those: a case for another kind does not compile.
+export const mailReader = outboxReader(mailSubscription, (entries: ReadonlyArray<OutboxEntry<MailedEvent>>) =>
+  Effect.gen(function* () {
+    const reads = yield* passReads
+    const queue: Array<MailMessage> = []
+    for (const { event } of entries) {
+      switch (event._tag) {
+        case "ConnectionOpened": yield* mailAdmins(reads, event, queue); break
+        case "WriteQueued": yield* mailRequester(reads, event, queue); break
+        default: unmailed(event)
       }
-      yield* (yield* Mailer).enqueue(queue)
-    })
-} satisfies OutboxReader<unknown, unknown>
+    }
+    yield* (yield* Mailer).enqueue(queue)
+  }))
+
+/** Compiles only when the switch above named every kind mailSubscription takes. */
+const unmailed = (event: never): never => {
+  throw new Error(`no mail decided for ${(event as { readonly _tag: string })._tag}`)
+}

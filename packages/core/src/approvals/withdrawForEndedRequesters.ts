@@ -4,9 +4,8 @@
 // an app the workspace stopped trusting. Each withdrawal is one command (compare-and-set, one WriteRequesterEnded
 // event → the audit entry), so a request a person decided meanwhile is left as decided.
 import { Effect, Option } from "effect"
-import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
-import type { OutboxEntry } from "../ports/EventOutbox.ts"
+import type { OutboxEntry, OutboxSubscription, TakenEvent } from "../ports/EventOutbox.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { requesterOf, transitionWriteRequest } from "./transitionWriteRequest.ts"
@@ -33,19 +32,26 @@ export const withdrawRequestsOf = Effect.fn("approvals.withdrawRequestsOf")(func
   return withdrawn.filter(Boolean).length
 })
 
-/** The ending an event reports, if it is one: a connection ended, an API key revoked. */
-const endingOf = (event: DomainEvent): { readonly workspaceId: WorkspaceId; readonly ending: RequesterEnding } | null => {
+/** The withdrawals reader takes the events that end a requester: a connection ended, an API key revoked. */
+export const withdrawalsSubscription = {
+  name: "withdrawals",
+  takes: ["ConnectionEnded", "ApiKeyRevoked"]
+} as const satisfies OutboxSubscription
+
+/** The ending an event reports: one case per kind the reader takes, so a case for another kind does not compile. */
+const endingOf = (event: TakenEvent<typeof withdrawalsSubscription>): { readonly workspaceId: WorkspaceId; readonly ending: RequesterEnding } => {
   switch (event._tag) {
     case "ConnectionEnded": return { workspaceId: event.workspaceId, ending: { credentialId: event.connectionId, reason: event.reason } }
     case "ApiKeyRevoked": return { workspaceId: event.workspaceId, ending: { credentialId: event.keyId, reason: "key_revoked" } }
-    default: return null
   }
 }
 
-/** One claimed batch of the withdrawals reader, handled inside the unit of work that marks it done. */
-export const withdrawForEndedRequesters = Effect.fn("approvals.withdrawForEndedRequesters")(function* (entries: ReadonlyArray<OutboxEntry>) {
-  for (const { event } of entries) {
-    const ended = endingOf(event)
-    if (ended !== null) yield* withdrawRequestsOf(ended.workspaceId, ended.ending)
+/** One claimed batch of the withdrawals reader (the events it takes), handled in the unit of work that marks it done. */
+export const withdrawForEndedRequesters = Effect.fn("approvals.withdrawForEndedRequesters")(
+  function* (entries: ReadonlyArray<OutboxEntry<TakenEvent<typeof withdrawalsSubscription>>>) {
+    for (const { event } of entries) {
+      const ended = endingOf(event)
+      yield* withdrawRequestsOf(ended.workspaceId, ended.ending)
+    }
   }
-})
+)

@@ -6,7 +6,7 @@
 import { Effect, Option, type Schema } from "effect"
 import type { AuditAction, AuditEntry } from "./AuditEntry.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
-import type { OutboxEntry } from "../ports/EventOutbox.ts"
+import type { OutboxEntry, OutboxSubscription } from "../ports/EventOutbox.ts"
 import { AuditLog } from "../ports/AuditLog.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ConnectionId } from "../connections/Connection.ts"
@@ -209,6 +209,9 @@ const requestIdOf = (event: DomainEvent): WriteRequestId | null => {
       return null
   }
 }
+
+/** The audit reader takes every event: each is an entry (auditOfEvent), kinds added later included. */
+export const auditSubscription = { name: "audit", takes: "every" } as const satisfies OutboxSubscription
 
 /**
  * The audit reader's work on a claimed batch: one entry per event, at the event's time; a write event's request is

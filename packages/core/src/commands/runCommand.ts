@@ -8,7 +8,7 @@ import type { DomainEvent } from "./DomainEvent.ts"
 import type { Transition } from "./Transition.ts"
 import { retryOnConflict } from "./conflictRetry.ts"
 import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
-import { EventOutbox, type OutboxAppend } from "../ports/EventOutbox.ts"
+import { anyReaderTakes, EventOutbox, type OutboxAppend } from "../ports/EventOutbox.ts"
 import { Observations } from "../ports/Observations.ts"
 import { Transactor } from "../ports/Transactor.ts"
 
@@ -123,7 +123,7 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
         rows = planned.rows
         events = [...events, ...planned.events]
       }
-      const keepsEvents = events.length > 0 && outbox.readers.length > 0
+      const keepsEvents = anyReaderTakes(outbox.readers, events)
       const follows = rows !== null || then !== null || afterRefusal !== null
       if (decided.next === null && !keepsEvents && !follows) {
         happened = events
@@ -187,7 +187,7 @@ export const runCreation = <A, E, R>(
 /**
  * A command that writes a record the last save of which wins (settings with no version to compare: a workspace's
  * guardrails, a member's role, a plan): the decision is the caller's, made before; the write and its events in one
- * unit of work; without events (or with no reader to keep them), the write alone: no transaction, no extra round trip.
+ * unit of work; without events a reader takes, the write alone: no transaction, no extra round trip.
  * `events` may be made from what the write answers (a member's role: the role the write replaced), so that the
  * value before the change needs no read of its own.
  */
@@ -197,7 +197,7 @@ export const runWrite = <A, W, E, R>(
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   Effect.gen(function* () {
     const outbox = yield* EventOutbox
-    if ((Array.isArray(events) && events.length === 0) || outbox.readers.length === 0) {
+    if ((Array.isArray(events) && !anyReaderTakes(outbox.readers, events)) || outbox.readers.length === 0) {
       const written = yield* write
       yield* observeEvents(typeof events === "function" ? events(written) : events)
       return answer

@@ -1,17 +1,20 @@
-// The event outbox in memory (ports/EventOutbox.ts), for tests and embedding: one entry per event and reader; a
-// claim takes entries no other claim holds, in one atomic step. Like TransactorMemory it cannot roll back: a failed
-// pass gives its entries back with `release` (drainOutbox does).
+// The event outbox in memory (ports/EventOutbox.ts), for tests and embedding: one entry per event and reader that
+// takes it; a claim takes entries no other claim holds, in one atomic step. Like TransactorMemory it cannot roll
+// back: a failed pass gives its entries back with `release` (drainOutbox does).
 import { Effect, Layer, Ref } from "effect"
+import { auditSubscription } from "../audit/auditOfEvent.ts"
+import { withdrawalsSubscription } from "../approvals/withdrawForEndedRequesters.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
-import { EventOutbox, type OutboxEntry } from "../ports/EventOutbox.ts"
+import { mailSubscription } from "../mail/mailSubscription.ts"
+import { EventOutbox, type OutboxEntry, type OutboxSubscription, takesKind } from "../ports/EventOutbox.ts"
 
 interface Row extends OutboxEntry {
   readonly reader: string
   readonly state: "pending" | "claimed" | "done"
 }
 
-/** The outbox for `readers`: each appended event is delivered once to each of them. */
-export const EventOutboxMemory = (readers: ReadonlyArray<string>) => Layer.effect(EventOutbox, Effect.gen(function* () {
+/** The outbox for `readers`: each appended event is delivered once to each of them that takes it. */
+export const EventOutboxMemory = (readers: ReadonlyArray<OutboxSubscription>) => Layer.effect(EventOutbox, Effect.gen(function* () {
   const rows = yield* Ref.make<ReadonlyArray<Row>>([])
   const nextPosition = yield* Ref.make(1)
   return EventOutbox.of({
@@ -20,7 +23,7 @@ export const EventOutboxMemory = (readers: ReadonlyArray<string>) => Layer.effec
       const added: Array<Row> = []
       for (const event of events) {
         const position = yield* Ref.getAndUpdate(nextPosition, (n) => n + 1)
-        for (const reader of readers) added.push({ position, event, reader, state: "pending" })
+        for (const reader of readers) if (takesKind(reader, event._tag)) added.push({ position, event, reader: reader.name, state: "pending" })
       }
       yield* Ref.update(rows, (all) => [...all, ...added])
     }),
@@ -42,7 +45,7 @@ export const EventOutboxMemory = (readers: ReadonlyArray<string>) => Layer.effec
 }))
 
 /**
- * The readers the in-memory compositions (CoreMemory, OperationsMemory) keep events for: the same names as the
- * adapters' audit, mail and withdrawals readers, so that a test drains them explicitly (drainOutbox("audit", …)).
+ * The readers the in-memory compositions (CoreMemory, OperationsMemory) keep events for: the adapters' audit, mail and
+ * withdrawals readers' subscriptions, so that a test drains them explicitly (drainOutbox(auditSubscription, …)).
  */
-export const memoryOutboxReaders: ReadonlyArray<string> = ["audit", "mail", "withdrawals"]
+export const memoryOutboxReaders: ReadonlyArray<OutboxSubscription> = [auditSubscription, mailSubscription, withdrawalsSubscription]

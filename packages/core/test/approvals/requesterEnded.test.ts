@@ -11,6 +11,7 @@ import {
   executeWriteRequest,
   resumeApprovedWrites,
   revokeApiKey,
+  withdrawalsSubscription,
   withdrawForEndedRequesters,
   WriteRequestStore,
   type WriteRequestInput,
@@ -30,11 +31,11 @@ const byConnection: WriteRequestInput = {
 }
 const byKey = (apiKeyId: ApiKeyId): WriteRequestInput => ({ ...byConnection, connectionId: null, apiKeyId })
 
-/** One pass of the withdrawals reader (as adapters-sql's reader does), until caught up; answers how many events. */
+/** One pass of the withdrawals reader (as adapters-sql's reader does), until caught up; answers how many rows. */
 const drainWithdrawals = Effect.gen(function* () {
   let handled = 0
   for (;;) {
-    const n = yield* drainOutbox("withdrawals", withdrawForEndedRequesters)
+    const n = yield* drainOutbox(withdrawalsSubscription, withdrawForEndedRequesters)
     handled += n
     if (n === 0) return handled
   }

@@ -75,7 +75,7 @@ describe("opening the consent page (spec §GET /oauth/authorize, §Resources: Sc
       assert.deepStrictEqual(options.scopes.filter((s) => !s.grantable).map((s) => s.scope), ["tools:read", "tools:write", "tools:raw"])
       // A creation without an event: neither the registration nor the page leaves anything in the outbox.
       const outbox = yield* EventOutbox
-      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader.name, 100), [], reader.name)
     }).pipe(Effect.provide(worldLayer())))
 
   it.effect("not a member, or a role that cannot connect → NotAllowedToConnect", () =>

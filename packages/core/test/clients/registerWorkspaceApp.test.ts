@@ -102,9 +102,9 @@ describe("Register an app (spec §Resources: OAuth client, workspace-registered 
       yield* seeded
       for (let i = 0; i < maxAppsPerWorkspace; i++) yield* registerWorkspaceApp(app())
       const outbox = yield* EventOutbox
-      for (const reader of outbox.readers) yield* outbox.markDone(reader, (yield* outbox.claim(reader, 100)).map((e) => e.position))
+      for (const reader of outbox.readers) yield* outbox.markDone(reader.name, (yield* outbox.claim(reader.name, 100)).map((e) => e.position))
       assert.strictEqual((yield* Effect.flip(registerWorkspaceApp(app())))._tag, "TooManyApps")
       yield* registerClient({ body: { redirect_uris: ["https://app.example/cb"] }, remoteAddress: "198.51.100.7", serviceOrigin: ISSUER })
-      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader.name, 100), [], reader.name)
     }).pipe(Effect.provide(worldLayer())))
 })

@@ -47,7 +47,7 @@ describe("resolving the client at authorize (spec §Authentication 4)", () => {
       assert.deepStrictEqual(documents.fetched, [URL])
       // The cache write is a command without an event: nothing in the outbox.
       const outbox = yield* EventOutbox
-      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader.name, 100), [], reader.name)
     }).pipe(Effect.provide(worldLayer(documents))))
 
   it.effect("the cached record is used until cacheUntil; then the document is fetched again and upserted (checklist 122)", () => {

@@ -1,6 +1,7 @@
 // The command runner's one retry policy (commands/conflictRetry.ts): a lost compare-and-set race is decided again
 // on a fresh load, at most conflictRetries more times; any other failure is answered at once.
 import {
+  auditSubscription,
   Conflict,
   conflictRetries,
   EventOutbox,
@@ -12,6 +13,7 @@ import {
   StoreUnavailable,
   Transactor,
   type OutboxAppend,
+  withdrawalsSubscription,
   WorkspaceId,
   WriteRequestId
 } from "@adgate/core"
@@ -117,13 +119,23 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
     assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units)], [1, 0])
   }))
 
+  it.effect("a save whose events no reader takes (the withdrawals reader and a WriteExpired) is the save alone: no unit of work opened", () => Effect.gen(function* () {
+    const units = yield* Ref.make(0)
+    const saved = yield* Ref.make(0)
+    const claimed = yield* Effect.gen(function* () {
+      yield* withEvent(saved)
+      return yield* (yield* EventOutbox).claim(withdrawalsSubscription.name, 10)
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([withdrawalsSubscription]))))
+    assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units), claimed], [1, 0, []])
+  }))
+
   it.effect("a save with events a reader keeps is one unit: the save and one append", () => Effect.gen(function* () {
     const units = yield* Ref.make(0)
     const saved = yield* Ref.make(0)
     const claimed = yield* Effect.gen(function* () {
       yield* withEvent(saved)
       return yield* (yield* EventOutbox).claim("audit", 10)
-    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription]))))
     assert.deepStrictEqual([yield* Ref.get(saved), yield* Ref.get(units), claimed.map((e) => e.event._tag)], [1, 1, ["WriteExpired"]])
   }))
 
@@ -142,7 +154,7 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
   it.effect("a refusal whose onRefused has nothing to do opens no unit of work", () => Effect.gen(function* () {
     const units = yield* Ref.make(0)
     const written = yield* Ref.make(0)
-    const answer = yield* Effect.flip(refusing("nothing", written).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"])))))
+    const answer = yield* Effect.flip(refusing("nothing", written).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription])))))
     assert.deepStrictEqual([answer, yield* Ref.get(written), yield* Ref.get(units)], ["reused", 0, 0])
   }))
 
@@ -152,7 +164,7 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
     const { answer, claimed } = yield* Effect.gen(function* () {
       const answer = yield* Effect.flip(refusing("write", written))
       return { answer, claimed: yield* (yield* EventOutbox).claim("audit", 10) }
-    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription]))))
     assert.deepStrictEqual([answer, yield* Ref.get(written), yield* Ref.get(units), claimed.map((e) => e.event._tag)], ["reused", 1, 1, ["WriteExpired"]])
   }))
 
@@ -172,7 +184,7 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
       saveWith: !withSaveWith ? undefined : (next: Counter, rows: string | null, outbox: OutboxAppend) =>
         Ref.modify(calls, (all): readonly [boolean, ReadonlyArray<string>] => {
           const lost = all.filter((c) => c === "lost").length < losses
-          return [lost, [...all, lost ? "lost" : `saveWith v${next.version} ${rows} ${outbox.events.map((e) => e._tag).join(",")} for ${outbox.readers.join(",")}`]]
+          return [lost, [...all, lost ? "lost" : `saveWith v${next.version} ${rows} ${outbox.events.map((e) => e._tag).join(",")} for ${outbox.readers.map((r) => r.name).join(",")}`]]
         }).pipe(Effect.flatMap((lost) => lost ? Effect.fail(new Conflict({ entity: "counter" })) : Effect.void))
     }
   })
@@ -180,7 +192,7 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
   it.effect("planned rows with the store's saveWith: one call with the save, the rows and the events, no unit of work; a lost race is decided again", () => Effect.gen(function* () {
     const units = yield* Ref.make(0)
     const calls = yield* Ref.make<ReadonlyArray<string>>([])
-    const answer = yield* planned(1, calls, true).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    const answer = yield* planned(1, calls, true).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription]))))
     assert.deepStrictEqual([answer, yield* Ref.get(calls), yield* Ref.get(units)],
       ["ok+row", ["lost", "saveWith v2 row WriteExpired for audit"], 0])
   }))
@@ -191,7 +203,7 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
     const { answer, claimed } = yield* Effect.gen(function* () {
       const answer = yield* planned(0, calls, false)
       return { answer, claimed: yield* (yield* EventOutbox).claim("audit", 10) }
-    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription]))))
     assert.deepStrictEqual([answer, yield* Ref.get(calls), yield* Ref.get(units), claimed.map((e) => e.event._tag)],
       ["ok+row", ["save", "write row"], 1, ["WriteExpired"]])
   }))
@@ -205,11 +217,12 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
       const quiet = yield* runWrite(write, "quiet" as const, [])
       const loud = yield* runWrite(write, "loud" as const, [event])
       return { answers: [quiet, loud], claimed: yield* (yield* EventOutbox).claim("audit", 10) }
-    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription]))))
     assert.deepStrictEqual([answers, yield* Ref.get(units), yield* Ref.get(written), claimed.map((e) => e.event)], [["quiet", "loud"], 1, 2, [event]])
-    // Events no reader keeps: the write alone, no unit opened.
+    // Events no reader keeps (no reader, or none that takes WriteExpired): the write alone, no unit opened.
     yield* runWrite(write, "unkept" as const, [event]).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([]))))
-    assert.deepStrictEqual([yield* Ref.get(written), yield* Ref.get(units)], [3, 1])
+    yield* runWrite(write, "untaken" as const, [event]).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([withdrawalsSubscription]))))
+    assert.deepStrictEqual([yield* Ref.get(written), yield* Ref.get(units)], [4, 1])
   }))
 
   it.effect("runWrite: events made from what the write answers (a member's role: the one it replaced) are appended in its unit", () => Effect.gen(function* () {
@@ -218,7 +231,7 @@ describe("the runner's cost: the token endpoint must not get slower", () => {
     const claimed = yield* Effect.gen(function* () {
       assert.strictEqual(yield* runWrite(Effect.succeed("rwq_before"), "done" as const, (before) => [replaced(before)]), "done")
       return yield* (yield* EventOutbox).claim("audit", 10)
-    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory(["audit"]))))
+    }).pipe(Effect.provide(Layer.merge(countingTransactor(units), EventOutboxMemory([auditSubscription]))))
     assert.deepStrictEqual([yield* Ref.get(units), claimed.map((e) => e.event)], [1, [replaced("rwq_before")]])
   }))
 })

@@ -37,7 +37,7 @@ describe("setGuardrails: a command with an event", () => {
       assert.strictEqual((yield* Effect.flip(setGuardrails(ws, people.admin, { maxChangesPerDay: 1.5 })))._tag, "GuardrailsInvalid")
       assert.strictEqual((yield* Effect.flip(setGuardrails(ws, people.admin, { maxBudgetChangePercentPerDay: -1 })))._tag, "GuardrailsInvalid")
       for (const reader of outbox.readers) {
-        for (const entry of yield* outbox.claim(reader, 100)) events.push(entry.event)
+        for (const entry of yield* outbox.claim(reader.name, 100)) events.push(entry.event)
       }
       assert.deepStrictEqual(events, [])
       assert.strictEqual((yield* showGuardrails(ws)).updatedAt, 0)

@@ -185,6 +185,6 @@ describe("sessions", () => {
       yield* switchWorkspace(session, work.id)
       yield* signOut(secret)
       const outbox = yield* EventOutbox
-      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader, 100), [], reader)
+      for (const reader of outbox.readers) assert.deepStrictEqual(yield* outbox.claim(reader.name, 100), [], reader.name)
     }).pipe(Effect.provide(peopleWorld)))
 })
