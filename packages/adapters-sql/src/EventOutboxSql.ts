@@ -51,21 +51,24 @@ export const EventOutboxSql = (readers: ReadonlyArray<OutboxSubscription>) => La
       return sql`INSERT INTO event_outbox ${sql.insert(rows.value)}`.pipe(Effect.asVoid, unavailable("EventOutbox.append"))
     },
     claim: (reader, limit) =>
-      // position as text and event as text: bigint and jsonb come back alike from PostgreSQL and PGlite. The order is
-      // the column's (qualified): a bare `position` would name the text output column and sort "13" before "3".
-      sql`SELECT position::text AS position, event::text AS event FROM event_outbox
-        WHERE reader = ${reader} AND done_at IS NULL ORDER BY event_outbox.position LIMIT ${Math.max(0, Math.floor(limit))}
-        FOR UPDATE SKIP LOCKED`.pipe(
+      // Taken by marking them done in the pass's own transaction: one statement, one write of each row (a claim with
+      // FOR UPDATE and a later UPDATE wrote each row twice, its lock and then its new version, in two statements).
+      // The commit makes the mark final with the handler's writes; a failed pass rolls both back. SKIP LOCKED leaves
+      // the rows another pass holds to it. position and event come back as text: bigint and jsonb alike from
+      // PostgreSQL and PGlite; RETURNING keeps no order, so they are sorted here.
+      sql<{ readonly position: string; readonly event: string }>`UPDATE event_outbox SET done_at = ${Date.now()}
+        WHERE position IN (SELECT position FROM event_outbox WHERE reader = ${reader} AND done_at IS NULL
+          ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
+        RETURNING position::text AS position, event::text AS event`.pipe(
         unavailable("EventOutbox.claim"),
         Effect.flatMap((rows) => decodeRows(rows)),
-        Effect.map((rows): ReadonlyArray<OutboxEntry> => rows),
+        Effect.map((rows): ReadonlyArray<OutboxEntry> => [...rows].sort((a, b) => a.position - b.position)),
         // A row that does not decode was written by this code: a defect, not an answer.
         Effect.catchTag("SchemaError", (error) => Effect.die(error))
       ),
-    // The failed unit of work rolled back, which released its row locks: the rows are claimable again.
+    // The failed unit of work rolled back, which undid the claim's marks: the rows are claimable again.
     release: () => Effect.void,
-    markDone: (reader, positions) =>
-      positions.length === 0 ? Effect.void : sql`UPDATE event_outbox SET done_at = ${Date.now()}
-        WHERE reader = ${reader} AND position IN ${sql.in(positions.map(String))}`.pipe(Effect.asVoid, unavailable("EventOutbox.markDone"))
+    // The claim marked them, in the same unit of work: nothing is left to write.
+    markDone: () => Effect.void
   })
 }))
