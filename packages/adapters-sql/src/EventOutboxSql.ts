@@ -2,7 +2,7 @@
 // reader that takes it, in one multi-row INSERT inside the command's transaction; claims take a reader's undone rows
 // with FOR UPDATE SKIP LOCKED, so two processes draining at once never take the same row.
 import { DomainEvent, EventOutbox, type OutboxEntry, type OutboxSubscription, type StoreUnavailable, takesKind } from "@adgate/core"
-import { Array as Arr, Effect, Exit, Layer, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Exit, Layer, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
@@ -54,12 +54,14 @@ export const EventOutboxSql = (readers: ReadonlyArray<OutboxSubscription>) => La
       // Taken by marking them done in the pass's own transaction: one statement, one write of each row (a claim with
       // FOR UPDATE and a later UPDATE wrote each row twice, its lock and then its new version, in two statements).
       // The commit makes the mark final with the handler's writes; a failed pass rolls both back. SKIP LOCKED leaves
-      // the rows another pass holds to it. position and event come back as text: bigint and jsonb alike from
-      // PostgreSQL and PGlite; RETURNING keeps no order, so they are sorted here.
-      sql<{ readonly position: string; readonly event: string }>`UPDATE event_outbox SET done_at = ${Date.now()}
-        WHERE position IN (SELECT position FROM event_outbox WHERE reader = ${reader} AND done_at IS NULL
+      // the rows another pass holds to it; the picked rows are MATERIALIZED, so that the planner cannot run the
+      // locking subquery again and take more than `limit`. position and event come back as text: bigint and jsonb
+      // alike from PostgreSQL and PGlite; RETURNING keeps no order, so they are sorted here.
+      Effect.flatMap(Clock.currentTimeMillis, (now) => sql<{ readonly position: string; readonly event: string }>`
+        WITH picked AS MATERIALIZED (SELECT position FROM event_outbox WHERE reader = ${reader} AND done_at IS NULL
           ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
-        RETURNING position::text AS position, event::text AS event`.pipe(
+        UPDATE event_outbox e SET done_at = ${now} FROM picked WHERE e.position = picked.position
+        RETURNING e.position::text AS position, e.event::text AS event`).pipe(
         unavailable("EventOutbox.claim"),
         Effect.flatMap((rows) => decodeRows(rows)),
         Effect.map((rows): ReadonlyArray<OutboxEntry> => [...rows].sort((a, b) => a.position - b.position)),
