@@ -1,7 +1,7 @@
 // The one loop shape of the background work every server process runs (housekeeping, the outbox readers, the mail
 // sender, the task runner, resuming approved writes, ending expired connections): a pass at start, then one every
-// `every`, for the life of the layer. A pass that fails (a store that cannot answer) is logged with its reason, and
-// the next pass tries again: a failure never stops the loop.
+// `every`, for the life of the layer. A pass that fails (a store that cannot answer) or dies (a defect) is logged with
+// its reason, and the next pass tries again: neither stops the loop.
 import { Duration, Effect, Layer, Schedule } from "effect"
 
 interface Described { readonly _tag?: unknown; readonly message?: unknown; readonly operation?: unknown }
@@ -28,6 +28,13 @@ const reasonOf = (error: unknown): Record<string, string> => {
  */
 export const inBackground = <A, E, R>(every: Duration.Input, failed: string, pass: Effect.Effect<A, E, R>) =>
   Layer.effectDiscard(Effect.forkScoped(Effect.repeat(
-    pass.pipe(Effect.asVoid, Effect.catch((error) => Effect.logWarning(failed).pipe(Effect.annotateLogs(reasonOf(error))))),
+    pass.pipe(
+      Effect.asVoid,
+      Effect.catch((error) => Effect.logWarning(failed).pipe(Effect.annotateLogs(reasonOf(error)))),
+      // A defect (a row this code cannot read, a bug) is logged as an error and the loop goes on: ended, the loop
+      // would leave its work undone for the life of the process, with one log line to tell. Interruption (the
+      // process stopping) is not caught.
+      Effect.catchDefect((defect) => Effect.logError(`${failed} (a defect)`).pipe(Effect.annotateLogs(reasonOf(defect))))
+    ),
     Schedule.spaced(every)
   )))

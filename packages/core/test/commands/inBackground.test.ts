@@ -28,4 +28,21 @@ describe("inBackground", () => {
       yield* TestClock.adjust("5 minutes")
       assert.strictEqual(passes.length, 4)
     }))
+
+  it.effect("a pass that dies (a defect) is logged as an error and the loop goes on", () =>
+    Effect.gen(function* () {
+      const passes: Array<number> = []
+      const logs: Array<string> = []
+      const pass = Effect.suspend(() => {
+        passes.push(passes.length + 1)
+        return passes.length === 1 ? Effect.die(new Error("a row this code cannot read")) : Effect.void
+      })
+      const capture = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
+      yield* Effect.scoped(Effect.gen(function* () {
+        yield* Layer.build(inBackground("1 minute", "the test pass failed", pass).pipe(Layer.provide(capture)))
+        yield* TestClock.adjust("1 minute")
+      }))
+      assert.deepStrictEqual(passes, [1, 2])
+      assert.match(logs[0] ?? "", /level=ERROR.*the test pass failed \(a defect\).*reason="a row this code cannot read"/)
+    }))
 })
