@@ -54,7 +54,11 @@ export interface CreditsReplaced {
 export const creditDecimals = 6
 
 /** A balance rounded to `creditDecimals` decimals: what a ledger and the Directory store, on memory and on SQL alike. */
-export const roundCredits = (credits: number): number => Math.round(credits * 10 ** creditDecimals) / 10 ** creditDecimals
+export const roundCredits = (credits: number): number => {
+  const scaled = credits * 10 ** creditDecimals
+  // Past ~1.8e302 the scaling overflows to Infinity (unlimited credits); a double that large has no decimals to round.
+  return Number.isFinite(scaled) ? Math.round(scaled) / 10 ** creditDecimals : credits
+}
 
 /** A balance is finite and never below zero; zero is a balance (nothing left). */
 export const isValidCreditBalance = (balance: number): boolean => Number.isFinite(balance) && balance >= 0
