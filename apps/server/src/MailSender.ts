@@ -3,7 +3,7 @@
 // (adgate's MailDeliveryLog). The outbox is drained by adgate's MailSenderSchedule over that delivery (core's
 // sendQueuedMail: claim, send, mark sent; docs/decisions.md, Mail delivery).
 import { Effect, Layer, Option, Redacted } from "effect"
-import { messageIdOf } from "@adgate/core"
+import { messageIdOf, WorkLeases } from "@adgate/core"
 import { MailDelivery, MailUndelivered, type Deliver, MailSenderSchedule, viaLog } from "adgate"
 
 export { sendPendingMail, viaLog } from "adgate"
@@ -23,9 +23,14 @@ const viaSmtp = (
   nodemailer: typeof import("nodemailer").default,
   url: Redacted.Redacted<string>,
   from: string,
-  htmlOf: MailSenderOptions["htmlOf"]
+  htmlOf: MailSenderOptions["htmlOf"],
+  mailSendMs: number
 ): Deliver => {
-  const transport = nodemailer.createTransport(Redacted.value(url))
+  // Each SMTP wait within a quarter of the mail's claim: the sender stops waiting for a send at half of it, and a send
+  // nodemailer still carried on after that (its defaults wait 2 minutes to connect and 10 for a silent socket) could
+  // reach the server after the claim ended and another process sent the mail too.
+  const wait = Math.max(1_000, Math.floor(mailSendMs / 4))
+  const transport = nodemailer.createTransport({ url: Redacted.value(url), connectionTimeout: wait, greetingTimeout: wait, socketTimeout: wait })
   // The Message-ID's domain is the sender's: a repeat of a mail (docs/decisions.md, Mail delivery) is the same message.
   const domain = messageIdDomain(from)
   return (mail) =>
@@ -43,7 +48,8 @@ export const MailDeliveryServer = (options: MailSenderOptions) =>
   Layer.effect(MailDelivery, Effect.map(
     Option.match(options.smtpUrl, {
       onNone: () => Effect.succeed(viaLog),
-      onSome: (url) => Effect.map(Effect.promise(() => import("nodemailer")), (module) => viaSmtp(module.default, url, options.from, options.htmlOf))
+      onSome: (url) => Effect.flatMap(WorkLeases, ({ mailSendMs }) =>
+        Effect.map(Effect.promise(() => import("nodemailer")), (module) => viaSmtp(module.default, url, options.from, options.htmlOf, mailSendMs)))
     }),
     (deliver) => MailDelivery.of({ deliver: (mail) => deliver(mail).pipe(Effect.mapError(() => new MailUndelivered({ message: "the mail server did not accept the mail" }))) })
   ))

@@ -133,6 +133,7 @@ export const leaseVariables = {
   ADGATE_WRITE_EXECUTION_LEASE: "writeExecutionMs",
   ADGATE_TASK_LEASE: "taskMs",
   ADGATE_MAIL_SEND_LEASE: "mailSendMs",
+  ADGATE_MAIL_RETRY: "mailRetryMs",
   ADGATE_IDEMPOTENCY_KEY_LEASE: "idempotencyKeyMs"
 } as const satisfies Record<string, keyof WorkLeasesShape>
 

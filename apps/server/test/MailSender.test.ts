@@ -1,8 +1,8 @@
 // The mail sender (spec §Events): SMTP when configured, else one log line per mail; nothing is lost on failure.
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Effect, Layer, Logger, Option, Redacted } from "effect"
+import { Clock, Effect, Exit, Layer, Logger, Option, Redacted } from "effect"
 import { TestClock } from "effect/testing"
-import { defaultWorkLeases, MailId, Mailer } from "@adgate/core"
+import { defaultWorkLeases, MailId, Mailer, refusalBackoffMs } from "@adgate/core"
 import { EventOutboxMemory, MailerMemory, TransactorMemory } from "@adgate/core/testing"
 import { MailSender, sendPendingMail, viaLog } from "../src/MailSender.ts"
 
@@ -52,18 +52,49 @@ describe("MailSender", () => {
       assert.deepStrictEqual(yield* mailer.pending(100), [])
     }).pipe(Effect.provide(mailWorld)))
 
-  it.effect("a pass ends at a mail the server does not take (its claim given back would make it due again at once); the rest wait for the next pass", () =>
+  it.effect("a refused mail waits out a backoff: the pass goes on with the others, and does not try the refused one again", () =>
     Effect.gen(function* () {
       const mailer = yield* Mailer
       yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_down_${i}`, `q${i}@x.test`)))
+      const tried: Array<string> = []
+      // The fifth mail's address is refused, every time.
+      const sent = yield* sendPendingMail((m) => Effect.suspend(() => {
+        tried.push(m.id)
+        return m.id === "mail_down_4" ? Effect.fail(new Error("550 rejected")) : Effect.void
+      }), 20).pipe(Effect.provide(Logger.layer([])))
+      assert.strictEqual(sent, 44)
+      assert.strictEqual(tried.filter((id) => id === "mail_down_4").length, 1, "tried once in the pass")
+      const [refused] = yield* mailer.pending(100)
+      assert.strictEqual(refused?.id, MailId.make("mail_down_4"))
+      const now = yield* Clock.currentTimeMillis
+      assert.deepStrictEqual(yield* mailer.due(now, 10), [], "not due again at once")
+      assert.strictEqual(refused?.leaseUntil, now + refusalBackoffMs(1, defaultWorkLeases.mailRetryMs))
+      // Once its wait is over, the next pass tries it again.
+      yield* TestClock.adjust(refusalBackoffMs(1, defaultWorkLeases.mailRetryMs))
+      assert.strictEqual(yield* sendPendingMail(() => Effect.void, 20), 1)
+    }).pipe(Effect.provide(mailWorld)))
+
+  it.effect("a batch of which the mail server takes nothing ends the pass (the server is down): the next pass tries again", () =>
+    Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_off_${i}`, `o${i}@x.test`)))
       let tries = 0
-      const sent = yield* sendPendingMail(() => Effect.suspend(() => ++tries === 5 ? Effect.fail(new Error("refused")) : Effect.void), 20).pipe(
+      const sent = yield* sendPendingMail(() => Effect.suspend(() => { tries++; return Effect.fail(new Error("connection refused")) }), 20).pipe(
         Effect.provide(Logger.layer([]))
       )
-      // The first batch of 20 was tried in full (19 sent, one refused); no second batch in this pass.
-      assert.strictEqual(tries, 20)
-      assert.strictEqual(sent, 19)
-      assert.strictEqual((yield* mailer.pending(100)).length, 26)
+      assert.strictEqual(sent, 0)
+      assert.strictEqual(tries, 20, "one batch, then the pass ended")
+      assert.strictEqual((yield* mailer.pending(100)).length, 45)
+    }).pipe(Effect.provide(mailWorld)))
+
+  it.effect("a pass stopped mid-batch (the server shutting down) still marks the mails the server accepted: they are not sent again", () =>
+    Effect.gen(function* () {
+      const mailer = yield* Mailer
+      yield* mailer.enqueue(Array.from({ length: 5 }, (_, i) => mail(`mail_stop_${i}`, `t${i}@x.test`)))
+      const exit = yield* sendPendingMail((m) => m.id === "mail_stop_2" ? Effect.interrupt : Effect.void, 20).pipe(Effect.exit)
+      assert.isTrue(Exit.hasInterrupts(exit))
+      const left = (yield* mailer.pending(100)).map((m) => m.id)
+      assert.deepStrictEqual(left, ["mail_stop_2", "mail_stop_3", "mail_stop_4"].map((id) => MailId.make(id)), "the two accepted were marked sent")
     }).pipe(Effect.provide(mailWorld)))
 
   it.effect("a batch is claimed at once: once a slow mail server has used the send time of the claims, the rest of the batch is given back for the next pass", () =>

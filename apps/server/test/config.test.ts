@@ -187,14 +187,14 @@ describe("recognised products from the environment (ADGATE_RECOGNISED_PRODUCTS)"
 })
 
 describe("the work leases from the environment (docs/limits.md, Leases)", () => {
-  it.effect("ADGATE_WRITE_EXECUTION_LEASE, ADGATE_TASK_LEASE, ADGATE_MAIL_SEND_LEASE and ADGATE_IDEMPOTENCY_KEY_LEASE set each lease; unset, 60 s, 2 min, 2 min and 60 s", () =>
+  it.effect("ADGATE_WRITE_EXECUTION_LEASE, ADGATE_TASK_LEASE, ADGATE_MAIL_SEND_LEASE, ADGATE_MAIL_RETRY and ADGATE_IDEMPOTENCY_KEY_LEASE set each; unset, 60 s, 2 min, 2 min, 5 s and 60 s", () =>
     Effect.gen(function* () {
       assert.deepStrictEqual((yield* loadAppConfig.pipe(withEnv({}))).workLeases, defaultWorkLeases)
-      assert.deepStrictEqual(defaultWorkLeases, { writeExecutionMs: 60_000, taskMs: 120_000, mailSendMs: 120_000, idempotencyKeyMs: 60_000 })
+      assert.deepStrictEqual(defaultWorkLeases, { writeExecutionMs: 60_000, taskMs: 120_000, mailSendMs: 120_000, mailRetryMs: 5_000, idempotencyKeyMs: 60_000 })
       const set = yield* loadAppConfig.pipe(withEnv({
-        ADGATE_WRITE_EXECUTION_LEASE: "90s", ADGATE_TASK_LEASE: "5m", ADGATE_MAIL_SEND_LEASE: "1h", ADGATE_IDEMPOTENCY_KEY_LEASE: "2m"
+        ADGATE_WRITE_EXECUTION_LEASE: "90s", ADGATE_TASK_LEASE: "5m", ADGATE_MAIL_SEND_LEASE: "1h", ADGATE_MAIL_RETRY: "30s", ADGATE_IDEMPOTENCY_KEY_LEASE: "2m"
       }))
-      assert.deepStrictEqual(set.workLeases, { writeExecutionMs: 90_000, taskMs: 300_000, mailSendMs: 3_600_000, idempotencyKeyMs: 120_000 })
+      assert.deepStrictEqual(set.workLeases, { writeExecutionMs: 90_000, taskMs: 300_000, mailSendMs: 3_600_000, mailRetryMs: 30_000, idempotencyKeyMs: 120_000 })
       for (const variable of Object.keys(leaseVariables)) {
         for (const bad of ["0s", "500", "2 days", "25h", "1.5m", "soon"]) {
           const refused = yield* Effect.flip(loadAppConfig.pipe(withEnv({ [variable]: bad })))

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "vitest"
 import { Effect, Layer, Logger, Option, Redacted, Scope } from "effect"
 import {
-  addUser, callTool, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer, Platforms, Secrets,
+  addUser, callTool, ClientStore, defaultWorkLeases, WorkLeases, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer, Platforms, Secrets,
   type WorkspaceId, type UserId
 } from "@adgate/core"
 import { drainReaders } from "@adgate/adapters-sql"
@@ -77,6 +77,9 @@ const sendTo = (url: string, world: World, scope: Scope.Scope, logs: Array<strin
       htmlOf: (text) => mailHtml(text, baseUrl)
     }).pipe(
       Layer.provide(Layer.succeedContext(world)),
+      // A refused mail is tried again after 100 ms, doubling (ADGATE_MAIL_RETRY; 5 s by default), so that the
+      // refusals below follow each other within the test's seconds.
+      Layer.provide(Layer.succeed(WorkLeases, { ...defaultWorkLeases, mailRetryMs: 100 })),
       Layer.provide(Logger.layer([Logger.map(Logger.formatSimple, (line) => { logs.push(line) })]))
     ),
     scope

@@ -79,7 +79,7 @@ export const useFaultWorld = (options: FaultWorldOptions = {}) => {
     const smtpUrl = auth === undefined ? world.smtp.url : `smtp://${encodeURIComponent(auth.user)}:${encodeURIComponent(auth.pass)}@127.0.0.1:${world.smtp.port}`
     const server = await startServer(world.dataDir, (origin) => ({
       BASE_URL: origin, DATABASE_URL: world.proxy.url, ADGATE_CREDENTIALS_KEY: credentialsKey, ADGATE_ADMIN_PASSWORD: adminPassword,
-      SMTP_URL: smtpUrl, ADGATE_WRITE_EXECUTION_LEASE: "2s", ADGATE_TASK_LEASE: "2s", ADGATE_MAIL_SEND_LEASE: "2s",
+      SMTP_URL: smtpUrl, ADGATE_WRITE_EXECUTION_LEASE: "2s", ADGATE_TASK_LEASE: "2s", ADGATE_MAIL_SEND_LEASE: "2s", ADGATE_MAIL_RETRY: "1s",
       ADGATE_IDEMPOTENCY_KEY_LEASE: "2s"
     }))
     running.push(server)

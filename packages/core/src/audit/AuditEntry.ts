@@ -57,7 +57,10 @@ export const MailMessage = Schema.Struct({
   version: Schema.Int,
   /** Send claims taken so far: a sender claims the mail by compare-and-set before it sends it. */
   attempt: Schema.Int,
-  /** While a sender holds the mail: the end of its claim (epoch ms). Null: due now (unsent) or done (sent). */
+  /**
+   * While a sender holds the mail: the end of its claim; after a refusal: the end of its wait (epoch ms). Null: due
+   * now (unsent) or done (sent).
+   */
   leaseUntil: Schema.NullOr(Schema.Number)
 })
 export type MailMessage = typeof MailMessage.Type

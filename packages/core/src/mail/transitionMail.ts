@@ -12,11 +12,17 @@ export interface Claim { readonly _tag: "Claim"; readonly leaseMs: number }
 /** The mail server accepted the mail: it is sent, whoever holds a claim on it now. */
 export interface Sent { readonly _tag: "Sent" }
 /**
- * The mail server refused the mail (or could not be reached) on the claim numbered `attempt`: the claim is given back,
- * so the next pass tries again. A claim taken over since (a later attempt) is not given back by the earlier one.
+ * The claim numbered `attempt` is given back. `waitMs` after a refusal by the mail server (or when it could not be
+ * reached: refusalBackoffMs), so that a mail the server always refuses (a rejected address) neither heads every batch
+ * nor is tried again in the same pass; 0 for a batch's mails left untried, due at once. A claim taken over since (a
+ * later attempt) is not given back by the earlier one.
  */
-export interface Release { readonly _tag: "Release"; readonly attempt: number }
+export interface Release { readonly _tag: "Release"; readonly attempt: number; readonly waitMs: number }
 export type MailEvent = Claim | Sent | Release
+
+/** How long a mail refused on its `attempt`-th claim waits: `baseMs` (WorkLeases.mailRetryMs), doubling, at most 15 minutes. */
+export const refusalBackoffMs = (attempt: number, baseMs: number): number =>
+  Math.min(15 * 60_000, baseMs * 2 ** Math.max(0, Math.min(attempt - 1, 20)))
 
 /** Due for a claim: not sent, and no live claim (a lease that ends at `now` has ended, as for write requests). */
 export const isMailDue = (mail: MailMessage, now: number): boolean =>
@@ -42,7 +48,7 @@ export const transitionMail = (mail: MailMessage, event: MailEvent, now: number)
     }
     case "Release": {
       if (event.attempt !== mail.attempt) return refused(new MailSendHeld({ mailId, leaseUntil: mail.leaseUntil ?? now }))
-      const released = next(mail, { leaseUntil: null })
+      const released = next(mail, { leaseUntil: event.waitMs > 0 ? now + event.waitMs : null })
       return moved(released, released)
     }
   }

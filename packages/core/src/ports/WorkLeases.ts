@@ -15,6 +15,11 @@ export interface WorkLeasesShape {
   /** One mail's send over SMTP; the send itself is given up after half of it (its outcome then unknown). */
   readonly mailSendMs: number
   /**
+   * How long a mail the mail server refused (or that could not be handed to it) waits before it is tried again: this,
+   * doubled with each refusal, at most 15 minutes (mail/transitionMail.ts refusalBackoffMs). Not a lease, a pace.
+   */
+  readonly mailRetryMs: number
+  /**
    * An Idempotency-Key in flight (idempotency/runIdempotent.ts): how long a call holds its key without an answer before
    * a retry may take it (the holder presumed dead); a retry meanwhile is 409.
    */
@@ -22,7 +27,12 @@ export interface WorkLeasesShape {
 }
 
 /** The defaults: sized for the work each covers on a real deployment (docs/limits.md, Leases). */
-export const defaultWorkLeases: WorkLeasesShape = { writeExecutionMs: 60_000, taskMs: 120_000, mailSendMs: 120_000, idempotencyKeyMs: 60_000 }
+export const defaultWorkLeases: WorkLeasesShape = {
+  writeExecutionMs: 60_000, taskMs: 120_000, mailSendMs: 120_000, mailRetryMs: 5_000, idempotencyKeyMs: 60_000
+}
 
-/** The leases of this process (ADGATE_WRITE_EXECUTION_LEASE, ADGATE_TASK_LEASE, ADGATE_MAIL_SEND_LEASE, ADGATE_IDEMPOTENCY_KEY_LEASE). */
+/**
+ * The leases of this process (ADGATE_WRITE_EXECUTION_LEASE, ADGATE_TASK_LEASE, ADGATE_MAIL_SEND_LEASE,
+ * ADGATE_IDEMPOTENCY_KEY_LEASE) and the mail's retry pace (ADGATE_MAIL_RETRY).
+ */
 export const WorkLeases = Context.Reference<WorkLeasesShape>("core/ports/WorkLeases", { defaultValue: () => defaultWorkLeases })
