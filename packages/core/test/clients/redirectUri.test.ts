@@ -142,7 +142,10 @@ describe("redirect_uri matching, properties (fast-check)", () => {
   const path = fc.array(segment, { maxLength: 4 }).map((s) => `/${s.join("/")}`)
   const query = fc.option(fc.array(fc.tuple(fc.stringMatching(/^[a-z]{1,4}$/), fc.stringMatching(/^[A-Za-z0-9]{0,4}$/)), { minLength: 1, maxLength: 3 })
     .map((pairs) => `?${pairs.map(([k, v]) => `x${k}=${v}`).join("&")}`), { nil: "" })
+  // Never the issuer's own host (as.example): a redirect to the service itself is refused at registration (above),
+  // and a generator that names it one run in many made the first property below fail by chance.
   const host = fc.array(fc.stringMatching(/^[a-z0-9]{1,8}$/), { minLength: 1, maxLength: 3 }).map((l) => `${l.join(".")}.example`)
+    .filter((h) => h !== new URL(ISSUER).hostname)
   const https = fc.tuple(host, path, query).map(([h, p, q]) => `https://${h}${p}${q}`)
   const loopbackHost = fc.constantFrom("localhost", "127.0.0.1", "[::1]")
   const port = fc.option(fc.integer({ min: 1, max: 65535 }).map((n) => `:${n}`), { nil: "" })
