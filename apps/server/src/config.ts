@@ -128,7 +128,7 @@ const readRateLimits = Effect.gen(function* () {
   return { enabled: switched === "on", limits: { ...defaultLimits, ...limits } } satisfies RateLimitPolicy
 })
 
-/** A lease's environment variable and the field it sets. */
+/** A lease's environment variable (or the refused mail's wait, ADGATE_MAIL_RETRY, read the same way) and the field it sets. */
 export const leaseVariables = {
   ADGATE_WRITE_EXECUTION_LEASE: "writeExecutionMs",
   ADGATE_TASK_LEASE: "taskMs",

@@ -22,7 +22,7 @@ type ReaderServices = Effect.Services<Pass>
  * Every reader the outbox keeps events for, each for the kinds it takes (SqlStores' EventOutboxSql, housekeeping's
  * WriteExpired rows).
  */
-export const outboxReaders: ReadonlyArray<OutboxSubscription> = readers.map(({ name, takes }) => ({ name, takes }))
+export const outboxReaders: ReadonlyArray<OutboxSubscription> = readers
 
 /** Drains every reader until caught up, failing on the first failure (tests call this to drain explicitly). */
 export const drainReaders = Effect.forEach(readers, drainReader)

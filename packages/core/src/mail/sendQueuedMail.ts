@@ -47,6 +47,10 @@ const markRetries = (leaseMs: number) =>
 const sendBudget = (leaseUntil: number, now: number, leaseMs: number): number =>
   Math.min(Math.floor(leaseMs / 2), leaseUntil - now - Math.floor(leaseMs / 2))
 
+/** What is logged of an accepted mail whose mark did not land: its id only, never an address or an error. */
+const unmarked = (mail: MailMessage) =>
+  Effect.logWarning(`mail ${mail.id} was accepted but could not be marked sent; once its claim ends it may be sent again, with the same Message-ID`)
+
 /**
  * Marks `accepted` sent in one write, tried again while the store is unavailable (within the claims: markRetries). A
  * mark lost to a race (the claim lapsed and another sender took the mail) is made again on its own, on the mail as
@@ -65,14 +69,14 @@ const markSent = (accepted: ReadonlyArray<MailMessage>, leaseMs: number) =>
       Effect.catchTag("StoreUnavailable", () => Effect.succeed(null)))
     for (const mail of accepted) {
       if (marked === null) {
-        yield* Effect.logWarning(`mail ${mail.id} was accepted but could not be marked sent; once its claim ends it may be sent again, with the same Message-ID`)
+        yield* unmarked(mail)
         continue
       }
       if (marked.has(mail.id)) continue
       yield* move(mail, { _tag: "Sent" }).pipe(
         Effect.retry({ while: (e) => e._tag === "StoreUnavailable" || e._tag === "Conflict", schedule: markRetries(leaseMs) }),
         Effect.catchTag("MailAlreadySent", () => Effect.void),
-        Effect.tapError(() => Effect.logWarning(`mail ${mail.id} was accepted but could not be marked sent; once its claim ends it may be sent again, with the same Message-ID`)),
+        Effect.tapError(() => unmarked(mail)),
         Effect.ignore
       )
     }
