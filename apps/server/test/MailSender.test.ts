@@ -8,6 +8,13 @@ import { MailSender, sendPendingMail, viaLog } from "../src/MailSender.ts"
 
 const mail = (id: string, to: string) => ({ id: MailId.make(id), to, subject: `Subject ${id}`, text: `secret body ${id}`, createdAt: 0, sentAt: null, version: 0, attempt: 0, leaseUntil: null })
 
+/** `count` mails queued at once, `<prefix>_0` … to `<letter>0@x.test` …. */
+const queueMany = (prefix: string, letter: string, count: number) =>
+  Effect.flatMap(Mailer, (mailer) => mailer.enqueue(Array.from({ length: count }, (_, i) => mail(`${prefix}_${i}`, `${letter}${i}@x.test`))))
+
+/** A logger that keeps each line in `lines`. */
+const keptIn = (lines: Array<string>) => Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })])
+
 /** The outbox and what the command runner needs beside it. */
 const mailWorld = Layer.mergeAll(MailerMemory, TransactorMemory, EventOutboxMemory([]))
 
@@ -19,7 +26,7 @@ describe("MailSender", () => {
       yield* mailer.enqueue([mail("mail_1", "a@x.test")])
       yield* mailer.enqueue([mail("mail_2", "b@x.test")])
       const sent = yield* sendPendingMail(viaLog).pipe(
-        Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
+        Effect.provide(keptIn(lines))
       )
       assert.strictEqual(sent, 2)
       assert.deepStrictEqual(yield* mailer.pending(10), [])
@@ -33,7 +40,7 @@ describe("MailSender", () => {
       const mailer = yield* Mailer
       yield* mailer.enqueue([mail("mail_3", "c@x.test")])
       const sent = yield* sendPendingMail(() => Effect.fail(new Error("smtp://user:smtp-password@host refused"))).pipe(
-        Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
+        Effect.provide(keptIn(lines))
       )
       assert.strictEqual(sent, 0)
       assert.strictEqual((yield* mailer.pending(10)).length, 1)
@@ -44,7 +51,7 @@ describe("MailSender", () => {
   it.effect("a pass sends until the outbox is caught up, batch after batch: a burst is not held to one batch per pass interval", () =>
     Effect.gen(function* () {
       const mailer = yield* Mailer
-      yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_burst_${i}`, `p${i}@x.test`)))
+      yield* queueMany("mail_burst", "p", 45)
       const delivered: Array<string> = []
       const sent = yield* sendPendingMail((m) => Effect.sync(() => { delivered.push(m.id) }), 20)
       assert.strictEqual(sent, 45)
@@ -55,7 +62,7 @@ describe("MailSender", () => {
   it.effect("a refused mail waits out a backoff: the pass goes on with the others, and does not try the refused one again", () =>
     Effect.gen(function* () {
       const mailer = yield* Mailer
-      yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_down_${i}`, `q${i}@x.test`)))
+      yield* queueMany("mail_down", "q", 45)
       const tried: Array<string> = []
       // The fifth mail's address is refused, every time.
       const sent = yield* sendPendingMail((m) => Effect.suspend(() => {
@@ -77,7 +84,7 @@ describe("MailSender", () => {
   it.effect("a batch of which the mail server takes nothing ends the pass (the server is down): the next pass tries again", () =>
     Effect.gen(function* () {
       const mailer = yield* Mailer
-      yield* mailer.enqueue(Array.from({ length: 45 }, (_, i) => mail(`mail_off_${i}`, `o${i}@x.test`)))
+      yield* queueMany("mail_off", "o", 45)
       let tries = 0
       const sent = yield* sendPendingMail(() => Effect.suspend(() => { tries++; return Effect.fail(new Error("connection refused")) }), 20).pipe(
         Effect.provide(Logger.layer([]))
@@ -90,7 +97,7 @@ describe("MailSender", () => {
   it.effect("a pass stopped mid-batch (the server shutting down) still marks the mails the server accepted: they are not sent again", () =>
     Effect.gen(function* () {
       const mailer = yield* Mailer
-      yield* mailer.enqueue(Array.from({ length: 5 }, (_, i) => mail(`mail_stop_${i}`, `t${i}@x.test`)))
+      yield* queueMany("mail_stop", "t", 5)
       const exit = yield* sendPendingMail((m) => m.id === "mail_stop_2" ? Effect.interrupt : Effect.void, 20).pipe(Effect.exit)
       assert.isTrue(Exit.hasInterrupts(exit))
       const left = (yield* mailer.pending(100)).map((m) => m.id)
@@ -119,7 +126,7 @@ describe("MailSender", () => {
       const mailer = yield* Mailer
       yield* mailer.enqueue([mail("mail_4", "d@x.test")])
       yield* Layer.build(MailSender({ smtpUrl: Option.some(Redacted.make("smtp://127.0.0.1:1")), from: "adgate <no-reply@x.test>", every: "20 millis" })).pipe(
-        Effect.provide(Logger.layer([Logger.map(Logger.formatSimple, (l) => { lines.push(l) })]))
+        Effect.provide(keptIn(lines))
       )
       for (let i = 0; i < 100 && !lines.some((l) => l.includes("mail mail_4 could not be sent")); i++) yield* Effect.sleep("50 millis")
       assert.isTrue(lines.some((l) => l.includes("mail mail_4 could not be sent")))
