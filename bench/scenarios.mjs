@@ -2,7 +2,7 @@
 // (consents, code exchanges, minting codes) is untimed. Scenarios that need work from other issues are listed with
 // what they wait for.
 import { request } from "undici"
-import { runLoad } from "./lib/driver.mjs"
+import { round, runLoad } from "./lib/driver.mjs"
 import { cpuMs, snapshot, spentMs } from "./lib/procstat.mjs"
 import { seedApiKeysAndUsage, seedConnections } from "./lib/seed.mjs"
 
@@ -62,8 +62,6 @@ const refresh = (concurrency) => ({
   }
 })
 
-const round3 = (x) => Math.round(x * 1000) / 1000
-
 /**
  * `figures` with the CPU of the exchanges' follow-up added (adgate: each exchange's audit entry and admins' mail, made
  * by the outbox readers and the mail sender after the answer): the server's and the database's CPU from the window's
@@ -75,15 +73,19 @@ const withFollowUp = async (target, figures, warmupRequests) => {
   const serverBefore = cpuMs(target.pid)
   const t0 = performance.now()
   await target.settle()
-  const serverMs = cpuMs(target.pid) - serverBefore
-  const dbMs = spentMs(dbBefore, snapshot([...new Set([...(await target.dbPids()), ...dbBefore.keys()])])) ?? 0
+  const serverAfter = cpuMs(target.pid)
+  const dbMs = spentMs(dbBefore, snapshot([...new Set([...(await target.dbPids()), ...dbBefore.keys()])]))
   const done = figures.requests + figures.errors
-  const perRequest = (ms) => (ms * (figures.requests / (figures.requests + warmupRequests))) / done
+  // A figure the window could not measure (the server gone, no request answered) stays unmeasured.
+  const perRequest = (ms) => ms === null || done === 0 ? null : (ms * (figures.requests / (figures.requests + warmupRequests))) / done
+  const server = perRequest(serverBefore === null || serverAfter === null ? null : serverAfter - serverBefore)
+  const db = perRequest(dbMs)
+  const plus = (window, followUp) => window === null || followUp === null ? null : round(window + followUp, 3)
   return {
     ...figures,
-    serverCpuMsPerReq: round3(figures.serverCpuMsPerReq + perRequest(serverMs)),
-    dbCpuMsPerReq: round3(figures.dbCpuMsPerReq + perRequest(dbMs)),
-    followUp: { seconds: Math.round(performance.now() - t0) / 1000, serverCpuMsPerReq: round3(perRequest(serverMs)), dbCpuMsPerReq: round3(perRequest(dbMs)) }
+    serverCpuMsPerReq: plus(figures.serverCpuMsPerReq, server),
+    dbCpuMsPerReq: plus(figures.dbCpuMsPerReq, db),
+    followUp: { seconds: round((performance.now() - t0) / 1000, 3), serverCpuMsPerReq: round(server, 3), dbCpuMsPerReq: round(db, 3) }
   }
 }
 

@@ -13,7 +13,8 @@ export const makeAgent = (connections) =>
   new Agent({ connections, pipelining: 1, keepAliveTimeout: 30_000, keepAliveMaxTimeout: 60_000 })
 
 const percentile = (sorted, p) => (sorted.length === 0 ? null : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))])
-const round = (x, digits = 2) => (x === null || Number.isNaN(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits)
+/** `x` to `digits` decimals; null (a figure not measured) stays null. */
+export const round = (x, digits = 2) => (x === null || Number.isNaN(x) ? null : Math.round(x * 10 ** digits) / 10 ** digits)
 
 /**
  * Runs `send` (one request; resolves true when the answer is the expected one) with `concurrency` workers:
