@@ -8,7 +8,7 @@ import { Layer, Logger, References, Tracer } from "effect"
 import { pagePaths } from "../src/pages/pagePaths.ts"
 import { browser } from "./pages/pageServers.ts"
 import { createKey, restClient } from "./rest/restClient.ts"
-import { startTestServer, type TestServer } from "./support/testServer.ts"
+import { startTestServer, type TestServer, whileDirectoryDown } from "./support/testServer.ts"
 
 interface RoutesLine {
   readonly level: string
@@ -40,19 +40,10 @@ afterAll(async () => {
   await server?.close()
 })
 
-const whileTheDirectoryIsDown = async <A>(body: () => Promise<A>): Promise<A> => {
-  await server.run(server.directory.setUnavailable(true))
-  try {
-    return await body()
-  } finally {
-    await server.run(server.directory.setUnavailable(false))
-  }
-}
-
 describe("a logger and a tracer given to the routes only", () => {
   it("a REST handler's log line (an outage's WARN) reaches the routes' logger, with its request's annotations", async () => {
     const api = restClient(server, await createKey(server, { scopes: ["tools:read"] }))
-    const answer = await whileTheDirectoryIsDown(() => api.get("/tools"))
+    const answer = await whileDirectoryDown(server, () => api.get("/tools"))
     expect(answer.status).toBe(503)
     const requestId = answer.headers.get("x-request-id")
     const outages = routesLines.filter((l) => l.annotations["requestId"] === requestId && String(l.message) === "port unavailable")

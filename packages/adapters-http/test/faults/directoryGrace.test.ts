@@ -4,7 +4,7 @@
 // refresh token is not spent: once the Directory answers again the same token refreshes.
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { startTestServer, type TestServer } from "../support/testServer.ts"
+import { startTestServer, type TestServer, whileDirectoryDown } from "../support/testServer.ts"
 import { secretInLog } from "../support/logSecrets.ts"
 import { connect, discover, insecure, moveClock, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
 
@@ -28,26 +28,18 @@ describe("the Directory unable to confirm a role at refresh (the 24-hour grace)"
     const refresh = (token: string) => oauth.refreshTokenGrantRequest(as, client, oauth.None(), token, insecure)
     return { client, refreshToken: tokens.refresh_token ?? "", refresh }
   }
-  const directoryDown = async <A>(during: () => Promise<A>): Promise<A> => {
-    await server.run(server.directory.setUnavailable(true))
-    try {
-      return await during()
-    } finally {
-      await server.run(server.directory.setUnavailable(false))
-    }
-  }
 
   it("within 24 hours of the last confirmation the refresh proceeds while the Directory is down", async () => {
     const { client, refreshToken, refresh } = await connected()
     moveClock(23 * 60 * 60 * 1000)
-    const refreshed = await directoryDown(async () => oauth.processRefreshTokenResponse(as, client, await refresh(refreshToken)))
+    const refreshed = await whileDirectoryDown(server, async () => oauth.processRefreshTokenResponse(as, client, await refresh(refreshToken)))
     expect(refreshed.refresh_token).not.toBe(refreshToken)
   })
 
   it("past 24 hours the refresh is 503 temporarily_unavailable with Retry-After, and the refresh token stays unspent", async () => {
     const { client, refreshToken, refresh } = await connected()
     moveClock(25 * 60 * 60 * 1000)
-    const answer = await directoryDown(() => refresh(refreshToken))
+    const answer = await whileDirectoryDown(server, () => refresh(refreshToken))
     expect(answer.status).toBe(503)
     expect(Number(answer.headers.get("retry-after"))).toBeGreaterThan(0)
     expect((await answer.json()).error).toBe("temporarily_unavailable")

@@ -116,6 +116,16 @@ export interface TestServer {
   readonly signIn: (email: string, password: string) => Promise<string>
 }
 
+/** `body` run while `server`'s Directory answers DirectoryUnavailable; it answers again afterwards, whatever happened. */
+export const whileDirectoryDown = async <A>(server: Pick<TestServer, "run" | "directory">, body: () => Promise<A>): Promise<A> => {
+  await server.run(server.directory.setUnavailable(true))
+  try {
+    return await body()
+  } finally {
+    await server.run(server.directory.setUnavailable(false))
+  }
+}
+
 /** The value of `<input name="csrf_token" value="…">` in a page. */
 export const csrfTokenIn = (page: string): string => {
   const match = /name="csrf_token" value="([^"]+)"/.exec(page)
