@@ -85,6 +85,8 @@ try {
   for (const v of all) await pinAll(v)
   for (let round = 0; round < rounds; round++) {
     for (const v of round % 2 === 0 ? all : [...all].reverse()) for (const scenario of round % 2 === 0 ? chosen : [...chosen].reverse()) {
+      // The driver's per-request trace (BENCH_TRACE) names the window it is from.
+      process.env.BENCH_TRACE_LABEL = `${v.label} ${scenario.id} round ${round}`
       const f = await scenario.run(v.target, v.agent, { durationMs: seconds * 1000, warmupMs: 1000, onWarm: () => pinAll(v), codes }, v.shared)
       v.windows.push(f)
       v.byScenario[scenario.id].push(f)

@@ -31,6 +31,10 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
   let warmupOver
   const warmupDone = new Promise((resolve) => { warmupOver = resolve })
   const latencies = []
+  // BENCH_TRACE=<file>: each measured request's start (ms, from the window's start) and latency, one JSON line per
+  // window appended to the file (with BENCH_TRACE_LABEL, which ab.mjs sets to the window's variant, scenario and
+  // round), to see whether the tail is spread out (queueing) or clustered in time (stalls): bench/tailTrace.mjs.
+  const trace = process.env.BENCH_TRACE ? [] : null
   const errorSamples = new Map()
   const worker = async () => {
     while (phase !== "done" && !exhausted) {
@@ -51,7 +55,9 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
       if (phase !== "measure") continue
       if (ok) {
         measured += 1
-        latencies.push(performance.now() - started)
+        const took = performance.now() - started
+        latencies.push(took)
+        if (trace !== null) trace.push([started, took])
       } else {
         errors += 1
         const why = outcome?.why ?? "unexpected answer"
@@ -84,6 +90,10 @@ export const runLoad = async ({ send, concurrency, warmupMs, warmupRequests = In
   phase = "done"
   await Promise.all(workers)
   const rssEnd = rssMiB(serverPid)
+  if (trace !== null) {
+    const { appendFileSync } = await import("node:fs")
+    appendFileSync(process.env.BENCH_TRACE, JSON.stringify({ label: process.env.BENCH_TRACE_LABEL ?? null, requests: trace.map(([at, took]) => [round(at - t0, 1), round(took, 2)]) }) + "\n")
+  }
   latencies.sort((a, b) => a - b)
   const done = measured + errors
   const dbSpent = dbBefore.size === 0 && dbAfter.size === 0 ? null : spentMs(dbBefore, dbAfter)
