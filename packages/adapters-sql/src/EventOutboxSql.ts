@@ -2,7 +2,7 @@
 // reader that takes it, in one multi-row INSERT inside the command's transaction; claims take a reader's undone rows
 // with FOR UPDATE SKIP LOCKED, so two processes draining at once never take the same row.
 import { DomainEvent, EventOutbox, type OutboxEntry, type OutboxSubscription, type StoreUnavailable, takesKind } from "@adgate/core"
-import { Array as Arr, Clock, Effect, Exit, Layer, Schema } from "effect"
+import { Array as Arr, Clock, Effect, Exit, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import { tableRow } from "./tableRow.ts"
 import { unavailable } from "./unavailable.ts"
@@ -42,6 +42,17 @@ export const outboxRows = (
 /** The outbox for `readers`: each appended event is delivered once to each of them that takes it. */
 export const EventOutboxSql = (readers: ReadonlyArray<OutboxSubscription>) => Layer.effect(EventOutbox, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
+  /**
+   * Succeeds inside a transaction of this client, dies outside one. A claim marks its rows done: outside a
+   * transaction the marks would commit at once, before any handler ran, and a pass that then failed would lose its
+   * events. Only drainOutbox claims, inside Transactor.atomically, so any other call is a bug, refused before a row
+   * is touched. The client provides its transaction's connection to the effects inside withTransaction (its
+   * transactionService, on PostgreSQL and PGlite alike): none, no transaction.
+   */
+  const inTransaction = (reader: string) => Effect.flatMap(Effect.serviceOption(sql.transactionService), (transaction) =>
+    Option.isSome(transaction) ? Effect.void : Effect.die(new Error(
+      `EventOutbox.claim("${reader}") outside a transaction: its rows would be marked done before they are handled; claim inside Transactor.atomically, as drainOutbox does`
+    )))
   return EventOutbox.of({
     readers,
     append: (events) => {
@@ -53,11 +64,12 @@ export const EventOutboxSql = (readers: ReadonlyArray<OutboxSubscription>) => La
     claim: (reader, limit) =>
       // Taken by marking them done in the pass's own transaction: one statement, one write of each row (a claim with
       // FOR UPDATE and a later UPDATE wrote each row twice, its lock and then its new version, in two statements).
-      // The commit makes the mark final with the handler's writes; a failed pass rolls both back. SKIP LOCKED leaves
-      // the rows another pass holds to it; the picked rows are MATERIALIZED, so that the planner cannot run the
-      // locking subquery again and take more than `limit`. position and event come back as text: bigint and jsonb
-      // alike from PostgreSQL and PGlite; RETURNING keeps no order, so they are sorted here.
-      Effect.flatMap(Clock.currentTimeMillis, (now) => sql<{ readonly position: string; readonly event: string }>`
+      // The commit makes the mark final with the handler's writes; a failed pass rolls both back (so there must be a
+      // transaction to roll back: inTransaction). SKIP LOCKED leaves the rows another pass holds to it; the picked
+      // rows are MATERIALIZED, so that the planner cannot run the locking subquery again and take more than `limit`.
+      // position and event come back as text: bigint and jsonb alike from PostgreSQL and PGlite; RETURNING keeps no
+      // order, so they are sorted here.
+      Effect.andThen(inTransaction(reader), Effect.flatMap(Clock.currentTimeMillis, (now) => sql<{ readonly position: string; readonly event: string }>`
         WITH picked AS MATERIALIZED (SELECT position FROM event_outbox WHERE reader = ${reader} AND done_at IS NULL
           ORDER BY position LIMIT ${Math.max(0, Math.floor(limit))} FOR UPDATE SKIP LOCKED)
         UPDATE event_outbox e SET done_at = ${now} FROM picked WHERE e.position = picked.position
@@ -67,7 +79,7 @@ export const EventOutboxSql = (readers: ReadonlyArray<OutboxSubscription>) => La
         Effect.map((rows): ReadonlyArray<OutboxEntry> => [...rows].sort((a, b) => a.position - b.position)),
         // A row that does not decode was written by this code: a defect, not an answer.
         Effect.catchTag("SchemaError", (error) => Effect.die(error))
-      ),
+      )),
     // The failed unit of work rolled back, which undid the claim's marks: the rows are claimable again.
     release: () => Effect.void,
     // The claim marked them, in the same unit of work: nothing is left to write.

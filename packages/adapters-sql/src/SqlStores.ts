@@ -1,4 +1,5 @@
 // Every storage and side-effect port of the core on one SqlClient (PostgreSQL or PGlite, see SqlDatabase).
+import { outboxSubscriptions } from "@adgate/core"
 import { Layer } from "effect"
 import { AccessTokenStoreSql } from "./AccessTokenStoreSql.ts"
 import { ApiKeyStoreSql } from "./ApiKeyStoreSql.ts"
@@ -14,7 +15,6 @@ import { GrantReaderOverDirectory } from "./GrantReaderOverDirectory.ts"
 import { GrantReaderSql } from "./GrantReaderSql.ts"
 import { GuardrailStoreSql } from "./GuardrailStoreSql.ts"
 import { EventOutboxSql } from "./EventOutboxSql.ts"
-import { outboxReaders } from "./readers/OutboxSchedule.ts"
 import { IdempotencyStoreSql } from "./IdempotencyStoreSql.ts"
 import { MailerSql } from "./MailerSql.ts"
 import { PeopleStoreSql } from "./PeopleStoreSql.ts"
@@ -24,19 +24,14 @@ import { ToolUsageLogSql } from "./ToolUsageLogSql.ts"
 import { TransactorSql } from "./TransactorSql.ts"
 import { WriteRequestStoreSql } from "./WriteRequestStoreSql.ts"
 
-/**
- * The readers every appended event is kept for (architecture §Commands and events): the withdrawals of an ended
- * credential's pending writes, the audit log and the mail (readers/). A reader named here must be drained
- * (apps/server's OutboxSchedule does), or its rows wait for ever.
- */
-export { outboxReaders }
-
 /** ClientStore, ConsentStore, CodeStore, ConnectionStore, AccessTokenStore, ApiKeyStore, Directory, AuditLog,
  * Mailer, PeopleStore, RateLimiter, WriteRequestStore, IdempotencyStore, CreditsLedger, TaskStore, ToolUsageLog,
  * GuardrailStore, GrantReader and the Transactor (one transaction on the same SqlClient), and the EventOutbox for
- * `outboxReaders`; requires SqlClient. */
+ * core's `outboxSubscriptions` (the withdrawals of an ended credential's pending writes, the audit log and the mail),
+ * each of which has its reader (readers/OutboxSchedule.ts, drained by the server's OutboxSchedule); requires
+ * SqlClient. */
 const storesBesideDirectory = Layer.mergeAll(
-  EventOutboxSql(outboxReaders),
+  EventOutboxSql(outboxSubscriptions),
   ClientStoreSql, ConsentStoreSql, CodeStoreSql, ConnectionStoreSql, AccessTokenStoreSql, ApiKeyStoreSql,
   AuditLogSql, MailerSql, PeopleStoreSql, RateLimiterSql, WriteRequestStoreSql, IdempotencyStoreSql,
   CreditsLedgerSql, TaskStoreSql, ToolUsageLogSql, GuardrailStoreSql, TransactorSql

@@ -2,14 +2,13 @@
 // refresh-token hashes of ended connections among them) and expires unanswered write requests (each with its
 // WriteExpired event). Every step is one idempotent statement, so any number of server processes may run it at once
 // without double work or lost rows.
-import { idempotencyKeyLifetimeMs, inBackground, Observations, refreshIdleMs } from "@adgate/core"
+import { idempotencyKeyLifetimeMs, inBackground, Observations, outboxSubscriptions, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { SqlError } from "effect/sql"
 import { unavailable } from "./unavailable.ts"
 import { expireDueWriteRequests } from "./WriteRequestStoreSql.ts"
-import { outboxReaders } from "./readers/OutboxSchedule.ts"
 
 const day = Duration.toMillis(Duration.days(1))
 
@@ -112,7 +111,7 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
         SELECT count(*)::int AS n FROM d`),
       // The same rule as the pure transition's Expire (isDueToExpire), each request expired by one process, with
       // its WriteExpired event for each outbox reader that takes it (the audit log's) in the same statement.
-      writeRequestsExpired: Effect.map(expireDueWriteRequests(now, outboxReaders), (ids) => ids.length),
+      writeRequestsExpired: Effect.map(expireDueWriteRequests(now, outboxSubscriptions), (ids) => ids.length),
       // A lapsed in-flight key may belong to a call still running (its lease is short): it stays, refusing other
       // payloads, until a key lifetime after its claim.
       idempotencyKeys: count(sql<{ n: number }>`WITH d AS (DELETE FROM idempotency_keys WHERE expires_at <= ${now}

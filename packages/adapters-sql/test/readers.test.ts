@@ -6,6 +6,7 @@
 import {
   advanceTask, auditSubscription, ClientId, ConnectionId, type DomainEvent, MailWords, type AppConnectedFacts, type ChangeWaitingFacts, type MailWordsShape, type Role, Directory, setGuardrails, setMemberRole, DirectoryUnavailable, drainOutbox, EventOutbox, startTask, WriteRequestStore, endConnection, handleTokenRequest, Mailer, Secrets, ConnectionStore,
   ApiKeyId,
+  outboxSubscriptions,
   WorkspaceId,
   UserId,
   WriteRequestId
@@ -13,7 +14,7 @@ import {
 import { assert, describe, it } from "@effect/vitest"
 import { Clock, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { drainReaders, outboxReaders, runHousekeeping } from "../src/index.ts"
+import { drainReaders, runHousekeeping } from "../src/index.ts"
 import { aWriteRequest, unique } from "@adgate/contract-kit"
 import { auditReader } from "../src/readers/auditReader.ts"
 import { mailReader } from "../src/readers/mailReader.ts"
@@ -123,8 +124,8 @@ const taskAudited = Effect.gen(function* () {
 
 const inOrder = WorkspaceId.make("ws_order")
 
-/** The `n`th event of each reader's own kind: one that reader takes. */
-const numbered: { readonly [reader: string]: (n: string) => DomainEvent } = {
+/** The `n`th event of each reader's own kind: one that reader takes (one for every reader of core's list). */
+const numbered: { readonly [Reader in (typeof outboxSubscriptions)[number]["name"]]: (n: string) => DomainEvent } = {
   audit: (n) => ({ _tag: "WriteExpired", at: 0, requestId: WriteRequestId.make(`rwq_${n}`), workspaceId: inOrder }),
   withdrawals: (n) => ({ _tag: "ApiKeyRevoked", at: 0, keyId: ApiKeyId.make(`key_${n}`), workspaceId: inOrder, actorId: null }),
   mail: (n) => ({
@@ -140,9 +141,9 @@ const numbered: { readonly [reader: string]: (n: string) => DomainEvent } = {
 const claimedInOrder = Effect.gen(function* () {
   const outbox = yield* EventOutbox
   const ns = Array.from({ length: 12 }, (_, i) => String(i).padStart(2, "0"))
-  for (const n of ns) for (const reader of outboxReaders) yield* outbox.append([numbered[reader.name]!(n)])
-  for (const reader of outboxReaders) {
-    const own = ns.map((n) => numbered[reader.name]!(n))
+  for (const n of ns) for (const reader of outboxSubscriptions) yield* outbox.append([numbered[reader.name](n)])
+  for (const reader of outboxSubscriptions) {
+    const own = ns.map((n) => numbered[reader.name](n))
     const seen: Array<DomainEvent> = []
     const positions: Array<number> = []
     yield* drainOutbox(reader, (entries) => Effect.sync(() => {
@@ -209,7 +210,7 @@ const legacyWriteQueuedPassed = Effect.gen(function* () {
   // The database as the previous release left it: a WriteQueued of its shape pending for
   // every reader, then an event of this release behind it.
   const legacy = { _tag: "WriteQueued", at: 1, requestId: "rwq_legacy", workspaceId, requestedBy: userId, tool: "ads__pause_campaign" }
-  for (const reader of outboxReaders)
+  for (const reader of outboxSubscriptions)
     yield* sql`INSERT INTO event_outbox (reader, type, event, created_at) VALUES (${reader.name}, 'WriteQueued', ${JSON.stringify(legacy)}::jsonb, 1)`
   yield* setGuardrails(workspaceId, userId, { maxDailyBudgetPerAccount: 100 })
   // The migration itself, run as the upgrade runs it (later migrations may follow it: it is run directly, not by

@@ -5,7 +5,7 @@
 // The memory ports, PGlite, and PostgreSQL when DATABASE_URL is set (two pools, FOR UPDATE SKIP LOCKED).
 import {
   ApiKeyId, ApiKeyStore, AuditLog, callTool, decideWriteRequest, Directory, executeWriteRequest, Issuer, Mailer,
-  Platforms, type Principal, queueWriteRequest, recordToolRun, SecretHash, Transactor, UserId, WorkspaceId,
+  outboxSubscriptions, Platforms, type Principal, queueWriteRequest, recordToolRun, SecretHash, Transactor, UserId, WorkspaceId,
   WriteRequestStore, type WriteRequestId
 } from "@adgate/core"
 import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory, PlatformsMemory, SecretsWebCrypto, ToolSearchMemory, queueWithoutCall } from "@adgate/core/testing"
@@ -13,7 +13,7 @@ import { ArgumentValidatorAjv } from "@adgate/adapters-jsonschema"
 import { assert, describe, it } from "@effect/vitest"
 import { Data, Effect, Layer, Option, Redacted, Ref } from "effect"
 import type { SqlClient } from "effect/sql"
-import { drainReader, drainReaders, auditReader, mailReader, outboxReader, outboxReaders, SqlDatabase } from "../src/index.ts"
+import { drainReader, drainReaders, auditReader, mailReader, outboxReader, SqlDatabase } from "../src/index.ts"
 import { audited } from "./audited.ts"
 import { databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 import { origin, TokenWorld } from "./tokenWorld.ts"
@@ -138,7 +138,7 @@ const rolledBack = (world: Layer.Layer<World>) => Effect.gen(function* () {
     answer: { providerStatus: 200, body: {} }, change: null, requestId: null, reserved: null
   }).pipe(Effect.andThen(Effect.fail(new AfterTheSave())))))
   assert.strictEqual(failedRecord._tag, "AfterTheSave")
-  for (const reader of outboxReaders) assert.deepStrictEqual(yield* undone(reader.name), [], reader.name)
+  for (const reader of outboxSubscriptions) assert.deepStrictEqual(yield* undone(reader.name), [], reader.name)
   assert.deepStrictEqual(yield* audited(ws), [])
   assert.deepStrictEqual(yield* mailToAdmin, [])
   // The same outbox keeps an event appended by a unit that commits.

@@ -9,8 +9,14 @@ import { Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { pgliteDriver } from "../PgliteClient.ts"
 
-/** A reader: its subscription (core's: its name in event_outbox.reader and the kinds it takes) and its passes. */
-export interface OutboxReader<E, R> extends OutboxSubscription {
+/**
+ * A reader: its subscription `S` (core's: its name in event_outbox.reader and the kinds it takes) and its passes. The
+ * name keeps its literal type, so that a list of readers typed over core's list of subscriptions (OutboxSchedule)
+ * tells one reader from another.
+ */
+export interface OutboxReader<S extends OutboxSubscription, E, R> extends OutboxSubscription {
+  readonly name: S["name"]
+  readonly takes: S["takes"]
   /** One pass of up to `batchSize` rows (core's drainOutbox); answers how many rows it claimed and marked done. */
   readonly pass: (batchSize: number) => Effect.Effect<number, E | StoreUnavailable, R | Transactor | EventOutbox>
 }
@@ -21,7 +27,7 @@ export interface OutboxReader<E, R> extends OutboxSubscription {
  */
 export const outboxReader = <S extends OutboxSubscription, E, R>(
   subscription: S, handle: (entries: ReadonlyArray<OutboxEntry<TakenEvent<S>>>) => Effect.Effect<void, E, R>
-): OutboxReader<E, R> => ({
+): OutboxReader<S, E, R> => ({
   name: subscription.name,
   takes: subscription.takes,
   pass: (batchSize) => drainOutbox(subscription, handle, batchSize)
@@ -41,7 +47,7 @@ export const outboxBatchSize = 100
 export const pgliteOutboxBatchSize = 20
 
 /** Drains `reader` until it is caught up; answers how many of its rows it marked done. */
-export const drainReader = <E, R>(reader: OutboxReader<E, R>) =>
+export const drainReader = <E, R>(reader: OutboxReader<OutboxSubscription, E, R>) =>
   Effect.gen(function* () {
     // Read as an option: the readers also run on the memory ports (tests), with no SqlClient at all.
     const sql = yield* Effect.serviceOption(SqlClient.SqlClient)

@@ -52,9 +52,11 @@ export interface EventOutboxShape {
   readonly append: (events: ReadonlyArray<DomainEvent>) => Effect.Effect<void, StoreUnavailable>
   /**
    * Up to `limit` of `reader`'s undone entries, oldest first, that no other unit of work holds; held until the
-   * caller's unit of work ends (call inside `Transactor.atomically`, as drainOutbox does). SQL takes them by marking
+   * caller's unit of work ends. Call it inside `Transactor.atomically`, as drainOutbox does: SQL takes them by marking
    * them done in that unit of work (its commit makes it final, its rollback undoes it), so markDone has nothing left
-   * to write there; memory holds them as claimed until markDone or release.
+   * to write there, and it dies (a defect, not StoreUnavailable) when no transaction is open, since its marks would
+   * then commit before the entries are handled and a failed pass would lose them. Memory, which has no transaction,
+   * holds them as claimed until markDone or release.
    */
   readonly claim: (reader: string, limit: number) => Effect.Effect<ReadonlyArray<OutboxEntry>, StoreUnavailable>
   /**

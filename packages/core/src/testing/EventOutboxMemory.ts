@@ -2,10 +2,8 @@
 // takes it; a claim takes entries no other claim holds, in one atomic step. Like TransactorMemory it cannot roll
 // back: a failed pass gives its entries back with `release` (drainOutbox does).
 import { Effect, Layer, Ref } from "effect"
-import { auditSubscription } from "../audit/auditOfEvent.ts"
-import { withdrawalsSubscription } from "../approvals/withdrawForEndedRequesters.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
-import { mailSubscription } from "../mail/mailSubscription.ts"
+import { outboxSubscriptions } from "../commands/outboxSubscriptions.ts"
 import { EventOutbox, type OutboxEntry, type OutboxSubscription, takesKind } from "../ports/EventOutbox.ts"
 
 interface Row extends OutboxEntry {
@@ -45,7 +43,7 @@ export const EventOutboxMemory = (readers: ReadonlyArray<OutboxSubscription>) =>
 }))
 
 /**
- * The readers the in-memory compositions (CoreMemory, OperationsMemory) keep events for: the adapters' audit, mail and
- * withdrawals readers' subscriptions, so that a test drains them explicitly (drainOutbox(auditSubscription, …)).
+ * The readers the in-memory compositions (CoreMemory, OperationsMemory) keep events for: core's one list, the one the
+ * SQL outbox keeps them for, so that a test drains them explicitly (drainOutbox(auditSubscription, …)).
  */
-export const memoryOutboxReaders: ReadonlyArray<OutboxSubscription> = [auditSubscription, mailSubscription, withdrawalsSubscription]
+export const memoryOutboxReaders: ReadonlyArray<OutboxSubscription> = outboxSubscriptions
