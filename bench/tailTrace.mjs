@@ -13,7 +13,9 @@ const [file, gapArg = "50"] = process.argv.slice(2)
 if (file === undefined) throw new Error("usage: node bench/tailTrace.mjs <trace.jsonl> [gap ms]")
 const gap = Number(gapArg)
 
+// A line is { label, requests } (a bare array of requests before round 11's labels).
 const windows = readFileSync(file, "utf8").split("\n").filter((line) => line !== "").map((line) => JSON.parse(line))
+  .map((line) => (Array.isArray(line) ? { label: null, requests: line } : line))
 windows.forEach(({ label, requests }, index) => {
   const sorted = requests.map(([, took]) => took).sort((a, b) => a - b)
   const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]
