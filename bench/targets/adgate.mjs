@@ -18,11 +18,13 @@ const consentMomentMs = 1_000
 // BENCH_ADGATE_NODE_ARGS adds flags for an experiment (space-separated, e.g. "--max-old-space-size=128").
 const experimentArgs = (process.env.BENCH_ADGATE_NODE_ARGS ?? "").split(" ").filter((a) => a !== "")
 
+const mainScript = "apps/server/src/main.ts"
+
 export const adgateTarget = ({ store, port, database = benchDatabase("adgate_bench_adgate"), nodeArgs = [], onDatabase = async () => {}, rateLimits = "on" }) => {
   const base = `http://127.0.0.1:${port}`
   // BENCH_ADGATE_SCRIPT runs another entry over the same composition (round 7b: servers/tokenFloor.mjs, the token
   // call behind a bare node:http handler), read when the target is made (ab.mjs sets a variant's environment then).
-  const script = process.env.BENCH_ADGATE_SCRIPT ?? "apps/server/src/main.ts"
+  const script = process.env.BENCH_ADGATE_SCRIPT ?? mainScript
   const resource = `${base}/api/mcp`
   let server
   let dataDir
@@ -74,7 +76,8 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
      * of the exchange's figures (scenario b charges it; bench/README.md, round 10). PostgreSQL only: the embedded
      * database is the server's own.
      */
-    settle: store === "pg" ? async (timeoutMs = 120_000) => {
+    // Another entry (BENCH_ADGATE_SCRIPT: tokenFloor.mjs) starts no background work: nothing would ever settle.
+    settle: store === "pg" && script === mainScript ? async (timeoutMs = 120_000) => {
       const deadline = Date.now() + timeoutMs
       for (;;) {
         const [row] = await sql(database, `SELECT (SELECT count(*) FROM event_outbox WHERE done_at IS NULL)
