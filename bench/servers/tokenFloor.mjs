@@ -9,6 +9,11 @@
 // Every other request (registration, sign-in, the consent pages of the bench's untimed set-up) goes to adgate's full
 // application in the same process, so that the set-up is the one the real server gets. Run like main.ts, with
 // BENCH_ADGATE_SCRIPT=bench/servers/tokenFloor.mjs (targets/adgate.mjs). Not a product file: bench/ only.
+// PROBE_MODE (round 11: what the refresh's call promotes into the old generation) cuts the refresh_token requests'
+// handler down: const (the form parsed, the presented refresh token echoed as a token answer, no Effect), fiber (the
+// same through run(Effect.succeed)), read (Secrets.hash and GrantReader.clientAndRefreshGrounds, then the echo),
+// refresh (refreshConnection alone, no client authentication); unset, the full call. The set-up's code exchanges
+// always get the full call.
 import { createServer } from "node:http"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
@@ -17,7 +22,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { adgateMetadataFetcher, adgatePolicy, adgateRoutes, LogfmtLogger } from "adgate"
 import { DevelopmentMailbox, makeShutdownFlag, pendingMigrations, Readiness } from "adgate/server"
-import { handleTokenRequest, Issuer } from "@adgate/core"
+import { GrantReader, handleTokenRequest, Issuer, refreshConnection, Secrets } from "@adgate/core"
 import { appPorts } from "../../apps/server/src/appPorts.ts"
 import { loadAppConfig } from "../../apps/server/src/config.ts"
 import { seedOnFirstStart } from "../../apps/server/src/seed.ts"
@@ -45,10 +50,26 @@ const floorLayer = Layer.effectDiscard(Effect.gen(function* () {
       if (parsed._tag !== "Success") return response.writeHead(400, tokenHeaders).end('{"error":"invalid_request"}')
       const params = parsed.success
       const clientId = params.find(([key]) => key === "client_id")?.[1]
+      const refreshing = params.some(([key, value]) => key === "grant_type" && value === "refresh_token")
+      const mode = refreshing ? process.env.PROBE_MODE ?? "full" : "full"
+      const presented = params.find(([key]) => key === "refresh_token")?.[1]
+      const echo = { access_token: "x", token_type: "Bearer", expires_in: 3600, refresh_token: presented, scope: "" }
+      if (mode === "const") return response.writeHead(200, tokenHeaders).end(JSON.stringify(echo))
+      const probe = mode === "fiber" ? Effect.succeed(echo)
+        : mode === "read" ? Effect.gen(function* () {
+          const hash = yield* (yield* Secrets).hash(presented)
+          yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, hash)
+          return echo
+        })
+        : mode === "refresh" ? Effect.map(refreshConnection({ refreshToken: presented, clientId, scope: null, surface: null }),
+          ({ tokens }) => ({ access_token: tokens.accessToken, token_type: "Bearer", expires_in: tokens.expiresIn, refresh_token: tokens.refreshToken, scope: "" }))
+        : null
+      const answer = (exit) => exit._tag === "Success"
+        ? response.writeHead(200, tokenHeaders).end(JSON.stringify(exit.value))
+        : response.writeHead(400, tokenHeaders).end(`{"error":"${exit.cause.reasons[0]?.error?._tag ?? "server_error"}"}`)
+      if (probe !== null) return run(probe).then(answer)
       run(guardClientAuthentication({ address: request.socket.remoteAddress ?? "unknown", clientId }, handleTokenRequest({ params, basic: null })))
-        .then((exit) => exit._tag === "Success"
-          ? response.writeHead(200, tokenHeaders).end(JSON.stringify(exit.value))
-          : response.writeHead(400, tokenHeaders).end(`{"error":"${exit.cause.reasons[0]?.error?._tag ?? "server_error"}"}`))
+        .then(answer)
     })
   }
   const server = createServer((request, response) => {

@@ -1,4 +1,4 @@
-// Bench-only probe (round 12): /tmp-style bare node:http token echo, but created and listening inside an Effect
+// Bench-only probe (round 11): a bare node:http token echo, but created and listening inside an Effect
 // NodeRuntime fiber as tokenFloor.mjs does (PROBE_EFFECT=0: plain top-level), driven by an external undici loop.
 import { createServer } from "node:http"
 import { Effect, Layer } from "effect"

@@ -1,4 +1,4 @@
-// Bench-only probe (round 12): counts WeakMap.set / WeakSet.add / new WeakRef / FinalizationRegistry.register and
+// Bench-only probe (round 11): counts WeakMap.set / WeakSet.add / new WeakRef / FinalizationRegistry.register and
 // timers by delay, printed every 2 s to stdout as `probe t=… key=count …`, to see what a request makes per call.
 const counts = Object.create(null)
 const bump = (k) => { counts[k] = (counts[k] ?? 0) + 1 }

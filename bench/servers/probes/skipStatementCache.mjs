@@ -1,4 +1,4 @@
-// Bench-only probe (round 12): effect/sql's Statement compiler caches each compiled statement in a module WeakMap
+// Bench-only probe (round 11): effect/sql's Statement compiler caches each compiled statement in a module WeakMap
 // (effect/dist/sql/Statement.js, `cache.set(statement, result)`); this makes that one map's set a no-op, to measure
 // what the cache entries cost the young generation. The map is recognised by its first set's call site.
 const wmSet = WeakMap.prototype.set
