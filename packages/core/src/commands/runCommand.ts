@@ -8,9 +8,9 @@ import type { DomainEvent } from "./DomainEvent.ts"
 import type { Transition } from "./Transition.ts"
 import { retryOnConflict } from "./conflictRetry.ts"
 import type { Conflict, StoreUnavailable } from "../ports/errors.ts"
-import { anyReaderTakes, EventOutbox, type OutboxAppend } from "../ports/EventOutbox.ts"
+import { anyReaderTakes, EventOutbox, type EventOutboxShape, type OutboxAppend } from "../ports/EventOutbox.ts"
 import { Observations } from "../ports/Observations.ts"
-import { Transactor } from "../ports/Transactor.ts"
+import { Transactor, type TransactorShape } from "../ports/Transactor.ts"
 
 /** The store's compare-and-set save of the next state. */
 export type Save<S, R> = (next: S) => Effect.Effect<void, Conflict | StoreUnavailable, R>
@@ -96,71 +96,96 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R
 export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never, W = never>(
   command: Command<S, A, E, M, B, E2, R, E3, R3, W>
 ): Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox> =>
-  Effect.gen(function* () {
-    const transactor = yield* Transactor
-    const outbox = yield* EventOutbox
-    const writes = command.writes
-    // A SaveAlone answers the transition's answer: B is A there (the type's default).
-    const answerOf = (outcome: Result.Result<A, E>) => outcome as unknown as Result.Result<B, E>
-    // The events of the attempt that ended the command, told to the metrics once it committed (a lost race retries).
-    let happened: ReadonlyArray<DomainEvent> = []
-    const attempt = Effect.gen(function* () {
-      happened = []
-      const found = yield* command.load
-      if (Option.isNone(found)) return yield* Effect.fail(command.missing())
-      const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
-      const afterRefusal = Result.isFailure(decided.outcome) && writes._tag !== "SaveThen" && writes.onRefused !== undefined
-        ? writes.onRefused(decided.outcome.failure, found.value)
-        : null
-      const then = Result.isSuccess(decided.outcome) && writes._tag === "SaveThen" ? writes.then : null
-      // The planned rows of an accepted transition: made before any write (minting, building records), written below.
-      let answer = answerOf(decided.outcome)
-      let rows: W | null = null
-      let events = decided.events
-      if (Result.isSuccess(decided.outcome) && writes._tag === "SavePlanned") {
-        const planned = yield* writes.plan(decided.outcome.success, decided.next)
-        answer = Result.succeed(planned.answer)
-        rows = planned.rows
-        events = [...events, ...planned.events]
-      }
-      const keepsEvents = anyReaderTakes(outbox.readers, events)
-      const follows = rows !== null || then !== null || afterRefusal !== null
-      if (decided.next === null && !keepsEvents && !follows) {
-        happened = events
-        return answer
-      }
-      // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
-      if (decided.next !== null && !keepsEvents && !follows) {
-        yield* writes.save(decided.next)
-        happened = events
-        return answer
-      }
-      // The save with its rows and events in one store write, when the store has one and no refusal's writes follow.
-      if (decided.next !== null && writes._tag === "SavePlanned" && writes.saveWith !== undefined && afterRefusal === null) {
-        yield* writes.saveWith(decided.next, rows, { events: keepsEvents ? events : [], readers: outbox.readers })
-        happened = events
-        return answer
-      }
-      const committed = yield* transactor.atomically(Effect.gen(function* () {
-        if (decided.next !== null) yield* writes.save(decided.next)
-        if (rows !== null && writes._tag === "SavePlanned") yield* writes.write(rows)
-        if (then !== null && Result.isSuccess(decided.outcome)) {
-          const after = yield* then(decided.outcome.success, decided.next)
-          events = [...events, ...after.events]
-          answer = Result.succeed(after.answer)
-        }
-        if (afterRefusal !== null) events = [...events, ...(yield* afterRefusal)]
-        if (events.length > 0) yield* outbox.append(events)
-        // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
-        return answer
-      }))
-      happened = events
-      return committed
-    }).pipe(retryOnConflict)
-    const outcome = yield* attempt
-    yield* observeEvents(happened)
-    return Result.isSuccess(outcome) ? outcome.success : yield* Effect.fail(outcome.failure)
-  })
+  runOnce(command) as Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox>
+
+// runCommand's two generator functions are made once, here, and called per command. Written inside runCommand, each
+// command made two new generator closures, and V8 keeps a new generator closure, with all it captures (the
+// command, its state, its rows), through every young-generation collection until the next full one: a few KB of
+// each request promoted to the old generation, whose collections then stall every request in flight
+// (bench/README.md, round 11). Each is typed over the command's own type parameters inside; the effect it makes is
+// typed at the call (Effect.fnUntraced does not carry a generic function's parameters through).
+
+/** The events of the attempt that ended a command, told to the metrics once it committed (a lost race retries). */
+interface Happened {
+  events: ReadonlyArray<DomainEvent>
+}
+
+const runOnce = Effect.fnUntraced(function* <S, A, E, M, B, E2, R, E3, R3, W>(command: Command<S, A, E, M, B, E2, R, E3, R3, W>) {
+  const transactor = yield* Transactor
+  const outbox = yield* EventOutbox
+  const happened: Happened = { events: [] }
+  const outcome: Result.Result<B, E> = yield* (attemptOnce(command, transactor, outbox, happened) as Effect.Effect<
+    Result.Result<B, E>, M | E2 | E3 | Conflict | StoreUnavailable, R | R3
+  >).pipe(retryOnConflict)
+  yield* observeEvents(happened.events)
+  return Result.isSuccess(outcome) ? outcome.success : yield* Effect.fail(outcome.failure)
+})
+
+/**
+ * One attempt of `command`: the state is read outside the unit of work (the compare-and-set save is what makes the
+ * decision safe); `happened` is given the attempt's events.
+ */
+const attemptOnce = Effect.fnUntraced(function* <S, A, E, M, B, E2, R, E3, R3, W>(
+  command: Command<S, A, E, M, B, E2, R, E3, R3, W>,
+  transactor: TransactorShape,
+  outbox: EventOutboxShape,
+  happened: Happened
+) {
+  const writes = command.writes
+  // A SaveAlone answers the transition's answer: B is A there (the type's default).
+  const answerOf = (outcome: Result.Result<A, E>) => outcome as unknown as Result.Result<B, E>
+  happened.events = []
+  const found = yield* command.load
+  if (Option.isNone(found)) return yield* Effect.fail(command.missing())
+  const decided = command.transition(found.value, yield* Clock.currentTimeMillis)
+  const afterRefusal = Result.isFailure(decided.outcome) && writes._tag !== "SaveThen" && writes.onRefused !== undefined
+    ? writes.onRefused(decided.outcome.failure, found.value)
+    : null
+  const then = Result.isSuccess(decided.outcome) && writes._tag === "SaveThen" ? writes.then : null
+  // The planned rows of an accepted transition: made before any write (minting, building records), written below.
+  let answer = answerOf(decided.outcome)
+  let rows: W | null = null
+  let events = decided.events
+  if (Result.isSuccess(decided.outcome) && writes._tag === "SavePlanned") {
+    const planned = yield* writes.plan(decided.outcome.success, decided.next)
+    answer = Result.succeed(planned.answer)
+    rows = planned.rows
+    events = [...events, ...planned.events]
+  }
+  const keepsEvents = anyReaderTakes(outbox.readers, events)
+  const follows = rows !== null || then !== null || afterRefusal !== null
+  if (decided.next === null && !keepsEvents && !follows) {
+    happened.events = events
+    return answer
+  }
+  // One write and no event to keep: the save alone is atomic, no transaction to open (no extra round trip).
+  if (decided.next !== null && !keepsEvents && !follows) {
+    yield* writes.save(decided.next)
+    happened.events = events
+    return answer
+  }
+  // The save with its rows and events in one store write, when the store has one and no refusal's writes follow.
+  if (decided.next !== null && writes._tag === "SavePlanned" && writes.saveWith !== undefined && afterRefusal === null) {
+    yield* writes.saveWith(decided.next, rows, { events: keepsEvents ? events : [], readers: outbox.readers })
+    happened.events = events
+    return answer
+  }
+  const committed = yield* transactor.atomically(Effect.gen(function* () {
+    if (decided.next !== null) yield* writes.save(decided.next)
+    if (rows !== null && writes._tag === "SavePlanned") yield* writes.write(rows)
+    if (then !== null && Result.isSuccess(decided.outcome)) {
+      const after = yield* then(decided.outcome.success, decided.next)
+      events = [...events, ...after.events]
+      answer = Result.succeed(after.answer)
+    }
+    if (afterRefusal !== null) events = [...events, ...(yield* afterRefusal)]
+    if (events.length > 0) yield* outbox.append(events)
+    // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
+    return answer
+  }))
+  happened.events = events
+  return committed
+})
 
 /**
  * A command's `load` when the caller read the state before the command (to check something that must not run inside

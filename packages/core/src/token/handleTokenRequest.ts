@@ -33,12 +33,14 @@ export interface TokenRequest {
   readonly basic: BasicCredentials
 }
 
-const resourceParam = (value: string | null) =>
-  Effect.gen(function* () {
-    if (value === null) return null
-    const surface = surfaceOfResource(value, (yield* Issuer).origin)
-    return surface === null ? yield* new UnknownResource() : surface
-  })
+// The generator functions of this path are made once, here, and called per request: a `function*` written inside a
+// per-request arrow is a new closure per call, which V8 keeps (with all it captures) through every young-generation
+// collection until the next full one (bench/README.md, round 11).
+const resourceParam = Effect.fnUntraced(function* (value: string | null) {
+  if (value === null) return null
+  const surface = surfaceOfResource(value, (yield* Issuer).origin)
+  return surface === null ? yield* new UnknownResource() : surface
+})
 
 /**
  * How stale `lastTokenAt` may be before a token notes it again. It only drives forgetting (spec §POST /oauth/register:
@@ -48,37 +50,38 @@ const resourceParam = (value: string | null) =>
  */
 export const tokenNoteIntervalMs = 60 * 60 * 1000
 
+/** The note's write when the client's `lastTokenAt` is stale (none when it is fresh: the client was just read). */
+const noteIfStale = Effect.fnUntraced(function* (client: Client) {
+  const now = yield* Clock.currentTimeMillis
+  // The client was just read by its authentication: fresh enough means no statement at all.
+  if (client.lastTokenAt !== null && client.lastTokenAt >= now - tokenNoteIntervalMs) return
+  yield* runWrite((yield* ClientStore).noteTokenIssued(client.clientId, now, now - tokenNoteIntervalMs), undefined, [])
+})
+
 /**
  * Drives forgetting unused registrations (spec §POST /oauth/register, §Authentication 4): best effort, after issuing.
  * A command on the runner whose one write is the note (last save wins, no event: it belongs to no audit log), so it
  * is that UPDATE alone, no transaction.
  */
 const noteTokenIssued = (client: Client) =>
-  Effect.gen(function* () {
-    const now = yield* Clock.currentTimeMillis
-    // The client was just read by its authentication: fresh enough means no statement at all.
-    if (client.lastTokenAt !== null && client.lastTokenAt >= now - tokenNoteIntervalMs) return
-    yield* runWrite((yield* ClientStore).noteTokenIssued(client.clientId, now, now - tokenNoteIntervalMs), undefined, [])
-  }).pipe(
+  noteIfStale(client).pipe(
     // The tokens are already issued and must reach the client: a failure here is logged, never answered.
     Effect.catch((error) => Effect.logWarning("lastTokenAt not updated").pipe(Effect.annotateLogs({ clientId: client.clientId, error: error._tag })))
   )
 
 /** The client and the refresh grounds a refresh_token request names, read together. */
-const prereadRefresh = (clientId: ClientId, refreshToken: string) =>
-  Effect.gen(function* () {
-    const presentedHash = yield* (yield* Secrets).hash(refreshToken)
-    const read = yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, presentedHash)
-    return { client: { clientId, found: read.client }, grant: { presentedHash, grounds: read.grounds } }
-  })
+const prereadRefresh = Effect.fnUntraced(function* (clientId: ClientId, refreshToken: string) {
+  const presentedHash = yield* (yield* Secrets).hash(refreshToken)
+  const read = yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, presentedHash)
+  return { client: { clientId, found: read.client }, grant: { presentedHash, grounds: read.grounds } }
+})
 
 /** The client and the authorization code a code exchange names, read together. */
-const prereadExchange = (clientId: ClientId, code: string) =>
-  Effect.gen(function* () {
-    const codeHash = yield* (yield* Secrets).hash(code)
-    const read = yield* (yield* GrantReader).clientAndCode(clientId, codeHash)
-    return { client: { clientId, found: read.client }, grant: { codeHash, code: read.code } }
-  })
+const prereadExchange = Effect.fnUntraced(function* (clientId: ClientId, code: string) {
+  const codeHash = yield* (yield* Secrets).hash(code)
+  const read = yield* (yield* GrantReader).clientAndCode(clientId, codeHash)
+  return { client: { clientId, found: read.client }, grant: { codeHash, code: read.code } }
+})
 
 const toResponse = (tokens: TokenPair): TokenResponse => ({
   access_token: tokens.accessToken,
