@@ -18,8 +18,9 @@ const caller = (request: HttpServerRequest.HttpServerRequest, basic: BasicCreden
   clientId: basic !== null && basic !== "malformed" ? basic.clientId : params.find(([key]) => key === "client_id")?.[1]
 })
 
-// Made once and called per request: a `function*` written inside the handler would be a new closure per request,
-// which V8 keeps with all it captures through every young-generation collection (bench/README.md, round 11).
+// The handlers' bodies are made once and called per request: a `function*` written inside the handler would be a new
+// closure per request, which V8 keeps with all it captures through every young-generation collection
+// (bench/README.md, round 11).
 const issueTokens = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, basic: BasicCredentials) {
   const params = yield* readBodyParams(request)
   const tokens = yield* guardClientAuthentication(caller(request, basic, params), handleTokenRequest({ params, basic }))
@@ -32,29 +33,26 @@ const token = Effect.gen(function* () {
   return yield* answerJson(issueTokens(request, basic), { basicUsed: basic !== null })
 })
 
+const revokeGiven = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, basic: BasicCredentials) {
+  const params = yield* readBodyParams(request)
+  yield* guardClientAuthentication(caller(request, basic, params), revokeToken({ params, basic }))
+  // RFC 7009 §2.2: 200 whether or not the token existed; the spec answers `{}`.
+  return HttpServerResponse.jsonUnsafe({}, { headers: noStore })
+})
+
 const revoke = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const basic = basicCredentials(request)
-  return yield* answerJson(
-    Effect.gen(function* () {
-      const params = yield* readBodyParams(request)
-      yield* guardClientAuthentication(caller(request, basic, params), revokeToken({ params, basic }))
-      // RFC 7009 §2.2: 200 whether or not the token existed; the spec answers `{}`.
-      return HttpServerResponse.jsonUnsafe({}, { headers: noStore })
-    }),
-    { basicUsed: basic !== null }
-  )
+  return yield* answerJson(revokeGiven(request, basic), { basicUsed: basic !== null })
 })
 
-export const TokenRoutes = HttpRouter.use((router) =>
-  Effect.gen(function* () {
-    const provided = withCorePorts(yield* Effect.context<CorePorts>())
-    yield* router.add("POST", oauthPaths.token, withCors(provided(token)))
-    yield* router.add("POST", oauthPaths.revoke, withCors(provided(revoke)))
-    // OAuth 2.1 §3.2, RFC 7009 §2.1: POST only (checklist 48, 98); nothing is read or logged from the URL.
-    for (const path of [oauthPaths.token, oauthPaths.revoke]) {
-      yield* router.add("OPTIONS", path, corsPreflight)
-      for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, path, methodNotAllowed("POST"))
-    }
-  })
-)
+export const TokenRoutes = HttpRouter.use(Effect.fnUntraced(function* (router) {
+  const provided = withCorePorts(yield* Effect.context<CorePorts>())
+  yield* router.add("POST", oauthPaths.token, withCors(provided(token)))
+  yield* router.add("POST", oauthPaths.revoke, withCors(provided(revoke)))
+  // OAuth 2.1 §3.2, RFC 7009 §2.1: POST only (checklist 48, 98); nothing is read or logged from the URL.
+  for (const path of [oauthPaths.token, oauthPaths.revoke]) {
+    yield* router.add("OPTIONS", path, corsPreflight)
+    for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, path, methodNotAllowed("POST"))
+  }
+}))

@@ -220,22 +220,28 @@ export const runWrite = <A, W, E, R>(
   write: Effect.Effect<W, E, R>, answer: A,
   events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>)
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
-  Effect.gen(function* () {
-    const outbox = yield* EventOutbox
-    if ((Array.isArray(events) && !anyReaderTakes(outbox.readers, events)) || outbox.readers.length === 0) {
-      const written = yield* write
-      yield* observeEvents(typeof events === "function" ? events(written) : events)
-      return answer
-    }
-    const made = yield* (yield* Transactor).atomically(Effect.gen(function* () {
-      const written = yield* write
-      const made = typeof events === "function" ? events(written) : events
-      if (made.length > 0) yield* outbox.append(made)
-      return made
-    }))
-    yield* observeEvents(made)
+  writeOnce(write, answer, events) as Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox>
+
+/** runWrite's body, made once (see runOnce). */
+const writeOnce = Effect.fnUntraced(function* <A, W, E, R>(
+  write: Effect.Effect<W, E, R>, answer: A,
+  events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>)
+) {
+  const outbox = yield* EventOutbox
+  if ((Array.isArray(events) && !anyReaderTakes(outbox.readers, events)) || outbox.readers.length === 0) {
+    const written = yield* write
+    yield* observeEvents(typeof events === "function" ? events(written) : events)
     return answer
-  })
+  }
+  const made = yield* (yield* Transactor).atomically(Effect.gen(function* () {
+    const written = yield* write
+    const made = typeof events === "function" ? events(written) : events
+    if (made.length > 0) yield* outbox.append(made)
+    return made
+  }))
+  yield* observeEvents(made)
+  return answer
+})
 
 /** Each committed event counted by its kind for the metrics (ports/Observations.ts): its tag, nothing it carries. */
 const observeEvents = (events: ReadonlyArray<DomainEvent>) =>
