@@ -23,7 +23,7 @@ const refreshPath = [
 const perCallGenerator = /=>\s*(?:Effect\.gen\(\s*function\s*\*|function\s*\*)/g
 
 /** The 1-based lines where `text` makes a generator function inside an arrow. */
-export const perCallGeneratorLines = (text: string): ReadonlyArray<number> =>
+const perCallGeneratorLines = (text: string): ReadonlyArray<number> =>
   [...text.matchAll(perCallGenerator)].map((match) => text.slice(0, match.index).split("\n").length)
 
 describe("generator functions on the refresh's path", () => {
