@@ -8,7 +8,7 @@ import { Effect, Exit, Scope } from "effect"
 import { createApiKey, defaultRateLimitPolicy } from "@adgate/core"
 import { makeMetrics, serveMetrics } from "../src/metrics.ts"
 import { startTestServer, type TestServer } from "./support/testServer.ts"
-import { connect, discover, insecure, registerApp } from "./oauth/oauthClient.ts"
+import { connect, discover, insecure, registerApp, startFreshWindow } from "./oauth/oauthClient.ts"
 
 const metrics = makeMetrics({ outbox: async () => ({ pending: 3, oldestAgeSeconds: 12.5 }) })
 let server: TestServer
@@ -57,6 +57,7 @@ describe("metrics after a full flow", () => {
     const call = (body: unknown) => server.fetch("/api/v1/tools/ads__list_campaigns", {
       method: "POST", body: JSON.stringify(body), headers: { authorization: `Bearer ${created.secret}`, "content-type": "application/json" }
     })
+    startFreshWindow(60_000)
     expect((await call({ accountId: "act_paid" })).status).toBe(200)
     expect((await call({ accountId: "act_secret_argument_value" })).status).toBe(409)
     secrets.push("act_secret_argument_value")

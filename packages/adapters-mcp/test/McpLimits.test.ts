@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Effect } from "effect"
 import { createApiKey, defaultRateLimitPolicy } from "@adgate/core"
-import { discover, useMovableClock } from "../../adapters-http/test/oauth/oauthClient.ts"
+import { discover, startFreshWindow, useMovableClock } from "../../adapters-http/test/oauth/oauthClient.ts"
 import { obtainToken } from "../../adapters-http/test/rest/restClient.ts"
 import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, signIn, startMcpTestServer } from "./support/mcpTestServer.ts"
 
@@ -70,6 +70,7 @@ const expectThrottled = async (answer: Response) => {
 describe("rate limits at /api/mcp, the same counters as REST (spec §Limits)", () => {
   it("per API key: MCP and REST requests count together; past the limit MCP answers 429 with Retry-After, and so does REST", async () => {
     const key = await apiKey()
+    startFreshWindow(60_000)
     expect((await mcpList(key)).status).toBe(200)
     expect((await restMe(key)).status).toBe(200)
     expect((await mcpList(key)).status).toBe(200)
@@ -81,6 +82,7 @@ describe("rate limits at /api/mcp, the same counters as REST (spec §Limits)", (
 
   it("JSON-RPC batches cannot carry calls past the limit: each batch is refused and counts as the one request it is; the limit then holds", async () => {
     const key = await apiKey()
+    startFreshWindow(60_000)
     const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "gads__list_campaigns", arguments: { accountId: "3842019576" } } })
     const batch = () => server.fetch("/api/mcp", {
       method: "POST",
@@ -98,6 +100,7 @@ describe("rate limits at /api/mcp, the same counters as REST (spec §Limits)", (
 
   it("per connection: an MCP access token past the limit answers 429 with Retry-After", async () => {
     const token = await accessToken(`${server.origin}/api/mcp`)
+    startFreshWindow(60_000)
     for (let i = 0; i < perMinute; i++) expect((await mcpList(token)).status).toBe(200)
     await expectThrottled(await mcpList(token))
   })

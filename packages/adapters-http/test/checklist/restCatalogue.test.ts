@@ -12,7 +12,7 @@ import { type MemoryPlatformState, PlatformsMemoryState } from "@adgate/core/tes
 import { startTestServer, type TestServer } from "../support/testServer.ts"
 import { exchange, unsignedJwt } from "../support/rawHttp.ts"
 import { workspaceSnapshot } from "../support/workspaceSnapshot.ts"
-import { connect, discover, insecure, moveClock, registerApp, useMovableClock } from "../oauth/oauthClient.ts"
+import { connect, discover, insecure, moveClock, registerApp, startFreshWindow, useMovableClock } from "../oauth/oauthClient.ts"
 import { createKey, obtainToken, restClient } from "../rest/restClient.ts"
 
 let server: TestServer
@@ -314,6 +314,7 @@ describe("O. rate limits and faults on the REST API", () => {
     const limited = await startTestServer({ rateLimits: { enabled: true, limits: { ...defaultRateLimitPolicy.limits, api_requests_per_key: { count: 1, windowMs: 60_000 } } } })
     try {
       const api = restClient(limited, await createKey(limited, { scopes: ["accounts:read"] }))
+      startFreshWindow(60_000)
       expect((await api.get("/me")).status).toBe(200)
       const throttled = await api.get("/me")
       expect(throttled.status).toBe(429)

@@ -23,6 +23,16 @@ export const discover = async (server: WebServer): Promise<oauth.AuthorizationSe
 export const useMovableClock = () => vi.useFakeTimers({ toFake: ["Date"], shouldAdvanceTime: true })
 export const moveClock = (ms: number) => vi.setSystemTime(Date.now() + ms)
 
+/**
+ * Moves the shared clock forward to the start of the next window of `windowMs`. The rate limiter's windows are
+ * fixed, aligned on multiples of their length (core's `rateWindow`): a test that counts up to a limit and crosses a
+ * boundary on the way would see its count start afresh. Starting at a boundary gives the test the whole window.
+ */
+export const startFreshWindow = (windowMs: number) => {
+  useMovableClock()
+  vi.setSystemTime((Math.floor(Date.now() / windowMs) + 1) * windowMs + 1)
+}
+
 export interface ConsentForm {
   readonly page: string
   readonly csrfToken: string

@@ -1,12 +1,14 @@
 // Sign-in, sign-out and the workspace switch over HTTP (checklist M 154, 157, 162; RFC 6749
 // §10.12 CSRF; RFC 9700 §4.11.1 open redirects).
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { vi } from "vitest"
 import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { defaultLimits, defaultRateLimitPolicy } from "@adgate/core"
 import { cookiesFrom, csrfTokenIn, startTestServer, startTestServerSql, type TestServer } from "../support/testServer.ts"
 import { pagePaths } from "../../src/pages/pagePaths.ts"
+import { startFreshWindow } from "../oauth/oauthClient.ts"
 
 /** `/` for a signed-in person: 303 to the API & MCP page of the workspace they work in; that page. */
 const landing = async (server: Omit<TestServer, "directory">, cookie: string) => {
@@ -222,9 +224,14 @@ describe("sign-in over HTTP", () => {
 describe("sign-in throttling with the default limits: failed attempts only", () => {
   let server: TestServer
   beforeAll(async () => {
+    // The suite's tests count failures together: the whole suite runs inside one of the limits' fixed windows.
+    startFreshWindow(defaultLimits.signin_failures_per_address.windowMs)
     server = await startTestServer({ rateLimits: defaultRateLimitPolicy })
   }, 60_000)
-  afterAll(() => server?.close())
+  afterAll(async () => {
+    await server?.close()
+    vi.useRealTimers()
+  })
 
   const attempt = async (email: string, password: string) => {
     const page = await server.get("/signin")
@@ -268,9 +275,13 @@ describe("sign-in throttling with the default limits: failed attempts only", () 
 describe("nobody can keep a person out by failing to sign in as them", () => {
   let server: TestServer
   beforeAll(async () => {
+    startFreshWindow(defaultLimits.signin_failures_per_account.windowMs)
     server = await startTestServer({ rateLimits: defaultRateLimitPolicy, trustedProxies: ["loopback"] })
   }, 60_000)
-  afterAll(() => server?.close())
+  afterAll(async () => {
+    await server?.close()
+    vi.useRealTimers()
+  })
 
   /** A sign-in from `from` (X-Forwarded-For through the trusted loopback proxy). */
   const attemptFrom = async (from: string, email: string, password: string) => {

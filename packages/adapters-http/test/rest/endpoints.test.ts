@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Directory, GuardrailStore, type Guardrails, noGuardrails, type Task, TaskId, TaskStore, type UserId, type WorkspaceId } from "@adgate/core"
 import { type MemoryPlatformState, PlatformsMemoryState } from "@adgate/core/testing"
 import { startTestServer, type TestServer } from "../support/testServer.ts"
-import { discover, moveClock, useMovableClock } from "../oauth/oauthClient.ts"
+import { discover, moveClock, startFreshWindow, useMovableClock } from "../oauth/oauthClient.ts"
 import { createKey, observedAnswers, obtainToken, restClient } from "./restClient.ts"
 
 let server: TestServer
@@ -470,6 +470,7 @@ describe("bearer credentials on the REST API (spec §Authentication 1, 5, 7; RFC
     })
     try {
       const api = restClient(limited, await credentialOf(limited))
+      startFreshWindow(60_000)
       for (const path of firstTwo) expect((await api.get(path)).status).toBe(200)
       const third = await api.get("/me")
       expect(third.status).toBe(429)

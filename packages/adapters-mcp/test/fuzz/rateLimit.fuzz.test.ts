@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { createApiKey, defaultRateLimitPolicy } from "@adgate/core"
 import { checkRaw, fuzzParameters, rawRequest } from "../../../adapters-http/test/fuzz/fuzzSupport.ts"
+import { startFreshWindow } from "../../../adapters-http/test/oauth/oauthClient.ts"
 import { freshDatabase, type McpTestServer, type SeededWorld, seedWorld, startMcpTestServer } from "../support/mcpTestServer.ts"
 
 let server: McpTestServer
@@ -85,6 +86,7 @@ describe("fuzz: the rate limit counts every call", () => {
       const key = await server.run(createApiKey({
         workspaceId: world.paid.id, actorId: world.admin.id, name: "fuzz limit", scopes: ["accounts:read", "tools:read", "tools:write"], toolWrites: "wait"
       }).pipe(Effect.map((k) => k.secret)))
+      startFreshWindow(3_600_000)
       for (const [i, s] of steps.entries()) {
         const answer = await sendStep(key, s)
         const label = `request ${i + 1} of ${steps.map((x) => x.kind).join(", ")} → ${answer.status} ${answer.text.slice(0, 200)}`
