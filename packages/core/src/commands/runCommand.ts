@@ -98,8 +98,8 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
 ): Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox> =>
   runOnce(command) as Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox>
 
-// runCommand's two generator functions are made once, here, and called per command. Written inside runCommand, each
-// command made two new generator closures, and V8 keeps a new generator closure, with all it captures (the
+// runCommand's generator functions are made once, here, and called per command. Written inside runCommand, each
+// command made new generator closures (two, three with a transaction), and V8 keeps a new generator closure, with all it captures (the
 // command, its state, its rows), through every young-generation collection until the next full one: a few KB of
 // each request promoted to the old generation, whose collections then stall every request in flight
 // (bench/README.md, round 11). Each is typed over the command's own type parameters inside; the effect it makes is
@@ -170,21 +170,38 @@ const attemptOnce = Effect.fnUntraced(function* <S, A, E, M, B, E2, R, E3, R3, W
     happened.events = events
     return answer
   }
-  const committed = yield* transactor.atomically(Effect.gen(function* () {
-    if (decided.next !== null) yield* writes.save(decided.next)
-    if (rows !== null && writes._tag === "SavePlanned") yield* writes.write(rows)
-    if (then !== null && Result.isSuccess(decided.outcome)) {
-      const after = yield* then(decided.outcome.success, decided.next)
-      events = [...events, ...after.events]
-      answer = Result.succeed(after.answer)
-    }
-    if (afterRefusal !== null) events = [...events, ...(yield* afterRefusal)]
-    if (events.length > 0) yield* outbox.append(events)
-    // A refusal leaves the unit as a value, so that what it saved commits; it fails after the commit.
-    return answer
-  }))
-  happened.events = events
-  return committed
+  const committed = yield* transactor.atomically(writeUnit(writes, decided, rows, then, afterRefusal, outbox, answer, events) as Effect.Effect<
+    { readonly answer: Result.Result<B, E>; readonly events: ReadonlyArray<DomainEvent> }, E2 | E3 | Conflict | StoreUnavailable, R | R3
+  >)
+  happened.events = committed.events
+  return committed.answer
+})
+
+/**
+ * The writes of an attempt that share one unit of work: the save, the planned rows, what follows an accepted
+ * transition or a refusal, and one append of the events. Answers the command's answer (a refusal leaves the unit as
+ * a value, so that what it saved commits; it fails after the commit) and all the events it appended.
+ */
+const writeUnit = Effect.fnUntraced(function* <S, A, E, B, E2, R, E3, R3, W>(
+  writes: Writes<S, A, E, B, E2, R, E3, R3, W>,
+  decided: Transition<S, A, E>,
+  rows: W | null,
+  then: SaveThen<S, A, B, E2, R>["then"] | null,
+  afterRefusal: Effect.Effect<ReadonlyArray<DomainEvent>, E3, R3> | null,
+  outbox: EventOutboxShape,
+  answer: Result.Result<B, E>,
+  events: ReadonlyArray<DomainEvent>
+) {
+  if (decided.next !== null) yield* writes.save(decided.next)
+  if (rows !== null && writes._tag === "SavePlanned") yield* writes.write(rows)
+  if (then !== null && Result.isSuccess(decided.outcome)) {
+    const after = yield* then(decided.outcome.success, decided.next)
+    events = [...events, ...after.events]
+    answer = Result.succeed(after.answer)
+  }
+  if (afterRefusal !== null) events = [...events, ...(yield* afterRefusal)]
+  if (events.length > 0) yield* outbox.append(events)
+  return { answer, events }
 })
 
 /**
@@ -233,14 +250,21 @@ const writeOnce = Effect.fnUntraced(function* <A, W, E, R>(
     yield* observeEvents(typeof events === "function" ? events(written) : events)
     return answer
   }
-  const made = yield* (yield* Transactor).atomically(Effect.gen(function* () {
-    const written = yield* write
-    const made = typeof events === "function" ? events(written) : events
-    if (made.length > 0) yield* outbox.append(made)
-    return made
-  }))
+  const made = yield* (yield* Transactor).atomically(writeWithEvents(write, events, outbox) as Effect.Effect<ReadonlyArray<DomainEvent>, E | StoreUnavailable, R>)
   yield* observeEvents(made)
   return answer
+})
+
+/** runWrite's unit of work, made once too: the write and one append of its events; answers the events. */
+const writeWithEvents = Effect.fnUntraced(function* <W, E, R>(
+  write: Effect.Effect<W, E, R>,
+  events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>),
+  outbox: EventOutboxShape
+) {
+  const written = yield* write
+  const made = typeof events === "function" ? events(written) : events
+  if (made.length > 0) yield* outbox.append(made)
+  return made
 })
 
 /** Each committed event counted by its kind for the metrics (ports/Observations.ts): its tag, nothing it carries. */
