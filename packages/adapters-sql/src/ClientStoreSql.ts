@@ -18,19 +18,21 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
   const findMany = decodeRows(Client, source("findMany"))
   const insert = (c: Client, operation: string) =>
     row.encode(c, operation).pipe(Effect.flatMap((encoded) => sql`INSERT INTO clients ${sql.insert(encoded)}`))
+  // Racing registrations for a workspace's last place: a transaction-scoped lock on the workspace serialises them,
+  // and the count after it sees every insert committed before (READ COMMITTED takes a snapshot per statement).
+  // Made once, with the layer, not a generator closure per call (docs/architecture.md, "Code on the request path").
+  const insertWorkspaceApp = Effect.fnUntraced(function* (c: Client, limit: number) {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`workspace-apps:${c.workspaceId ?? ""}`}, 0))`
+    const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients
+      WHERE workspace_id = ${c.workspaceId} AND kind = 'workspace_app' AND removed_at IS NULL`
+    if ((row?.n ?? 0) >= limit) return false
+    yield* insert(c, "ClientStore.insertWorkspaceApp")
+    return true
+  })
   return ClientStore.of({
     insert: (c) => insert(c, "ClientStore.insert").pipe(Effect.asVoid, unavailable("ClientStore.insert")),
-    // Racing registrations for a workspace's last place: a transaction-scoped lock on the workspace serialises them,
-    // and the count after it sees every insert committed before (READ COMMITTED takes a snapshot per statement).
     insertWorkspaceApp: (c, limit) =>
-      sql.withTransaction(Effect.gen(function* () {
-        yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`workspace-apps:${c.workspaceId ?? ""}`}, 0))`
-        const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients
-          WHERE workspace_id = ${c.workspaceId} AND kind = 'workspace_app' AND removed_at IS NULL`
-        if ((row?.n ?? 0) >= limit) return false
-        yield* insert(c, "ClientStore.insertWorkspaceApp")
-        return true
-      })).pipe(unavailable("ClientStore.insertWorkspaceApp")),
+      sql.withTransaction(insertWorkspaceApp(c, limit)).pipe(unavailable("ClientStore.insertWorkspaceApp")),
     find: (clientId) =>
       sql`SELECT * FROM clients WHERE client_id = ${clientId}`.pipe(
         unavailable("ClientStore.find"),

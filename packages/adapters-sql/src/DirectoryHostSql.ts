@@ -36,15 +36,15 @@ export const DirectoryHostSql = (host: DirectoryReads): Layer.Layer<Directory, n
       mirrored.has(workspace.id) ? Effect.void : Effect.asVoid(mirror(workspace))
     const withBalance = (found: Option.Option<Workspace>) =>
       Option.isNone(found) ? Effect.succeed(found) : Effect.map(mirror(found.value), Option.some)
-    const standing = (workspaceId: WorkspaceId, userId: Parameters<DirectoryShape["standing"]>[1]) =>
-      Effect.gen(function* () {
-        const workspace = yield* host.workspace(workspaceId)
-        if (Option.isNone(workspace)) return Option.none()
-        // Before any charge can be asked for it, the workspace has its row in the ledger.
-        yield* ensured(workspace.value)
-        const role = yield* host.role(workspaceId, userId)
-        return Option.some({ plan: workspace.value.plan, role: Option.getOrNull(role) })
-      })
+    // Made once, with the layer, not a generator closure per read (docs/architecture.md, "Code on the request path").
+    const standing = Effect.fnUntraced(function* (workspaceId: WorkspaceId, userId: Parameters<DirectoryShape["standing"]>[1]) {
+      const workspace = yield* host.workspace(workspaceId)
+      if (Option.isNone(workspace)) return Option.none()
+      // Before any charge can be asked for it, the workspace has its row in the ledger.
+      yield* ensured(workspace.value)
+      const role = yield* host.role(workspaceId, userId)
+      return Option.some({ plan: workspace.value.plan, role: Option.getOrNull(role) })
+    })
     return Directory.of({
       workspace: (id) => Effect.flatMap(host.workspace(id), withBalance),
       user: host.user,

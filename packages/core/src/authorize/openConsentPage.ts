@@ -62,12 +62,13 @@ export const openConsentPage = Effect.fn("authorize.openConsentPage")(function* 
  * The page's options with the workspace's connected platforms, read only when platforms are shown. A platform that
  * cannot be listed does not keep the person from connecting: the page then offers "all" only.
  */
-export const consentOptionsWithPlatforms = (request: AuthorizationRequest, role: Role, plan: Plan, client: Client, workspaceId: WorkspaceId) =>
-  Effect.gen(function* () {
+export const consentOptionsWithPlatforms = Effect.fnUntraced(
+  function* (request: AuthorizationRequest, role: Role, plan: Plan, client: Client, workspaceId: WorkspaceId) {
     const options = consentOptions(request, role, plan, client)
     if (!options.showPlatforms) return options
     const platforms = yield* connectedPlatforms(workspaceId).pipe(
       Effect.catchTag("PlatformUnavailable", () => Effect.succeed(null))
     )
     return { ...options, platforms }
-  })
+  }
+)

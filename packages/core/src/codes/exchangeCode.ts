@@ -10,7 +10,7 @@ import type { AuthorizationCode } from "./AuthorizationCode.ts"
 import { type Connection, ConnectionId } from "../connections/Connection.ts"
 import type { AccessToken } from "../credentials/records.ts"
 import type { OutboxAppend } from "../ports/EventOutbox.ts"
-import { CodeNotFound, VerifierMalformed } from "./errors.ts"
+import { CodeNotFound, type CodeReused, VerifierMalformed } from "./errors.ts"
 import { exchangeTransition } from "./transitionCode.ts"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { loadReadFirst, runCommand } from "../commands/runCommand.ts"
@@ -19,7 +19,7 @@ import { planConnection } from "../connections/openConnection.ts"
 import { Prefix, type SecretHash, Secrets } from "../ports/Secrets.ts"
 import { GrantReader } from "../ports/GrantReader.ts"
 import { AccessTokenStore } from "../ports/AccessTokenStore.ts"
-import { CodeStore } from "../ports/CodeStore.ts"
+import { CodeStore, type CodeStoreShape } from "../ports/CodeStore.ts"
 import { ConnectionStore } from "../ports/ConnectionStore.ts"
 
 /** RFC 7636 §4.1: code_verifier = 43*128unreserved. */
@@ -42,6 +42,20 @@ export interface ExchangeAttempt {
   /** The code already read by this code's hash with the client (GrantReader.clientAndCode). */
   readonly preread?: { readonly codeHash: SecretHash; readonly code: Option.Option<AuthorizationCode> }
 }
+
+/**
+ * A reuse's own writes, beside its refusal (made once, not a generator closure per exchange: docs/architecture.md,
+ * "Code on the request path"). The code's version moves on, so that an exchange still opening its connection sees it
+ * (exchangeCode re-reads it after committing); a lost race here means another reuse already moved it, which is all
+ * that is needed. RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends; its
+ * ConnectionEnded is appended by endConnection's own command, in this same unit of work.
+ */
+const endReused = Effect.fnUntraced(function* (save: CodeStoreShape["save"], error: CodeReused, code: AuthorizationCode) {
+  yield* save({ ...code, version: code.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))
+  if (error.connectionId !== null)
+    yield* endConnection(error.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void))
+  return [] as ReadonlyArray<DomainEvent>
+})
 
 export const exchangeCode = Effect.fn("codes.exchangeCode")(
   function* (attempt: ExchangeAttempt) {
@@ -79,16 +93,7 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         saveWith: saveWith === undefined ? undefined : (next: AuthorizationCode, rows: OpenedRows | null, outbox: OutboxAppend) =>
           saveWith(next, { connections: rows === null ? [] : [rows.connection], accessTokens: rows === null ? [] : [rows.accessToken], outbox }),
         // Only a reuse writes beside its refusal; any other refusal opens no transaction.
-        onRefused: (error, code) => error._tag !== "CodeReused" ? null : Effect.gen(function* () {
-          // A reuse moves the code's version on, so that an exchange still opening its connection sees it (below); a
-          // lost race here means another reuse already moved it, which is all that is needed.
-          yield* codes.save({ ...code, version: code.version + 1 }).pipe(Effect.catchTag("Conflict", () => Effect.void))
-          // RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends; its
-          // ConnectionEnded is appended by endConnection's own command, in this same unit of work.
-          if (error.connectionId !== null)
-            yield* endConnection(error.connectionId, "code_reused", null).pipe(Effect.catchTag("ConnectionNotFound", () => Effect.void))
-          return [] as ReadonlyArray<DomainEvent>
-        })
+        onRefused: (error, code) => error._tag !== "CodeReused" ? null : endReused(codes.save, error, code)
       }
     })
     // A second exchange, or the app's removal, may have happened while the connection was being opened: its

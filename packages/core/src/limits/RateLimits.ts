@@ -60,13 +60,10 @@ export const RateLimits = Context.Reference<RateLimitPolicy>("core/limits/RateLi
 
 const allowed: RateDecision = { allowed: true, retryAfterSeconds: 0 }
 
-const counted = (
-  use: "hit" | "peek",
-  name: LimitName,
-  subject: string,
-  now: number
-): Effect.Effect<RateDecision, StoreUnavailable, RateLimiter> =>
-  Effect.gen(function* () {
+// The generator functions below are made once and called per request (docs/architecture.md, "Code on the request
+// path"): a `function*` written inside a per-call arrow is a new closure per call, kept by V8 until a full collection.
+const counted: (use: "hit" | "peek", name: LimitName, subject: string, now: number) => Effect.Effect<RateDecision, StoreUnavailable, RateLimiter> =
+  Effect.fnUntraced(function* (use: "hit" | "peek", name: LimitName, subject: string, now: number) {
     const policy = yield* RateLimits
     if (!policy.enabled) return allowed
     const { count, windowMs } = policy.limits[name]
@@ -82,11 +79,11 @@ export const hitLimit = (name: LimitName, subject: string, now: number) =>
 export const peekLimit = (name: LimitName, subject: string, now: number) => counted("peek", name, subject, now)
 
 /** `peekLimit` of several limits in one read of the RateLimiter (one statement on SQL): a decision per entry, in order. */
-export const peekLimits = (
+export const peekLimits: (
   entries: ReadonlyArray<{ readonly name: LimitName; readonly subject: string }>,
   now: number
-): Effect.Effect<ReadonlyArray<RateDecision>, StoreUnavailable, RateLimiter> =>
-  Effect.gen(function* () {
+) => Effect.Effect<ReadonlyArray<RateDecision>, StoreUnavailable, RateLimiter> =
+  Effect.fnUntraced(function* (entries: ReadonlyArray<{ readonly name: LimitName; readonly subject: string }>, now: number) {
     const policy = yield* RateLimits
     if (!policy.enabled) return entries.map(() => allowed)
     return yield* (yield* RateLimiter).peekAll(entries.map(({ name, subject }) => {

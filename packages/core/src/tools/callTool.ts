@@ -19,16 +19,16 @@ import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
 import { executeWithinDeadline } from "../ports/PlatformCallDeadlineMs.ts"
-import { Platforms, type ProposedChange } from "../ports/Platforms.ts"
+import { Platforms, type PlatformsShape, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
-import { Transactor } from "../ports/Transactor.ts"
+import { Transactor, type TransactorShape } from "../ports/Transactor.ts"
 import {
   AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound
 } from "./errors.ts"
 import { hashToolCall } from "./hashToolCall.ts"
 import { loadStanding, withAccounts } from "./loadAccessGrounds.ts"
-import { recordToolRun } from "./recordToolRun.ts"
+import { recordToolRun, type ToolRun } from "./recordToolRun.ts"
 import { routeCall } from "./routeCall.ts"
 import { kindOfCall, type Tool } from "./Tool.ts"
 import { scopeForCall, scopeRefusal, toolAccess } from "./toolAccess.ts"
@@ -95,6 +95,10 @@ export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspace
 /** The lock a workspace's writes take (Transactor.exclusively): its guardrails are checked and the write applied under it. */
 export const toolWritesLock = (workspaceId: WorkspaceId): string => `tool-writes:${workspaceId}`
 
+// The pipeline's generator functions are made once, here, and called per call: a `function*` written inside a
+// per-call function is a new generator closure per request, which V8 keeps, with all it captures, through every
+// young-generation collection until the next full one (docs/architecture.md, "Code on the request path").
+
 /**
  * Preview → route → guardrails → credits → platform call → record: the part an Idempotency-Key runs at most once.
  * A write runs under its workspace's lock (Transactor.exclusively) from the preview to the record, so the
@@ -102,86 +106,103 @@ export const toolWritesLock = (workspaceId: WorkspaceId): string => `tool-writes
  * cannot all pass one check. Credits are reserved (an atomic conditional charge) before the platform call and
  * refunded when it is refused or fails, so N parallel calls the balance covers k times run exactly k times.
  */
-const decideAndRun = (
-  request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string | undefined, never, Secrets>,
-  /** Run as soon as the platform answered: from then on the Idempotency-Key is never released (runIdempotent). */
-  applied: Effect.Effect<void>
-) =>
-  Effect.gen(function* () {
-    const { principal } = request
-    const platforms = yield* Platforms
-    const transactor = yield* Transactor
-    const toolCall = { workspaceId: principal.workspaceId, tool, arguments: request.arguments }
-    const decide = Effect.gen(function* () {
-      const change = kind === "write" ? yield* platforms.preview(toolCall) : null
-      // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
-      if (change !== null) yield* checkGuardrails(principal.workspaceId, tool, change)
-      const route = routeCall(tool, kind, principal.writeMode, change)
-      if (route._tag === "Queue") {
-        // A queued write is charged when it executes: here the balance is only checked.
-        yield* checkCredits(principal.workspaceId, tool.credits)
-        return yield* transactor.atomically(Effect.gen(function* () {
-          // Its WriteQueued event carries what the audit entry (`write_request.queued`) and the mail to the
-          // connecting person (spec §Events) are made of: the outbox's readers make them, not this call.
-          const queued = yield* queueWriteRequest({
-            workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
-            requestedBy: principal.userId, tool: tool.name, arguments: request.arguments, reason: route.reason
-          }, { clientId: principal.clientId, toolTitle: tool.annotations.title, summary: change?.summary ?? null })
-          yield* (yield* ToolUsageLog).record({
-            id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
-            connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "queued",
-            credits: 0, at: queued.createdAt
-          })
-          return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
-        }))
-      }
-      const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
-      const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId, "tool_call")
-      // Uninterruptible from the platform call to the record (the call has its deadline, executeWithinDeadline): a client that hangs
-      // up cannot leave a change applied with no usage record, charge or audit entry.
-      const { answer, notices } = yield* Effect.uninterruptible(Effect.gen(function* () {
-        const idempotencyToken = yield* platformToken
-        const answer = yield* executeWithinDeadline(platforms, idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
-        yield* applied
-        const record = recordToolRun({
-          workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
-          actorId: principal.userId, clientId: principal.clientId, tool, kind, answer, change, requestId: null,
-          reserved, usageId
-        })
-        // A read the platform accepted records one row, its usage (the charge was reserved before the call): one
-        // statement is a unit on its own, so it takes no transaction. A refund or a write's ToolWriteApplied event
-        // goes with the usage row in one unit.
-        const notices = yield* (kind === "read" && isChargedAnswer(answer.providerStatus) ? record : transactor.atomically(record))
-        return { answer, notices }
-      })).pipe(
-        // Nothing was recorded as run: the reservation goes back (within the write's unit, both undo together).
-        Effect.onError(() => refundCredits(reserved).pipe(
-          Effect.catchTag("StoreUnavailable", () => Effect.logWarning("credit reservation not refunded").pipe(Effect.annotateLogs({ tool: tool.name })))
-        ))
-      )
-      return (answer.providerStatus >= 200 && answer.providerStatus < 300
-        ? { _tag: "Ran", result: answer.body, providerStatus: answer.providerStatus, notices }
-        : { _tag: "Refused", providerStatus: answer.providerStatus, body: answer.body }) satisfies ToolCallOutcome as ToolCallOutcome
-    })
-    return yield* (kind === "write" ? transactor.exclusively(toolWritesLock(principal.workspaceId))(decide) : decide)
-  }).pipe(
-    // A call the workspace's own limits stopped (a guardrail, the balance) stays visible in the usage log as
-    // `refused`, for the admins reading why a change did not happen. Best effort: the refusal is the answer.
-    Effect.tapError((error) =>
-      error._tag === "GuardrailRefused" || error._tag === "InsufficientCredits"
-        ? recordRefusal(request, tool, kind).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))
-        : Effect.void)
-  )
+const decideAndRun = Effect.fnUntraced(
+  function* (
+    request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string | undefined, never, Secrets>,
+    /** Run as soon as the platform answered: from then on the Idempotency-Key is never released (runIdempotent). */
+    applied: Effect.Effect<void>
+  ) {
+    const decide = decideCall(request, tool, kind, platformToken, applied)
+    return yield* (kind === "write" ? (yield* Transactor).exclusively(toolWritesLock(request.principal.workspaceId))(decide) : decide)
+  },
+  // A call the workspace's own limits stopped (a guardrail, the balance) stays visible in the usage log as
+  // `refused`, for the admins reading why a change did not happen. Best effort: the refusal is the answer.
+  (effect, request, tool, kind) => Effect.tapError(effect, (error) =>
+    error._tag === "GuardrailRefused" || error._tag === "InsufficientCredits"
+      ? recordRefusal(request, tool, kind).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))
+      : Effect.void)
+)
 
-const recordRefusal = (request: ToolCallRequest, tool: Tool, kind: ToolKind) =>
-  Effect.gen(function* () {
-    const { principal } = request
-    yield* (yield* ToolUsageLog).record({
-      id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
-      connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "refused",
-      credits: 0, at: yield* Clock.currentTimeMillis
-    })
+/** decideAndRun's checks and run, under the write's lock. */
+const decideCall = Effect.fnUntraced(function* (
+  request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string | undefined, never, Secrets>,
+  applied: Effect.Effect<void>
+) {
+  const { principal } = request
+  const platforms = yield* Platforms
+  const transactor = yield* Transactor
+  const toolCall: ToolCall = { workspaceId: principal.workspaceId, tool, arguments: request.arguments }
+  const change = kind === "write" ? yield* platforms.preview(toolCall) : null
+  // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
+  if (change !== null) yield* checkGuardrails(principal.workspaceId, tool, change)
+  const route = routeCall(tool, kind, principal.writeMode, change)
+  if (route._tag === "Queue") {
+    // A queued write is charged when it executes: here the balance is only checked.
+    yield* checkCredits(principal.workspaceId, tool.credits)
+    return yield* transactor.atomically(queueCall(request, tool, kind, change, route.reason))
+  }
+  const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
+  const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId, "tool_call")
+  // Uninterruptible from the platform call to the record (the call has its deadline, executeWithinDeadline): a client that hangs
+  // up cannot leave a change applied with no usage record, charge or audit entry.
+  const { answer, notices } = yield* Effect.uninterruptible(runOnPlatform(platforms, transactor, toolCall, platformToken, applied, {
+    workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
+    actorId: principal.userId, clientId: principal.clientId, tool, kind, change, requestId: null,
+    reserved, usageId
+  })).pipe(
+    // Nothing was recorded as run: the reservation goes back (within the write's unit, both undo together).
+    Effect.onError(() => refundCredits(reserved).pipe(
+      Effect.catchTag("StoreUnavailable", () => Effect.logWarning("credit reservation not refunded").pipe(Effect.annotateLogs({ tool: tool.name })))
+    ))
+  )
+  return (answer.providerStatus >= 200 && answer.providerStatus < 300
+    ? { _tag: "Ran", result: answer.body, providerStatus: answer.providerStatus, notices }
+    : { _tag: "Refused", providerStatus: answer.providerStatus, body: answer.body }) satisfies ToolCallOutcome as ToolCallOutcome
+})
+
+/** A write queued for approval, with its usage row, in the caller's unit of work. */
+const queueCall = Effect.fnUntraced(function* (
+  request: ToolCallRequest, tool: Tool, kind: ToolKind, change: ProposedChange | null, reason: WaitReason
+) {
+  const { principal } = request
+  // Its WriteQueued event carries what the audit entry (`write_request.queued`) and the mail to the
+  // connecting person (spec §Events) are made of: the outbox's readers make them, not this call.
+  const queued = yield* queueWriteRequest({
+    workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
+    requestedBy: principal.userId, tool: tool.name, arguments: request.arguments, reason
+  }, { clientId: principal.clientId, toolTitle: tool.annotations.title, summary: change?.summary ?? null })
+  yield* (yield* ToolUsageLog).record({
+    id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
+    connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "queued",
+    credits: 0, at: queued.createdAt
   })
+  return { _tag: "Queued", requestId: queued.id, status: queued.status, reason: queued.reason } satisfies ToolCallOutcome as ToolCallOutcome
+})
+
+/** The platform call and its record (`run`, but the answer): answers the platform's answer and the caller's notices. */
+const runOnPlatform = Effect.fnUntraced(function* (
+  platforms: PlatformsShape, transactor: TransactorShape, toolCall: ToolCall,
+  platformToken: Effect.Effect<string | undefined, never, Secrets>, applied: Effect.Effect<void>, run: Omit<ToolRun, "answer">
+) {
+  const idempotencyToken = yield* platformToken
+  const answer = yield* executeWithinDeadline(platforms, idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
+  yield* applied
+  const record = recordToolRun({ ...run, answer })
+  // A read the platform accepted records one row, its usage (the charge was reserved before the call): one
+  // statement is a unit on its own, so it takes no transaction. A refund or a write's ToolWriteApplied event
+  // goes with the usage row in one unit.
+  const notices = yield* (run.kind === "read" && isChargedAnswer(answer.providerStatus) ? record : transactor.atomically(record))
+  return { answer, notices }
+})
+
+const recordRefusal = Effect.fnUntraced(function* (request: ToolCallRequest, tool: Tool, kind: ToolKind) {
+  const { principal } = request
+  yield* (yield* ToolUsageLog).record({
+    id: yield* (yield* Secrets).generate(Prefix.toolUsage), workspaceId: principal.workspaceId,
+    connectionId: principal.connectionId, apiKeyId: principal.apiKeyId, tool: tool.name, kind, outcome: "refused",
+    credits: 0, at: yield* Clock.currentTimeMillis
+  })
+})
 
 /** The first failure's tag, else `defect` or `interrupt`. */
 const refusalTagOf = (cause: Cause.Cause<unknown>): string => {
@@ -209,7 +230,7 @@ export const callTool = Effect.fn("tools.callTool")(function* (request: ToolCall
 })
 
 /** A call of a tool that exists, whose kind is `kind`: every check in the spec's order, then the run. */
-const callKnownTool = (request: ToolCallRequest, tool: Tool, kind: ToolKind) => Effect.gen(function* () {
+const callKnownTool = Effect.fnUntraced(function* (request: ToolCallRequest, tool: Tool, kind: ToolKind) {
   const { principal } = request
   const platforms = yield* Platforms
   // 403 insufficient_scope before anything is read: the scope for this call's kind.
