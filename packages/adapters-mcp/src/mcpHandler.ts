@@ -159,12 +159,11 @@ type PlainToolCall = NonNullable<ReturnType<typeof plainLegacyToolCall>>
  * as for any tools/call), then the call through callByName, its outcome kept as an Exit so that a defect is answered
  * as the SDK answers a handler that threw.
  */
-const runPlainToolCall = (principal: Principal, call: PlainToolCall) =>
-  Effect.gen(function* () {
-    const needed = yield* scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null))
-    if (needed !== null) return { _tag: "ScopeNeeded" as const, needed }
-    return { _tag: "Called" as const, exit: yield* Effect.exit(callByName(principal, call.name, call.args)) }
-  })
+const runPlainToolCall = Effect.fnUntraced(function* (principal: Principal, call: PlainToolCall) {
+  const needed = yield* scopeNeeded(principal, call.name, call.args).pipe(Effect.orElseSucceed(() => null))
+  if (needed !== null) return { _tag: "ScopeNeeded" as const, needed }
+  return { _tag: "Called" as const, exit: yield* Effect.exit(callByName(principal, call.name, call.args)) }
+})
 
 /**
  * The SDK's answer to a plain 2025-era tools/call (Protocol._onrequest, the transport's JSON answer): the handler's
@@ -199,25 +198,24 @@ const taskRequestOf = (body: unknown): { readonly id: unknown; readonly method: 
 }
 
 /** tasks/get and tasks/cancel of the Tasks extension; the task is the write request (writeRequestTasks.ts). */
-const answerTaskRequestV2 = (principal: Principal, request: { readonly id: unknown; readonly method: string; readonly taskId: string }, origin: string) =>
-  Effect.gen(function* () {
-    const error = (code: number, message: string) => ({ jsonrpc: "2.0", id: request.id, error: { code, message } })
-    if (request.method !== "tasks/get" && request.method !== "tasks/cancel")
-      return error(-32601, `Method not found: ${request.method}`)
-    const found = yield* findOwnRequest(principal, request.taskId)
-    if (Option.isNone(found)) return error(-32602, `No task ${request.taskId} for this connection.`)
-    const now = yield* Clock.currentTimeMillis
-    if (request.method === "tasks/get") return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete", ...taskV2Of(found.value, origin, now) } }
-    // SEP-2663 §Cancellation: the same empty ack for an active and a terminal task (-32602 is for unknown ids only);
-    // only a request still waiting for a person is withdrawn, and the next tasks/get shows what became of it.
-    if (found.value.status === "pending_approval") {
-      yield* withdrawOwnRequest(principal, request.taskId).pipe(
-        Effect.catchTag("WriteRequestNotFound", () => Effect.void),
-        Effect.catchTag("WriteRequestNotPending", () => Effect.void)
-      )
-    }
-    return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete" } }
-  }).pipe(Effect.orElseSucceed(() => ({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "The service cannot answer right now." } })))
+const answerTaskRequestV2 = Effect.fnUntraced(function* (principal: Principal, request: { readonly id: unknown; readonly method: string; readonly taskId: string }, origin: string) {
+  const error = (code: number, message: string) => ({ jsonrpc: "2.0", id: request.id, error: { code, message } })
+  if (request.method !== "tasks/get" && request.method !== "tasks/cancel")
+    return error(-32601, `Method not found: ${request.method}`)
+  const found = yield* findOwnRequest(principal, request.taskId)
+  if (Option.isNone(found)) return error(-32602, `No task ${request.taskId} for this connection.`)
+  const now = yield* Clock.currentTimeMillis
+  if (request.method === "tasks/get") return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete", ...taskV2Of(found.value, origin, now) } }
+  // SEP-2663 §Cancellation: the same empty ack for an active and a terminal task (-32602 is for unknown ids only);
+  // only a request still waiting for a person is withdrawn, and the next tasks/get shows what became of it.
+  if (found.value.status === "pending_approval") {
+    yield* withdrawOwnRequest(principal, request.taskId).pipe(
+      Effect.catchTag("WriteRequestNotFound", () => Effect.void),
+      Effect.catchTag("WriteRequestNotPending", () => Effect.void)
+    )
+  }
+  return { jsonrpc: "2.0", id: request.id, result: { resultType: "complete" } }
+}, (effect, _principal, request) => effect.pipe(Effect.orElseSucceed(() => ({ jsonrpc: "2.0", id: request.id, error: { code: -32603, message: "The service cannot answer right now." } }))))
 
 const tasksExtension = "io.modelcontextprotocol/tasks"
 

@@ -40,26 +40,24 @@ export const mcpToolOf = (tool: Tool): McpTool => ({
 })
 
 /** Every platform tool this principal may call (listTools pages through the catalog at its maximum page). */
-export const callablePlatformTools = (principal: Principal) =>
-  Effect.gen(function* () {
-    if (!principal.scopes.some((s) => s.startsWith("tools:"))) return [] as ReadonlyArray<Tool>
-    const all: Array<Tool> = []
-    for (let offset = 0; ; offset += toolListLimit.max) {
-      const page = yield* listTools(principal, { q: null, family: null, kind: null, limit: toolListLimit.max, offset })
-      all.push(...page.tools)
-      if (offset + toolListLimit.max >= page.total) return all as ReadonlyArray<Tool>
-    }
-  })
+export const callablePlatformTools = Effect.fnUntraced(function* (principal: Principal) {
+  if (!principal.scopes.some((s) => s.startsWith("tools:"))) return [] as ReadonlyArray<Tool>
+  const all: Array<Tool> = []
+  for (let offset = 0; ; offset += toolListLimit.max) {
+    const page = yield* listTools(principal, { q: null, family: null, kind: null, limit: toolListLimit.max, offset })
+    all.push(...page.tools)
+    if (offset + toolListLimit.max >= page.total) return all as ReadonlyArray<Tool>
+  }
+})
 
-const listedTools = (principal: Principal) =>
-  Effect.gen(function* () {
-    const workspace = workspaceTools.filter((t) => workspaceToolVisible(principal, t)).map((t): McpTool => ({
-      name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as McpTool["inputSchema"],
-      annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.readOnly, openWorldHint: false }
-    }))
-    const platform = (yield* callablePlatformTools(principal)).map(mcpToolOf)
-    return [...workspace, ...platform]
-  })
+const listedTools = Effect.fnUntraced(function* (principal: Principal) {
+  const workspace = workspaceTools.filter((t) => workspaceToolVisible(principal, t)).map((t): McpTool => ({
+    name: t.name, title: t.title, description: t.description, inputSchema: t.inputSchema as McpTool["inputSchema"],
+    annotations: { title: t.title, readOnlyHint: t.readOnly, destructiveHint: false, idempotentHint: t.readOnly, openWorldHint: false }
+  }))
+  const platform = (yield* callablePlatformTools(principal)).map(mcpToolOf)
+  return [...workspace, ...platform]
+})
 
 const cursorOffset = (cursor: string | undefined): number => {
   if (cursor === undefined) return 0
@@ -227,12 +225,11 @@ export const makeMcpServer = (
 }
 
 /** The scope a tools/call needs before anything runs, or null when the connection has it (or the tool is unknown). */
-export const scopeNeeded = (principal: Principal, name: string, args: Schema.JsonObject) =>
-  Effect.gen(function* () {
-    const workspace = workspaceTools.find((t) => t.name === name)
-    if (workspace !== undefined) return workspaceToolVisible(principal, workspace) ? null : workspace.anyOf[0]!
-    const tool = (yield* Platforms).tools.find((t) => t.name === name)
-    if (tool === undefined) return null
-    const scope = scopeForCall(tool, kindOfCall(tool, args))
-    return principal.scopes.includes(scope) ? null : scope
-  })
+export const scopeNeeded = Effect.fnUntraced(function* (principal: Principal, name: string, args: Schema.JsonObject) {
+  const workspace = workspaceTools.find((t) => t.name === name)
+  if (workspace !== undefined) return workspaceToolVisible(principal, workspace) ? null : workspace.anyOf[0]!
+  const tool = (yield* Platforms).tools.find((t) => t.name === name)
+  if (tool === undefined) return null
+  const scope = scopeForCall(tool, kindOfCall(tool, args))
+  return principal.scopes.includes(scope) ? null : scope
+})

@@ -204,10 +204,9 @@ export const workspaceToolVisible = (principal: Principal, tool: WorkspaceTool) 
   tool.anyOf.some((scope) => principal.scopes.includes(scope))
 
 /** Runs a workspace tool: arguments checked against its schema first (422 on REST, isError here). */
-export const runWorkspaceTool = (tool: WorkspaceTool, principal: Principal, args: Schema.JsonObject) =>
-  Effect.gen(function* () {
-    const problems = yield* (yield* ArgumentValidator).validate(tool.inputSchema, args)
-    if (problems.length > 0) return refusalResult(new ToolArgumentsInvalid({ tool: tool.name, problems }))
-    return yield* tool.run(principal, args)
-  })
+export const runWorkspaceTool = Effect.fnUntraced(function* (tool: WorkspaceTool, principal: Principal, args: Schema.JsonObject) {
+  const problems = yield* (yield* ArgumentValidator).validate(tool.inputSchema, args)
+  if (problems.length > 0) return refusalResult(new ToolArgumentsInvalid({ tool: tool.name, problems }))
+  return yield* tool.run(principal, args)
+})
 

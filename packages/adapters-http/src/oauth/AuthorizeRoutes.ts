@@ -89,175 +89,177 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
       return errorPage(400, "This sign-in request is not valid", `The app sent a request adgate cannot accept: ${e.description}.`, location)
     }
 
+    // The handlers' generator functions are made once, with the router, and called per request: a `function*`
+    // written inside a per-request arrow is a new closure per call, which V8 keeps, with all it captures, until the
+    // next full collection (docs/architecture.md, "Code on the request path").
+
+    // The authorization request's consent page for a signed-in person: the request validated for them.
+    const consentPageFor = Effect.fnUntraced(
+      function* (request: HttpServerRequest.HttpServerRequest, query: Params, person: Person) {
+        const validated = yield* validateAuthorizationRequest(query, { issuer: origin })
+        const workspaceId = person.workspaceId
+        if (workspaceId === null)
+          return yield* errorPage(403, "No workspace", "You are not a member of any workspace, so there is nothing to connect an app to.")
+        const client = validated.client
+        if (client.kind === "workspace_app" && client.workspaceId !== workspaceId) {
+          // Spec §Resources: OAuth client: only members of the registering workspace can authorize it; a member
+          // working in another workspace is offered the app's own (a non-member is refused by openConsentPage).
+          const home = person.workspaces.find((w) => w.workspace.id === client.workspaceId)
+          if (home !== undefined) {
+            const cancel = authorizationResponseUrl(
+              validated.request.redirectUri,
+              { error: "access_denied", error_description: "The person did not switch to the app's workspace", state: validated.request.state },
+              origin
+            )
+            return offerAppWorkspace(person, client, home.workspace.name, request.url, cancel)
+          }
+        }
+        const opened = yield* openConsentPage({ request: validated.request, client, userId: person.user.id, workspaceId })
+        return renderConsentPage({ pageId: opened.page.id, csrfToken: opened.csrfToken, options: opened.options, person, workspaceId })
+      },
+      (effect) => effect.pipe(
+        Effect.catchTags({
+          AuthorizeErrorPage: refusalPage,
+          AuthorizeErrorRedirect: refusalPage,
+          NotAllowedToConnect: errorPageFor,
+          DirectoryUnavailable: errorPageFor
+        })
+      )
+    )
+
     // GET /oauth/authorize. The query is read raw (duplicates kept, checklist 4); an undecodable query has no trusted
     // redirect yet, so it is an error page (checklist 169). The client and redirect_uri are validated before the
     // person signs in (decision 13) — except a metadata-document client, whose document is fetched only for a
     // signed-in person, so that nobody can make the service fetch addresses anonymously (checklist I).
-    const authorize = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.gen(function* () {
-        const query = parseAuthorizationQuery(request.url)
-        if (Result.isFailure(query)) return yield* errorPage(400, "This sign-in request is not valid", query.failure.description)
-        const clientIds = all(query.success, "client_id")
-        const metadataClient = clientIds.length === 1 && isMetadataDocumentClientId(clientIds[0] ?? "")
-        if (!metadataClient) {
-          const early = yield* validateAuthorizationRequest(query.success, { issuer: origin }).pipe(
-            Effect.as(Option.none<HttpServerResponse.HttpServerResponse>()),
-            Effect.catchTags({
-              AuthorizeErrorPage: (e) => Effect.map(refusalPage(e), Option.some),
-              AuthorizeErrorRedirect: (e) => Effect.map(refusalPage(e), Option.some)
-            })
-          )
-          if (Option.isSome(early)) return early.value
-        }
-        return yield* people.requirePerson(request, (person) =>
-          Effect.gen(function* () {
-            const validated = yield* validateAuthorizationRequest(query.success, { issuer: origin })
-            const workspaceId = person.workspaceId
-            if (workspaceId === null)
-              return yield* errorPage(403, "No workspace", "You are not a member of any workspace, so there is nothing to connect an app to.")
-            const client = validated.client
-            if (client.kind === "workspace_app" && client.workspaceId !== workspaceId) {
-              // Spec §Resources: OAuth client: only members of the registering workspace can authorize it; a member
-              // working in another workspace is offered the app's own (a non-member is refused by openConsentPage).
-              const home = person.workspaces.find((w) => w.workspace.id === client.workspaceId)
-              if (home !== undefined) {
-                const cancel = authorizationResponseUrl(
-                  validated.request.redirectUri,
-                  { error: "access_denied", error_description: "The person did not switch to the app's workspace", state: validated.request.state },
-                  origin
-                )
-                return offerAppWorkspace(person, client, home.workspace.name, request.url, cancel)
-              }
-            }
-            const opened = yield* openConsentPage({ request: validated.request, client, userId: person.user.id, workspaceId })
-            return renderConsentPage({ pageId: opened.page.id, csrfToken: opened.csrfToken, options: opened.options, person, workspaceId })
-          }).pipe(
-            Effect.catchTags({
-              AuthorizeErrorPage: refusalPage,
-              AuthorizeErrorRedirect: refusalPage,
-              NotAllowedToConnect: errorPageFor,
-              DirectoryUnavailable: errorPageFor
-            })
-          ))
-      }).pipe(Effect.catchTag("StoreUnavailable", errorPageFor))
+    const authorize = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      const query = parseAuthorizationQuery(request.url)
+      if (Result.isFailure(query)) return yield* errorPage(400, "This sign-in request is not valid", query.failure.description)
+      const clientIds = all(query.success, "client_id")
+      const metadataClient = clientIds.length === 1 && isMetadataDocumentClientId(clientIds[0] ?? "")
+      if (!metadataClient) {
+        const early = yield* validateAuthorizationRequest(query.success, { issuer: origin }).pipe(
+          Effect.as(Option.none<HttpServerResponse.HttpServerResponse>()),
+          Effect.catchTags({
+            AuthorizeErrorPage: (e) => Effect.map(refusalPage(e), Option.some),
+            AuthorizeErrorRedirect: (e) => Effect.map(refusalPage(e), Option.some)
+          })
+        )
+        if (Option.isSome(early)) return early.value
+      }
+      return yield* people.requirePerson(request, (person) => consentPageFor(request, query.success, person))
+    }, Effect.catchTag("StoreUnavailable", errorPageFor))
 
     // Shows the page again with the same id and token, e.g. when Allow access came before the page had been on
     // screen a moment (spec §Authentication 9). The token was checked against the page's hash first.
-    const showAgain = (page: ConsentPage, csrfToken: string, person: Person, notice: string, chosen?: ConsentDecision) =>
-      Effect.gen(function* () {
-        const clients = yield* ClientStore
-        const client = yield* clients.find(page.request.clientId)
-        if (Option.isNone(client)) return yield* errorPage(400, "This app is no longer available", "Start again from the app.")
-        const { role, plan } = yield* connectingRole(page.workspaceId, page.userId)
-        return renderConsentPage({
-          pageId: page.id,
-          csrfToken,
-          options: yield* consentOptionsWithPlatforms(page.request, role, plan, client.value, page.workspaceId),
-          person,
-          workspaceId: page.workspaceId,
-          notice,
-          ...(chosen === undefined ? {} : { chosen })
-        })
+    const showAgain = Effect.fnUntraced(function* (page: ConsentPage, csrfToken: string, person: Person, notice: string, chosen?: ConsentDecision) {
+      const clients = yield* ClientStore
+      const client = yield* clients.find(page.request.clientId)
+      if (Option.isNone(client)) return yield* errorPage(400, "This app is no longer available", "Start again from the app.")
+      const { role, plan } = yield* connectingRole(page.workspaceId, page.userId)
+      return renderConsentPage({
+        pageId: page.id,
+        csrfToken,
+        options: yield* consentOptionsWithPlatforms(page.request, role, plan, client.value, page.workspaceId),
+        person,
+        workspaceId: page.workspaceId,
+        notice,
+        ...(chosen === undefined ? {} : { chosen })
       })
+    })
 
-    const tooSoon = (pageId: ConsentPageId, csrfToken: string, person: Person, chosen: ConsentDecision) =>
-      Effect.gen(function* () {
-        const consents = yield* ConsentStore
-        const secrets = yield* Secrets
-        const found = yield* consents.find(pageId)
-        if (Option.isNone(found) || found.value.status !== "open") return Option.none()
-        const page = found.value
-        const now = yield* Clock.currentTimeMillis
-        if (now - page.openedAt >= consentMomentMs) return Option.none()
-        // Only the person holding this page's token sees it again; anything else goes on to the core's refusal.
-        if (!constantTimeEqual(yield* secrets.hash(csrfToken), page.csrfHash) || page.userId !== person.user.id) return Option.none()
-        // Spec §Authentication 9: the page must have been on screen a moment. The person's choices are kept.
-        const notice = "Allow access was selected less than a second after this page opened, so nothing was granted yet. " +
-          "Your choices are kept below: check them, then select Allow access again."
-        return Option.some(yield* showAgain(page, csrfToken, person, notice, chosen))
-      })
+    const tooSoon = Effect.fnUntraced(function* (pageId: ConsentPageId, csrfToken: string, person: Person, chosen: ConsentDecision) {
+      const consents = yield* ConsentStore
+      const secrets = yield* Secrets
+      const found = yield* consents.find(pageId)
+      if (Option.isNone(found) || found.value.status !== "open") return Option.none()
+      const page = found.value
+      const now = yield* Clock.currentTimeMillis
+      if (now - page.openedAt >= consentMomentMs) return Option.none()
+      // Only the person holding this page's token sees it again; anything else goes on to the core's refusal.
+      if (!constantTimeEqual(yield* secrets.hash(csrfToken), page.csrfHash) || page.userId !== person.user.id) return Option.none()
+      // Spec §Authentication 9: the page must have been on screen a moment. The person's choices are kept.
+      const notice = "Allow access was selected less than a second after this page opened, so nothing was granted yet. " +
+        "Your choices are kept below: check them, then select Allow access again."
+      return Option.some(yield* showAgain(page, csrfToken, person, notice, chosen))
+    })
 
     // POST /oauth/consent: the decision, posted once from our own page with its CSRF token (checklist 154–157).
-    const decide = (request: HttpServerRequest.HttpServerRequest, fields: Params) =>
-      Effect.gen(function* () {
-        const pageId = ConsentPageId.make(first(fields, "page") ?? "")
-        const csrfToken = first(fields, "csrf_token") ?? ""
-        const action = first(fields, "action")
-        const person = yield* people.current(request)
-        if (Option.isNone(person))
-          return yield* errorPage(400, "You are signed out", "Your session ended before you decided. Start again from the app.")
-        const workspaceId = person.value.workspaceId ?? WorkspaceId.make("")
-        let answer: ConsentAnswer
-        if (action === "allow") {
-          const decision: ConsentDecision = {
-            // Only known scope names; the core re-checks each against the page, the role and the plan.
-            scopes: parseScopes(all(fields, "scope").join(" ")),
-            // "All connected platforms" or the ticked families; the core refuses an empty or unconnected choice.
-            platforms: first(fields, "platforms") === "ticked" ? all(fields, "platform") : "all",
-            writeMode: first(fields, "write_mode") === "apply" ? "apply" : "wait"
-          }
-          const early = yield* tooSoon(pageId, csrfToken, person.value, decision)
-          if (Option.isSome(early)) return early.value
-          answer = { _tag: "Allow", decision }
-        } else if (action === "cancel") {
-          answer = { _tag: "Cancel" }
-        } else {
-          return yield* errorPage(400, "This form is not valid", "Choose Allow access or Cancel.")
+    const decide = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, fields: Params) {
+      const pageId = ConsentPageId.make(first(fields, "page") ?? "")
+      const csrfToken = first(fields, "csrf_token") ?? ""
+      const action = first(fields, "action")
+      const person = yield* people.current(request)
+      if (Option.isNone(person))
+        return yield* errorPage(400, "You are signed out", "Your session ended before you decided. Start again from the app.")
+      const workspaceId = person.value.workspaceId ?? WorkspaceId.make("")
+      let answer: ConsentAnswer
+      if (action === "allow") {
+        const decision: ConsentDecision = {
+          // Only known scope names; the core re-checks each against the page, the role and the plan.
+          scopes: parseScopes(all(fields, "scope").join(" ")),
+          // "All connected platforms" or the ticked families; the core refuses an empty or unconnected choice.
+          platforms: first(fields, "platforms") === "ticked" ? all(fields, "platform") : "all",
+          writeMode: first(fields, "write_mode") === "apply" ? "apply" : "wait"
         }
-        const decided = yield* decideConsent({ pageId, csrfToken, userId: person.value.user.id, workspaceId, answer })
-        // RFC 9700 §4.12: 303, never 307, so the form is not re-posted to the app.
-        return seeOther(decided.redirectTo)
-      }).pipe(
-        Effect.catchTags({
-          CsrfMismatch: errorPageFor,
-          ConsentPageNotFound: errorPageFor,
-          ConsentPageExpired: errorPageFor,
-          ConsentAlreadyDecided: errorPageFor,
-          // Not an error page: the flow restarts from the app (spec §States: Consent page).
-          ConsentRestartRequired: () => Effect.flatMap(findPage(ConsentPageId.make(first(fields, "page") ?? "")), restart),
-          InvalidConsentDecision: errorPageFor,
-          NotAllowedToConnect: errorPageFor,
-          DirectoryUnavailable: errorPageFor,
-          PlatformUnavailable: errorPageFor,
-          StoreUnavailable: errorPageFor
-        })
-      )
-
-    const consent = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.gen(function* () {
-        if (isCrossSite(request, origin) || mediaType(request) !== "application/x-www-form-urlencoded")
-          return yield* errorPage(403, "This form was not sent from this page", "Go back to the app and start again.")
-        const text = yield* bodyText(request).pipe(Effect.option)
-        const form = Option.isSome(text) ? parseFormEncoded(text.value) : Result.fail(null)
-        if (Result.isFailure(form)) return yield* errorPage(400, "This form is not valid", "Go back to the app and start again.")
-        return yield* decide(request, form.success)
+        const early = yield* tooSoon(pageId, csrfToken, person.value, decision)
+        if (Option.isSome(early)) return early.value
+        answer = { _tag: "Allow", decision }
+      } else if (action === "cancel") {
+        answer = { _tag: "Cancel" }
+      } else {
+        return yield* errorPage(400, "This form is not valid", "Choose Allow access or Cancel.")
+      }
+      const decided = yield* decideConsent({ pageId, csrfToken, userId: person.value.user.id, workspaceId, answer })
+      // RFC 9700 §4.12: 303, never 307, so the form is not re-posted to the app.
+      return seeOther(decided.redirectTo)
+    }, (effect, _request, fields) => effect.pipe(
+      Effect.catchTags({
+        CsrfMismatch: errorPageFor,
+        ConsentPageNotFound: errorPageFor,
+        ConsentPageExpired: errorPageFor,
+        ConsentAlreadyDecided: errorPageFor,
+        // Not an error page: the flow restarts from the app (spec §States: Consent page).
+        ConsentRestartRequired: () => Effect.flatMap(findPage(ConsentPageId.make(first(fields, "page") ?? "")), restart),
+        InvalidConsentDecision: errorPageFor,
+        NotAllowedToConnect: errorPageFor,
+        DirectoryUnavailable: errorPageFor,
+        PlatformUnavailable: errorPageFor,
+        StoreUnavailable: errorPageFor
       })
+    ))
+
+    const consent = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      if (isCrossSite(request, origin) || mediaType(request) !== "application/x-www-form-urlencoded")
+        return yield* errorPage(403, "This form was not sent from this page", "Go back to the app and start again.")
+      const text = yield* bodyText(request).pipe(Effect.option)
+      const form = Option.isSome(text) ? parseFormEncoded(text.value) : Result.fail(null)
+      if (Result.isFailure(form)) return yield* errorPage(400, "This form is not valid", "Go back to the app and start again.")
+      return yield* decide(request, form.success)
+    })
 
     /** The consent page a form or link names; none for an empty id. */
-    const findPage = (pageId: ConsentPageId) =>
-      Effect.gen(function* () {
-        if (pageId === "") return Option.none<ConsentPage>()
-        return yield* (yield* ConsentStore).find(pageId)
-      })
+    const findPage = Effect.fnUntraced(function* (pageId: ConsentPageId) {
+      if (pageId === "") return Option.none<ConsentPage>()
+      return yield* (yield* ConsentStore).find(pageId)
+    })
 
     // The workspace or account changed after the page opened: restart from the app (spec §States: Consent page).
-    const restart = (found: Option.Option<ConsentPage>) =>
-      Effect.gen(function* () {
-        const message = "You switched account or workspace after this page opened. For your safety, start connecting again from the app."
-        if (Option.isNone(found)) return yield* errorPage(400, "Start again from the app", message)
-        const back = errorRedirect(found.value, origin, "access_denied", "The person switched account or workspace; start the sign-in again")
-        return yield* errorPage(400, "Start again from the app", message, back)
-      })
+    const restart = Effect.fnUntraced(function* (found: Option.Option<ConsentPage>) {
+      const message = "You switched account or workspace after this page opened. For your safety, start connecting again from the app."
+      if (Option.isNone(found)) return yield* errorPage(400, "Start again from the app", message)
+      const back = errorRedirect(found.value, origin, "access_denied", "The person switched account or workspace; start the sign-in again")
+      return yield* errorPage(400, "Start again from the app", message, back)
+    })
 
+    const restartFor = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, person: Person) {
+      const query = parseFormEncoded(rawQuery(request.url))
+      const found = yield* findPage(ConsentPageId.make(Result.isSuccess(query) ? (first(query.success, "page") ?? "") : ""))
+      // Only the person the page was opened for gets the link back to the app.
+      if (Option.isSome(found) && found.value.userId !== person.user.id) return yield* errorPage(400, "Start again from the app", "Start again from the app.")
+      return yield* restart(found)
+    })
     const restartPage = (request: HttpServerRequest.HttpServerRequest) =>
-      people.requirePerson(request, (person) =>
-        Effect.gen(function* () {
-          const query = parseFormEncoded(rawQuery(request.url))
-          const found = yield* findPage(ConsentPageId.make(Result.isSuccess(query) ? (first(query.success, "page") ?? "") : ""))
-          // Only the person the page was opened for gets the link back to the app.
-          if (Option.isSome(found) && found.value.userId !== person.user.id) return yield* errorPage(400, "Start again from the app", "Start again from the app.")
-          return yield* restart(found)
-        })).pipe(Effect.catchTag("StoreUnavailable", errorPageFor))
+      people.requirePerson(request, (person) => restartFor(request, person)).pipe(Effect.catchTag("StoreUnavailable", errorPageFor))
 
     const provided = <A, E>(f: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<A, E, CorePorts>) =>
       (request: HttpServerRequest.HttpServerRequest) => withPorts(f(request))

@@ -35,16 +35,26 @@ export const guardClientAuthentication = <A, E, R>(
   effect.pipe(
     Effect.catch((error): Effect.Effect<never, E | ClientAuthenticationThrottled | StoreUnavailable, RateLimiter> =>
       error instanceof ClientAuthenticationFailed
-        ? Effect.gen(function* () {
-          const now = yield* Clock.currentTimeMillis
-          const decisions = yield* Effect.forEach(
-            countersFor(who.address, who.clientId, error),
-            (counter) => hitLimit(counter.name, counter.subject, now)
-          )
-          const refused = decisions.filter((decision) => !decision.allowed)
-          return yield* refused.length > 0
-            ? Effect.fail(new ClientAuthenticationThrottled({ retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)) }))
-            : Effect.fail(error)
-        })
+        ? Effect.flatMap(countFailure(who, error), (throttled) => Effect.fail(throttled ?? error))
         : Effect.fail(error))
   )
+
+/**
+ * A failed client authentication counted against each of its limits: ClientAuthenticationThrottled past a limit,
+ * else null. Made once, not a generator closure per failure (docs/architecture.md,
+ * "Code on the request path").
+ */
+const countFailure = Effect.fnUntraced(function* (
+  who: { readonly address: string; readonly clientId: string | undefined },
+  error: ClientAuthenticationFailed
+) {
+  const now = yield* Clock.currentTimeMillis
+  const decisions = yield* Effect.forEach(
+    countersFor(who.address, who.clientId, error),
+    (counter) => hitLimit(counter.name, counter.subject, now)
+  )
+  const refused = decisions.filter((decision) => !decision.allowed)
+  return refused.length > 0
+    ? new ClientAuthenticationThrottled({ retryAfterSeconds: Math.max(...refused.map((d) => d.retryAfterSeconds)) })
+    : null
+})

@@ -23,34 +23,32 @@ type RestPorts = WithPorts<PortsOf<typeof toolSurfacePortServices>>
  * an object, or that nests deeper than InputLimits' depth (64 levels, checklist 167; the MCP server applies the same
  * limit), is 400 invalid_body; over 1 MB while reading (a chunked body) is 413.
  */
-const readJsonObject = (request: HttpServerRequest.HttpServerRequest, expected: string) =>
-  Effect.gen(function* () {
-    const text = yield* request.text.pipe(Effect.mapError((error) => (isBodyTooLarge(error) ? new BodyTooLarge() : new BodyNotJson())))
-    if (text.trim() === "") return {} as Schema.JsonObject
-    let parsed: unknown
-    try {
-      parsed = JSON.parse(text)
-    } catch {
-      return yield* new BodyNotJson()
-    }
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* new BodyNotObject({ expected })
-    const { maxJsonDepth } = yield* InputLimits
-    if (nestsDeeperThan(parsed, maxJsonDepth)) return yield* new BodyNotObject({ expected: `nested at most ${maxJsonDepth} levels deep` })
-    return parsed as Schema.JsonObject
-  })
+const readJsonObject = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, expected: string) {
+  const text = yield* request.text.pipe(Effect.mapError((error) => (isBodyTooLarge(error) ? new BodyTooLarge() : new BodyNotJson())))
+  if (text.trim() === "") return {} as Schema.JsonObject
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch {
+    return yield* new BodyNotJson()
+  }
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) return yield* new BodyNotObject({ expected })
+  const { maxJsonDepth } = yield* InputLimits
+  if (nestsDeeperThan(parsed, maxJsonDepth)) return yield* new BodyNotObject({ expected: `nested at most ${maxJsonDepth} levels deep` })
+  return parsed as Schema.JsonObject
+})
 
-const decodeQuery = (route: RestRoute, search: URLSearchParams) =>
-  Effect.gen(function* () {
-    const decoded: Record<string, unknown> = {}
-    for (const [name, declaration] of Object.entries(route.query)) {
-      const raw = search.get(name)
-      if (raw === null) continue
-      const result = Schema.decodeUnknownExit(declaration.schema)(raw)
-      if (result._tag === "Failure") return yield* new QueryInvalid({ parameter: name, message: `is not valid: ${declaration.description}` })
-      decoded[name] = result.value
-    }
-    return decoded
-  })
+const decodeQuery = Effect.fnUntraced(function* (route: RestRoute, search: URLSearchParams) {
+  const decoded: Record<string, unknown> = {}
+  for (const [name, declaration] of Object.entries(route.query)) {
+    const raw = search.get(name)
+    if (raw === null) continue
+    const result = Schema.decodeUnknownExit(declaration.schema)(raw)
+    if (result._tag === "Failure") return yield* new QueryInvalid({ parameter: name, message: `is not valid: ${declaration.description}` })
+    decoded[name] = result.value
+  }
+  return decoded
+})
 
 /** Answers a handler's result through the declared Schema of its status: an undeclared answer is a defect (500). */
 const render = (route: RestRoute, answer: RestAnswer) => {
@@ -61,17 +59,16 @@ const render = (route: RestRoute, answer: RestAnswer) => {
 }
 
 /** Anything that is not a refusal of the table: 500 JSON naming the request id (also in the log line). */
-const unexpected = (cause: Cause.Cause<unknown>) =>
-  Effect.gen(function* () {
-    const requestId = yield* RequestId
-    // A defect (a bug) at ERROR; anything else unexpected at WARN.
-    yield* (Cause.hasDies(cause) ? Effect.logError("rest request failed") : Effect.logWarning("rest request failed")).pipe(
-      Effect.annotateLogs({ failure: failureTagOf(cause) }))
-    return HttpServerResponse.jsonUnsafe(
-      { ok: false, error: "server_error", message: "The service could not answer this request; nothing may be assumed changed. Retry in a moment.", requestId },
-      { status: 500, headers: jsonHeaders }
-    )
-  })
+const unexpected = Effect.fnUntraced(function* (cause: Cause.Cause<unknown>) {
+  const requestId = yield* RequestId
+  // A defect (a bug) at ERROR; anything else unexpected at WARN.
+  yield* (Cause.hasDies(cause) ? Effect.logError("rest request failed") : Effect.logWarning("rest request failed")).pipe(
+    Effect.annotateLogs({ failure: failureTagOf(cause) }))
+  return HttpServerResponse.jsonUnsafe(
+    { ok: false, error: "server_error", message: "The service could not answer this request; nothing may be assumed changed. Retry in a moment.", requestId },
+    { status: 500, headers: jsonHeaders }
+  )
+})
 
 
 const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
@@ -88,26 +85,27 @@ const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
  * One route's answer. `matched` are the path parameters when the fallback matched the path itself (a parameter longer
  * than the router takes); otherwise the router's.
  */
-const serve = (route: BearerRoute, origin: string, matched?: Readonly<Record<string, string>>) => {
-  const scopes = route.access.challengeScopes
-  return Effect.gen(function* () {
-    const request = yield* HttpServerRequest.HttpServerRequest
-    // The router drops a `;…` suffix before matching: refused, so a parameter is exactly what the client sent.
-    if (hasMatrixParameters(request.url)) return yield* new RouteNotFound({ path: new URL(request.url, origin).pathname })
-    const params = matched ?? (yield* HttpRouter.params)
-    const search = new URL(request.url, origin).searchParams
-    if (search.has("access_token")) return yield* new CredentialInQuery()
-    const authorization = authorizationOf(request.headers, request.source)
-    if (holdsSeveralCredentials(authorization)) return yield* new CredentialRepeated()
-    // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
-    const principal = yield* authenticateBearer(authorization, "rest")
-    if (route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
-    const query = yield* decodeQuery(route, search)
-    const body = route.body === null ? {} : yield* readJsonObject(request, route.body.description)
-    const answer = yield* route.handle({ principal, params, query, body, headers: request.headers })
-    return render(route, answer)
-  }).pipe(answerRefusals(origin, scopes))
-}
+const serve = (route: BearerRoute, origin: string, matched?: Readonly<Record<string, string>>) =>
+  answerRoute(route, origin, matched).pipe(answerRefusals(origin, route.access.challengeScopes))
+
+/** serve's body, made once and called per request (docs/architecture.md, "Code on the request path"). */
+const answerRoute = Effect.fnUntraced(function* (route: BearerRoute, origin: string, matched: Readonly<Record<string, string>> | undefined) {
+  const request = yield* HttpServerRequest.HttpServerRequest
+  // The router drops a `;…` suffix before matching: refused, so a parameter is exactly what the client sent.
+  if (hasMatrixParameters(request.url)) return yield* new RouteNotFound({ path: new URL(request.url, origin).pathname })
+  const params = matched ?? (yield* HttpRouter.params)
+  const search = new URL(request.url, origin).searchParams
+  if (search.has("access_token")) return yield* new CredentialInQuery()
+  const authorization = authorizationOf(request.headers, request.source)
+  if (holdsSeveralCredentials(authorization)) return yield* new CredentialRepeated()
+  // The bearer check comes before anything else: the surface binding is in it (spec §Authentication 5).
+  const principal = yield* authenticateBearer(authorization, "rest")
+  if (route.access.anyOf !== null) yield* requireScope(principal, route.access.anyOf)
+  const query = yield* decodeQuery(route, search)
+  const body = route.body === null ? {} : yield* readJsonObject(request, route.body.description)
+  const answer = yield* route.handle({ principal, params, query, body, headers: request.headers })
+  return render(route, answer)
+})
 
 /** A path segment as the router would give it: percent-decoded, or as sent when it does not decode. */
 const decodedSegment = (segment: string): string => {

@@ -158,6 +158,12 @@ export const toolArgumentsOf = (body: Schema.JsonObject): Schema.JsonObject => {
   return body
 }
 
+/** The tools `principal` may call now. */
+const callableTools = Effect.fnUntraced(function* (principal: Principal) {
+  const grounds = yield* loadAccessGrounds(principal)
+  return (yield* Platforms).tools.filter((tool) => toolAvailability(grounds, tool) === null)
+})
+
 const meRoute = route({
   method: "GET", path: "/me", operationId: "getMe", summary: "What this credential may do",
   description: "The workspace, scopes, platforms and platform tools, whether writes wait for a person, and the rate limit.",
@@ -165,14 +171,11 @@ const meRoute = route({
   pathParams: [], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The credential's capabilities", schema: MeBody }],
   refusals: [],
-  handle: ({ principal }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal }) {
     const workspace = yield* (yield* Directory).workspace(principal.workspaceId)
     if (workspace._tag === "None") return yield* new InvalidCredential()
     const callable = hasToolScope(principal)
-      ? yield* Effect.gen(function* () {
-        const grounds = yield* loadAccessGrounds(principal)
-        return (yield* Platforms).tools.filter((tool) => toolAvailability(grounds, tool) === null)
-      })
+      ? yield* callableTools(principal)
       : []
     const policy = yield* RateLimits
     const limit = policy.limits[principal.kind === "connection" ? "api_requests_per_connection" : "api_requests_per_key"]
@@ -196,7 +199,7 @@ const accountsRoute = route({
   pathParams: [], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The connected accounts", schema: AccountsBody }],
   refusals: ["InsufficientScope", "ToolRoleNotAllowed", "PlatformUnavailable"],
-  handle: ({ principal }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal }) {
     const accounts = visibleAccounts(principal, yield* (yield* Platforms).accounts(principal.workspaceId))
     return ok({ accounts: accounts.map((a) => ({ platform: a.platform, id: a.id, name: a.name, status: a.status })) })
   })
@@ -218,7 +221,7 @@ const toolsRoute = route({
   body: null, headers: [],
   successes: [{ status: 200, description: "A page of callable tools", schema: ToolsBody }],
   refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "QueryInvalid", "PlatformUnavailable"],
-  handle: ({ principal, query }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal, query }) {
     // The one search-text limit of both surfaces (core InputLimits; MCP search_tools applies it to `query`).
     const { maxSearchQueryLength } = yield* InputLimits
     if (query.q !== undefined && query.q.length > maxSearchQueryLength)
@@ -247,7 +250,7 @@ const toolRoute = route({
   pathParams: [{ name: "name", description: "`<family>__<tool>`" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The tool", schema: ToolBody }],
   refusals: ["InsufficientScope", "ToolScopeMissing", "ToolRoleNotAllowed", "ToolNotFound", "PlatformUnavailable"],
-  handle: ({ principal, params }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal, params }) {
     const { tool, callable, whyNot } = yield* describeTool(principal, params["name"] ?? "")
     return ok({
       tool: {
@@ -283,7 +286,7 @@ const callToolRoute = route({
     "AccountNotConnected", "ToolArgumentsInvalid", "IdempotencyKeyMalformed", "IdempotencyKeyInFlight", "IdempotencyKeyMismatch",
     "GuardrailRefused", "InsufficientCredits", "PlatformRefused", "PlatformUnavailable", "DirectoryUnavailable"
   ],
-  handle: ({ principal, params, body, headers }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal, params, body, headers }) {
     const rawKey = headers["idempotency-key"]
     const idempotencyKey = rawKey === undefined ? null : yield* Effect.fromResult(parseIdempotencyKey(rawKey))
     const answer = yield* callTool({ principal, name: params["name"] ?? "", arguments: toolArgumentsOf(body), idempotencyKey })
@@ -322,7 +325,7 @@ const tasksRoute = route({
   body: null, headers: [],
   successes: [{ status: 200, description: "A page of tasks", schema: TaskListBody }],
   refusals: ["InsufficientScope", "QueryInvalid"],
-  handle: ({ principal, query }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal, query }) {
     const limit = Math.min(taskListLimit.max, query.limit ?? taskListLimit.default)
     const skip = query.skip ?? 0
     const status = query.status ?? null
@@ -342,7 +345,7 @@ const startTaskRoute = route({
   headers: [],
   successes: [{ status: 201, description: "The task was created (status planning)", schema: TaskCreatedBody }],
   refusals: ["InsufficientScope", "TaskGoalInvalid", "InsufficientCredits"],
-  handle: ({ principal, body }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal, body }) {
     const { goal } = yield* decodeGoal(body).pipe(Effect.mapError(() => new BodyNotObject({ expected: "{\"goal\": \"<text>\"}" })))
     // The task runs with this credential's rights (its scopes, the connection's or key's write setting).
     const task = yield* startTask(taskInputOf(principal, goal))
@@ -358,7 +361,7 @@ const taskRoute = route({
   pathParams: [{ name: "taskId", description: "task_…" }], query: {}, body: null, headers: [],
   successes: [{ status: 200, description: "The task", schema: TaskBody }],
   refusals: ["InsufficientScope", "TaskNotFound"],
-  handle: ({ principal, params }) => Effect.gen(function* () {
+  handle: Effect.fnUntraced(function* ({ principal, params }) {
     const task = yield* findWorkspaceTask(principal.workspaceId, TaskId.make(params["taskId"] ?? ""))
     const { url, ...view } = taskView(task)
     return ok({ ...view, plan: task.plan, report: taskReportAnswer(task.report), url })
