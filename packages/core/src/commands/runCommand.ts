@@ -96,14 +96,14 @@ export interface Command<S, A, E, M, B = A, E2 = never, R = never, E3 = never, R
 export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never, R3 = never, W = never>(
   command: Command<S, A, E, M, B, E2, R, E3, R3, W>
 ): Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox> =>
-  runOnce(command) as Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox>
+  runOnce(command)
 
 // runCommand's generator functions are made once, here, and called per command. Written inside runCommand, each
-// command made new generator closures (two, three with a transaction), and V8 keeps a new generator closure, with all it captures (the
-// command, its state, its rows), through every young-generation collection until the next full one: a few KB of
-// each request promoted to the old generation, whose collections then stall every request in flight
-// (bench/README.md, round 11). Each is typed over the command's own type parameters inside; the effect it makes is
-// typed at the call (Effect.fnUntraced does not carry a generic function's parameters through).
+// command made new generator closures (two, three with a transaction), and V8 keeps a new generator closure, with
+// all it captures (the command, its state, its rows), through every young-generation collection until the next full
+// one: a few KB of each request promoted to the old generation, whose collections then stall every request in
+// flight (bench/README.md, round 11). Each is generic over the command's type parameters, which Effect.fnUntraced
+// carries through: no cast at the calls.
 
 /** The events of the attempt that ended a command, told to the metrics once it committed (a lost race retries). */
 interface Happened {
@@ -114,9 +114,7 @@ const runOnce = Effect.fnUntraced(function* <S, A, E, M, B, E2, R, E3, R3, W>(co
   const transactor = yield* Transactor
   const outbox = yield* EventOutbox
   const happened: Happened = { events: [] }
-  const outcome: Result.Result<B, E> = yield* (attemptOnce(command, transactor, outbox, happened) as Effect.Effect<
-    Result.Result<B, E>, M | E2 | E3 | Conflict | StoreUnavailable, R | R3
-  >).pipe(retryOnConflict)
+  const outcome: Result.Result<B, E> = yield* attemptOnce(command, transactor, outbox, happened).pipe(retryOnConflict)
   yield* observeEvents(happened.events)
   return Result.isSuccess(outcome) ? outcome.success : yield* Effect.fail(outcome.failure)
 })
@@ -170,9 +168,7 @@ const attemptOnce = Effect.fnUntraced(function* <S, A, E, M, B, E2, R, E3, R3, W
     happened.events = events
     return answer
   }
-  const committed = yield* transactor.atomically(writeUnit(writes, decided, rows, then, afterRefusal, outbox, answer, events) as Effect.Effect<
-    { readonly answer: Result.Result<B, E>; readonly events: ReadonlyArray<DomainEvent> }, E2 | E3 | Conflict | StoreUnavailable, R | R3
-  >)
+  const committed = yield* transactor.atomically(writeUnit(writes, decided, rows, then, afterRefusal, outbox, answer, events))
   happened.events = committed.events
   return committed.answer
 })
@@ -237,7 +233,7 @@ export const runWrite = <A, W, E, R>(
   write: Effect.Effect<W, E, R>, answer: A,
   events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>)
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
-  writeOnce(write, answer, events) as Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox>
+  writeOnce(write, answer, events)
 
 /** runWrite's body, made once (see runOnce). */
 const writeOnce = Effect.fnUntraced(function* <A, W, E, R>(
@@ -250,7 +246,7 @@ const writeOnce = Effect.fnUntraced(function* <A, W, E, R>(
     yield* observeEvents(typeof events === "function" ? events(written) : events)
     return answer
   }
-  const made = yield* (yield* Transactor).atomically(writeWithEvents(write, events, outbox) as Effect.Effect<ReadonlyArray<DomainEvent>, E | StoreUnavailable, R>)
+  const made = yield* (yield* Transactor).atomically(writeWithEvents(write, events, outbox))
   yield* observeEvents(made)
   return answer
 })

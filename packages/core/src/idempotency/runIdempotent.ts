@@ -25,18 +25,18 @@ export type IdempotentRun =
  */
 type Execute<E, R> = Effect.Effect<IdempotentResponse, E, R> | ((applied: Effect.Effect<void>) => Effect.Effect<IdempotentResponse, E, R>)
 
-export const runIdempotent = <E, R>(scope: string, key: string, requestHash: string, execute: Execute<E, R>) =>
+export const runIdempotent = <E, R>(
+  scope: string, key: string, requestHash: string, execute: Execute<E, R>
+): Effect.Effect<IdempotentRun, E | IdempotencyKeyInFlight | IdempotencyKeyMismatch | StoreUnavailable, R | IdempotencyStore> =>
   // Uninterruptible between claim and release/complete (only `execute` can be interrupted), so an interrupted
   // request cannot leave its key in flight.
   Effect.uninterruptibleMask((restore) =>
-    claimAndRun(restore, scope, key, requestHash, execute) as Effect.Effect<
-      IdempotentRun, E | IdempotencyKeyInFlight | IdempotencyKeyMismatch | StoreUnavailable, R | IdempotencyStore
-    >
+    claimAndRun(restore, scope, key, requestHash, execute)
   ).pipe(Effect.withSpan("idempotency.runIdempotent"))
 
 /**
  * runIdempotent's body, made once and called per call (not a generator closure per request: docs/architecture.md,
- * "Code on the request path"); typed at the call (Effect.fnUntraced does not carry a generic function's parameters).
+ * "Code on the request path").
  */
 const claimAndRun = Effect.fnUntraced(function* <E, R>(
   restore: <A, E1, R1>(effect: Effect.Effect<A, E1, R1>) => Effect.Effect<A, E1, R1>,
