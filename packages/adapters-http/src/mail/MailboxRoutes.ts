@@ -4,7 +4,7 @@
 // when SMTP_URL is set, gets 404: the page does not exist for them.
 import { Context, Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { Issuer, MailId, Mailer, type MailMessage, type StoreUnavailable } from "@adgate/core"
+import { Issuer, MailId, Mailer, type MailMessage } from "@adgate/core"
 import type { Person } from "../people/People.ts"
 import { People } from "../people/People.ts"
 import { formatWhen } from "../pages/formatting.ts"
@@ -55,18 +55,13 @@ export const MailboxRoutes = HttpRouter.use((router) =>
     const { origin } = yield* Issuer
     const mailbox = yield* DevelopmentMailbox
     // The generator functions below are made once, with the router, not per request (docs/architecture.md, "Code on
-    // the request path"); forInstanceAdmin's is typed at the call (Effect.fnUntraced does not carry a generic
-    // function's type parameters).
-    const whenInstanceAdmin = Effect.fnUntraced(function* <E, R>(f: (person: Person) => Effect.Effect<ReturnType<typeof renderPersonPage>, E, R>) {
+    // the request path").
+    /** Runs `f` for an instance admin of an open mailbox; 404 for anyone else, sign-in first for nobody. */
+    const forInstanceAdmin = Effect.fnUntraced(function* <E, R>(f: (person: Person) => Effect.Effect<ReturnType<typeof renderPersonPage>, E, R>) {
       if (!mailbox.open) return yield* notFound
       const request = yield* HttpServerRequest.HttpServerRequest
       return yield* people.requirePerson(request, (person) => isInstanceAdmin(mailbox, person) ? f(person) : notFound)
     })
-    /** Runs `f` for an instance admin of an open mailbox; 404 for anyone else, sign-in first for nobody. */
-    const forInstanceAdmin = <E, R>(f: (person: Person) => Effect.Effect<ReturnType<typeof renderPersonPage>, E, R>) =>
-      whenInstanceAdmin(f) as Effect.Effect<
-        ReturnType<typeof renderPersonPage>, E | StoreUnavailable, R | HttpServerRequest.HttpServerRequest
-      >
     const mailPage = Effect.fnUntraced(function* (person: Person) {
       const id = (yield* HttpRouter.params)["mailId"] ?? ""
       const found = yield* mailer.find(MailId.make(id))

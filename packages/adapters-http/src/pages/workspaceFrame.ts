@@ -122,13 +122,12 @@ export const formExpired = Effect.map(Effect.service(RequestId), (requestId) =>
  */
 export const withWorkspace = <E, R>(
   f: (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  inWorkspace(f) as Effect.Effect<
-    HttpServerResponse.HttpServerResponse, E | StoreUnavailable, R | HttpServerRequest.HttpServerRequest | People | HttpRouter.RouteContext
-  >
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse, E | StoreUnavailable, R | HttpServerRequest.HttpServerRequest | People | HttpRouter.RouteContext
+> => inWorkspace(f)
 
 // withWorkspace's and withWorkspaceForm's generator functions, made once and called per request (docs/architecture.md,
-// "Code on the request path"); typed at the call (Effect.fnUntraced does not carry a generic function's parameters).
+// "Code on the request path"); generic over f's types, which Effect.fnUntraced carries through.
 const inWorkspace = Effect.fnUntraced(function* <E, R>(
   f: (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) {
@@ -162,7 +161,7 @@ const checkedForm = Effect.fnUntraced(function* <E, R>(
 export const withWorkspaceForm = <E, R>(
   f: (view: WorkspaceView, form: UrlParams.UrlParams, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
-  withWorkspace((view, request) => checkedForm(f, view, request) as Effect.Effect<HttpServerResponse.HttpServerResponse, E, R | People>)
+  withWorkspace((view, request) => checkedForm(f, view, request))
 
 /** The first value of a form field, or undefined. */
 export const formField = (form: UrlParams.UrlParams, name: string): string | undefined =>
