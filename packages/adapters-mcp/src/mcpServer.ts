@@ -68,6 +68,12 @@ const cursorOffset = (cursor: string | undefined): number => {
 const asObject = (value: unknown): Schema.JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Schema.JsonObject : {}
 
+/** A platform tool's call, made once, not a generator closure per call (docs/architecture.md, "Code on the request path"). */
+const callPlatformTool = Effect.fnUntraced(function* (principal: Principal, name: string, args: Schema.JsonObject) {
+  const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
+  return answerResult(answer)
+})
+
 /** tools/call: a workspace tool, or a platform tool through callTool (same scopes, guardrails, credits, queue, audit). */
 export const callByName = (principal: Principal, name: string, args: Schema.JsonObject): Effect.Effect<CallToolResult, never, McpPorts> => {
   const workspace = workspaceTools.find((t) => t.name === name)
@@ -76,10 +82,7 @@ export const callByName = (principal: Principal, name: string, args: Schema.Json
       ? runWorkspaceTool(workspace, principal, args)
       : Effect.succeed(refusalResult(new ToolNotFound({ name })))
   }
-  return Effect.gen(function* () {
-    const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
-    return answerResult(answer)
-  }).pipe(
+  return callPlatformTool(principal, name, args).pipe(
     Effect.catch((refusal) => Effect.as(logIfOutage(refusal), refusalResult(refusal))),
     Effect.flatMap((result) => Effect.map(Platforms, (platforms) => fitOutputSchema(platforms.tools.find((t) => t.name === name), result)))
   )
@@ -102,21 +105,27 @@ const invalidParams = (message: string) => new ProtocolError(-32602, message)
 
 /** A platform write asked as a task (2025-11-25 `task` parameter): a queued write answers its task at once. */
 export const callAsTask = (principal: Principal, name: string, args: Schema.JsonObject, era: "legacy" | "modern") =>
-  Effect.gen(function* () {
-    const { origin } = yield* Issuer
-    const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
-    const complete = (result: CallToolResult) => era === "legacy" ? result : { resultType: "complete", ...result }
-    if (answer._tag === "Ran") return complete(answerResult(answer))
-    const request = yield* findOwnRequest(principal, answer.requestId)
-    if (Option.isNone(request)) return complete(answerResult(answer))
-    const now = yield* Clock.currentTimeMillis
-    if (era === "legacy") return { task: taskOf(request.value, origin, now) }
-    const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
-    return { resultType: "task", ...task }
-  }).pipe(Effect.catch((refusal) => Effect.map(Platforms, (platforms) => {
+  callAsTaskAnswer(principal, name, args, era).pipe(Effect.catch((refusal) => Effect.map(Platforms, (platforms) => {
     const result = fitOutputSchema(platforms.tools.find((t) => t.name === name), refusalResult(refusal as never))
     return era === "legacy" ? result : { resultType: "complete", ...result }
   })))
+
+/** callAsTask's answer, made once, not a generator closure per call (docs/architecture.md, "Code on the request path"). */
+const callAsTaskAnswer = Effect.fnUntraced(function* (principal: Principal, name: string, args: Schema.JsonObject, era: "legacy" | "modern") {
+  const { origin } = yield* Issuer
+  const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
+  const complete = (result: CallToolResult) => era === "legacy" ? result : { resultType: "complete", ...result }
+  if (answer._tag === "Ran") return complete(answerResult(answer))
+  const request = yield* findOwnRequest(principal, answer.requestId)
+  if (Option.isNone(request)) return complete(answerResult(answer))
+  const now = yield* Clock.currentTimeMillis
+  if (era === "legacy") return { task: taskOf(request.value, origin, now) }
+  const { result: _r, error: _e, ...task } = taskV2Of(request.value, origin, now) as ReturnType<typeof taskV2Of> & { result?: unknown; error?: unknown }
+  return { resultType: "task", ...task }
+})
+
+/** The issuer's origin, read per task method: one module-level effect, not a generator per read. */
+const issuerOrigin = Effect.map(Issuer, (issuer) => issuer.origin)
 
 /** The 2025-era revisions this server speaks: those without JSON-RPC batches (MCP 2025-06-18 removed them). */
 export const legacyProtocolVersions = ["2025-11-25", "2025-06-18"] as const
@@ -187,7 +196,7 @@ export const makeMcpServer = (
     return found.value
   }
   const now = () => run(Clock.currentTimeMillis)
-  const origin = () => run(Effect.gen(function* () { return (yield* Issuer).origin }))
+  const origin = () => run(issuerOrigin)
   // The SDK keeps the 2025-11-25 task methods off its typed surface (no runtime of its own): registered by name.
   server.setRequestHandler("tasks/get", { params: taskIdParams }, async (params) =>
     taskOf(await own(params.taskId), await origin(), await now()))

@@ -41,6 +41,90 @@ const notFound = (what: string, id: string): CallToolResult => {
 const str = (args: Schema.JsonObject, key: string): string | null => typeof args[key] === "string" ? args[key] : null
 const int = (args: Schema.JsonObject, key: string): number | null => typeof args[key] === "number" ? args[key] : null
 
+// The tools' runs, made once and called per call, not a generator closure per call (docs/architecture.md, "Code on
+// the request path").
+const searchToolsRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  // The one search-text limit of both surfaces (core InputLimits; REST GET /tools?q= answers 400 past it).
+  const { maxSearchQueryLength } = yield* InputLimits
+  const query = str(args, "query")
+  if (query !== null && query.length > maxSearchQueryLength)
+    return yield* new ToolArgumentsInvalid({ tool: "search_tools", problems: [{ path: "/query", message: `must be at most ${maxSearchQueryLength} characters (was ${query.length})` }] })
+  const kind = str(args, "kind")
+  const found = yield* listTools(principal, {
+    q: query, family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
+    limit: int(args, "limit"), offset: int(args, "offset")
+  })
+  return jsonResult({
+    total: found.total,
+    tools: found.tools.map((t) => ({ name: t.name, kind: t.kind, summary: t.summary, credits: t.credits, required: t.inputSchema["required"] ?? [] }))
+  })
+})
+
+const describeToolRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  const { tool, callable, whyNot } = yield* describeTool(principal, str(args, "name") ?? "")
+  return jsonResult({
+    name: tool.name, kind: tool.kind, summary: tool.summary, description: tool.description,
+    inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations,
+    credits: tool.credits, personDecision: tool.personDecision, callable,
+    whyNot: whyNot === null ? null : refusalResult(whyNot).structuredContent
+  })
+})
+
+const callToolRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  const inner = args["arguments"]
+  const answer = yield* callTool({
+    principal, name: str(args, "name") ?? "", idempotencyKey: null,
+    arguments: typeof inner === "object" && inner !== null && !Array.isArray(inner) ? inner as Schema.JsonObject : {}
+  })
+  return answerResult(answer)
+})
+
+const getWriteRequestRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  const id = WriteRequestId.make(str(args, "requestId") ?? "")
+  // Another workspace's request is answered as unknown (core's findWriteRequest, as GET /requests/{id}).
+  const found = yield* findWriteRequest(principal.workspaceId, id).pipe(
+    Effect.map(Option.some), Effect.catchTag("WriteRequestNotFound", () => Effect.succeedNone))
+  if (Option.isNone(found)) return notFound("write request", id)
+  const r = found.value
+  return jsonResult({
+    requestId: r.id, status: r.status, tool: r.tool, reason: r.reason, providerStatus: r.providerStatus,
+    result: r.result, decidedAt: isoTimeOrNull(r.decidedAt), expiresAt: isoTime(r.expiresAt),
+    statusUrl: requestStatusPath(r.id)
+  })
+})
+
+const listAccountsRun = Effect.fnUntraced(function* (principal: Principal) {
+  const accounts = yield* (yield* Platforms).accounts(principal.workspaceId)
+  return jsonResult({ accounts: accounts.filter((a) => platformAllowed(principal, a.platform)) })
+})
+
+const startTaskRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  // The task runs with this credential's rights, as POST /api/v1/tasks starts it (core taskInputOf).
+  const task = yield* startTask(taskInputOf(principal, str(args, "goal") ?? "")).pipe(Effect.catchTag("TaskGoalInvalid", (e) =>
+    Effect.fail(new ToolArgumentsInvalid({ tool: "start_task", problems: [{ path: "/goal", message: `must be 1 to 4000 characters (was ${e.length})` }] }))))
+  return jsonResult({ taskId: task.id, status: task.status, url: taskPath(task.id) })
+})
+
+const getTaskRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  const id = TaskId.make(str(args, "taskId") ?? "")
+  // Another workspace's task is answered as unknown (core's findWorkspaceTask, as GET /tasks/{id}).
+  const found = yield* findWorkspaceTask(principal.workspaceId, id).pipe(
+    Effect.map(Option.some), Effect.catchTag("TaskNotFound", () => Effect.succeedNone))
+  if (Option.isNone(found)) return notFound("task", id)
+  const t = found.value
+  const { url, ...view } = taskView(t)
+  return jsonResult({ ...view, plan: t.plan, report: taskReportAnswer(t.report), url })
+})
+
+const listTasksRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
+  const status = str(args, "status")
+  const tasks = yield* listWorkspaceTasks(principal.workspaceId, {
+    limit: int(args, "limit") ?? taskListLimit.default, skip: int(args, "skip") ?? 0,
+    status: status !== null && (TaskStatus.literals as ReadonlyArray<string>).includes(status) ? status as TaskStatus : null
+  })
+  return jsonResult({ tasks: tasks.map(taskView) })
+})
+
 export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
   {
     name: "search_tools",
@@ -56,22 +140,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     }),
     readOnly: true,
     anyOf: tools,
-    run: (principal, args) => refused(Effect.gen(function* () {
-      // The one search-text limit of both surfaces (core InputLimits; REST GET /tools?q= answers 400 past it).
-      const { maxSearchQueryLength } = yield* InputLimits
-      const query = str(args, "query")
-      if (query !== null && query.length > maxSearchQueryLength)
-        return yield* new ToolArgumentsInvalid({ tool: "search_tools", problems: [{ path: "/query", message: `must be at most ${maxSearchQueryLength} characters (was ${query.length})` }] })
-      const kind = str(args, "kind")
-      const found = yield* listTools(principal, {
-        q: query, family: str(args, "family"), kind: kind === "read" || kind === "write" ? kind : null,
-        limit: int(args, "limit"), offset: int(args, "offset")
-      })
-      return jsonResult({
-        total: found.total,
-        tools: found.tools.map((t) => ({ name: t.name, kind: t.kind, summary: t.summary, credits: t.credits, required: t.inputSchema["required"] ?? [] }))
-      })
-    }))
+    run: (principal, args) => refused(searchToolsRun(principal, args)),
   },
   {
     name: "describe_tool",
@@ -81,15 +150,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     inputSchema: object({ name: { type: "string", description: "The tool's name, <family>__<tool>." } }, ["name"]),
     readOnly: true,
     anyOf: tools,
-    run: (principal, args) => refused(Effect.gen(function* () {
-      const { tool, callable, whyNot } = yield* describeTool(principal, str(args, "name") ?? "")
-      return jsonResult({
-        name: tool.name, kind: tool.kind, summary: tool.summary, description: tool.description,
-        inputSchema: tool.inputSchema, outputSchema: tool.outputSchema, annotations: tool.annotations,
-        credits: tool.credits, personDecision: tool.personDecision, callable,
-        whyNot: whyNot === null ? null : refusalResult(whyNot).structuredContent
-      })
-    }))
+    run: (principal, args) => refused(describeToolRun(principal, args)),
   },
   {
     name: "call_tool",
@@ -102,14 +163,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     }, ["name"]),
     readOnly: false,
     anyOf: tools,
-    run: (principal, args) => refused(Effect.gen(function* () {
-      const inner = args["arguments"]
-      const answer = yield* callTool({
-        principal, name: str(args, "name") ?? "", idempotencyKey: null,
-        arguments: typeof inner === "object" && inner !== null && !Array.isArray(inner) ? inner as Schema.JsonObject : {}
-      })
-      return answerResult(answer)
-    }))
+    run: (principal, args) => refused(callToolRun(principal, args)),
   },
   {
     name: "get_write_request",
@@ -119,19 +173,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     inputSchema: object({ requestId: { type: "string", description: "The rwq_… id a queued call answered." } }, ["requestId"]),
     readOnly: true,
     anyOf: tools,
-    run: (principal, args) => refused(Effect.gen(function* () {
-      const id = WriteRequestId.make(str(args, "requestId") ?? "")
-      // Another workspace's request is answered as unknown (core's findWriteRequest, as GET /requests/{id}).
-      const found = yield* findWriteRequest(principal.workspaceId, id).pipe(
-        Effect.map(Option.some), Effect.catchTag("WriteRequestNotFound", () => Effect.succeedNone))
-      if (Option.isNone(found)) return notFound("write request", id)
-      const r = found.value
-      return jsonResult({
-        requestId: r.id, status: r.status, tool: r.tool, reason: r.reason, providerStatus: r.providerStatus,
-        result: r.result, decidedAt: isoTimeOrNull(r.decidedAt), expiresAt: isoTime(r.expiresAt),
-        statusUrl: requestStatusPath(r.id)
-      })
-    }))
+    run: (principal, args) => refused(getWriteRequestRun(principal, args)),
   },
   {
     name: "list_accounts",
@@ -140,10 +182,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     inputSchema: object({}),
     readOnly: true,
     anyOf: ["accounts:read", ...tools],
-    run: (principal) => refused(Effect.gen(function* () {
-      const accounts = yield* (yield* Platforms).accounts(principal.workspaceId)
-      return jsonResult({ accounts: accounts.filter((a) => platformAllowed(principal, a.platform)) })
-    }))
+    run: (principal) => refused(listAccountsRun(principal)),
   },
   {
     name: "start_task",
@@ -153,12 +192,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     inputSchema: object({ goal: { type: "string", minLength: 1, maxLength: 4000 } }, ["goal"]),
     readOnly: false,
     anyOf: ["tasks:write"],
-    run: (principal, args) => refused(Effect.gen(function* () {
-      // The task runs with this credential's rights, as POST /api/v1/tasks starts it (core taskInputOf).
-      const task = yield* startTask(taskInputOf(principal, str(args, "goal") ?? "")).pipe(Effect.catchTag("TaskGoalInvalid", (e) =>
-        Effect.fail(new ToolArgumentsInvalid({ tool: "start_task", problems: [{ path: "/goal", message: `must be 1 to 4000 characters (was ${e.length})` }] }))))
-      return jsonResult({ taskId: task.id, status: task.status, url: taskPath(task.id) })
-    }))
+    run: (principal, args) => refused(startTaskRun(principal, args)),
   },
   {
     name: "get_task",
@@ -167,16 +201,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     inputSchema: object({ taskId: { type: "string" } }, ["taskId"]),
     readOnly: true,
     anyOf: ["tasks:read"],
-    run: (principal, args) => refused(Effect.gen(function* () {
-      const id = TaskId.make(str(args, "taskId") ?? "")
-      // Another workspace's task is answered as unknown (core's findWorkspaceTask, as GET /tasks/{id}).
-      const found = yield* findWorkspaceTask(principal.workspaceId, id).pipe(
-        Effect.map(Option.some), Effect.catchTag("TaskNotFound", () => Effect.succeedNone))
-      if (Option.isNone(found)) return notFound("task", id)
-      const t = found.value
-      const { url, ...view } = taskView(t)
-      return jsonResult({ ...view, plan: t.plan, report: taskReportAnswer(t.report), url })
-    }))
+    run: (principal, args) => refused(getTaskRun(principal, args)),
   },
   {
     name: "list_tasks",
@@ -189,14 +214,7 @@ export const workspaceTools: ReadonlyArray<WorkspaceTool> = [
     }),
     readOnly: true,
     anyOf: ["tasks:read"],
-    run: (principal, args) => refused(Effect.gen(function* () {
-      const status = str(args, "status")
-      const tasks = yield* listWorkspaceTasks(principal.workspaceId, {
-        limit: int(args, "limit") ?? taskListLimit.default, skip: int(args, "skip") ?? 0,
-        status: status !== null && (TaskStatus.literals as ReadonlyArray<string>).includes(status) ? status as TaskStatus : null
-      })
-      return jsonResult({ tasks: tasks.map(taskView) })
-    }))
+    run: (principal, args) => refused(listTasksRun(principal, args)),
   }
 ]
 

@@ -99,15 +99,15 @@ export const findOwnRequest = (principal: Principal, taskId: string) =>
 export const withdrawOwnRequest = (principal: Principal, taskId: string) =>
   withdrawWriteRequest({ id: WriteRequestId.make(taskId), workspaceId: principal.workspaceId, requesterId: requesterId(principal) })
 
-export const listOwnRequests = (principal: Principal, cursor: string | undefined, limit: number) =>
-  Effect.gen(function* () {
-    const before = cursor === undefined ? null : decodeCursor(cursor)
-    const page = yield* (yield* WriteRequestStore).listByRequester(
-      principal.workspaceId, { connectionId: principal.connectionId, apiKeyId: principal.apiKeyId }, before, limit + 1)
-    const shown = page.slice(0, limit)
-    const last = shown[shown.length - 1]
-    return { requests: shown, nextCursor: page.length > limit && last !== undefined ? encodeCursor(last) : undefined }
-  })
+/** Made once, not a generator closure per call (docs/architecture.md, "Code on the request path"). */
+export const listOwnRequests = Effect.fnUntraced(function* (principal: Principal, cursor: string | undefined, limit: number) {
+  const before = cursor === undefined ? null : decodeCursor(cursor)
+  const page = yield* (yield* WriteRequestStore).listByRequester(
+    principal.workspaceId, { connectionId: principal.connectionId, apiKeyId: principal.apiKeyId }, before, limit + 1)
+  const shown = page.slice(0, limit)
+  const last = shown[shown.length - 1]
+  return { requests: shown, nextCursor: page.length > limit && last !== undefined ? encodeCursor(last) : undefined }
+})
 
 const encodeCursor = (r: WriteRequest) => Buffer.from(JSON.stringify([r.createdAt, r.id])).toString("base64url")
 const decodeCursor = (cursor: string): { createdAt: number; id: string } | null => {

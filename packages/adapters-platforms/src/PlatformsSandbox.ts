@@ -15,7 +15,7 @@ import { googleAds } from "./sandbox/googleAds.ts"
 import { googleAnalytics } from "./sandbox/googleAnalytics.ts"
 import { metaAds } from "./sandbox/metaAds.ts"
 import type { SandboxCall, SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
-import { sandboxStore } from "./sandbox/SandboxStore.ts"
+import { type SandboxStore, sandboxStore } from "./sandbox/SandboxStore.ts"
 import { shopifyStore } from "./sandbox/shopifyStore.ts"
 
 export const sandboxPlatforms: ReadonlyArray<SandboxPlatform> = [googleAds, metaAds, googleAnalytics, shopifyStore]
@@ -36,11 +36,10 @@ export class SandboxConnections extends Context.Service<SandboxConnections, Sand
 ) {}
 
 /** Connects all four sandbox platforms with their seeded data (the demo workspace of `npm start`). */
-export const connectSandboxPlatforms = (workspaceId: string, userId: string) =>
-  Effect.gen(function* () {
-    const connections = yield* SandboxConnections
-    for (const platform of sandboxPlatforms) yield* connections.connect(workspaceId, platform.family.id, userId)
-  })
+export const connectSandboxPlatforms = Effect.fnUntraced(function* (workspaceId: string, userId: string) {
+  const connections = yield* SandboxConnections
+  for (const platform of sandboxPlatforms) yield* connections.connect(workspaceId, platform.family.id, userId)
+})
 
 const sha256 = (value: string): string => createHash("sha256").update(value, "utf8").digest("hex")
 
@@ -134,7 +133,7 @@ export const PlatformsSandbox: Layer.Layer<
      * The platform's own check of the bearer it receives (the stored credential, opened here only) and, in the same
      * statement, the last day its metrics were filled through (SandboxStore.fill): null when the call is refused.
      */
-    const authorized = (workspaceId: string, family: string) => Effect.gen(function* () {
+    const authorized = Effect.fnUntraced(function* (workspaceId: string, family: string) {
       const rows = yield* sql<{ credential: string; tokenHash: string | null; filledThrough: string | null }>`
         SELECT c.credential, t.token_hash, f.filled_through FROM platform_connections c
         LEFT JOIN sandbox_tokens t ON t.workspace_id = c.workspace_id AND t.family = c.family
@@ -147,26 +146,95 @@ export const PlatformsSandbox: Layer.Layer<
       return { filledThrough: row.filledThrough }
     })
 
+    /** What `authorized` answers for a call it lets through: the last day the metrics were filled through. */
+    type Fills = { readonly filledThrough: string | null }
+    // The generator functions below are made once, with the layer, and called per call (docs/architecture.md, "Code
+    // on the request path").
+    const connectWrites = Effect.fnUntraced(function* (
+      platform: SandboxPlatform, workspaceId: string, family: string, userId: string, token: string, sealed: string, now: number,
+      store: SandboxStore
+    ) {
+      yield* sql`INSERT INTO sandbox_tokens (workspace_id, family, token_hash) VALUES (${workspaceId}, ${family}, ${sha256(token)})
+              ON CONFLICT (workspace_id, family) DO UPDATE SET token_hash = EXCLUDED.token_hash`
+      yield* sql`INSERT INTO platform_connections (workspace_id, family, credential, connected_at, connected_by)
+              VALUES (${workspaceId}, ${family}, ${sealed}, ${now}, ${userId})
+              ON CONFLICT (workspace_id, family) DO UPDATE SET credential = EXCLUDED.credential,
+              connected_at = EXCLUDED.connected_at, connected_by = EXCLUDED.connected_by`
+      yield* provide(platform.seed(store, workspaceId))
+      yield* provide(store.fill(platform.generate(workspaceId)))
+    })
+    const connectWith = Effect.fnUntraced(function* (
+      platform: SandboxPlatform, workspaceId: string, family: string, userId: string, credential: string | undefined
+    ) {
+      const token = `sbx_${family}_${randomBytes(24).toString("base64url")}`
+      const sealed = yield* cipher.seal(credential ?? token)
+      const now = yield* Clock.currentTimeMillis
+      const store = sandboxStore(workspaceId, family)
+      yield* sql.withTransaction(connectWrites(platform, workspaceId, family, userId, token, sealed, now, store))
+    })
+
+    const accountsOf = Effect.fnUntraced(function* (workspaceId: string, only: string | undefined) {
+      type Row = { family: string; id: string; name: string; status: string }
+      const rows = yield* (only === undefined
+        ? sql<Row>`SELECT a.family, a.id, a.name, a.status
+              FROM platform_connections c JOIN sandbox_accounts a ON a.workspace_id = c.workspace_id AND a.family = c.family
+              WHERE c.workspace_id = ${workspaceId} ORDER BY a.family, a.id`
+        : sql<Row>`SELECT a.family, a.id, a.name, a.status
+              FROM platform_connections c JOIN sandbox_accounts a ON a.workspace_id = c.workspace_id AND a.family = c.family
+              WHERE c.workspace_id = ${workspaceId} AND c.family = ${only} ORDER BY a.id`)
+      const out: Array<Account> = []
+      for (const r of rows) if (byFamily.has(r.family)) out.push({ platform: r.family, id: r.id, name: r.name, status: r.status })
+      return out
+    })
+    const previewWith = Effect.fnUntraced(function* (call: ToolCall, platform: SandboxPlatform, sandboxCall: SandboxCall) {
+      const change = yield* platform.preview(sandboxCall)
+      if (!call.tool.raw) return { ...change, personDecision: call.tool.personDecision }
+      return { ...change, personDecision: yield* rawPersonDecision(platform, sandboxCall), named: yield* namedByRaw(sandboxCall) }
+    })
+    const readWith = Effect.fnUntraced(function* (call: ToolCall, platform: SandboxPlatform, sandboxCall: SandboxCall, fills: Fills) {
+      yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
+      return yield* platform.handle(sandboxCall)
+    })
+    const writeWith = Effect.fnUntraced(function* (call: ToolCall, platform: SandboxPlatform, sandboxCall: SandboxCall, fills: Fills) {
+      const token = call.idempotencyToken
+      if (token !== undefined) {
+        // Insert first: a concurrent call with the same token waits on this row until we commit, then finds it.
+        const now = yield* Clock.currentTimeMillis
+        const claimed = yield* sql<{ token: string }>`INSERT INTO platform_idempotency (workspace_id, family, token, created_at)
+                VALUES (${call.workspaceId}, ${platform.family.id}, ${token}, ${now})
+                ON CONFLICT (workspace_id, family, token) DO NOTHING RETURNING token`
+        if (claimed.length === 0) {
+          // The conflicting row is committed with its answer (rows are never deleted), so it is there to answer.
+          const [first] = yield* sql<{ providerStatus: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
+                  WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
+          return { providerStatus: first!.providerStatus, body: parseJson(first!.body) }
+        }
+      }
+      yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
+      const result = yield* platform.handle(sandboxCall)
+      if (token !== undefined) {
+        yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb
+                WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
+      }
+      return result
+    })
+    const executeWith = Effect.fnUntraced(function* (call: ToolCall, platform: SandboxPlatform, sandboxCall: SandboxCall) {
+      const fills = yield* authorized(call.workspaceId, platform.family.id)
+      if (fills === null) return platform.unauthorized
+      // A read changes nothing, so running it again is safe: no idempotency record (the table grows with writes
+      // only) and no transaction of its own — the day's metrics catch up in their own unit (SandboxStore.fill),
+      // then the read runs.
+      if (kindOfCall(call.tool, call.arguments) === "read") return yield* provide(readWith(call, platform, sandboxCall, fills))
+      // One transaction per write: the day's metrics catch up, the change lands and its answer is kept under
+      // the token together, or not at all.
+      return yield* sql.withTransaction(provide(writeWith(call, platform, sandboxCall, fills)))
+    })
+
     const connections = SandboxConnections.of({
       connect: (workspaceId, family, userId, credential) => {
         const platform = byFamily.get(family)
         if (platform === undefined) return Effect.fail(new PlatformUnavailable({ platform: family, message: `no sandbox platform "${family}"` }))
-        return Effect.gen(function* () {
-          const token = `sbx_${family}_${randomBytes(24).toString("base64url")}`
-          const sealed = yield* cipher.seal(credential ?? token)
-          const now = yield* Clock.currentTimeMillis
-          const store = sandboxStore(workspaceId, family)
-          yield* sql.withTransaction(Effect.gen(function* () {
-            yield* sql`INSERT INTO sandbox_tokens (workspace_id, family, token_hash) VALUES (${workspaceId}, ${family}, ${sha256(token)})
-              ON CONFLICT (workspace_id, family) DO UPDATE SET token_hash = EXCLUDED.token_hash`
-            yield* sql`INSERT INTO platform_connections (workspace_id, family, credential, connected_at, connected_by)
-              VALUES (${workspaceId}, ${family}, ${sealed}, ${now}, ${userId})
-              ON CONFLICT (workspace_id, family) DO UPDATE SET credential = EXCLUDED.credential,
-              connected_at = EXCLUDED.connected_at, connected_by = EXCLUDED.connected_by`
-            yield* provide(platform.seed(store, workspaceId))
-            yield* provide(store.fill(platform.generate(workspaceId)))
-          }))
-        }).pipe(unavailable(family, "connect"))
+        return connectWith(platform, workspaceId, family, userId, credential).pipe(unavailable(family, "connect"))
       },
       disconnect: (workspaceId, family) =>
         sql`DELETE FROM platform_connections WHERE workspace_id = ${workspaceId} AND family = ${family}`.pipe(
@@ -178,71 +246,18 @@ export const PlatformsSandbox: Layer.Layer<
       families: sandboxPlatforms.map((p) => p.family),
       tools: sandboxPlatforms.flatMap((p) => p.tools),
       // One statement: the connected families' accounts (of `only` when given), in family then id order.
-      accounts: (workspaceId, only) => Effect.gen(function* () {
-        type Row = { family: string; id: string; name: string; status: string }
-        const rows = yield* (only === undefined
-          ? sql<Row>`SELECT a.family, a.id, a.name, a.status
-              FROM platform_connections c JOIN sandbox_accounts a ON a.workspace_id = c.workspace_id AND a.family = c.family
-              WHERE c.workspace_id = ${workspaceId} ORDER BY a.family, a.id`
-          : sql<Row>`SELECT a.family, a.id, a.name, a.status
-              FROM platform_connections c JOIN sandbox_accounts a ON a.workspace_id = c.workspace_id AND a.family = c.family
-              WHERE c.workspace_id = ${workspaceId} AND c.family = ${only} ORDER BY a.id`)
-        const out: Array<Account> = []
-        for (const r of rows) if (byFamily.has(r.family)) out.push({ platform: r.family, id: r.id, name: r.name, status: r.status })
-        return out
-      }).pipe(ourOutage("Platforms.accounts")),
+      accounts: (workspaceId, only) => accountsOf(workspaceId, only).pipe(ourOutage("Platforms.accounts")),
       preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
         const platform = platformOf(call)
         if (platform === undefined) return unknownFamily(call)
         const sandboxCall = sandboxCallOf(call, platform)
-        return provide(Effect.gen(function* () {
-          const change = yield* platform.preview(sandboxCall)
-          if (!call.tool.raw) return { ...change, personDecision: call.tool.personDecision }
-          return { ...change, personDecision: yield* rawPersonDecision(platform, sandboxCall), named: yield* namedByRaw(sandboxCall) }
-        })).pipe(unavailable(platform.family.id, "preview"))
+        return provide(previewWith(call, platform, sandboxCall)).pipe(unavailable(platform.family.id, "preview"))
       },
       execute: (call): Effect.Effect<PlatformAnswer, PlatformUnavailable> => {
         const platform = platformOf(call)
         if (platform === undefined) return unknownFamily(call)
         const sandboxCall = sandboxCallOf(call, platform)
-        return Effect.gen(function* () {
-          const fills = yield* authorized(call.workspaceId, platform.family.id)
-          if (fills === null) return platform.unauthorized
-          // A read changes nothing, so running it again is safe: no idempotency record (the table grows with writes
-          // only) and no transaction of its own — the day's metrics catch up in their own unit (SandboxStore.fill),
-          // then the read runs.
-          if (kindOfCall(call.tool, call.arguments) === "read") {
-            return yield* provide(Effect.gen(function* () {
-              yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
-              return yield* platform.handle(sandboxCall)
-            }))
-          }
-          // One transaction per write: the day's metrics catch up, the change lands and its answer is kept under
-          // the token together, or not at all.
-          return yield* sql.withTransaction(provide(Effect.gen(function* () {
-            const token = call.idempotencyToken
-            if (token !== undefined) {
-              // Insert first: a concurrent call with the same token waits on this row until we commit, then finds it.
-              const now = yield* Clock.currentTimeMillis
-              const claimed = yield* sql<{ token: string }>`INSERT INTO platform_idempotency (workspace_id, family, token, created_at)
-                VALUES (${call.workspaceId}, ${platform.family.id}, ${token}, ${now})
-                ON CONFLICT (workspace_id, family, token) DO NOTHING RETURNING token`
-              if (claimed.length === 0) {
-                // The conflicting row is committed with its answer (rows are never deleted), so it is there to answer.
-                const [first] = yield* sql<{ providerStatus: number; body: unknown }>`SELECT provider_status, body FROM platform_idempotency
-                  WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
-                return { providerStatus: first!.providerStatus, body: parseJson(first!.body) }
-              }
-            }
-            yield* sandboxCall.store.fill(platform.generate(call.workspaceId), fills)
-            const result = yield* platform.handle(sandboxCall)
-            if (token !== undefined) {
-              yield* sql`UPDATE platform_idempotency SET provider_status = ${result.providerStatus}, body = ${JSON.stringify(result.body)}::jsonb
-                WHERE workspace_id = ${call.workspaceId} AND family = ${platform.family.id} AND token = ${token}`
-            }
-            return result
-          })))
-        }).pipe(
+        return executeWith(call, platform, sandboxCall).pipe(
           unavailable(platform.family.id, "execute"),
           Effect.withSpan("platforms.execute", { attributes: { tool: call.tool.name } })
         )

@@ -193,18 +193,20 @@ const fetchOnce = (url: URL, options: MetadataDocumentFetcherHttpsOptions): Prom
     req.end()
   })
 
+/** One document's fetch, made once, not a generator closure per fetch (docs/architecture.md, "Code on the request path"). */
+const fetchDocument = Effect.fnUntraced(function* (raw: string, options: MetadataDocumentFetcherHttpsOptions) {
+  const checked = checkDocumentUrl(raw)
+  if (typeof checked === "string") return yield* refuse(raw, checked)
+  const outcome = yield* Effect.promise(() => fetchOnce(checked, options))
+  if (!outcome.ok) return yield* refuse(raw, outcome.reason)
+  return outcome.document
+})
+
 export const makeMetadataDocumentFetcherHttps = (
   options: MetadataDocumentFetcherHttpsOptions = {}
 ): MetadataDocumentFetcherShape =>
   MetadataDocumentFetcher.of({
-    fetch: (raw) =>
-      Effect.gen(function* () {
-        const checked = checkDocumentUrl(raw)
-        if (typeof checked === "string") return yield* refuse(raw, checked)
-        const outcome = yield* Effect.promise(() => fetchOnce(checked, options))
-        if (!outcome.ok) return yield* refuse(raw, outcome.reason)
-        return outcome.document
-      }).pipe(Effect.withSpan("cimd.fetchMetadataDocument"))
+    fetch: (raw) => fetchDocument(raw, options).pipe(Effect.withSpan("cimd.fetchMetadataDocument"))
   })
 
 /** The production fetcher; the options exist for tests only. */

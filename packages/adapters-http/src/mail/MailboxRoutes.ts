@@ -54,13 +54,28 @@ export const MailboxRoutes = HttpRouter.use((router) =>
     const mailer = yield* Mailer
     const { origin } = yield* Issuer
     const mailbox = yield* DevelopmentMailbox
+    // The generator functions below are made once, with the router, not per request (docs/architecture.md, "Code on
+    // the request path").
     /** Runs `f` for an instance admin of an open mailbox; 404 for anyone else, sign-in first for nobody. */
-    const forInstanceAdmin = <E, R>(f: (person: Person) => Effect.Effect<ReturnType<typeof renderPersonPage>, E, R>) =>
-      Effect.gen(function* () {
-        if (!mailbox.open) return yield* notFound
-        const request = yield* HttpServerRequest.HttpServerRequest
-        return yield* people.requirePerson(request, (person) => isInstanceAdmin(mailbox, person) ? f(person) : notFound)
-      })
+    const forInstanceAdmin = Effect.fnUntraced(function* <E, R>(f: (person: Person) => Effect.Effect<ReturnType<typeof renderPersonPage>, E, R>) {
+      if (!mailbox.open) return yield* notFound
+      const request = yield* HttpServerRequest.HttpServerRequest
+      return yield* people.requirePerson(request, (person) => isInstanceAdmin(mailbox, person) ? f(person) : notFound)
+    })
+    const mailPage = Effect.fnUntraced(function* (person: Person) {
+      const id = (yield* HttpRouter.params)["mailId"] ?? ""
+      const found = yield* mailer.find(MailId.make(id))
+      if (Option.isNone(found)) return yield* notFound
+      const mail = found.value
+      return renderPersonPage({ person, title: mail.subject, body: html`<p><a href="${pagePaths.mailbox}">← Mailbox</a></p>
+<section class="card">
+<dl>
+<dt>To</dt><dd>${mail.to}</dd>
+<dt>Time</dt><dd>${formatWhen(mail.createdAt)}</dd>
+</dl>
+<pre class="mail-text">${linkedText(mail.text, origin)}</pre>
+</section>` })
+    })
 
     yield* router.add("GET", pagePaths.mailbox, () =>
       forInstanceAdmin((person) => Effect.map(mailer.recent(mailboxSize), (mails) =>
@@ -71,19 +86,6 @@ ${list(mails)}
 </section>` }))))
 
     yield* router.add("GET", "/mailbox/:mailId", () =>
-      forInstanceAdmin((person) => Effect.gen(function* () {
-        const id = (yield* HttpRouter.params)["mailId"] ?? ""
-        const found = yield* mailer.find(MailId.make(id))
-        if (Option.isNone(found)) return yield* notFound
-        const mail = found.value
-        return renderPersonPage({ person, title: mail.subject, body: html`<p><a href="${pagePaths.mailbox}">← Mailbox</a></p>
-<section class="card">
-<dl>
-<dt>To</dt><dd>${mail.to}</dd>
-<dt>Time</dt><dd>${formatWhen(mail.createdAt)}</dd>
-</dl>
-<pre class="mail-text">${linkedText(mail.text, origin)}</pre>
-</section>` })
-      })))
+      forInstanceAdmin(mailPage))
   })
 )

@@ -14,25 +14,26 @@ import { type CorePorts, withCorePorts } from "./CorePorts.ts"
 /** Not a JSON object: the core answers invalid_client_metadata and still counts the attempt against the address. */
 const notJson: unknown = undefined
 
+/** The registration's answer, made once, not a generator closure per request (docs/architecture.md, "Code on the request path"). */
+const registration = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, origin: string) {
+  let body: unknown = notJson
+  if (mediaType(request) === "application/json") {
+    const text = yield* bodyText(request)
+    try {
+      body = JSON.parse(text)
+    } catch {
+      body = notJson
+    }
+  }
+  const remoteAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
+  const registration = yield* registerClient({ body, remoteAddress, serviceOrigin: origin })
+  return HttpServerResponse.jsonUnsafe(registration.response, { status: 201, headers: noStore })
+})
+
 const register = Effect.gen(function* () {
   const request = yield* HttpServerRequest.HttpServerRequest
   const { origin } = yield* Issuer
-  return yield* answerJson(
-    Effect.gen(function* () {
-      let body: unknown = notJson
-      if (mediaType(request) === "application/json") {
-        const text = yield* bodyText(request)
-        try {
-          body = JSON.parse(text)
-        } catch {
-          body = notJson
-        }
-      }
-      const remoteAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
-      const registration = yield* registerClient({ body, remoteAddress, serviceOrigin: origin })
-      return HttpServerResponse.jsonUnsafe(registration.response, { status: 201, headers: noStore })
-    })
-  )
+  return yield* answerJson(registration(request, origin))
 })
 
 export const RegisterRoutes = HttpRouter.use((router) =>

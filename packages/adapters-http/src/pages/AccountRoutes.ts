@@ -2,7 +2,7 @@
 // password (the current one, the new one twice). The rules are core people/changePassword.ts: the length, the
 // current password checked and throttled like sign-in, every other session of the person ended.
 import { Effect, Option } from "effect"
-import { HttpRouter, UrlParams } from "effect/http"
+import { HttpRouter, type HttpServerRequest, UrlParams } from "effect/http"
 import { changePassword, type PasswordChangeThrottled, passwordMaxLength, passwordMinLength, type PasswordRefused } from "@adgate/core"
 import { People, type Person } from "../people/People.ts"
 import { html } from "./layout.ts"
@@ -69,32 +69,33 @@ export const AccountRoutes = HttpRouter.use((router) =>
     yield* router.add("GET", pagePaths.account, (request) =>
       people.requirePerson(request, (person) => Effect.succeed(accountPage(person, { notice: noticeOf(person) }))).pipe(ports))
 
+    const changePasswordPost = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, person: Person) {
+      const form = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+      if (!(yield* people.verifyCsrf(request, formField(form, "csrf_token")))) return yield* formExpired
+      // Signed in by the host (SignIn port): the password is the host's, adgate has none to change.
+      if (person.session === null) return accountPage(person, { status: 404 })
+      // Longer than the longest password and the form reads no further (as sign-in does).
+      const read = (name: string) => (formField(form, name) ?? "").slice(0, passwordMaxLength + 1)
+      const outcome = yield* changePassword({
+        user: person.user,
+        session: person.session.hash,
+        address: Option.getOrElse(request.remoteAddress, () => "unknown"),
+        currentPassword: read("current_password"),
+        newPassword: read("new_password"),
+        newPasswordAgain: read("new_password_again")
+      }).pipe(Effect.result)
+      if (outcome._tag === "Success") {
+        const ended = outcome.success.sessionsEnded
+        return yield* doneAndBack(pagePaths.account,
+          `Your password is changed. ${ended === 0 ? "No other session was signed in." : `${ended} other ${ended === 1 ? "session was" : "sessions were"} signed out.`}`)
+      }
+      const error = outcome.failure
+      if (!isPasswordRefusal(error)) return yield* error
+      const row = (passwordRefusals[error._tag] as (e: PasswordRefusal) => { readonly status: number; readonly message: string })(error)
+      return accountPage(person, { problem: row.message, status: row.status })
+    })
+
     yield* router.add("POST", pagePaths.accountPassword, (request) =>
-      people.requirePerson(request.modify({ url: pagePaths.account }), (person) =>
-        Effect.gen(function* () {
-          const form = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
-          if (!(yield* people.verifyCsrf(request, formField(form, "csrf_token")))) return yield* formExpired
-          // Signed in by the host (SignIn port): the password is the host's, adgate has none to change.
-          if (person.session === null) return accountPage(person, { status: 404 })
-          // Longer than the longest password and the form reads no further (as sign-in does).
-          const read = (name: string) => (formField(form, name) ?? "").slice(0, passwordMaxLength + 1)
-          const outcome = yield* changePassword({
-            user: person.user,
-            session: person.session.hash,
-            address: Option.getOrElse(request.remoteAddress, () => "unknown"),
-            currentPassword: read("current_password"),
-            newPassword: read("new_password"),
-            newPasswordAgain: read("new_password_again")
-          }).pipe(Effect.result)
-          if (outcome._tag === "Success") {
-            const ended = outcome.success.sessionsEnded
-            return yield* doneAndBack(pagePaths.account,
-              `Your password is changed. ${ended === 0 ? "No other session was signed in." : `${ended} other ${ended === 1 ? "session was" : "sessions were"} signed out.`}`)
-          }
-          const error = outcome.failure
-          if (!isPasswordRefusal(error)) return yield* error
-          const row = (passwordRefusals[error._tag] as (e: PasswordRefusal) => { readonly status: number; readonly message: string })(error)
-          return accountPage(person, { problem: row.message, status: row.status })
-        })).pipe(ports))
+      people.requirePerson(request.modify({ url: pagePaths.account }), (person) => changePasswordPost(request, person)).pipe(ports))
   })
 )

@@ -160,54 +160,57 @@ export const ApiKeysRoutes = HttpRouter.use((router) =>
     const routePath = "/workspaces/:workspaceId/keys"
     const mayUse = (view: WorkspaceView) => requireRole(view, rolesWhere(canCreateApiKeys), "API keys")
 
+    const keysGet = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const refused = yield* mayUse(view)
+      if (refused._tag === "Some") return refused.value
+      return keysPage(view, yield* listApiKeys(view.workspace.id), { notice: noticeOf(view.person) })
+    })
+
     yield* router.add("GET", routePath, () =>
-      withWorkspace((view) =>
-        Effect.gen(function* () {
-          const refused = yield* mayUse(view)
-          if (refused._tag === "Some") return refused.value
-          return keysPage(view, yield* listApiKeys(view.workspace.id), { notice: noticeOf(view.person) })
-        })).pipe(ports))
+      withWorkspace((view) => keysGet(view)).pipe(ports))
+
+    const createKeyPost = Effect.fnUntraced(function* (view: WorkspaceView, form: UrlParams.UrlParams) {
+      const refused = yield* mayUse(view)
+      if (refused._tag === "Some") return refused.value
+      const sent: NewKeyForm = {
+        name: (formField(form, "name") ?? "").slice(0, apiKeyNameMaxLength * 2),
+        scopes: UrlParams.getAll(form, "scope").slice(0, allScopes.length * 2),
+        toolWrites: formField(form, "tool_writes") ?? "wait"
+      }
+      const again = (problem: string, status: number) =>
+        Effect.map(listApiKeys(view.workspace.id), (keys) => keysPage(view, keys, { form: sent, problem, status }))
+      const unknown = sent.scopes.find((s) => !isScope(s))
+      if (unknown !== undefined) return yield* again(`${unknown.slice(0, 64)} is not a scope.`, 400)
+      if (sent.toolWrites !== "wait" && sent.toolWrites !== "apply") return yield* again("Choose how tool writes are handled.", 400)
+      const outcome = yield* createApiKey({
+        workspaceId: view.workspace.id, actorId: view.person.user.id, name: sent.name,
+        scopes: sent.scopes.filter(isScope), toolWrites: sent.toolWrites
+      }).pipe(Effect.result)
+      if (outcome._tag === "Success") return createdPage(view, outcome.success.key, outcome.success.secret)
+      const error = outcome.failure
+      if (!isKeyRefusal(error)) return yield* error
+      const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
+      return yield* again(row.message, row.status)
+    })
 
     yield* router.add("POST", routePath, () =>
-      withWorkspaceForm((view, form) =>
-        Effect.gen(function* () {
-          const refused = yield* mayUse(view)
-          if (refused._tag === "Some") return refused.value
-          const sent: NewKeyForm = {
-            name: (formField(form, "name") ?? "").slice(0, apiKeyNameMaxLength * 2),
-            scopes: UrlParams.getAll(form, "scope").slice(0, allScopes.length * 2),
-            toolWrites: formField(form, "tool_writes") ?? "wait"
-          }
-          const again = (problem: string, status: number) =>
-            Effect.map(listApiKeys(view.workspace.id), (keys) => keysPage(view, keys, { form: sent, problem, status }))
-          const unknown = sent.scopes.find((s) => !isScope(s))
-          if (unknown !== undefined) return yield* again(`${unknown.slice(0, 64)} is not a scope.`, 400)
-          if (sent.toolWrites !== "wait" && sent.toolWrites !== "apply") return yield* again("Choose how tool writes are handled.", 400)
-          const outcome = yield* createApiKey({
-            workspaceId: view.workspace.id, actorId: view.person.user.id, name: sent.name,
-            scopes: sent.scopes.filter(isScope), toolWrites: sent.toolWrites
-          }).pipe(Effect.result)
-          if (outcome._tag === "Success") return createdPage(view, outcome.success.key, outcome.success.secret)
-          const error = outcome.failure
-          if (!isKeyRefusal(error)) return yield* error
-          const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
-          return yield* again(row.message, row.status)
-        })).pipe(ports))
+      withWorkspaceForm((view, form) => createKeyPost(view, form)).pipe(ports))
+
+    const revokeKeyPost = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const keyId = ApiKeyId.make((yield* HttpRouter.params)["keyId"] ?? "")
+      const outcome = yield* revokeApiKey({ keyId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(Effect.result)
+      if (outcome._tag === "Success") return yield* doneAndBack(pagePaths.apiKeys(view.workspace.id), `${outcome.success.name} is revoked.`)
+      const error = outcome.failure
+      if (!isKeyRefusal(error)) return yield* error
+      if (error._tag === "ApiKeyNotFound") return notFound(view)
+      const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
+      return renderWorkspacePage({
+        view, section: "keys", title: "Not allowed", status: row.status,
+        body: html`<p>${row.message}</p><p><a href="${pagePaths.apiKeys(view.workspace.id)}">Back to the keys</a></p>`
+      })
+    })
 
     yield* router.add("POST", `${routePath}/:keyId/revoke`, () =>
-      withWorkspaceForm((view) =>
-        Effect.gen(function* () {
-          const keyId = ApiKeyId.make((yield* HttpRouter.params)["keyId"] ?? "")
-          const outcome = yield* revokeApiKey({ keyId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(Effect.result)
-          if (outcome._tag === "Success") return yield* doneAndBack(pagePaths.apiKeys(view.workspace.id), `${outcome.success.name} is revoked.`)
-          const error = outcome.failure
-          if (!isKeyRefusal(error)) return yield* error
-          if (error._tag === "ApiKeyNotFound") return notFound(view)
-          const row = (keyRefusals[error._tag] as (e: KeyRefusal) => KeyRefusalRow)(error)
-          return renderWorkspacePage({
-            view, section: "keys", title: "Not allowed", status: row.status,
-            body: html`<p>${row.message}</p><p><a href="${pagePaths.apiKeys(view.workspace.id)}">Back to the keys</a></p>`
-          })
-        })).pipe(ports))
+      withWorkspaceForm((view) => revokeKeyPost(view)).pipe(ports))
   })
 )

@@ -46,41 +46,44 @@ export const ApiMcpRoutes = HttpRouter.use((router) =>
     yield* router.add("GET", "/workspaces/:workspaceId", () =>
       withWorkspace((view) => Effect.succeed(seeOther(pagePaths.apiMcp(view.workspace.id)))).pipe(ports))
 
+    const apiMcpPage = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const window = usageWindow(yield* Clock.currentTimeMillis)
+      const [overview, waiting] = yield* Effect.all([
+        listConnectedApps(view.workspace.id, window),
+        Effect.map(listPendingWriteRequests(view.workspace.id), (pending) => pending.length)
+      ], { concurrency: "unbounded" })
+      return renderWorkspacePage({
+        view, section: "api-mcp", title: "API & MCP", body: apiMcpBody(view, { overview, waiting }, noticeOf(view.person))
+      })
+    })
+
     yield* router.add("GET", "/workspaces/:workspaceId/api-mcp", () =>
-      withWorkspace((view) =>
-        Effect.gen(function* () {
-          const window = usageWindow(yield* Clock.currentTimeMillis)
-          const [overview, waiting] = yield* Effect.all([
-            listConnectedApps(view.workspace.id, window),
-            Effect.map(listPendingWriteRequests(view.workspace.id), (pending) => pending.length)
-          ], { concurrency: "unbounded" })
-          return renderWorkspacePage({
-            view, section: "api-mcp", title: "API & MCP", body: apiMcpBody(view, { overview, waiting }, noticeOf(view.person))
-          })
-        })).pipe(ports))
+      withWorkspace((view) => apiMcpPage(view)).pipe(ports))
+
+    const connectedAppPage = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const window = usageWindow(yield* Clock.currentTimeMillis)
+      const detail = yield* findConnectedApp(view.workspace.id, yield* rowId, window, auditTrailLength)
+      const actors = yield* peopleOf(view.workspace.id, detail.audit.flatMap((e) => (e.actorId === null ? [] : [UserId.make(e.actorId)])))
+      return renderWorkspacePage({
+        view, section: "api-mcp", title: detail.app.kind === "api_key" ? "API key" : "Connected app",
+        body: connectedAppBody(view, detail, actors, noticeOf(view.person))
+      })
+    })
 
     yield* router.add("GET", "/workspaces/:workspaceId/api-mcp/connected/:id", () =>
-      withWorkspace((view) =>
-        Effect.gen(function* () {
-          const window = usageWindow(yield* Clock.currentTimeMillis)
-          const detail = yield* findConnectedApp(view.workspace.id, yield* rowId, window, auditTrailLength)
-          const actors = yield* peopleOf(view.workspace.id, detail.audit.flatMap((e) => (e.actorId === null ? [] : [UserId.make(e.actorId)])))
-          return renderWorkspacePage({
-            view, section: "api-mcp", title: detail.app.kind === "api_key" ? "API key" : "Connected app",
-            body: connectedAppBody(view, detail, actors, noticeOf(view.person))
-          })
-        }).pipe(Effect.catchTag("ConnectedAppNotFound", (e) => rowRefusal(view, e)))).pipe(ports))
+      withWorkspace((view) => connectedAppPage(view).pipe(Effect.catchTag("ConnectedAppNotFound", (e) => rowRefusal(view, e)))).pipe(ports))
+
+    const endConnectedPost = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const id = yield* rowId
+      const ended = yield* endConnectedApp({ workspaceId: view.workspace.id, id, actorId: view.person.user.id })
+      const notice = ended.kind === "api_key"
+        ? (ended.endedNow ? "Revoked: the key no longer works." : "This key was already revoked.")
+        : (ended.endedNow ? "Disconnected: its tokens no longer work." : "This connection had already ended.")
+      return yield* doneAndBack(pagePaths.connectedApp(view.workspace.id, id), notice)
+    })
 
     yield* router.add("POST", "/workspaces/:workspaceId/api-mcp/connected/:id/end", () =>
-      withWorkspaceForm((view) =>
-        Effect.gen(function* () {
-          const id = yield* rowId
-          const ended = yield* endConnectedApp({ workspaceId: view.workspace.id, id, actorId: view.person.user.id })
-          const notice = ended.kind === "api_key"
-            ? (ended.endedNow ? "Revoked: the key no longer works." : "This key was already revoked.")
-            : (ended.endedNow ? "Disconnected: its tokens no longer work." : "This connection had already ended.")
-          return yield* doneAndBack(pagePaths.connectedApp(view.workspace.id, id), notice)
-        }).pipe(Effect.catchTags({
+      withWorkspaceForm((view) => endConnectedPost(view).pipe(Effect.catchTags({
           ConnectedAppNotFound: (e) => rowRefusal(view, e),
           NotAllowedToEnd: (e) => rowRefusal(view, e)
         }))).pipe(ports))

@@ -3,7 +3,7 @@
 // URIs one per line, Server or Public app), the client secret shown once on the answer page, and Remove after a
 // confirmation that says how many connections it ends. Who may: clients/workspaceApps.ts; every rule is the core's.
 import { Effect } from "effect"
-import { HttpRouter } from "effect/http"
+import { HttpRouter, type UrlParams } from "effect/http"
 import {
   canManageWorkspaceApps, canReadWorkspaceApps, type Client, ClientId, type InvalidClientMetadata, type InvalidRedirectUri, listWorkspaceApps,
   maxAppsPerWorkspace, maxClientNameLength, maxRedirectUris, type NotAllowed, type RedirectUrisRejected, registerWorkspaceApp,
@@ -191,67 +191,71 @@ export const OwnAppsRoutes = HttpRouter.use((router) =>
     const readable = (view: WorkspaceView) =>
       requireRole(view, rolesWhere(canReadWorkspaceApps), "Own OAuth apps")
 
+    const appsGet = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const refused = yield* readable(view)
+      if (refused._tag === "Some") return refused.value
+      return appsPage(view, yield* listWorkspaceApps(view.workspace.id), { notice: noticeOf(view.person) })
+    })
+
     yield* router.add("GET", routePath, () =>
-      withWorkspace((view) =>
-        Effect.gen(function* () {
-          const refused = yield* readable(view)
-          if (refused._tag === "Some") return refused.value
-          return appsPage(view, yield* listWorkspaceApps(view.workspace.id), { notice: noticeOf(view.person) })
-        })).pipe(ports))
+      withWorkspace((view) => appsGet(view)).pipe(ports))
+
+    const createAppPost = Effect.fnUntraced(function* (view: WorkspaceView, form: UrlParams.UrlParams) {
+      const refused = yield* requireRole(view, rolesWhere(canManageWorkspaceApps), "Registering an app")
+      if (refused._tag === "Some") return refused.value
+      const sent: RegisterForm = {
+        name: (formField(form, "name") ?? "").slice(0, maxClientNameLength * 2),
+        redirectUris: (formField(form, "redirect_uris") ?? "").slice(0, 32_768),
+        type: formField(form, "type") ?? ""
+      }
+      const again = (problems: ReadonlyArray<string>, status: number) =>
+        Effect.map(listWorkspaceApps(view.workspace.id), (apps) => appsPage(view, apps, { form: sent, problems, status }))
+      if (sent.type !== "server" && sent.type !== "public") return yield* again(["Choose Server app or Public app."], 400)
+      const lines = redirectLines(sent.redirectUris)
+      if (lines.length === 0) return yield* again(["Give at least one redirect URI."], 400)
+      if (lines.length > maxRedirectUris)
+        return yield* again([`Give at most ${maxRedirectUris} redirect URIs; there are ${lines.length}.`], 400)
+      const outcome = yield* registerWorkspaceApp({
+        workspaceId: view.workspace.id, actorId: view.person.user.id, name: sent.name, redirectUris: lines.map((l) => l.uri), type: sent.type
+      }).pipe(Effect.result)
+      if (outcome._tag === "Success") return registeredPage(view, outcome.success.client, outcome.success.clientSecret)
+      const error = outcome.failure
+      if (!isRegisterRefusal(error)) return yield* error
+      const row = (registerRefusals[error._tag] as (e: RegisterRefusal, lines: RedirectLines) => RefusalRow)(error, lines)
+      return yield* again(row.problems, row.status)
+    })
 
     yield* router.add("POST", routePath, () =>
-      withWorkspaceForm((view, form) =>
-        Effect.gen(function* () {
-          const refused = yield* requireRole(view, rolesWhere(canManageWorkspaceApps), "Registering an app")
-          if (refused._tag === "Some") return refused.value
-          const sent: RegisterForm = {
-            name: (formField(form, "name") ?? "").slice(0, maxClientNameLength * 2),
-            redirectUris: (formField(form, "redirect_uris") ?? "").slice(0, 32_768),
-            type: formField(form, "type") ?? ""
-          }
-          const again = (problems: ReadonlyArray<string>, status: number) =>
-            Effect.map(listWorkspaceApps(view.workspace.id), (apps) => appsPage(view, apps, { form: sent, problems, status }))
-          if (sent.type !== "server" && sent.type !== "public") return yield* again(["Choose Server app or Public app."], 400)
-          const lines = redirectLines(sent.redirectUris)
-          if (lines.length === 0) return yield* again(["Give at least one redirect URI."], 400)
-          if (lines.length > maxRedirectUris)
-            return yield* again([`Give at most ${maxRedirectUris} redirect URIs; there are ${lines.length}.`], 400)
-          const outcome = yield* registerWorkspaceApp({
-            workspaceId: view.workspace.id, actorId: view.person.user.id, name: sent.name, redirectUris: lines.map((l) => l.uri), type: sent.type
-          }).pipe(Effect.result)
-          if (outcome._tag === "Success") return registeredPage(view, outcome.success.client, outcome.success.clientSecret)
-          const error = outcome.failure
-          if (!isRegisterRefusal(error)) return yield* error
-          const row = (registerRefusals[error._tag] as (e: RegisterRefusal, lines: RedirectLines) => RefusalRow)(error, lines)
-          return yield* again(row.problems, row.status)
-        })).pipe(ports))
+      withWorkspaceForm((view, form) => createAppPost(view, form)).pipe(ports))
+
+    const appGet = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const refused = yield* readable(view)
+      if (refused._tag === "Some") return refused.value
+      const clientId = ClientId.make((yield* HttpRouter.params)["clientId"] ?? "")
+      return yield* workspaceAppWithConnections(view.workspace.id, clientId).pipe(
+        Effect.map(({ client, activeConnections }) => appPage(view, client, activeConnections)),
+        Effect.catchTag("WorkspaceAppNotFound", () => Effect.succeed(appNotFound(view))))
+    })
 
     yield* router.add("GET", `${routePath}/:clientId`, () =>
-      withWorkspace((view) =>
-        Effect.gen(function* () {
-          const refused = yield* readable(view)
-          if (refused._tag === "Some") return refused.value
-          const clientId = ClientId.make((yield* HttpRouter.params)["clientId"] ?? "")
-          return yield* workspaceAppWithConnections(view.workspace.id, clientId).pipe(
-            Effect.map(({ client, activeConnections }) => appPage(view, client, activeConnections)),
-            Effect.catchTag("WorkspaceAppNotFound", () => Effect.succeed(appNotFound(view))))
-        })).pipe(ports))
+      withWorkspace((view) => appGet(view)).pipe(ports))
+
+    const removeAppPost = Effect.fnUntraced(function* (view: WorkspaceView) {
+      const refused = yield* requireRole(view, rolesWhere(canManageWorkspaceApps), "Removing an app")
+      if (refused._tag === "Some") return refused.value
+      const clientId = ClientId.make((yield* HttpRouter.params)["clientId"] ?? "")
+      return yield* removeWorkspaceApp({ clientId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(
+        Effect.flatMap(({ client, ended }) =>
+          doneAndBack(pagePaths.ownApps(view.workspace.id),
+            `${client.name ?? client.clientId} is removed; ${ended} ${ended === 1 ? "connection" : "connections"} ended.`)),
+        Effect.catchTag("WorkspaceAppNotFound", () => Effect.succeed(appNotFound(view))),
+        // The role was checked above: only a role lost in between gets here.
+        Effect.catchTag("NotAllowedToManage", () => Effect.succeed(renderWorkspacePage({
+          view, section: "apps", title: "Not allowed", status: 403, body: html`<p>Only a workspace admin removes apps.</p>`
+        }))))
+    })
 
     yield* router.add("POST", `${routePath}/:clientId/remove`, () =>
-      withWorkspaceForm((view) =>
-        Effect.gen(function* () {
-          const refused = yield* requireRole(view, rolesWhere(canManageWorkspaceApps), "Removing an app")
-          if (refused._tag === "Some") return refused.value
-          const clientId = ClientId.make((yield* HttpRouter.params)["clientId"] ?? "")
-          return yield* removeWorkspaceApp({ clientId, workspaceId: view.workspace.id, actorId: view.person.user.id }).pipe(
-            Effect.flatMap(({ client, ended }) =>
-              doneAndBack(pagePaths.ownApps(view.workspace.id),
-                `${client.name ?? client.clientId} is removed; ${ended} ${ended === 1 ? "connection" : "connections"} ended.`)),
-            Effect.catchTag("WorkspaceAppNotFound", () => Effect.succeed(appNotFound(view))),
-            // The role was checked above: only a role lost in between gets here.
-            Effect.catchTag("NotAllowedToManage", () => Effect.succeed(renderWorkspacePage({
-              view, section: "apps", title: "Not allowed", status: 403, body: html`<p>Only a workspace admin removes apps.</p>`
-            }))))
-        })).pipe(ports))
+      withWorkspaceForm((view) => removeAppPost(view)).pipe(ports))
   })
 )

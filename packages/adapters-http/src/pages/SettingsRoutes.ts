@@ -2,7 +2,7 @@
 // caps, protected names), which every member reads and an admin changes (guardrails/workspaceGuardrails.ts), and the
 // credits ledger: the balance and its entries newest first, a page at a time (credits/creditHistory.ts).
 import { Effect } from "effect"
-import { HttpRouter, type HttpServerRequest } from "effect/http"
+import { HttpRouter, type HttpServerRequest, type UrlParams } from "effect/http"
 import {
   canChangeGuardrails, changeGuardrails, type CreditEntry, creditHistory, type GuardrailChanges, type Guardrails, type GuardrailsInvalid,
   type GuardrailsNotAllowed, showGuardrails
@@ -143,24 +143,23 @@ const ledgerPageOf = (request: HttpServerRequest.HttpServerRequest): number => {
   return /^[1-9][0-9]{0,5}$/.test(value) ? Number(value) : 1
 }
 
-const settingsPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest, options: {
+const settingsPage = Effect.fnUntraced(function* (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest, options: {
   readonly form?: GuardrailsForm
   readonly problem?: string
   readonly status?: number
-} = {}) =>
-  Effect.gen(function* () {
-    const guardrails = yield* showGuardrails(view.workspace.id)
-    const history = yield* creditHistory(view.workspace.id, ledgerPageOf(request))
-    return renderWorkspacePage({
-      view,
-      section: "settings",
-      title: "Settings",
-      ...(options.status === undefined ? {} : { status: options.status }),
-      body: html`${noticeOf(view.person)}
+} = {}) {
+  const guardrails = yield* showGuardrails(view.workspace.id)
+  const history = yield* creditHistory(view.workspace.id, ledgerPageOf(request))
+  return renderWorkspacePage({
+    view,
+    section: "settings",
+    title: "Settings",
+    ...(options.status === undefined ? {} : { status: options.status }),
+    body: html`${noticeOf(view.person)}
 ${guardrailsSection(view, guardrails, options.form ?? formOf(guardrails), options.problem ?? null)}
 ${creditsSection(view, history)}`
-    })
   })
+})
 
 /** The changes a sent form asks for, or why it cannot be read (the core checks the ranges). */
 const changesOf = (form: GuardrailsForm): GuardrailChanges | string => {
@@ -187,22 +186,23 @@ export const SettingsRoutes = HttpRouter.use((router) =>
     yield* router.add("GET", routePath, () =>
       withWorkspace((view, request) => settingsPage(view, request)).pipe(ports))
 
+    const guardrailsPost = Effect.fnUntraced(function* (view: WorkspaceView, form: UrlParams.UrlParams, request: HttpServerRequest.HttpServerRequest) {
+      const sent = Object.fromEntries([...capNames, "protectedNames"].map((name) =>
+        [name, (formField(form, inputName(name)) ?? "").slice(0, 16_384)])) as GuardrailsForm
+      const again = (problem: string, status: number) =>
+        settingsPage(view, request.modify({ url: pagePaths.settings(view.workspace.id) }), { form: sent, problem, status })
+      if (!canChangeGuardrails(view.role)) return yield* again(guardrailsRefusals.GuardrailsNotAllowed().message, 403)
+      const changes = changesOf(sent)
+      if (typeof changes === "string") return yield* again(changes, 400)
+      const outcome = yield* changeGuardrails({ workspaceId: view.workspace.id, actorId: view.person.user.id, changes }).pipe(Effect.result)
+      if (outcome._tag === "Success") return yield* doneAndBack(`${pagePaths.settings(view.workspace.id)}`, "The guardrails are saved.")
+      const error = outcome.failure
+      if (!isGuardrailsRefusal(error)) return yield* error
+      const row = (guardrailsRefusals[error._tag] as (e: GuardrailsRefusal) => { readonly status: number; readonly message: string })(error)
+      return yield* again(row.message, row.status)
+    })
+
     yield* router.add("POST", `${routePath}/guardrails`, () =>
-      withWorkspaceForm((view, form, request) =>
-        Effect.gen(function* () {
-          const sent = Object.fromEntries([...capNames, "protectedNames"].map((name) =>
-            [name, (formField(form, inputName(name)) ?? "").slice(0, 16_384)])) as GuardrailsForm
-          const again = (problem: string, status: number) =>
-            settingsPage(view, request.modify({ url: pagePaths.settings(view.workspace.id) }), { form: sent, problem, status })
-          if (!canChangeGuardrails(view.role)) return yield* again(guardrailsRefusals.GuardrailsNotAllowed().message, 403)
-          const changes = changesOf(sent)
-          if (typeof changes === "string") return yield* again(changes, 400)
-          const outcome = yield* changeGuardrails({ workspaceId: view.workspace.id, actorId: view.person.user.id, changes }).pipe(Effect.result)
-          if (outcome._tag === "Success") return yield* doneAndBack(`${pagePaths.settings(view.workspace.id)}`, "The guardrails are saved.")
-          const error = outcome.failure
-          if (!isGuardrailsRefusal(error)) return yield* error
-          const row = (guardrailsRefusals[error._tag] as (e: GuardrailsRefusal) => { readonly status: number; readonly message: string })(error)
-          return yield* again(row.message, row.status)
-        })).pipe(ports))
+      withWorkspaceForm((view, form, request) => guardrailsPost(view, form, request)).pipe(ports))
   })
 )

@@ -5,7 +5,7 @@
 // CSRF itself.
 import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse, UrlParams } from "effect/http"
-import { type Role, type Workspace, WorkspaceId } from "@adgate/core"
+import { type Role, type StoreUnavailable, type Workspace, WorkspaceId } from "@adgate/core"
 import { People, type Person } from "../people/People.ts"
 import { RequestId } from "../security.ts"
 import { html, type Html, renderErrorPage, renderPage, seeOther } from "./layout.ts"
@@ -122,19 +122,37 @@ export const formExpired = Effect.map(Effect.service(RequestId), (requestId) =>
  */
 export const withWorkspace = <E, R>(
   f: (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
-) =>
-  Effect.gen(function* () {
-    const people = yield* People
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const params = yield* HttpRouter.params
-    const id = WorkspaceId.make(params["workspaceId"] ?? "")
-    return yield* people.requirePerson(request, (person) => {
-      const membership = person.workspaces.find((w) => w.workspace.id === id)
-      return membership === undefined
-        ? notYourWorkspace
-        : f({ person, workspace: membership.workspace, role: membership.role }, request)
-    })
+): Effect.Effect<
+  HttpServerResponse.HttpServerResponse, E | StoreUnavailable, R | HttpServerRequest.HttpServerRequest | People | HttpRouter.RouteContext
+> => inWorkspace(f)
+
+// withWorkspace's and withWorkspaceForm's generator functions, made once and called per request (docs/architecture.md,
+// "Code on the request path"); generic over f's types, which Effect.fnUntraced carries through.
+const inWorkspace = Effect.fnUntraced(function* <E, R>(
+  f: (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
+) {
+  const people = yield* People
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const params = yield* HttpRouter.params
+  const id = WorkspaceId.make(params["workspaceId"] ?? "")
+  return yield* people.requirePerson(request, (person) => {
+    const membership = person.workspaces.find((w) => w.workspace.id === id)
+    return membership === undefined
+      ? notYourWorkspace
+      : f({ person, workspace: membership.workspace, role: membership.role }, request)
   })
+})
+
+const checkedForm = Effect.fnUntraced(function* <E, R>(
+  f: (view: WorkspaceView, form: UrlParams.UrlParams, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>,
+  view: WorkspaceView,
+  request: HttpServerRequest.HttpServerRequest
+) {
+  const people = yield* People
+  const form = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
+  if (!(yield* people.verifyCsrf(request, formField(form, "csrf_token")))) return yield* formExpired
+  return yield* f(view, form, request)
+})
 
 /**
  * The form of a POST on a workspace page, after its CSRF check (same site, token of this session): `f` runs only
@@ -143,13 +161,7 @@ export const withWorkspace = <E, R>(
 export const withWorkspaceForm = <E, R>(
   f: (view: WorkspaceView, form: UrlParams.UrlParams, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) =>
-  withWorkspace((view, request) =>
-    Effect.gen(function* () {
-      const people = yield* People
-      const form = yield* request.urlParamsBody.pipe(Effect.orElseSucceed(() => UrlParams.empty))
-      if (!(yield* people.verifyCsrf(request, formField(form, "csrf_token")))) return yield* formExpired
-      return yield* f(view, form, request)
-    }))
+  withWorkspace((view, request) => checkedForm(f, view, request))
 
 /** The first value of a form field, or undefined. */
 export const formField = (form: UrlParams.UrlParams, name: string): string | undefined =>
@@ -160,12 +172,11 @@ export const formField = (form: UrlParams.UrlParams, name: string): string | und
  * it lands on. The notice travels in a cookie of this session for that page (People.withNotice), never in the URL:
  * a link cannot put words on our pages.
  */
-export const doneAndBack = (path: string, notice?: string) =>
-  Effect.gen(function* () {
-    const back = seeOther(path)
-    if (notice === undefined) return back
-    return (yield* People).withNotice(back, yield* HttpServerRequest.HttpServerRequest, path, notice)
-  })
+export const doneAndBack = Effect.fnUntraced(function* (path: string, notice?: string) {
+  const back = seeOther(path)
+  if (notice === undefined) return back
+  return (yield* People).withNotice(back, yield* HttpServerRequest.HttpServerRequest, path, notice)
+})
 
 /** The notice a `doneAndBack` left for this page, shown at its top (the page's answer clears it). */
 export const noticeOf = (person: Person): Html =>

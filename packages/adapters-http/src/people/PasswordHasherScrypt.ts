@@ -34,23 +34,27 @@ const parse = (stored: string) => {
   return { params, salt: Buffer.from(match[4] ?? "", "base64url"), key: Buffer.from(match[5] ?? "", "base64url") }
 }
 
+// Made once and called per sign-in or password change, not a generator closure per call (docs/architecture.md, "Code
+// on the request path").
+const hashWith = Effect.fnUntraced(function* (password: string, params: ScryptParameters) {
+  const salt = randomBytes(16)
+  const key = yield* derive(password, salt, params)
+  return encode(params, salt, key)
+})
+
+const verifyWith = Effect.fnUntraced(function* (password: string, stored: string, params: ScryptParameters) {
+  const parsed = parse(stored)
+  // An unreadable stored value still costs one derivation, so it answers no faster than a wrong password.
+  const salt = parsed?.salt ?? Buffer.alloc(16)
+  const key = yield* derive(password, salt, parsed?.params ?? params)
+  if (parsed === undefined || parsed.key.length !== key.length) return false
+  return timingSafeEqual(key, parsed.key)
+})
+
 export const makePasswordHasherScrypt = (params: ScryptParameters = defaultScryptParameters) =>
   PasswordHasher.of({
-    hash: (password) =>
-      Effect.gen(function* () {
-        const salt = randomBytes(16)
-        const key = yield* derive(password, salt, params)
-        return encode(params, salt, key)
-      }).pipe(Effect.orDie),
-    verify: (password, stored) =>
-      Effect.gen(function* () {
-        const parsed = parse(stored)
-        // An unreadable stored value still costs one derivation, so it answers no faster than a wrong password.
-        const salt = parsed?.salt ?? Buffer.alloc(16)
-        const key = yield* derive(password, salt, parsed?.params ?? params)
-        if (parsed === undefined || parsed.key.length !== key.length) return false
-        return timingSafeEqual(key, parsed.key)
-      }).pipe(Effect.orDie)
+    hash: (password) => hashWith(password, params).pipe(Effect.orDie),
+    verify: (password, stored) => verifyWith(password, stored, params).pipe(Effect.orDie)
   })
 
 export const PasswordHasherScrypt = Layer.succeed(PasswordHasher, makePasswordHasherScrypt())

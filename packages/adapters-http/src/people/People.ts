@@ -181,25 +181,24 @@ export const makePeople = Effect.gen(function* () {
     // A prefix of its own, so that a host's session key can never give the token of one of adgate's cookie values.
     const hostCsrfValue = (sessionKey: string) => `host:${sessionKey}`
 
-    const current = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.gen(function* () {
-        if (Option.isSome(host)) {
-          const signedIn = yield* hostSession(host.value, request)
-          if (Option.isNone(signedIn)) return Option.none<Person>()
-          const person = yield* resolvePerson(signedIn.value.userId, null).pipe(ports)
-          if (Option.isNone(person)) return Option.none<Person>()
-          // No one-time notice under a host's session: its MAC is keyed by adgate's own session secret, which a host's
-          // session does not carry (docs/embedding.md, Known limits); the page itself still shows the new state.
-          return Option.some<Person>({
-            ...person.value, csrfToken: yield* csrfTokenFor(hostCsrfValue(signedIn.value.sessionKey)), notice: null
-          })
-        }
-        const secret = sessionSecret(request)
-        if (Option.isNone(secret)) return Option.none<Person>()
-        const person = yield* resolveSession(secret.value).pipe(ports)
+    const current = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      if (Option.isSome(host)) {
+        const signedIn = yield* hostSession(host.value, request)
+        if (Option.isNone(signedIn)) return Option.none<Person>()
+        const person = yield* resolvePerson(signedIn.value.userId, null).pipe(ports)
         if (Option.isNone(person)) return Option.none<Person>()
-        return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(secret.value), notice: noticeIn(request, secret.value) })
-      })
+        // No one-time notice under a host's session: its MAC is keyed by adgate's own session secret, which a host's
+        // session does not carry (docs/embedding.md, Known limits); the page itself still shows the new state.
+        return Option.some<Person>({
+          ...person.value, csrfToken: yield* csrfTokenFor(hostCsrfValue(signedIn.value.sessionKey)), notice: null
+        })
+      }
+      const secret = sessionSecret(request)
+      if (Option.isNone(secret)) return Option.none<Person>()
+      const person = yield* resolveSession(secret.value).pipe(ports)
+      if (Option.isNone(person)) return Option.none<Person>()
+      return Option.some<Person>({ ...person.value, csrfToken: yield* csrfTokenFor(secret.value), notice: noticeIn(request, secret.value) })
+    })
 
     const signInUrl = (returnTo: string) => {
       const target = safeReturnTo(returnTo, issuer.origin)
@@ -216,28 +215,27 @@ export const makePeople = Effect.gen(function* () {
           ? Effect.map(f(person.value), clearingNotice(request))
           : Effect.succeed(seeOther(signInUrl(request.url))))
 
-    const verifyCsrf = (
+    const verifyCsrf = Effect.fnUntraced(function* (
       request: HttpServerRequest.HttpServerRequest,
       submitted: string | undefined,
       options?: { readonly signInForm?: boolean }
-    ) =>
-      Effect.gen(function* () {
-        if (submitted === undefined || submitted === "" || isCrossSite(request, issuer.origin)) return false
-        const bound: Array<string> = []
-        if (Option.isSome(host)) {
-          // A host that cannot tell now is refused like a missing token: the form changes nothing.
-          const signedIn = yield* hostSession(host.value, request).pipe(Effect.orElseSucceed(() => Option.none()))
-          if (Option.isSome(signedIn)) bound.push(hostCsrfValue(signedIn.value.sessionKey))
-        }
-        const session = Option.isSome(host) ? Option.none<string>() : sessionSecret(request)
-        if (Option.isSome(session)) bound.push(session.value)
-        // The pre-sign-in cookie binds only the sign-in form: it can be planted on http (no __Host- prefix).
-        const pre = request.cookies[preSessionCookie]
-        if (Option.isNone(host) && options?.signInForm === true && pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
-        let ok = false
-        for (const value of bound) if (constantTimeEqual(yield* csrfTokenFor(value), submitted)) ok = true
-        return ok
-      })
+    ) {
+      if (submitted === undefined || submitted === "" || isCrossSite(request, issuer.origin)) return false
+      const bound: Array<string> = []
+      if (Option.isSome(host)) {
+        // A host that cannot tell now is refused like a missing token: the form changes nothing.
+        const signedIn = yield* hostSession(host.value, request).pipe(Effect.orElseSucceed(() => Option.none()))
+        if (Option.isSome(signedIn)) bound.push(hostCsrfValue(signedIn.value.sessionKey))
+      }
+      const session = Option.isSome(host) ? Option.none<string>() : sessionSecret(request)
+      if (Option.isSome(session)) bound.push(session.value)
+      // The pre-sign-in cookie binds only the sign-in form: it can be planted on http (no __Host- prefix).
+      const pre = request.cookies[preSessionCookie]
+      if (Option.isNone(host) && options?.signInForm === true && pre !== undefined && preSessionValue.test(pre)) bound.push(pre)
+      let ok = false
+      for (const value of bound) if (constantTimeEqual(yield* csrfTokenFor(value), submitted)) ok = true
+      return ok
+    })
 
     const withSessionCookie = (response: HttpServerResponse.HttpServerResponse, secret: string) =>
       response.pipe(
@@ -248,18 +246,17 @@ export const makePeople = Effect.gen(function* () {
     const withoutSessionCookie = (response: HttpServerResponse.HttpServerResponse) =>
       Response.setCookieUnsafe(response, sessionCookie, "", { ...cookieOptions, maxAge: 0 })
 
-    const preSession = (request: HttpServerRequest.HttpServerRequest) =>
-      Effect.gen(function* () {
-        const existing = request.cookies[preSessionCookie]
-        if (existing !== undefined && preSessionValue.test(existing))
-          return { value: existing, set: (r: HttpServerResponse.HttpServerResponse) => r }
-        const value = yield* secrets.generate(Prefix.csrf)
-        return {
-          value,
-          set: (r: HttpServerResponse.HttpServerResponse) =>
-            Response.setCookieUnsafe(r, preSessionCookie, value, { ...cookieOptions, maxAge: `${preSessionLifetimeMs} millis` })
-        }
-      })
+    const preSession = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      const existing = request.cookies[preSessionCookie]
+      if (existing !== undefined && preSessionValue.test(existing))
+        return { value: existing, set: (r: HttpServerResponse.HttpServerResponse) => r }
+      const value = yield* secrets.generate(Prefix.csrf)
+      return {
+        value,
+        set: (r: HttpServerResponse.HttpServerResponse) =>
+          Response.setCookieUnsafe(r, preSessionCookie, value, { ...cookieOptions, maxAge: `${preSessionLifetimeMs} millis` })
+      }
+    })
 
     return People.of({
       hostSignOutUrl: Option.map(host, (signIn) => signIn.signOutUrl),

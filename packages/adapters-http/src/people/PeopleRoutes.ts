@@ -92,78 +92,83 @@ export const PeopleRoutes = HttpRouter.use((router) =>
     const endSession = (request: HttpServerRequest.HttpServerRequest) =>
       Option.match(people.sessionSecret(request), { onNone: () => Effect.void, onSome: signOut }).pipe(ports)
 
-    yield* router.add("GET", "/signin", (request) =>
-      Effect.gen(function* () {
-        const url = new URL(request.url, origin)
-        const returnTo = safeReturnTo(url.searchParams.get("return_to"), origin)
-        // The host signs people in (SignIn port): its page, coming back here.
-        if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
-        if (Option.isSome(yield* people.current(request))) return seeOther(returnTo)
-        const pre = yield* people.preSession(request)
-        const app = yield* asking(returnTo)
-        return pre.set(signInForm({ csrfToken: yield* people.csrfTokenFor(pre.value), returnTo, ...(app === undefined ? {} : { asking: app }) }))
-      }))
+    const signInPage = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      const url = new URL(request.url, origin)
+      const returnTo = safeReturnTo(url.searchParams.get("return_to"), origin)
+      // The host signs people in (SignIn port): its page, coming back here.
+      if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
+      if (Option.isSome(yield* people.current(request))) return seeOther(returnTo)
+      const pre = yield* people.preSession(request)
+      const app = yield* asking(returnTo)
+      return pre.set(signInForm({ csrfToken: yield* people.csrfTokenFor(pre.value), returnTo, ...(app === undefined ? {} : { asking: app }) }))
+    })
 
-    yield* router.add("POST", "/signin", (request) =>
-      Effect.gen(function* () {
-        const form = yield* request.urlParamsBody
-        const returnTo = safeReturnTo(field(form, "return_to"), origin)
-        if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
-        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* formExpired
-        const email = (field(form, "email") ?? "").slice(0, 320)
-        const password = (field(form, "password") ?? "").slice(0, passwordMaxLength)
-        const address = Option.getOrElse(request.remoteAddress, () => "unknown")
-        const outcome = yield* signIn({
-          email, password, address
-        }).pipe(ports, Effect.result)
-        if (outcome._tag === "Success") {
-          // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
-          yield* endSession(request)
-          return people.withSessionCookie(seeOther(returnTo), outcome.success.secret)
-        }
-        const refusal = outcome.failure
-        if (refusal._tag === "StoreUnavailable") return yield* refusal
-        const row = peoplePageErrors[refusal._tag]
-        const pre = yield* people.preSession(request)
-        const app = yield* asking(returnTo)
-        return pre.set(signInForm({
-          csrfToken: yield* people.csrfTokenFor(pre.value), returnTo, email, status: row.status, problem: row.message,
-          ...(app === undefined ? {} : { asking: app }),
-          ...(refusal._tag === "SignInThrottled" ? { headers: { "retry-after": String(refusal.retryAfterSeconds) } } : {})
-        }))
-      }))
+    yield* router.add("GET", "/signin", (request) => signInPage(request))
 
-    yield* router.add("POST", "/signout", (request) =>
-      Effect.gen(function* () {
-        const form = yield* request.urlParamsBody
-        if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
-        // The host's session is the host's to end.
-        if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.hostSignOutUrl.value)
+    const signInPost = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      const form = yield* request.urlParamsBody
+      const returnTo = safeReturnTo(field(form, "return_to"), origin)
+      if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.signInUrl(returnTo))
+      if (!(yield* people.verifyCsrf(request, field(form, "csrf_token"), { signInForm: true }))) return yield* formExpired
+      const email = (field(form, "email") ?? "").slice(0, 320)
+      const password = (field(form, "password") ?? "").slice(0, passwordMaxLength)
+      const address = Option.getOrElse(request.remoteAddress, () => "unknown")
+      const outcome = yield* signIn({
+        email, password, address
+      }).pipe(ports, Effect.result)
+      if (outcome._tag === "Success") {
+        // A new session on every sign-in; the one the browser held before (if any) ends (checklist M 162).
         yield* endSession(request)
-        return people.withoutSessionCookie(seeOther("/signin"))
+        return people.withSessionCookie(seeOther(returnTo), outcome.success.secret)
+      }
+      const refusal = outcome.failure
+      if (refusal._tag === "StoreUnavailable") return yield* refusal
+      const row = peoplePageErrors[refusal._tag]
+      const pre = yield* people.preSession(request)
+      const app = yield* asking(returnTo)
+      return pre.set(signInForm({
+        csrfToken: yield* people.csrfTokenFor(pre.value), returnTo, email, status: row.status, problem: row.message,
+        ...(app === undefined ? {} : { asking: app }),
+        ...(refusal._tag === "SignInThrottled" ? { headers: { "retry-after": String(refusal.retryAfterSeconds) } } : {})
       }))
+    })
 
-    yield* router.add("POST", "/session/workspace", (request) =>
-      Effect.gen(function* () {
-        const form = yield* request.urlParamsBody
-        const returnTo = safeReturnTo(field(form, "return_to"), origin)
-        return yield* people.requirePerson(request.modify({ url: returnTo }), (person) =>
-          Effect.gen(function* () {
-            if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
-            const chosen = WorkspaceId.make(field(form, "workspace_id") ?? "")
-            // Signed in by the host: no session of adgate's keeps the choice; the chosen workspace's own page opens
-            // (every workspace page carries its workspace in its path).
-            if (person.session === null)
-              return person.workspaces.some((w) => w.workspace.id === chosen)
-                ? seeOther(pagePaths.apiMcp(chosen))
-                : renderErrorPage({ ...peoplePageErrors.NotAMember, returnTo })
-            return yield* switchWorkspace(person.session, chosen).pipe(
-              ports,
-              Effect.as(seeOther(returnTo)),
-              Effect.catchTag("NotAMember", (e) => Effect.succeed(renderErrorPage({ ...peoplePageErrors[e._tag], returnTo })))
-            )
-          }))
-      }))
+    yield* router.add("POST", "/signin", (request) => signInPost(request))
+
+    const signOutPost = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      const form = yield* request.urlParamsBody
+      if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
+      // The host's session is the host's to end.
+      if (Option.isSome(people.hostSignOutUrl)) return seeOther(people.hostSignOutUrl.value)
+      yield* endSession(request)
+      return people.withoutSessionCookie(seeOther("/signin"))
+    })
+
+    yield* router.add("POST", "/signout", (request) => signOutPost(request))
+
+    const switchTo = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, form: UrlParams.UrlParams, returnTo: string, person: Person) {
+      if (!(yield* people.verifyCsrf(request, field(form, "csrf_token")))) return yield* formExpired
+      const chosen = WorkspaceId.make(field(form, "workspace_id") ?? "")
+      // Signed in by the host: no session of adgate's keeps the choice; the chosen workspace's own page opens
+      // (every workspace page carries its workspace in its path).
+      if (person.session === null)
+        return person.workspaces.some((w) => w.workspace.id === chosen)
+          ? seeOther(pagePaths.apiMcp(chosen))
+          : renderErrorPage({ ...peoplePageErrors.NotAMember, returnTo })
+      return yield* switchWorkspace(person.session, chosen).pipe(
+        ports,
+        Effect.as(seeOther(returnTo)),
+        Effect.catchTag("NotAMember", (e) => Effect.succeed(renderErrorPage({ ...peoplePageErrors[e._tag], returnTo })))
+      )
+    })
+
+    const sessionWorkspacePost = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
+      const form = yield* request.urlParamsBody
+      const returnTo = safeReturnTo(field(form, "return_to"), origin)
+      return yield* people.requirePerson(request.modify({ url: returnTo }), (person) => switchTo(request, form, returnTo, person))
+    })
+
+    yield* router.add("POST", "/session/workspace", (request) => sessionWorkspacePost(request))
 
     // Where sign-in lands: the API & MCP page of the workspace the person works in.
     yield* router.add("GET", "/", (request) =>

@@ -126,126 +126,151 @@ const toObject = (row: ObjectRow): SandboxObject => ({
 
 export type SqlEffect<A> = Effect.Effect<A, SqlError.SqlError, SqlClient.SqlClient>
 
-/** The state of one family in one workspace. */
-export const sandboxStore = (workspaceId: string, family: string) => ({
-  accounts: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`
+// The store's generator functions, made once and called per call with the workspace and family (docs/architecture.md,
+// "Code on the request path"): sandboxStore is made per platform call.
+const storeAccounts = Effect.fnUntraced(function* (workspaceId: string, family: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`
       SELECT id, name, status, currency, time_zone FROM sandbox_accounts
       WHERE workspace_id = ${workspaceId} AND family = ${family} ORDER BY id`
-    return rows.map((r): SandboxAccount => ({ id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.timeZone }))
-  }) satisfies SqlEffect<ReadonlyArray<SandboxAccount>>,
+  return rows.map((r): SandboxAccount => ({ id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.timeZone }))
+})
 
-  account: (accountId: string): SqlEffect<SandboxAccount | undefined> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`
+const storeAccount = Effect.fnUntraced(function* (workspaceId: string, family: string, accountId: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`
       SELECT id, name, status, currency, time_zone FROM sandbox_accounts
       WHERE workspace_id = ${workspaceId} AND family = ${family} AND id = ${accountId}`
-    const r = rows[0]
-    return r === undefined ? undefined : { id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.timeZone }
-  }),
+  const r = rows[0]
+  return r === undefined ? undefined : { id: r.id, name: r.name, status: r.status, currency: r.currency, timeZone: r.timeZone }
+})
+
+const storeAccountObjects = Effect.fnUntraced(function* (workspaceId: string, family: string, accountId: string, type: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{
+    aId: string; aName: string; aStatus: string; currency: string; timeZone: string
+  } & { [K in keyof ObjectRow]: ObjectRow[K] | null }>`SELECT a.id AS a_id, a.name AS a_name, a.status AS a_status, a.currency, a.time_zone,
+          o.id, o.account_id, o.type, o.parent_id, o.name, o.status, o.daily_budget, o.profile, o.data, o.position
+        FROM sandbox_accounts a LEFT JOIN sandbox_objects o ON o.workspace_id = a.workspace_id AND o.family = a.family
+          AND o.account_id = a.id AND o.type = ${type}
+        WHERE a.workspace_id = ${workspaceId} AND a.family = ${family} AND a.id = ${accountId}
+        ORDER BY o.position, o.id`
+  const first = rows[0]
+  if (first === undefined) return { account: undefined, objects: [] }
+  const account: SandboxAccount = { id: first.aId, name: first.aName, status: first.aStatus, currency: first.currency, timeZone: first.timeZone }
+  return { account, objects: rows.flatMap((r) => (r.id === null ? [] : [toObject(r as ObjectRow)])) }
+})
+
+const storeObjects = Effect.fnUntraced(function* (workspaceId: string, family: string, accountId: string, type: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
+      FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} AND account_id = ${accountId}
+      AND type = ${type} ORDER BY position, id`
+  return rows.map(toObject)
+})
+
+const storeAllObjects = Effect.fnUntraced(function* (workspaceId: string, family: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
+      FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} ORDER BY position, id`
+  return rows.map(toObject)
+})
+
+const storeObject = Effect.fnUntraced(function* (workspaceId: string, family: string, accountId: string, type: string, id: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
+      FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} AND account_id = ${accountId}
+      AND type = ${type} AND id = ${id}`
+  return rows[0] === undefined ? undefined : toObject(rows[0])
+})
+
+const storeInsertAccount = Effect.fnUntraced(function* (workspaceId: string, family: string, account: SandboxAccount) {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`INSERT INTO sandbox_accounts (workspace_id, family, id, name, status, currency, time_zone)
+      VALUES (${workspaceId}, ${family}, ${account.id}, ${account.name}, ${account.status}, ${account.currency}, ${account.timeZone})
+      ON CONFLICT DO NOTHING`
+})
+
+const storeInsertObject = Effect.fnUntraced(function* (workspaceId: string, family: string, object: SandboxObject) {
+  const sql = yield* SqlClient.SqlClient
+  const now = yield* Clock.currentTimeMillis
+  yield* sql`INSERT INTO sandbox_objects (workspace_id, family, id, account_id, type, parent_id, name, status, daily_budget,
+      profile, data, position, updated_at)
+      VALUES (${workspaceId}, ${family}, ${object.id}, ${object.accountId}, ${object.type}, ${object.parentId}, ${object.name},
+      ${object.status}, ${object.dailyBudget}, ${JSON.stringify(object.profile)}::jsonb, ${JSON.stringify(object.data)}::jsonb,
+      ${object.position}, ${now})
+      ON CONFLICT DO NOTHING`
+})
+
+const storeUpdateObject = Effect.fnUntraced(function* (workspaceId: string, family: string, object: SandboxObject) {
+  const sql = yield* SqlClient.SqlClient
+  const now = yield* Clock.currentTimeMillis
+  yield* sql`UPDATE sandbox_objects SET name = ${object.name}, status = ${object.status},
+      daily_budget = ${object.dailyBudget}, data = ${JSON.stringify(object.data)}::jsonb, updated_at = ${now}
+      WHERE workspace_id = ${workspaceId} AND family = ${family} AND id = ${object.id}`
+})
+
+const storeDeleteObject = Effect.fnUntraced(function* (workspaceId: string, family: string, id: string) {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`DELETE FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} AND id = ${id}`
+})
+
+const storeNextPosition = Effect.fnUntraced(function* (workspaceId: string, family: string) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ next: number }>`SELECT COALESCE(MAX(position), 0) + 1 AS next FROM sandbox_objects
+      WHERE workspace_id = ${workspaceId} AND family = ${family}`
+  return Number(rows[0]?.next ?? 1)
+})
+
+const storeMetrics = Effect.fnUntraced(function* (workspaceId: string, family: string, objectIds: ReadonlyArray<string> | null, from: string, to: string) {
+  const sql = yield* SqlClient.SqlClient
+  if (objectIds !== null && objectIds.length === 0) return []
+  const rows = yield* sql<{
+    objectId: string; day: string; impressions: number; clicks: number; cost: number; conversions: number
+    conversionValue: number; sessions: number; users: number; orders: number; units: number; revenue: number
+  }>`SELECT object_id, day, impressions, clicks, cost, conversions, conversion_value, sessions, users, orders, units, revenue
+        FROM sandbox_daily_metrics WHERE workspace_id = ${workspaceId} AND family = ${family}
+        AND day >= ${from} AND day <= ${to} ${objectIds === null ? sql`` : sql`AND ${sql.in("object_id", objectIds)}`}
+        ORDER BY day, object_id`
+  return rows.map((r): DailyMetrics => ({
+    objectId: r.objectId, day: r.day, impressions: Number(r.impressions), clicks: Number(r.clicks), cost: Number(r.cost),
+    conversions: Number(r.conversions), conversionValue: Number(r.conversionValue), sessions: Number(r.sessions),
+    users: Number(r.users), orders: Number(r.orders), units: Number(r.units), revenue: Number(r.revenue)
+  }))
+})
+
+/** The state of one family in one workspace. */
+export const sandboxStore = (workspaceId: string, family: string) => ({
+  accounts: storeAccounts(workspaceId, family) satisfies SqlEffect<ReadonlyArray<SandboxAccount>>,
+
+  account: (accountId: string): SqlEffect<SandboxAccount | undefined> => storeAccount(workspaceId, family, accountId),
 
   /**
    * The account and its objects of one type in one statement (a list call: the account must exist, then its
    * objects): `account` undefined when there is no such account.
    */
   accountObjects: (accountId: string, type: string): SqlEffect<{ readonly account: SandboxAccount | undefined; readonly objects: ReadonlyArray<SandboxObject> }> =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const rows = yield* sql<{
-        aId: string; aName: string; aStatus: string; currency: string; timeZone: string
-      } & { [K in keyof ObjectRow]: ObjectRow[K] | null }>`SELECT a.id AS a_id, a.name AS a_name, a.status AS a_status, a.currency, a.time_zone,
-          o.id, o.account_id, o.type, o.parent_id, o.name, o.status, o.daily_budget, o.profile, o.data, o.position
-        FROM sandbox_accounts a LEFT JOIN sandbox_objects o ON o.workspace_id = a.workspace_id AND o.family = a.family
-          AND o.account_id = a.id AND o.type = ${type}
-        WHERE a.workspace_id = ${workspaceId} AND a.family = ${family} AND a.id = ${accountId}
-        ORDER BY o.position, o.id`
-      const first = rows[0]
-      if (first === undefined) return { account: undefined, objects: [] }
-      const account: SandboxAccount = { id: first.aId, name: first.aName, status: first.aStatus, currency: first.currency, timeZone: first.timeZone }
-      return { account, objects: rows.flatMap((r) => (r.id === null ? [] : [toObject(r as ObjectRow)])) }
-    }),
+    storeAccountObjects(workspaceId, family, accountId, type),
 
-  objects: (accountId: string, type: string): SqlEffect<ReadonlyArray<SandboxObject>> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
-      FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} AND account_id = ${accountId}
-      AND type = ${type} ORDER BY position, id`
-    return rows.map(toObject)
-  }),
+  objects: (accountId: string, type: string): SqlEffect<ReadonlyArray<SandboxObject>> => storeObjects(workspaceId, family, accountId, type),
 
-  allObjects: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
-      FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} ORDER BY position, id`
-    return rows.map(toObject)
-  }) satisfies SqlEffect<ReadonlyArray<SandboxObject>>,
+  allObjects: storeAllObjects(workspaceId, family) satisfies SqlEffect<ReadonlyArray<SandboxObject>>,
 
-  object: (accountId: string, type: string, id: string): SqlEffect<SandboxObject | undefined> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<ObjectRow>`SELECT id, account_id, type, parent_id, name, status, daily_budget, profile, data, position
-      FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} AND account_id = ${accountId}
-      AND type = ${type} AND id = ${id}`
-    return rows[0] === undefined ? undefined : toObject(rows[0])
-  }),
+  object: (accountId: string, type: string, id: string): SqlEffect<SandboxObject | undefined> => storeObject(workspaceId, family, accountId, type, id),
 
-  insertAccount: (account: SandboxAccount): SqlEffect<void> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`INSERT INTO sandbox_accounts (workspace_id, family, id, name, status, currency, time_zone)
-      VALUES (${workspaceId}, ${family}, ${account.id}, ${account.name}, ${account.status}, ${account.currency}, ${account.timeZone})
-      ON CONFLICT DO NOTHING`
-  }),
+  insertAccount: (account: SandboxAccount): SqlEffect<void> => storeInsertAccount(workspaceId, family, account),
 
-  insertObject: (object: SandboxObject): SqlEffect<void> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const now = yield* Clock.currentTimeMillis
-    yield* sql`INSERT INTO sandbox_objects (workspace_id, family, id, account_id, type, parent_id, name, status, daily_budget,
-      profile, data, position, updated_at)
-      VALUES (${workspaceId}, ${family}, ${object.id}, ${object.accountId}, ${object.type}, ${object.parentId}, ${object.name},
-      ${object.status}, ${object.dailyBudget}, ${JSON.stringify(object.profile)}::jsonb, ${JSON.stringify(object.data)}::jsonb,
-      ${object.position}, ${now})
-      ON CONFLICT DO NOTHING`
-  }),
+  insertObject: (object: SandboxObject): SqlEffect<void> => storeInsertObject(workspaceId, family, object),
 
   /** Saves the changed fields of one object (the sandbox's own write; the platform answers from the result). */
-  updateObject: (object: SandboxObject): SqlEffect<void> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const now = yield* Clock.currentTimeMillis
-    yield* sql`UPDATE sandbox_objects SET name = ${object.name}, status = ${object.status},
-      daily_budget = ${object.dailyBudget}, data = ${JSON.stringify(object.data)}::jsonb, updated_at = ${now}
-      WHERE workspace_id = ${workspaceId} AND family = ${family} AND id = ${object.id}`
-  }),
+  updateObject: (object: SandboxObject): SqlEffect<void> => storeUpdateObject(workspaceId, family, object),
 
-  deleteObject: (id: string): SqlEffect<void> => Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`DELETE FROM sandbox_objects WHERE workspace_id = ${workspaceId} AND family = ${family} AND id = ${id}`
-  }),
+  deleteObject: (id: string): SqlEffect<void> => storeDeleteObject(workspaceId, family, id),
 
-  nextPosition: Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ next: number }>`SELECT COALESCE(MAX(position), 0) + 1 AS next FROM sandbox_objects
-      WHERE workspace_id = ${workspaceId} AND family = ${family}`
-    return Number(rows[0]?.next ?? 1)
-  }) satisfies SqlEffect<number>,
+  nextPosition: storeNextPosition(workspaceId, family) satisfies SqlEffect<number>,
 
   /** Daily metrics of `objectIds` (all of the family when null) between two days, inclusive. */
-  metrics: (objectIds: ReadonlyArray<string> | null, from: string, to: string): SqlEffect<ReadonlyArray<DailyMetrics>> =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      if (objectIds !== null && objectIds.length === 0) return []
-      const rows = yield* sql<{
-        objectId: string; day: string; impressions: number; clicks: number; cost: number; conversions: number
-        conversionValue: number; sessions: number; users: number; orders: number; units: number; revenue: number
-      }>`SELECT object_id, day, impressions, clicks, cost, conversions, conversion_value, sessions, users, orders, units, revenue
-        FROM sandbox_daily_metrics WHERE workspace_id = ${workspaceId} AND family = ${family}
-        AND day >= ${from} AND day <= ${to} ${objectIds === null ? sql`` : sql`AND ${sql.in("object_id", objectIds)}`}
-        ORDER BY day, object_id`
-      return rows.map((r): DailyMetrics => ({
-        objectId: r.objectId, day: r.day, impressions: Number(r.impressions), clicks: Number(r.clicks), cost: Number(r.cost),
-        conversions: Number(r.conversions), conversionValue: Number(r.conversionValue), sessions: Number(r.sessions),
-        users: Number(r.users), orders: Number(r.orders), units: Number(r.units), revenue: Number(r.revenue)
-      }))
-    }),
+  metrics: (objectIds: ReadonlyArray<string> | null, from: string, to: string): SqlEffect<ReadonlyArray<DailyMetrics>> => storeMetrics(workspaceId, family, objectIds, from, to),
 
   /**
    * Generates the metrics of every day after the last filled one up to yesterday (today is not over yet), from
@@ -255,35 +280,44 @@ export const sandboxStore = (workspaceId: string, family: string) => ({
     generate: (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>,
     /** The last filled day when the caller has just read it (null: none yet); absent: read here. */
     known?: { readonly filledThrough: string | null }
-  ): SqlEffect<void> =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const yesterday = addDays(yield* today, -1)
-      const filledThrough = known !== undefined
-        ? known.filledThrough
-        : (yield* sql<{ filledThrough: string }>`SELECT filled_through FROM sandbox_fills
+  ): SqlEffect<void> => storeFill(workspaceId, family, generate, known)
+})
+
+type Generate = (objects: ReadonlyArray<SandboxObject>, day: string) => ReadonlyArray<DailyMetrics>
+
+const storeFill = Effect.fnUntraced(function* (
+  workspaceId: string, family: string, generate: Generate, known: { readonly filledThrough: string | null } | undefined
+) {
+  const sql = yield* SqlClient.SqlClient
+  const yesterday = addDays(yield* today, -1)
+  const filledThrough = known !== undefined
+    ? known.filledThrough
+    : (yield* sql<{ filledThrough: string }>`SELECT filled_through FROM sandbox_fills
             WHERE workspace_id = ${workspaceId} AND family = ${family}`)[0]?.filledThrough ?? null
-      // A mark read a moment ago can only be behind: filling again writes the same rows (DO NOTHING), never fewer.
-      const first = filledThrough === null ? addDays(yesterday, -(historyDays - 1)) : addDays(filledThrough, 1)
-      if (first > yesterday) return
-      // The catch-up writes are one unit of their own (a savepoint inside a write's transaction): a read runs outside
-      // any transaction and must not leave half a day filled. Concurrent fills write the same rows (DO NOTHING).
-      yield* sql.withTransaction(Effect.gen(function* () {
-        const objects = yield* sandboxStore(workspaceId, family).allObjects
-        const generated = daysBetween(first, yesterday).flatMap((day) => generate(objects, day))
-          .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
-        for (let i = 0; i < generated.length; i += 500) {
-          const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
-            workspaceId, family, objectId: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
-            cost: m.cost, conversions: m.conversions, conversionValue: m.conversionValue, sessions: m.sessions, users: m.users,
-            orders: m.orders, units: m.units, revenue: m.revenue
-          }))
-          yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
-        }
-        yield* sql`INSERT INTO sandbox_fills (workspace_id, family, filled_through) VALUES (${workspaceId}, ${family}, ${yesterday})
+  // A mark read a moment ago can only be behind: filling again writes the same rows (DO NOTHING), never fewer.
+  const first = filledThrough === null ? addDays(yesterday, -(historyDays - 1)) : addDays(filledThrough, 1)
+  if (first > yesterday) return
+  // The catch-up writes are one unit of their own (a savepoint inside a write's transaction): a read runs outside
+  // any transaction and must not leave half a day filled. Concurrent fills write the same rows (DO NOTHING).
+  yield* sql.withTransaction(storeFillDays(sql, workspaceId, family, generate, first, yesterday))
+})
+
+const storeFillDays = Effect.fnUntraced(function* (
+  sql: SqlClient.SqlClient, workspaceId: string, family: string, generate: Generate, first: string, yesterday: string
+) {
+  const objects = yield* sandboxStore(workspaceId, family).allObjects
+  const generated = daysBetween(first, yesterday).flatMap((day) => generate(objects, day))
+    .filter((m) => m.impressions + m.clicks + m.sessions + m.units + m.orders > 0)
+  for (let i = 0; i < generated.length; i += 500) {
+    const batch = generated.slice(i, i + 500).map((m): Record<string, unknown> => ({
+      workspaceId, family, objectId: m.objectId, day: m.day, impressions: m.impressions, clicks: m.clicks,
+      cost: m.cost, conversions: m.conversions, conversionValue: m.conversionValue, sessions: m.sessions, users: m.users,
+      orders: m.orders, units: m.units, revenue: m.revenue
+    }))
+    yield* sql`INSERT INTO sandbox_daily_metrics ${sql.insert(batch as unknown as readonly [Record<string, unknown>, ...Array<Record<string, unknown>>])} ON CONFLICT DO NOTHING`
+  }
+  yield* sql`INSERT INTO sandbox_fills (workspace_id, family, filled_through) VALUES (${workspaceId}, ${family}, ${yesterday})
           ON CONFLICT (workspace_id, family) DO UPDATE SET filled_through = EXCLUDED.filled_through`
-      }))
-    })
 })
 
 export type SandboxStore = ReturnType<typeof sandboxStore>

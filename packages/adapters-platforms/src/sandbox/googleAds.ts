@@ -167,7 +167,7 @@ export const gadsCustomers = [
   ] }
 ] as const satisfies ReadonlyArray<{ id: string; name: string; campaigns: ReadonlyArray<CampaignSeed> }>
 
-const seed = (store: SandboxStore) => Effect.gen(function* () {
+const seed = Effect.fnUntraced(function* (store: SandboxStore) {
   let position = 0
   for (const customer of gadsCustomers) {
     yield* store.insertAccount({ id: customer.id, name: customer.name, status: "ENABLED", currency: "USD", timeZone: "America/New_York" })
@@ -269,146 +269,144 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
 
 const statusTo: Record<string, string> = { pause_campaign: "PAUSED", enable_campaign: "ENABLED", remove_campaign: "REMOVED" }
 
-const preview = (call: SandboxCall): SqlEffect<SandboxChange> =>
-  Effect.gen(function* () {
-    if (call.tool === "raw") {
-      const meant = fromRaw(call)
-      if ("providerStatus" in meant) return noChange(`${str(call.args, "method")} ${str(call.args, "path")}`)
-      return yield* preview(meant)
-    }
-    const customerId = str(call.args, "accountId")
-    const campaigns = yield* call.store.objects(customerId, "campaign")
-    if (call.tool === "create_campaign") {
-      const budget = appliedBudget(call.args)
-      // Created PAUSED: no budget changes (a change cap has no "from") and the active total stays as it is.
-      return {
-        accountId: customerId, target: { type: "campaign", id: null, name: str(call.args, "name") },
-        dailyBudget: null, status: null,
-        accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: enabledTotal(campaigns),
-        summary: `Create the paused campaign "${str(call.args, "name")}" with a daily budget of ${money(budget)}`
-      }
-    }
-    const campaign = campaigns.find((c) => c.id === str(call.args, "campaignId"))
-    if (campaign === undefined) return noChange(`${call.tool} on unknown campaign ${str(call.args, "campaignId")}`, customerId)
-    const target = { type: "campaign", id: campaign.id, name: campaign.name }
-    const from = campaign.dailyBudget ?? 0
-    if (call.tool === "update_campaign_budget") {
-      const to = appliedBudget(call.args)
-      return {
-        accountId: customerId, target, dailyBudget: { from, to }, status: null,
-        accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
-        summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${campaign.name}" from ${money(from)} to ${money(to)}`
-      }
-    }
-    const to = statusTo[call.tool]
-    if (to === undefined) return noChange(call.tool, customerId)
-    const verb = { PAUSED: "Pause", ENABLED: "Enable", REMOVED: "Remove" }[to]
+const preview: (call: SandboxCall) => SqlEffect<SandboxChange> = Effect.fnUntraced(function* (call: SandboxCall) {
+  if (call.tool === "raw") {
+    const meant = fromRaw(call)
+    if ("providerStatus" in meant) return noChange(`${str(call.args, "method")} ${str(call.args, "path")}`)
+    return yield* preview(meant)
+  }
+  const customerId = str(call.args, "accountId")
+  const campaigns = yield* call.store.objects(customerId, "campaign")
+  if (call.tool === "create_campaign") {
+    const budget = appliedBudget(call.args)
+    // Created PAUSED: no budget changes (a change cap has no "from") and the active total stays as it is.
     return {
-      accountId: customerId, target, dailyBudget: null, status: { from: campaign.status, to },
-      accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, from, to),
-      summary: `${verb} the campaign "${campaign.name}" (${campaign.status} → ${to})`
+      accountId: customerId, target: { type: "campaign", id: null, name: str(call.args, "name") },
+      dailyBudget: null, status: null,
+      accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: enabledTotal(campaigns),
+      summary: `Create the paused campaign "${str(call.args, "name")}" with a daily budget of ${money(budget)}`
     }
-  })
+  }
+  const campaign = campaigns.find((c) => c.id === str(call.args, "campaignId"))
+  if (campaign === undefined) return noChange(`${call.tool} on unknown campaign ${str(call.args, "campaignId")}`, customerId)
+  const target = { type: "campaign", id: campaign.id, name: campaign.name }
+  const from = campaign.dailyBudget ?? 0
+  if (call.tool === "update_campaign_budget") {
+    const to = appliedBudget(call.args)
+    return {
+      accountId: customerId, target, dailyBudget: { from, to }, status: null,
+      accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, to, campaign.status),
+      summary: `${to >= from ? "Raise" : "Lower"} the daily budget of "${campaign.name}" from ${money(from)} to ${money(to)}`
+    }
+  }
+  const to = statusTo[call.tool]
+  if (to === undefined) return noChange(call.tool, customerId)
+  const verb = { PAUSED: "Pause", ENABLED: "Enable", REMOVED: "Remove" }[to]
+  return {
+    accountId: customerId, target, dailyBudget: null, status: { from: campaign.status, to },
+    accountDailyBudgetBefore: enabledTotal(campaigns), accountDailyBudgetAfter: activeBudget(campaigns, campaign, from, to),
+    summary: `${verb} the campaign "${campaign.name}" (${campaign.status} → ${to})`
+  }
+})
 
-const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> =>
-  Effect.gen(function* () {
-    if (call.tool === "raw") {
-      const meant = fromRaw(call)
-      return "providerStatus" in meant ? meant : yield* handle(meant)
+const handle: (call: SandboxCall) => SqlEffect<PlatformAnswer> = Effect.fnUntraced(function* (call: SandboxCall) {
+  if (call.tool === "raw") {
+    const meant = fromRaw(call)
+    return "providerStatus" in meant ? meant : yield* handle(meant)
+  }
+  if (call.tool === "list_customers") {
+    const accounts = yield* call.store.accounts
+    return answer(200, { results: accounts.map((a) => ({
+      resourceName: `customers/${a.id}`, id: a.id, descriptiveName: a.name, currencyCode: a.currency, timeZone: a.timeZone, status: a.status
+    })) })
+  }
+  const customerId = str(call.args, "accountId")
+  // One statement: the customer (its absence is a denial) with its campaigns.
+  const { account: customer, objects: campaigns } = yield* call.store.accountObjects(customerId, "campaign")
+  if (customer === undefined) return customerDenied(customerId)
+  switch (call.tool) {
+    case "list_campaigns": {
+      const status = str(call.args, "status")
+      const shown = campaigns.filter((c) => (status === "" ? c.status !== "REMOVED" : c.status === status))
+      return answer(200, { results: shown.map((c) => campaignJson(customerId, c)) })
     }
-    if (call.tool === "list_customers") {
-      const accounts = yield* call.store.accounts
-      return answer(200, { results: accounts.map((a) => ({
-        resourceName: `customers/${a.id}`, id: a.id, descriptiveName: a.name, currencyCode: a.currency, timeZone: a.timeZone, status: a.status
+    case "get_campaign": {
+      const c = campaigns.find((x) => x.id === str(call.args, "campaignId"))
+      return c === undefined ? googleNotFound() : answer(200, campaignJson(customerId, c))
+    }
+    case "list_ad_groups": {
+      const only = str(call.args, "campaignId")
+      const groups = (yield* call.store.objects(customerId, "ad_group")).filter((g) => only === "" || g.parentId === only)
+      return answer(200, { results: groups.map((g) => ({
+        resourceName: `customers/${customerId}/adGroups/${g.id}`, id: g.id, name: g.name, status: g.status,
+        campaign: `customers/${customerId}/campaigns/${g.parentId}`, cpcBidMicros: String(g.data["cpcBidMicros"] ?? "0")
       })) })
     }
-    const customerId = str(call.args, "accountId")
-    // One statement: the customer (its absence is a denial) with its campaigns.
-    const { account: customer, objects: campaigns } = yield* call.store.accountObjects(customerId, "campaign")
-    if (customer === undefined) return customerDenied(customerId)
-    switch (call.tool) {
-      case "list_campaigns": {
-        const status = str(call.args, "status")
-        const shown = campaigns.filter((c) => (status === "" ? c.status !== "REMOVED" : c.status === status))
-        return answer(200, { results: shown.map((c) => campaignJson(customerId, c)) })
-      }
-      case "get_campaign": {
-        const c = campaigns.find((x) => x.id === str(call.args, "campaignId"))
-        return c === undefined ? googleNotFound() : answer(200, campaignJson(customerId, c))
-      }
-      case "list_ad_groups": {
-        const only = str(call.args, "campaignId")
-        const groups = (yield* call.store.objects(customerId, "ad_group")).filter((g) => only === "" || g.parentId === only)
-        return answer(200, { results: groups.map((g) => ({
-          resourceName: `customers/${customerId}/adGroups/${g.id}`, id: g.id, name: g.name, status: g.status,
-          campaign: `customers/${customerId}/campaigns/${g.parentId}`, cpcBidMicros: String(g.data["cpcBidMicros"] ?? "0")
-        })) })
-      }
-      case "campaign_report": {
-        const startDate = str(call.args, "startDate")
-        const endDate = str(call.args, "endDate")
-        if (!isIsoDay(startDate) || !isIsoDay(endDate))
-          return adsFailure({ dateError: "INVALID_FIELD_VALUES_IN_DATE" }, "Dates must be valid YYYY-MM-DD dates.", requestId(call))
-        if (startDate > endDate)
-          return adsFailure({ dateRangeError: "START_DATE_AFTER_END_DATE" }, "The start date is after the end date.", requestId(call))
-        const only = strings(call.args, "campaignIds")
-        const chosen = campaigns.filter((c) => only === null || only.includes(c.id))
-        const byId = new Map(chosen.map((c) => [c.id, c]))
-        const rows = yield* call.store.metrics(chosen.map((c) => c.id), startDate, endDate)
-        const perDate = call.args["segmentByDate"] === true
-        const sums = sumBy(rows, (m) => (perDate ? `${m.objectId}|${m.day}` : m.objectId))
-        const line = (t: { impressions: number; clicks: number; cost: number; conversions: number; conversionValue: number }) => ({
-          impressions: t.impressions, clicks: t.clicks, costMicros: micros(t.cost), cost: round2(t.cost),
-          conversions: t.conversions, conversionsValue: round2(t.conversionValue),
-          ctr: t.impressions === 0 ? 0 : round2((t.clicks / t.impressions) * 10_000) / 10_000,
-          averageCpc: t.clicks === 0 ? 0 : round2(t.cost / t.clicks),
-          costPerConversion: t.conversions === 0 ? null : round2(t.cost / t.conversions),
-          roas: t.cost === 0 ? null : round2(t.conversionValue / t.cost)
-        })
-        const reportRows = [...sums.entries()].map(([key, t]) => {
-          const [id, date] = key.split("|")
-          const c = byId.get(id!)!
-          return { campaignId: c.id, campaignName: c.name, status: c.status, ...(date === undefined ? {} : { date }), ...line(t) }
-        })
-        const total = [...sums.values()].reduce((a, t) => ({
-          impressions: a.impressions + t.impressions, clicks: a.clicks + t.clicks, cost: a.cost + t.cost,
-          conversions: a.conversions + t.conversions, conversionValue: a.conversionValue + t.conversionValue
-        }), { impressions: 0, clicks: 0, cost: 0, conversions: 0, conversionValue: 0 })
-        return answer(200, { customerId, currencyCode: customer.currency, dateRange: { startDate, endDate }, rows: reportRows, totals: line(total) })
-      }
-      case "create_campaign": {
-        const name = str(call.args, "name").trim()
-        const budget = appliedBudget(call.args)
-        if (campaigns.some((c) => c.status !== "REMOVED" && c.name.toLowerCase() === name.toLowerCase()))
-          return adsFailure({ campaignError: "DUPLICATE_CAMPAIGN_NAME" }, `A campaign named "${name}" already exists in this customer.`, requestId(call))
-        if (!(budget >= gadsMinimumDailyBudget))
-          return adsFailure({ campaignBudgetError: "MONEY_AMOUNT_TOO_SMALL" }, `The daily budget must be at least ${money(gadsMinimumDailyBudget)} ${customer.currency}.`, requestId(call))
-        const position = yield* call.store.nextPosition
-        const id = String(20490000 + position)
-        yield* call.store.insertObject({
-          id, accountId: customerId, type: "campaign", parentId: null, name, status: "PAUSED", dailyBudget: budget,
-          profile: { ctr: 0.04, cpc: 1.5, cvr: 0.035, aov: 100, utilization: 0.85 }, data: { advertisingChannelType: "SEARCH", biddingStrategyType: "MAXIMIZE_CONVERSIONS" }, position
-        })
-        return answer(200, { results: [{ resourceName: `customers/${customerId}/campaigns/${id}` }] })
-      }
+    case "campaign_report": {
+      const startDate = str(call.args, "startDate")
+      const endDate = str(call.args, "endDate")
+      if (!isIsoDay(startDate) || !isIsoDay(endDate))
+        return adsFailure({ dateError: "INVALID_FIELD_VALUES_IN_DATE" }, "Dates must be valid YYYY-MM-DD dates.", requestId(call))
+      if (startDate > endDate)
+        return adsFailure({ dateRangeError: "START_DATE_AFTER_END_DATE" }, "The start date is after the end date.", requestId(call))
+      const only = strings(call.args, "campaignIds")
+      const chosen = campaigns.filter((c) => only === null || only.includes(c.id))
+      const byId = new Map(chosen.map((c) => [c.id, c]))
+      const rows = yield* call.store.metrics(chosen.map((c) => c.id), startDate, endDate)
+      const perDate = call.args["segmentByDate"] === true
+      const sums = sumBy(rows, (m) => (perDate ? `${m.objectId}|${m.day}` : m.objectId))
+      const line = (t: { impressions: number; clicks: number; cost: number; conversions: number; conversionValue: number }) => ({
+        impressions: t.impressions, clicks: t.clicks, costMicros: micros(t.cost), cost: round2(t.cost),
+        conversions: t.conversions, conversionsValue: round2(t.conversionValue),
+        ctr: t.impressions === 0 ? 0 : round2((t.clicks / t.impressions) * 10_000) / 10_000,
+        averageCpc: t.clicks === 0 ? 0 : round2(t.cost / t.clicks),
+        costPerConversion: t.conversions === 0 ? null : round2(t.cost / t.conversions),
+        roas: t.cost === 0 ? null : round2(t.conversionValue / t.cost)
+      })
+      const reportRows = [...sums.entries()].map(([key, t]) => {
+        const [id, date] = key.split("|")
+        const c = byId.get(id!)!
+        return { campaignId: c.id, campaignName: c.name, status: c.status, ...(date === undefined ? {} : { date }), ...line(t) }
+      })
+      const total = [...sums.values()].reduce((a, t) => ({
+        impressions: a.impressions + t.impressions, clicks: a.clicks + t.clicks, cost: a.cost + t.cost,
+        conversions: a.conversions + t.conversions, conversionValue: a.conversionValue + t.conversionValue
+      }), { impressions: 0, clicks: 0, cost: 0, conversions: 0, conversionValue: 0 })
+      return answer(200, { customerId, currencyCode: customer.currency, dateRange: { startDate, endDate }, rows: reportRows, totals: line(total) })
     }
-    const id = str(call.args, "campaignId")
-    const campaign = campaigns.find((c) => c.id === id)
-    if (campaign === undefined) return campaignNotFound(call, id)
-    if (campaign.status === "REMOVED")
-      return adsFailure({ operationAccessDeniedError: "OPERATION_NOT_PERMITTED_FOR_REMOVED_RESOURCE" }, `The campaign ${id} is REMOVED and cannot be changed.`, requestId(call))
-    if (call.tool === "update_campaign_budget") {
+    case "create_campaign": {
+      const name = str(call.args, "name").trim()
       const budget = appliedBudget(call.args)
+      if (campaigns.some((c) => c.status !== "REMOVED" && c.name.toLowerCase() === name.toLowerCase()))
+        return adsFailure({ campaignError: "DUPLICATE_CAMPAIGN_NAME" }, `A campaign named "${name}" already exists in this customer.`, requestId(call))
       if (!(budget >= gadsMinimumDailyBudget))
         return adsFailure({ campaignBudgetError: "MONEY_AMOUNT_TOO_SMALL" }, `The daily budget must be at least ${money(gadsMinimumDailyBudget)} ${customer.currency}.`, requestId(call))
-      yield* call.store.updateObject({ ...campaign, dailyBudget: budget })
-      return answer(200, { results: [{ resourceName: `customers/${customerId}/campaignBudgets/${id}` }] })
+      const position = yield* call.store.nextPosition
+      const id = String(20490000 + position)
+      yield* call.store.insertObject({
+        id, accountId: customerId, type: "campaign", parentId: null, name, status: "PAUSED", dailyBudget: budget,
+        profile: { ctr: 0.04, cpc: 1.5, cvr: 0.035, aov: 100, utilization: 0.85 }, data: { advertisingChannelType: "SEARCH", biddingStrategyType: "MAXIMIZE_CONVERSIONS" }, position
+      })
+      return answer(200, { results: [{ resourceName: `customers/${customerId}/campaigns/${id}` }] })
     }
-    const to = statusTo[call.tool]
-    if (to === undefined) return googleNotFound(`Method not found: ${call.tool}.`)
-    yield* call.store.updateObject({ ...campaign, status: to })
-    return answer(200, { results: [{ resourceName: `customers/${customerId}/campaigns/${id}` }] })
-  })
+  }
+  const id = str(call.args, "campaignId")
+  const campaign = campaigns.find((c) => c.id === id)
+  if (campaign === undefined) return campaignNotFound(call, id)
+  if (campaign.status === "REMOVED")
+    return adsFailure({ operationAccessDeniedError: "OPERATION_NOT_PERMITTED_FOR_REMOVED_RESOURCE" }, `The campaign ${id} is REMOVED and cannot be changed.`, requestId(call))
+  if (call.tool === "update_campaign_budget") {
+    const budget = appliedBudget(call.args)
+    if (!(budget >= gadsMinimumDailyBudget))
+      return adsFailure({ campaignBudgetError: "MONEY_AMOUNT_TOO_SMALL" }, `The daily budget must be at least ${money(gadsMinimumDailyBudget)} ${customer.currency}.`, requestId(call))
+    yield* call.store.updateObject({ ...campaign, dailyBudget: budget })
+    return answer(200, { results: [{ resourceName: `customers/${customerId}/campaignBudgets/${id}` }] })
+  }
+  const to = statusTo[call.tool]
+  if (to === undefined) return googleNotFound(`Method not found: ${call.tool}.`)
+  yield* call.store.updateObject({ ...campaign, status: to })
+  return answer(200, { results: [{ resourceName: `customers/${customerId}/campaigns/${id}` }] })
+})
 
 export const googleAds: SandboxPlatform = {
   family: { id: family, name: "Google Ads (sandbox)", kind: "ads" },

@@ -92,7 +92,7 @@ const channels: ReadonlyArray<readonly [string, { sessions: number; cr: number; 
   ["Organic Social", { sessions: 240, cr: 0.008, aov: 85 }]
 ]
 
-const seed = (store: SandboxStore) => Effect.gen(function* () {
+const seed = Effect.fnUntraced(function* (store: SandboxStore) {
   let position = 0
   yield* store.insertAccount({ id: property.id, name: property.name, status: "ACTIVE", currency: "USD", timeZone: "America/New_York" })
   for (const [name, profile] of channels)
@@ -137,7 +137,7 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
   return googleNotFound()
 }
 
-const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(function* () {
+const preview: (call: SandboxCall) => SqlEffect<SandboxChange> = Effect.fnUntraced(function* (call: SandboxCall) {
   if (call.tool === "raw") {
     const meant = fromRaw(call)
     return "providerStatus" in meant ? noChange(`${str(call.args, "method")} ${str(call.args, "path")}`) : yield* preview(meant)
@@ -161,7 +161,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
   }
 })
 
-const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> => Effect.gen(function* () {
+const handle: (call: SandboxCall) => SqlEffect<PlatformAnswer> = Effect.fnUntraced(function* (call: SandboxCall) {
   if (call.tool === "raw") {
     const meant = fromRaw(call)
     return "providerStatus" in meant ? meant : yield* handle(meant)

@@ -122,7 +122,7 @@ const campaigns = [
   ] }
 ]
 
-const seed = (store: SandboxStore) => Effect.gen(function* () {
+const seed = Effect.fnUntraced(function* (store: SandboxStore) {
   let position = 0
   yield* store.insertAccount({ id: accountSeed.id, name: accountSeed.name, status: "ACTIVE", currency: "USD", timeZone: "America/Los_Angeles" })
   for (const c of campaigns) {
@@ -179,7 +179,7 @@ const statusTo: Record<string, string> = { pause_campaign: "PAUSED", pause_ad_se
  */
 const adSetTools: ReadonlySet<string> = new Set(["update_ad_set_budget", "pause_ad_set", "update_ad_set"])
 
-const fromRaw = (call: SandboxCall): SqlEffect<SandboxCall | PlatformAnswer> => Effect.gen(function* () {
+const fromRaw: (call: SandboxCall) => SqlEffect<SandboxCall | PlatformAnswer> = Effect.fnUntraced(function* (call: SandboxCall) {
   const method = str(call.args, "method").toUpperCase()
   const parts = pathParts(str(call.args, "path"))
   const body = isObject(call.args["body"]) ? call.args["body"] : {}
@@ -222,7 +222,7 @@ const accountBudgetAfter = (objects: ReadonlyArray<SandboxObject>, changed: Sand
     .reduce((sum, o) => sum + (o.dailyBudget ?? 0), 0))
 }
 
-const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(function* () {
+const preview: (call: SandboxCall) => SqlEffect<SandboxChange> = Effect.fnUntraced(function* (call: SandboxCall) {
   if (call.tool === "raw") {
     const meant = yield* fromRaw(call)
     return "providerStatus" in meant ? noChange(`${str(call.args, "method")} ${str(call.args, "path")}`) : yield* preview(meant)
@@ -262,7 +262,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
   }
 })
 
-const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> => Effect.gen(function* () {
+const handle: (call: SandboxCall) => SqlEffect<PlatformAnswer> = Effect.fnUntraced(function* (call: SandboxCall) {
   if (call.tool === "raw") {
     const meant = yield* fromRaw(call)
     return "providerStatus" in meant ? meant : yield* handle(meant)

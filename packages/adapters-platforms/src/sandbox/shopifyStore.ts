@@ -127,7 +127,7 @@ const products: ReadonlyArray<readonly [string, string, string, number, number, 
   ["Classic Rain Poncho", "Apparel", "archived", 25, 0, 0]
 ]
 
-const seed = (store: SandboxStore) => Effect.gen(function* () {
+const seed = Effect.fnUntraced(function* (store: SandboxStore) {
   let position = 0
   yield* store.insertAccount({ id: shop.id, name: shop.name, status: "active", currency: "USD", timeZone: "America/Denver" })
   for (const [i, [title, type, status, price, units, inventory]] of products.entries())
@@ -190,7 +190,7 @@ const fromRaw = (call: SandboxCall): SandboxCall | PlatformAnswer => {
 const statusTo = (call: SandboxCall): string | undefined =>
   call.tool === "activate_product" ? "active" : call.tool === "update_product_status" ? str(call.args, "status") : call.tool === "delete_product" ? "deleted" : undefined
 
-const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(function* () {
+const preview: (call: SandboxCall) => SqlEffect<SandboxChange> = Effect.fnUntraced(function* (call: SandboxCall) {
   if (call.tool === "raw") {
     const meant = fromRaw(call)
     return "providerStatus" in meant ? noChange(`${str(call.args, "method")} ${str(call.args, "path")}`) : yield* preview(meant)
@@ -210,7 +210,7 @@ const preview = (call: SandboxCall): SqlEffect<SandboxChange> => Effect.gen(func
     target, status: { from: product.status, to } }
 })
 
-const handle = (call: SandboxCall): SqlEffect<PlatformAnswer> => Effect.gen(function* () {
+const handle: (call: SandboxCall) => SqlEffect<PlatformAnswer> = Effect.fnUntraced(function* (call: SandboxCall) {
   if (call.tool === "raw") {
     const meant = fromRaw(call)
     return "providerStatus" in meant ? meant : yield* handle(meant)

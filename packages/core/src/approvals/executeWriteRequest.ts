@@ -9,10 +9,10 @@
 import { Effect, Option, type Schema } from "effect"
 import type { DomainEvent } from "../commands/DomainEvent.ts"
 import { runCommand } from "../commands/runCommand.ts"
-import { refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
+import { type CreditReservation, refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
 import { executeWithinDeadline } from "../ports/PlatformCallDeadlineMs.ts"
-import { Platforms, type PlatformAnswer } from "../ports/Platforms.ts"
+import { Platforms, type PlatformAnswer, type PlatformsShape, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { Principal } from "../credentials/records.ts"
@@ -20,7 +20,8 @@ import { checkGuardrails, toolWritesLock } from "../tools/callTool.ts"
 import { loadStanding, withAccounts } from "../tools/loadAccessGrounds.ts"
 import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
 import { recordToolRunWrites } from "../tools/recordToolRun.ts"
-import { kindOfCall } from "../tools/Tool.ts"
+import { kindOfCall, type Tool } from "../tools/Tool.ts"
+import type { ToolKind } from "../tools/ToolUsage.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
 import { requesterEndedResult, transitionWriteRequest, type Executed, type Failed, type WriteRequestEvent } from "./transitionWriteRequest.ts"
@@ -88,41 +89,57 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
   const call = { workspaceId: claimed.workspaceId, tool, arguments: claimed.arguments, idempotencyToken: claimed.id }
   // Under the workspace's write lock from the preview to the record, as a call that runs now (tools/callTool.ts): the
   // guardrails it is checked against still hold when it lands.
-  return yield* (yield* Transactor).exclusively(toolWritesLock(claimed.workspaceId))(Effect.gen(function* () {
-    const change = yield* platforms.preview(call)
-    // Guardrails and credits again: the workspace may have changed both while the request waited.
-    const blocked = yield* checkGuardrails(claimed.workspaceId, tool, change).pipe(
-      Effect.as(Option.none<GuardrailRefused>()),
-      Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(Option.some(refusal)))
-    )
-    if (Option.isSome(blocked)) {
-      return yield* failWithout(id, "guardrail", blocked.value.reason, { guardrail: blocked.value.guardrail })
-    }
-    // Reserved before the platform call (credits/reserveCredits.ts), under the request's id as reference.
-    const reservation = yield* reserveCredits(claimed.workspaceId, tool.credits, `tool:${tool.name}`, claimed.id, "approved_write").pipe(
-      Effect.map((reserved) => ({ reserved, short: null })),
-      Effect.catchTag("InsufficientCredits", (e) => Effect.succeed({ reserved: null, short: e }))
-    )
-    if (reservation.short !== null) {
-      return yield* failWithout(id, "insufficient_credits", "not enough credits to run the approved change",
-        { needed: reservation.short.needed, left: reservation.short.left })
-    }
-    const reserved = reservation.reserved
-    return yield* Effect.gen(function* () {
-      // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double
-      // apply), and the reservation goes back meanwhile.
-      const answer: PlatformAnswer = yield* executeWithinDeadline(platforms, call)
-      const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
-        ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
-        : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
-      return yield* moveThen(id, outcome, (done) =>
-        Effect.map(recordToolRunWrites({
-          workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
-          actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,
-          change, requestId: done.id, reserved,
-          // The usage row is the charge's reference, as a tool call's is: the request's id, under which it was reserved.
-          usageId: done.id
-        }), ({ events }) => ({ answer: done, events })))
-    }).pipe(Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void))))
-  }))
+  return yield* (yield* Transactor).exclusively(toolWritesLock(claimed.workspaceId))(runLocked(id, claimed, platforms, call, tool, kind))
+})
+
+/**
+ * The run under the workspace's write lock: the preview, the guardrails and credits again, then the platform call.
+ * Made once, not a generator closure per run (docs/architecture.md, "Code on the request path").
+ */
+const runLocked = Effect.fnUntraced(function* (
+  id: WriteRequestId, claimed: WriteRequest, platforms: PlatformsShape, call: ToolCall, tool: Tool, kind: ToolKind
+) {
+  const change = yield* platforms.preview(call)
+  // Guardrails and credits again: the workspace may have changed both while the request waited.
+  const blocked = yield* checkGuardrails(claimed.workspaceId, tool, change).pipe(
+    Effect.as(Option.none<GuardrailRefused>()),
+    Effect.catchTag("GuardrailRefused", (refusal) => Effect.succeed(Option.some(refusal)))
+  )
+  if (Option.isSome(blocked)) {
+    return yield* failWithout(id, "guardrail", blocked.value.reason, { guardrail: blocked.value.guardrail })
+  }
+  // Reserved before the platform call (credits/reserveCredits.ts), under the request's id as reference.
+  const reservation = yield* reserveCredits(claimed.workspaceId, tool.credits, `tool:${tool.name}`, claimed.id, "approved_write").pipe(
+    Effect.map((reserved) => ({ reserved, short: null })),
+    Effect.catchTag("InsufficientCredits", (e) => Effect.succeed({ reserved: null, short: e }))
+  )
+  if (reservation.short !== null) {
+    return yield* failWithout(id, "insufficient_credits", "not enough credits to run the approved change",
+      { needed: reservation.short.needed, left: reservation.short.left })
+  }
+  const reserved = reservation.reserved
+  return yield* runReserved(id, platforms, call, tool, kind, change, reserved).pipe(
+    Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void)))
+  )
+})
+
+/** The platform call and its record, once the credits are reserved (made once, as runLocked). */
+const runReserved = Effect.fnUntraced(function* (
+  id: WriteRequestId, platforms: PlatformsShape, call: ToolCall, tool: Tool, kind: ToolKind, change: ProposedChange,
+  reserved: CreditReservation | null
+) {
+  // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double
+  // apply), and the reservation goes back meanwhile.
+  const answer: PlatformAnswer = yield* executeWithinDeadline(platforms, call)
+  const outcome: Executed | Failed = answer.providerStatus >= 200 && answer.providerStatus < 300
+    ? { _tag: "Executed", providerStatus: answer.providerStatus, result: answer.body }
+    : { _tag: "Failed", providerStatus: answer.providerStatus, result: answer.body }
+  return yield* moveThen(id, outcome, (done) =>
+    Effect.map(recordToolRunWrites({
+      workspaceId: done.workspaceId, connectionId: done.connectionId, apiKeyId: done.apiKeyId,
+      actorId: done.decidedBy ?? done.requestedBy, clientId: null, tool, kind, answer,
+      change, requestId: done.id, reserved,
+      // The usage row is the charge's reference, as a tool call's is: the request's id, under which it was reserved.
+      usageId: done.id
+    }), ({ events }) => ({ answer: done, events })))
 })

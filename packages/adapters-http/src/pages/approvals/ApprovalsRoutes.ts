@@ -5,7 +5,7 @@
 // filterable by outcome and paged. Only a workspace admin or editor decides, only here with a signed-in session and
 // a CSRF-checked form (never with an API credential); a viewer reads.
 import { Clock, Effect, Schema } from "effect"
-import { HttpRouter, type HttpServerRequest } from "effect/http"
+import { HttpRouter, type HttpServerRequest, type UrlParams } from "effect/http"
 import {
   ApiKeyStore, ClientStore, ConnectionStore, CreditsLedger, decideAndExecute, Directory, EventOutbox, findWriteRequest, type Guardrails, GuardrailStore,
   listPendingWriteRequests, outcomeOfWriteRequest, Platforms, Secrets, ToolUsageLog, Transactor, WriteRequestId, numberedPage, WriteRequestOutcome,
@@ -203,27 +203,26 @@ ${previous === null ? "" : html`<a class="button secondary small" href="${previo
 ${next === null ? "" : html`<a class="button secondary small" href="${next}" rel="next">Older</a>`}
 </nav>`
 
-const listPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    const query = historyQuery(request)
-    if ("problem" in query) {
-      const requestId = yield* Effect.service(RequestId)
-      return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.approvals(view.workspace.id), requestId })
-    }
-    const now = yield* Clock.currentTimeMillis
-    const pending = yield* listPendingWriteRequests(view.workspace.id)
-    const shown = yield* Effect.flatMap(factsOf(pending.slice(0, pendingShown)), (all) => Effect.forEach(all, pendingFactsOf, { concurrency: 4 }))
-    const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, numberedPage(query.page, historyPageSize))
-    const history = yield* factsOf(rows.slice(0, historyPageSize))
-    const at = (page: number) => pagePaths.approvals(view.workspace.id, { ...(query.outcome === null ? {} : { status: query.outcome }), ...(page === 1 ? {} : { page }) })
-    return renderWorkspacePage({
-      view, section: "approvals", title: "Write approvals",
-      body: html`${noticeOf(view.person)}
+const listPage = Effect.fnUntraced(function* (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) {
+  const query = historyQuery(request)
+  if ("problem" in query) {
+    const requestId = yield* Effect.service(RequestId)
+    return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.approvals(view.workspace.id), requestId })
+  }
+  const now = yield* Clock.currentTimeMillis
+  const pending = yield* listPendingWriteRequests(view.workspace.id)
+  const shown = yield* Effect.flatMap(factsOf(pending.slice(0, pendingShown)), (all) => Effect.forEach(all, pendingFactsOf, { concurrency: 4 }))
+  const rows = yield* (yield* WriteRequestStore).listDecided(view.workspace.id, query.outcome, numberedPage(query.page, historyPageSize))
+  const history = yield* factsOf(rows.slice(0, historyPageSize))
+  const at = (page: number) => pagePaths.approvals(view.workspace.id, { ...(query.outcome === null ? {} : { status: query.outcome }), ...(page === 1 ? {} : { page }) })
+  return renderWorkspacePage({
+    view, section: "approvals", title: "Write approvals",
+    body: html`${noticeOf(view.person)}
 <section aria-labelledby="waiting">
 <h2 id="waiting">Waiting for a decision <span class="badge ${pending.length === 0 ? "neutral" : "pending_approval"}">${pending.length}</span></h2>
 ${pending.length === 0
-  ? html`<p class="muted">No change is waiting. Changes an app proposes under “Wait for approval”, and changes that always need a person, appear here.</p>`
-  : html`<p class="muted">Oldest first. Approve runs the change on the platform at once; Decline drops it. Nothing is applied without a decision.</p>
+? html`<p class="muted">No change is waiting. Changes an app proposes under “Wait for approval”, and changes that always need a person, appear here.</p>`
+: html`<p class="muted">Oldest first. Approve runs the change on the platform at once; Decline drops it. Nothing is applied without a decision.</p>
 ${shown.map((facts) => pendingCard(view, facts, now, "h3"))}
 ${pending.length > shown.length ? html`<p class="muted">${pending.length - shown.length} more waiting: decide these first, or open one from its mail.</p>` : ""}`}
 </section>
@@ -231,36 +230,35 @@ ${pending.length > shown.length ? html`<p class="muted">${pending.length - shown
 <h2 id="decided">Decided and ended</h2>
 ${historyFilter(view, query.outcome)}
 ${history.length === 0
-  ? html`<p class="muted">${query.page === 1 ? "Nothing here yet." : "No more requests."}</p>`
-  : html`<div class="table-wrap"><table>
+? html`<p class="muted">${query.page === 1 ? "Nothing here yet." : "No more requests."}</p>`
+: html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Status</th><th scope="col">Change</th><th scope="col">Asked by</th><th scope="col">Decided by</th><th scope="col" class="num">Platform status</th><th scope="col">Last moved</th></tr></thead>
 <tbody>${history.map((facts) => historyRow(view, facts))}</tbody>
 </table></div>`}
 ${pager(query.page > 1 ? at(query.page - 1) : null, rows.length > historyPageSize && query.page < maxHistoryPage ? at(query.page + 1) : null)}
 </section>`
-    })
   })
+})
 
-const detailPage = (view: WorkspaceView, requestId: WriteRequestId) =>
-  Effect.gen(function* () {
-    const found = yield* findWriteRequest(view.workspace.id, requestId).pipe(Effect.result)
-    if (found._tag === "Failure") return yield* notFound(view)
-    const [facts] = yield* factsOf([found.success])
-    if (facts === undefined) return yield* notFound(view)
-    const { request: wr } = facts
-    const title = facts.tool?.annotations.title ?? wr.tool
-    if (wr.status === "pending_approval") {
-      const pending = yield* pendingFactsOf(facts)
-      return renderWorkspacePage({
-        view, section: "approvals", title,
-        body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
-${pendingCard(view, pending, yield* Clock.currentTimeMillis, "h2")}`
-      })
-    }
-    const outcome = outcomeOfWriteRequest(wr)
+const detailPage = Effect.fnUntraced(function* (view: WorkspaceView, requestId: WriteRequestId) {
+  const found = yield* findWriteRequest(view.workspace.id, requestId).pipe(Effect.result)
+  if (found._tag === "Failure") return yield* notFound(view)
+  const [facts] = yield* factsOf([found.success])
+  if (facts === undefined) return yield* notFound(view)
+  const { request: wr } = facts
+  const title = facts.tool?.annotations.title ?? wr.tool
+  if (wr.status === "pending_approval") {
+    const pending = yield* pendingFactsOf(facts)
     return renderWorkspacePage({
       view, section: "approvals", title,
       body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
+${pendingCard(view, pending, yield* Clock.currentTimeMillis, "h2")}`
+    })
+  }
+  const outcome = outcomeOfWriteRequest(wr)
+  return renderWorkspacePage({
+    view, section: "approvals", title,
+    body: html`${noticeOf(view.person)}<p><a href="${pagePaths.approvals(view.workspace.id)}">← All write approvals</a></p>
 <section class="card">
 <h2>${outcomeBadge(facts)} <span class="visually-hidden">Status: </span>${outcome === null ? "" : outcomeLabels[outcome]}</h2>
 <dl class="facts">
@@ -273,8 +271,8 @@ ${wr.decidedAt === null ? "" : html`<dt>Decided</dt><dd>${facts.decider?.name ??
 </dl>
 ${wr.result === null ? "" : html`<h3>The platform's answer</h3>${answerOf(wr.result)}`}
 </section>`
-    })
   })
+})
 
 const notFound = (view: WorkspaceView) =>
   Effect.map(Effect.service(RequestId), (requestId) => renderErrorPage({
@@ -339,25 +337,26 @@ const refusalPage = (view: WorkspaceView, id: string, error: DecisionFailure) =>
     return renderErrorPage({ ...row, returnTo: pagePaths.approval(view.workspace.id, id), requestId })
   })
 
+const decided = Effect.fnUntraced(function* (decision: "approve" | "decline", view: WorkspaceView, form: UrlParams.UrlParams) {
+  const id = WriteRequestId.make((yield* HttpRouter.params)["requestId"] ?? "")
+  const denied = yield* requireRole(view, roles, "Deciding on a write")
+  if (denied._tag === "Some") return denied.value
+  const base = { id, workspaceId: view.workspace.id, deciderId: view.person.user.id }
+  const outcome = yield* (decision === "approve"
+    ? decideAndExecute({ ...base, decision: "approve", argumentsHash: formField(form, "arguments_hash") ?? "" })
+    : decideAndExecute({ ...base, decision: "reject" })).pipe(Effect.result)
+  if (outcome._tag === "Failure") return yield* refusalPage(view, id, outcome.failure)
+  const done = outcome.success
+  const notice = done.status === "executed" ? `Approved and run: the platform answered ${done.providerStatus}.`
+    : done.status === "failed" ? `Approved, but it failed${done.providerStatus === null ? "" : ` (the platform answered ${done.providerStatus})`}: see why below.`
+    : done.status === "approved" ? "Approved: it could not be run just now (the platform or the service did not answer), so it runs by itself shortly."
+    : done.status === "rejected" ? "Declined: nothing was applied."
+    : `Now ${done.status}.`
+  return yield* doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
+})
+
 const decide = (decision: "approve" | "decline") =>
-  withWorkspaceForm((view, form) =>
-    Effect.gen(function* () {
-      const id = WriteRequestId.make((yield* HttpRouter.params)["requestId"] ?? "")
-      const denied = yield* requireRole(view, roles, "Deciding on a write")
-      if (denied._tag === "Some") return denied.value
-      const base = { id, workspaceId: view.workspace.id, deciderId: view.person.user.id }
-      const outcome = yield* (decision === "approve"
-        ? decideAndExecute({ ...base, decision: "approve", argumentsHash: formField(form, "arguments_hash") ?? "" })
-        : decideAndExecute({ ...base, decision: "reject" })).pipe(Effect.result)
-      if (outcome._tag === "Failure") return yield* refusalPage(view, id, outcome.failure)
-      const done = outcome.success
-      const notice = done.status === "executed" ? `Approved and run: the platform answered ${done.providerStatus}.`
-        : done.status === "failed" ? `Approved, but it failed${done.providerStatus === null ? "" : ` (the platform answered ${done.providerStatus})`}: see why below.`
-        : done.status === "approved" ? "Approved: it could not be run just now (the platform or the service did not answer), so it runs by itself shortly."
-        : done.status === "rejected" ? "Declined: nothing was applied."
-        : `Now ${done.status}.`
-      return yield* doneAndBack(pagePaths.approval(view.workspace.id, id), notice)
-    }))
+  withWorkspaceForm((view, form) => decided(decision, view, form))
 
 export const ApprovalsRoutes = HttpRouter.use((router) =>
   Effect.gen(function* () {

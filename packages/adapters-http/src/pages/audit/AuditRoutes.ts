@@ -78,37 +78,36 @@ const auditQuery = (request: HttpServerRequest.HttpServerRequest) => {
 }
 
 /** The workspace's apps by every id an entry may name: connections, API keys and its own OAuth apps. */
-const appDirectory = (workspaceId: WorkspaceView["workspace"]["id"]) =>
-  Effect.gen(function* () {
-    const [connections, keys, ownApps] = yield* Effect.all([
-      (yield* ConnectionStore).listByWorkspace(workspaceId),
-      (yield* ApiKeyStore).listByWorkspace(workspaceId),
-      (yield* ClientStore).listByWorkspace(workspaceId)
-    ])
-    const clients = yield* ClientStore
-    const names = new Map<string, { readonly label: Html; readonly option: string }>()
-    const clientsById = new Map<string, Client | null>()
-    for (const app of ownApps) clientsById.set(app.clientId, app)
-    for (const c of connections) {
-      if (!clientsById.has(c.clientId)) clientsById.set(c.clientId, Option.getOrNull(yield* clients.find(c.clientId)))
-    }
-    const labelOf = (client: Client | null): Html => client === null ? html`<span class="muted">an app no longer known</span>` : clientLabel(client)
-    const nameOf = (client: Client | null, clientId: string): string => client === null ? clientId : appIdentity(client).name ?? clientId
-    for (const [clientId, client] of clientsById) {
-      names.set(clientId, { label: labelOf(client), option: `App “${nameOf(client, clientId)}”` })
-    }
-    for (const c of connections) {
-      const client = clientsById.get(c.clientId) ?? null
-      names.set(c.id, {
-        label: html`${labelOf(client)} <span class="muted">(connection ${c.id})</span>`,
-        option: `Connection of “${nameOf(client, c.clientId)}” (${c.id})`
-      })
-    }
-    for (const k of keys) {
-      names.set(k.id, { label: html`API key <strong>“${k.name}”</strong> <span class="muted">(${k.id})</span>`, option: `API key “${k.name}” (${k.id})` })
-    }
-    return names
-  })
+const appDirectory = Effect.fnUntraced(function* (workspaceId: WorkspaceView["workspace"]["id"]) {
+  const [connections, keys, ownApps] = yield* Effect.all([
+    (yield* ConnectionStore).listByWorkspace(workspaceId),
+    (yield* ApiKeyStore).listByWorkspace(workspaceId),
+    (yield* ClientStore).listByWorkspace(workspaceId)
+  ])
+  const clients = yield* ClientStore
+  const names = new Map<string, { readonly label: Html; readonly option: string }>()
+  const clientsById = new Map<string, Client | null>()
+  for (const app of ownApps) clientsById.set(app.clientId, app)
+  for (const c of connections) {
+    if (!clientsById.has(c.clientId)) clientsById.set(c.clientId, Option.getOrNull(yield* clients.find(c.clientId)))
+  }
+  const labelOf = (client: Client | null): Html => client === null ? html`<span class="muted">an app no longer known</span>` : clientLabel(client)
+  const nameOf = (client: Client | null, clientId: string): string => client === null ? clientId : appIdentity(client).name ?? clientId
+  for (const [clientId, client] of clientsById) {
+    names.set(clientId, { label: labelOf(client), option: `App “${nameOf(client, clientId)}”` })
+  }
+  for (const c of connections) {
+    const client = clientsById.get(c.clientId) ?? null
+    names.set(c.id, {
+      label: html`${labelOf(client)} <span class="muted">(connection ${c.id})</span>`,
+      option: `Connection of “${nameOf(client, c.clientId)}” (${c.id})`
+    })
+  }
+  for (const k of keys) {
+    names.set(k.id, { label: html`API key <strong>“${k.name}”</strong> <span class="muted">(${k.id})</span>`, option: `API key “${k.name}” (${k.id})` })
+  }
+  return names
+})
 
 type AppNames = Effect.Success<ReturnType<typeof appDirectory>>
 
@@ -204,32 +203,31 @@ ${[...apps].map(([id, app]) => html`<option value="${id}"${id === selected ? htm
 ${selected !== null && !apps.has(selected) ? html`<option value="${selected}" selected>An app not in this workspace</option>` : ""}
 </select>`
 
-const auditPage = (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) =>
-  Effect.gen(function* () {
-    const query = auditQuery(request)
-    if ("problem" in query) {
-      const requestId = yield* Effect.service(RequestId)
-      return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.audit(view.workspace.id), requestId })
-    }
-    const entries = yield* (yield* AuditLog).page(view.workspace.id, { app: query.app, actions: query.actions }, numberedPage(query.page, auditPageSize))
-    const shown = entries.slice(0, auditPageSize)
-    const apps = yield* appDirectory(view.workspace.id)
-    const directory = yield* Directory
-    const people = new Map<string, string>()
-    const ids = new Set(shown.flatMap((e) => [e.actorId, typeof e.detail["userId"] === "string" ? e.detail["userId"] : null]))
-    for (const id of ids) {
-      if (id === null || !id.startsWith("usr_")) continue
-      const user = Option.getOrNull(yield* directory.user(id as UserId))
-      if (user !== null) people.set(id, user.name)
-    }
-    const at = (page: number) => pagePaths.audit(view.workspace.id, {
-      ...(query.app === null ? {} : { app: query.app }), ...(query.kind === "" ? {} : { kind: query.kind }), ...(page === 1 ? {} : { page })
-    })
-    const previous = query.page > 1 ? at(query.page - 1) : null
-    const next = entries.length > auditPageSize && query.page < maxAuditPage ? at(query.page + 1) : null
-    return renderWorkspacePage({
-      view, section: "audit", title: "Audit log",
-      body: html`<form method="get" action="${pagePaths.audit(view.workspace.id)}" class="actions filter card">
+const auditPage = Effect.fnUntraced(function* (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) {
+  const query = auditQuery(request)
+  if ("problem" in query) {
+    const requestId = yield* Effect.service(RequestId)
+    return renderErrorPage({ status: 400, title: "This filter is not valid", message: query.problem, returnTo: pagePaths.audit(view.workspace.id), requestId })
+  }
+  const entries = yield* (yield* AuditLog).page(view.workspace.id, { app: query.app, actions: query.actions }, numberedPage(query.page, auditPageSize))
+  const shown = entries.slice(0, auditPageSize)
+  const apps = yield* appDirectory(view.workspace.id)
+  const directory = yield* Directory
+  const people = new Map<string, string>()
+  const ids = new Set(shown.flatMap((e) => [e.actorId, typeof e.detail["userId"] === "string" ? e.detail["userId"] : null]))
+  for (const id of ids) {
+    if (id === null || !id.startsWith("usr_")) continue
+    const user = Option.getOrNull(yield* directory.user(id as UserId))
+    if (user !== null) people.set(id, user.name)
+  }
+  const at = (page: number) => pagePaths.audit(view.workspace.id, {
+    ...(query.app === null ? {} : { app: query.app }), ...(query.kind === "" ? {} : { kind: query.kind }), ...(page === 1 ? {} : { page })
+  })
+  const previous = query.page > 1 ? at(query.page - 1) : null
+  const next = entries.length > auditPageSize && query.page < maxAuditPage ? at(query.page + 1) : null
+  return renderWorkspacePage({
+    view, section: "audit", title: "Audit log",
+    body: html`<form method="get" action="${pagePaths.audit(view.workspace.id)}" class="actions filter card">
 <label for="app">App</label>
 ${appFilter(apps, query.app)}
 <label for="kind">Kind</label>
@@ -237,8 +235,8 @@ ${kindFilter(query.kind)}
 <button type="submit" class="secondary small">Show</button>
 </form>
 ${shown.length === 0
-  ? html`<p class="muted">${query.page === 1 ? "No entry matches." : "No more entries."}</p>`
-  : html`<div class="table-wrap"><table class="audit">
+? html`<p class="muted">${query.page === 1 ? "No entry matches." : "No more entries."}</p>`
+: html`<div class="table-wrap"><table class="audit">
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">App</th><th scope="col">Details</th></tr></thead>
 <tbody>
 ${shown.map((entry) => html`<tr data-kind="${entry.action}">
@@ -254,8 +252,8 @@ ${previous === null && next === null ? "" : html`<nav class="actions pager" aria
 ${previous === null ? "" : html`<a class="button secondary small" href="${previous}" rel="prev">Newer</a>`}
 ${next === null ? "" : html`<a class="button secondary small" href="${next}" rel="next">Older</a>`}
 </nav>`}`
-    })
   })
+})
 
 /** What the audit page runs on: the frame's People and the stores the page reads. */
 const auditPortServices = [People, AuditLog, Directory, ConnectionStore, ApiKeyStore, ClientStore] as const
