@@ -59,7 +59,8 @@ export const ReadinessRoutes = HttpRouter.use((router) =>
     const checks = yield* Readiness
     const storesAnswer = yield* storesProbe
     yield* router.add("GET", "/health/live", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })))
-    yield* router.add("GET", "/health/ready", () =>
+    // Made once, with the router: the handler is an effect run per request, not a generator made per request.
+    yield* router.add("GET", "/health/ready",
       Effect.gen(function* () {
         checks.probed?.()
         if (checks.shuttingDown()) return notReady("shutting_down")
