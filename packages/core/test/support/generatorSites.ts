@@ -1,7 +1,8 @@
 // Where a TypeScript source makes its generator functions per call (docs/architecture.md, "Code on the request path:
-// generator functions are made once"), read from its syntax tree (oxc-parser), so that no written form escapes: an
-// arrow's body, a returned or wrapped `Effect.gen`, a ternary's branch, an inner `const`, an `Effect.fnUntraced(…)`
-// made inside a function. Comments and strings are not code, so they match nothing.
+// generator functions are made once"), read from its syntax tree (oxc-parser): an arrow's body, a returned or wrapped
+// `Effect.gen`, a ternary's branch, an inner `const`, an `Effect.fnUntraced(…)` made inside a function. Comments and
+// strings are not code, so they match nothing. What the syntax cannot show is not seen: a class field's initializer
+// (made once per instance) counts as made once, and so does a module-level layer provided anew per request.
 import { parseSync } from "oxc-parser"
 
 /** A generator function made each time the function around it runs. */
@@ -26,12 +27,12 @@ const isFunction = (node: Node): boolean =>
   node.type === "FunctionExpression" || node.type === "FunctionDeclaration" || node.type === "ArrowFunctionExpression"
 
 /**
- * Calls whose function argument runs once, when a layer or a router is built: what is made directly inside it is made
- * once too. `HttpRouter.middleware`'s own body is one of them; the function it returns runs once per route.
+ * Calls whose argument runs once, when a layer or a router is built: what is made directly inside it is made once
+ * too. `HttpRouter.middleware` given an Effect is one of them (the function that Effect returns runs once per route,
+ * or once for a global middleware); given a function, that function's body runs per request.
  */
 const buildsOnce = new Set([
-  "Layer.effect", "Layer.effectDiscard", "Layer.effectContext", "Layer.scoped", "Layer.scopedDiscard", "Layer.unwrap",
-  "HttpRouter.use", "HttpRouter.middleware"
+  "Layer.effect", "Layer.effectDiscard", "Layer.effectContext", "Layer.unwrap", "HttpRouter.use", "HttpRouter.middleware"
 ])
 
 /** The wrappers a generator body goes through on its way to such a call: `Effect.gen(…)`, `Effect.fn("x")(…)`. */
@@ -79,7 +80,8 @@ export const perCallGenerators = (file: string, source: string): ReadonlyArray<P
     while (above !== null) {
       if (above.type === "CallExpression" && (above["arguments"] as Array<Node>).includes(node)) {
         const name = calleeName(above)
-        if (buildsOnce.has(name)) answer = runsOnce(enclosingFunction(above))
+        if (buildsOnce.has(name))
+          answer = name === "HttpRouter.middleware" && node !== fn && isFunction(node) ? false : runsOnce(enclosingFunction(above))
         else if (wrapsABody.has(name)) {
           node = above
           above = parent.get(node) ?? null
@@ -121,8 +123,17 @@ export const perCallGenerators = (file: string, source: string): ReadonlyArray<P
       const literals = (above["arguments"] as Array<Node>).filter((a) => a.type === "Literal" && typeof a["value"] === "string")
       return `${text(above["callee"] as Node).replace(/\s+/g, " ").slice(0, 60)}(${literals.map(text).join(", ")})`
     }
-    const outer = enclosingFunction(fn)
-    return outer === null ? "(module)" : `in ${nameOf(outer)}`
+    return `in ${namedAncestor(above)}`
+  }
+  /** The name of the declaration, property or method `node` is written in (`(module)` when none). */
+  const namedAncestor = (node: Node | null): string => {
+    for (let at = node; at !== null; at = parent.get(at) ?? null) {
+      const id = at["id"]
+      if (at.type === "FunctionDeclaration" && isNode(id)) return text(id)
+      if (at.type === "VariableDeclarator") return text(at["id"] as Node)
+      if (at.type === "Property" || at.type === "MethodDefinition" || at.type === "PropertyDefinition") return text(at["key"] as Node)
+    }
+    return "(module)"
   }
   return generators.flatMap((generator) => {
     const maker = enclosingFunction(generator)
