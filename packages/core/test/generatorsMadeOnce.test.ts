@@ -78,9 +78,8 @@ interface Allowance {
 
 /**
  * What is allowed, and why: the function names must match what the file makes, exactly (a new one, or one gone,
- * fails). Not on a request path (start-up, the CLI, background passes, the tests' memory ports), made once although
- * it reads as per call (a constructor run once with its layer, a middleware wrapping each route once), or left per
- * call on purpose (the people's pages, off the API's paths: named, with why).
+ * fails). Not on a request path (start-up, the CLI, background passes, the tests' memory ports), or made once although
+ * it reads as per call (a constructor run once with its layer, a global middleware's wrapper). No request path.
  */
 const allowed: Readonly<Record<string, Allowance>> = {
   // Made once although it reads as per call: a constructor or factory run once when its layer or the application is
