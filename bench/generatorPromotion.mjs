@@ -18,9 +18,12 @@ if (mode === "--sum") {
   for await (const line of createInterface({ input: process.stdin })) {
     if (!line.includes("gc=s ")) continue
     scavenges += 1
-    promoted += Number(/promoted=(\d+)/.exec(line)?.[1] ?? 0)
+    promoted += Number(/ promoted=(\d+)/.exec(line)?.[1] ?? 0)
   }
   console.log(JSON.stringify({ scavenges, promotedMB: Math.round(promoted / 1e4) / 100 }))
+} else if (!["plain", "gen", "genyield", "genfn"].includes(mode)) {
+  console.error(`usage: node bench/generatorPromotion.mjs plain|gen|genyield|genfn, or --sum on --trace-gc-nvp lines`)
+  process.exitCode = 2
 } else {
   function* once(row) { return row }
   const make = (i) => ({ a: "x".repeat(20) + i, b: Array.from({ length: 40 }, (_, k) => k + i), c: { d: i, e: "y" + i } })
@@ -36,7 +39,7 @@ if (mode === "--sum") {
         sink += g.next(1).value
       } else if (mode === "genfn") {
         sink += once(row).next().value.c.d
-      } else {
+      } else if (mode === "plain") {
         sink += (() => row)().c.d
       }
     }

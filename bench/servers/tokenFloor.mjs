@@ -11,9 +11,12 @@
 // BENCH_ADGATE_SCRIPT=bench/servers/tokenFloor.mjs (targets/adgate.mjs). Not a product file: bench/ only.
 // PROBE_MODE (round 11: what the refresh's call promotes into the old generation) cuts the refresh_token requests'
 // handler down: const (the form parsed, the presented refresh token echoed as a token answer, no Effect), fiber (the
-// same through run(Effect.succeed)), read (Secrets.hash and GrantReader.clientAndRefreshGrounds, then the echo),
-// refresh (refreshConnection alone, no client authentication); unset, the full call. The set-up's code exchanges
-// always get the full call.
+// same through run(Effect.succeed)), read (Secrets.hash and GrantReader.clientAndRefreshGrounds, as core's
+// prereadRefresh does, then the echo), refresh (refreshConnection alone, no client authentication); unset, the full
+// call. The set-up's code exchanges always get the full call. An unknown mode stops the start. The echo goes back to
+// the bench's own client only; nothing is logged.
+// The probes in probes/ (weak-structure counters, the statement-cache skip) load first with Node's --import:
+//   "count:BENCH_ADGATE_SCRIPT=bench/servers/tokenFloor.mjs|--import=./bench/servers/probes/countWeak.mjs"
 import { createServer } from "node:http"
 import { Effect, Layer, Option } from "effect"
 import { HttpRouter } from "effect/http"
@@ -42,6 +45,14 @@ const floorLayer = Layer.effectDiscard(Effect.gen(function* () {
   const run = Effect.runPromiseExitWith(context)
   const { origin } = yield* Issuer
   const discovery = JSON.stringify(authorizationServerMetadata(origin))
+  const probeMode = process.env.PROBE_MODE ?? "full"
+  if (!["full", "const", "fiber", "read", "refresh"].includes(probeMode)) throw new Error(`PROBE_MODE: no mode ${probeMode}`)
+  // Made once (docs/architecture.md, "Code on the request path"): a generator made per request would measure itself.
+  const readProbe = Effect.fnUntraced(function* (clientId, presented, echo) {
+    const hash = yield* (yield* Secrets).hash(presented)
+    yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, hash)
+    return echo
+  })
   const token = (request, response) => {
     const chunks = []
     request.on("data", (chunk) => chunks.push(chunk))
@@ -50,64 +61,62 @@ const floorLayer = Layer.effectDiscard(Effect.gen(function* () {
       if (parsed._tag !== "Success") return response.writeHead(400, tokenHeaders).end('{"error":"invalid_request"}')
       const params = parsed.success
       const clientId = params.find(([key]) => key === "client_id")?.[1]
-      const refreshing = params.some(([key, value]) => key === "grant_type" && value === "refresh_token")
-      const mode = refreshing ? process.env.PROBE_MODE ?? "full" : "full"
-      const presented = params.find(([key]) => key === "refresh_token")?.[1]
-      const echo = { access_token: "x", token_type: "Bearer", expires_in: 3600, refresh_token: presented, scope: "" }
-      if (mode === "const") return response.writeHead(200, tokenHeaders).end(JSON.stringify(echo))
-      const probe = mode === "fiber" ? Effect.succeed(echo)
-        : mode === "read" ? Effect.gen(function* () {
-          const hash = yield* (yield* Secrets).hash(presented)
-          yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, hash)
-          return echo
-        })
-        : mode === "refresh" ? Effect.map(refreshConnection({ refreshToken: presented, clientId, scope: null, surface: null }),
-          ({ tokens }) => ({ access_token: tokens.accessToken, token_type: "Bearer", expires_in: tokens.expiresIn, refresh_token: tokens.refreshToken, scope: "" }))
-        : null
       const answer = (exit) => exit._tag === "Success"
         ? response.writeHead(200, tokenHeaders).end(JSON.stringify(exit.value))
         : response.writeHead(400, tokenHeaders).end(`{"error":"${exit.cause.reasons[0]?.error?._tag ?? "server_error"}"}`)
-      if (probe !== null) return run(probe).then(answer)
+      if (probeMode !== "full" && params.some(([key, value]) => key === "grant_type" && value === "refresh_token")) {
+        const presented = params.find(([key]) => key === "refresh_token")?.[1]
+        const echo = { access_token: "x", token_type: "Bearer", expires_in: 3600, refresh_token: presented, scope: "" }
+        if (probeMode === "const") return response.writeHead(200, tokenHeaders).end(JSON.stringify(echo))
+        const probe = probeMode === "fiber" ? Effect.succeed(echo)
+          : probeMode === "read" ? readProbe(clientId, presented, echo)
+          : Effect.map(refreshConnection({ refreshToken: presented, clientId, scope: null, surface: null }),
+            ({ tokens }) => ({ access_token: tokens.accessToken, token_type: "Bearer", expires_in: tokens.expiresIn, refresh_token: tokens.refreshToken, scope: "" }))
+        return run(probe).then(answer)
+      }
       run(guardClientAuthentication({ address: request.socket.remoteAddress ?? "unknown", clientId }, handleTokenRequest({ params, basic: null })))
         .then(answer)
     })
   }
-  // PROBE_LOOP (round 11): 16 loops of the refresh's read (`read`: GrantReader.clientAndRefreshGrounds, the port as
-  // the server composes it) or of its hash alone (`hash`) in this process, without HTTP per call, over the refresh
-  // tokens stored; answers how many ran. With --trace-gc-nvp, `promoted` per call is what the read keeps past the
-  // scavenges (3.3 KB per read before 7af19ca, 0.28 KB after).
+  // PROBE_LOOP (round 11): 16 loops of the refresh's read (GrantReader.clientAndRefreshGrounds, the port as the server
+  // composes it) in this process, without HTTP per call, over the refresh tokens stored, for at most 60 s; answers how
+  // many ran. With --trace-gc-nvp, `promoted` per call is what the read keeps past the scavenges (3.3 KB per read
+  // before 7af19ca, 0.28 KB after). Read once, at start: off, the route does not exist.
+  const probeLoopOn = process.env.PROBE_LOOP !== undefined && process.env.PROBE_LOOP !== ""
+  const readLoop = Effect.fnUntraced(function* (seconds) {
+    const sql = yield* SqlClient.SqlClient
+    const hashes = (yield* sql`SELECT hash FROM connection_refresh_tokens`).map((row) => row.hash)
+    const [client] = yield* sql`SELECT client_id FROM clients WHERE client_id IN (SELECT client_id FROM connections) LIMIT 1`
+    const grants = yield* GrantReader
+    const stopAt = Date.now() + seconds * 1000
+    let count = 0
+    const loop = Effect.fnUntraced(function* (i) {
+      while (Date.now() < stopAt) {
+        yield* grants.clientAndRefreshGrounds(client.clientId, hashes[(i + count) % hashes.length])
+        count++
+      }
+    })
+    yield* Effect.forEach(Array.from({ length: 16 }, (_, i) => i), loop, { concurrency: 16 })
+    return { count, hashes: hashes.length }
+  })
   const probeLoop = (url, response) => {
-    const query = new URL(url, "http://probe").searchParams
-    const mode = query.get("mode") ?? "read"
-    const seconds = Number(query.get("seconds") ?? 10)
-    run(Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const hashes = (yield* sql`SELECT hash FROM connection_refresh_tokens`).map((row) => row.hash)
-      const [client] = yield* sql`SELECT client_id FROM clients WHERE client_id IN (SELECT client_id FROM connections) LIMIT 1`
-      const grants = yield* GrantReader
-      const secrets = yield* Secrets
-      const stopAt = Date.now() + seconds * 1000
-      let count = 0
-      const once = (i) => mode === "hash" ? secrets.hash(hashes[i % hashes.length])
-        : grants.clientAndRefreshGrounds(client.clientId, hashes[i % hashes.length])
-      yield* Effect.forEach(Array.from({ length: 16 }, (_, i) => i), (i) => Effect.gen(function* () {
-        while (Date.now() < stopAt) { yield* once(i + count); count++; if (mode === "hash") yield* Effect.yieldNow }
-      }), { concurrency: 16 })
-      return { mode, count, hashes: hashes.length }
-    })).then((exit) => response.writeHead(200, tokenHeaders).end(JSON.stringify(exit._tag === "Success" ? exit.value : String(exit.cause))))
+    const seconds = Math.min(60, Number(new URL(url, "http://probe").searchParams.get("seconds") ?? 10) || 10)
+    run(readLoop(seconds)).then((exit) => exit._tag === "Success"
+      ? response.writeHead(200, tokenHeaders).end(JSON.stringify(exit.value))
+      : response.writeHead(500, tokenHeaders).end('{"error":"probe failed"}'))
   }
   const server = createServer((request, response) => {
     const url = request.url
     if (url === "/oauth/token" && request.method === "POST") return token(request, response)
     if (url === "/.well-known/oauth-authorization-server" && request.method === "GET")
       return response.writeHead(200, { "content-type": "application/json", "access-control-allow-origin": "*", "cache-control": "public, max-age=3600" }).end(discovery)
-    // GET /probe/loop?mode=read|hash&seconds=S (PROBE_LOOP, above).
-    if (process.env.PROBE_LOOP && url?.startsWith("/probe/loop") && request.method === "GET") return probeLoop(url, response)
     if (url === "/oauth/token" && request.method === "OPTIONS")
       return response.writeHead(204, {
         "access-control-allow-origin": "*", "access-control-allow-methods": "POST, OPTIONS",
         "access-control-allow-headers": "authorization, content-type, dpop", "access-control-max-age": "86400"
       }).end()
+    // GET /probe/loop?seconds=S (PROBE_LOOP, above).
+    if (probeLoopOn && url?.startsWith("/probe/loop") && request.method === "GET") return probeLoop(url, response)
     full(request, response)
   })
   yield* Effect.acquireRelease(

@@ -25,6 +25,8 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
   // BENCH_ADGATE_SCRIPT runs another entry over the same composition (round 7b: servers/tokenFloor.mjs, the token
   // call behind a bare node:http handler), read when the target is made (ab.mjs sets a variant's environment then).
   const script = process.env.BENCH_ADGATE_SCRIPT ?? mainScript
+  // Another entry (tokenFloor.mjs) starts no background work: nothing it leaves would ever settle.
+  const runsBackground = process.env.BENCH_ADGATE_SCRIPT === undefined
   const resource = `${base}/api/mcp`
   let server
   let dataDir
@@ -76,8 +78,7 @@ export const adgateTarget = ({ store, port, database = benchDatabase("adgate_ben
      * of the exchange's figures (scenario b charges it; bench/README.md, round 10). PostgreSQL only: the embedded
      * database is the server's own.
      */
-    // Another entry (BENCH_ADGATE_SCRIPT: tokenFloor.mjs) starts no background work: nothing would ever settle.
-    settle: store === "pg" && script === mainScript ? async (timeoutMs = 120_000) => {
+    settle: store === "pg" && runsBackground ? async (timeoutMs = 120_000) => {
       const deadline = Date.now() + timeoutMs
       for (;;) {
         const [row] = await sql(database, `SELECT (SELECT count(*) FROM event_outbox WHERE done_at IS NULL)
