@@ -59,7 +59,7 @@ export const ReadinessRoutes = HttpRouter.use((router) =>
     const checks = yield* Readiness
     const storesAnswer = yield* storesProbe
     yield* router.add("GET", "/health/live", () => Effect.succeed(HttpServerResponse.jsonUnsafe({ status: "ok" }, { headers: noStore })))
-    // Made once, with the router: the handler is an effect run per request, not a generator made per request.
+    // The handler is an effect made once, with the router, and run per request.
     yield* router.add("GET", "/health/ready",
       Effect.gen(function* () {
         checks.probed?.()

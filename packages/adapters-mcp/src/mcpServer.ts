@@ -3,7 +3,7 @@
 // Spec §MCP server; MCP 2025-06-18 §Tools (pagination, annotations, output schemas, isError).
 import { Clock, Effect, Option, Schema } from "effect"
 import {
-  callTool, Issuer, kindOfCall, listTools, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolListLimit, toolRefusalCodes
+  callableTools, callTool, hasToolScope, Issuer, kindOfCall, scopeForCall, Platforms, type Principal, type Tool, ToolNotFound, toolRefusalCodes
 } from "@adgate/core"
 import { type CallToolResult, ProtocolError, Server, type ServerCapabilities, type Tool as McpTool } from "@modelcontextprotocol/server"
 import type { McpPorts } from "./McpPorts.ts"
@@ -39,16 +39,9 @@ export const mcpToolOf = (tool: Tool): McpTool => ({
   ...(tool.kind === "write" ? { execution: { taskSupport: "optional" as const } } : {})
 })
 
-/** Every platform tool this principal may call (listTools pages through the catalog at its maximum page). */
-export const callablePlatformTools = Effect.fnUntraced(function* (principal: Principal) {
-  if (!principal.scopes.some((s) => s.startsWith("tools:"))) return [] as ReadonlyArray<Tool>
-  const all: Array<Tool> = []
-  for (let offset = 0; ; offset += toolListLimit.max) {
-    const page = yield* listTools(principal, { q: null, family: null, kind: null, limit: toolListLimit.max, offset })
-    all.push(...page.tools)
-    if (offset + toolListLimit.max >= page.total) return all as ReadonlyArray<Tool>
-  }
-})
+/** Every platform tool this principal may call (none without a tools scope, as listTools refuses). */
+const callablePlatformTools = (principal: Principal) =>
+  hasToolScope(principal) ? callableTools(principal) : Effect.succeed<ReadonlyArray<Tool>>([])
 
 const listedTools = Effect.fnUntraced(function* (principal: Principal) {
   const workspace = workspaceTools.filter((t) => workspaceToolVisible(principal, t)).map((t): McpTool => ({
@@ -68,11 +61,9 @@ const cursorOffset = (cursor: string | undefined): number => {
 const asObject = (value: unknown): Schema.JsonObject =>
   typeof value === "object" && value !== null && !Array.isArray(value) ? value as Schema.JsonObject : {}
 
-/** A platform tool's call, made once, not a generator closure per call (docs/architecture.md, "Code on the request path"). */
-const callPlatformTool = Effect.fnUntraced(function* (principal: Principal, name: string, args: Schema.JsonObject) {
-  const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })
-  return answerResult(answer)
-})
+/** A platform tool's call, answered as MCP's tool result. */
+const callPlatformTool = (principal: Principal, name: string, args: Schema.JsonObject) =>
+  Effect.map(callTool({ principal, name, arguments: args, idempotencyKey: null }), answerResult)
 
 /** tools/call: a workspace tool, or a platform tool through callTool (same scopes, guardrails, credits, queue, audit). */
 export const callByName = (principal: Principal, name: string, args: Schema.JsonObject): Effect.Effect<CallToolResult, never, McpPorts> => {
@@ -110,7 +101,7 @@ export const callAsTask = (principal: Principal, name: string, args: Schema.Json
     return era === "legacy" ? result : { resultType: "complete", ...result }
   })))
 
-/** callAsTask's answer, made once, not a generator closure per call (docs/architecture.md, "Code on the request path"). */
+/** callAsTask's answer. */
 const callAsTaskAnswer = Effect.fnUntraced(function* (principal: Principal, name: string, args: Schema.JsonObject, era: "legacy" | "modern") {
   const { origin } = yield* Issuer
   const answer = yield* callTool({ principal, name, arguments: args, idempotencyKey: null })

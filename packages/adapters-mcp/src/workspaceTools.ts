@@ -41,8 +41,7 @@ const notFound = (what: string, id: string): CallToolResult => {
 const str = (args: Schema.JsonObject, key: string): string | null => typeof args[key] === "string" ? args[key] : null
 const int = (args: Schema.JsonObject, key: string): number | null => typeof args[key] === "number" ? args[key] : null
 
-// The tools' runs, made once and called per call, not a generator closure per call (docs/architecture.md, "Code on
-// the request path").
+// The tools' runs. Made once: docs/architecture.md, "Code on the request path".
 const searchToolsRun = Effect.fnUntraced(function* (principal: Principal, args: Schema.JsonObject) {
   // The one search-text limit of both surfaces (core InputLimits; REST GET /tools?q= answers 400 past it).
   const { maxSearchQueryLength } = yield* InputLimits

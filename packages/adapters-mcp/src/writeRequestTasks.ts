@@ -99,7 +99,6 @@ export const findOwnRequest = (principal: Principal, taskId: string) =>
 export const withdrawOwnRequest = (principal: Principal, taskId: string) =>
   withdrawWriteRequest({ id: WriteRequestId.make(taskId), workspaceId: principal.workspaceId, requesterId: requesterId(principal) })
 
-/** Made once, not a generator closure per call (docs/architecture.md, "Code on the request path"). */
 export const listOwnRequests = Effect.fnUntraced(function* (principal: Principal, cursor: string | undefined, limit: number) {
   const before = cursor === undefined ? null : decodeCursor(cursor)
   const page = yield* (yield* WriteRequestStore).listByRequester(

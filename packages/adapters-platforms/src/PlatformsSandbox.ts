@@ -15,7 +15,7 @@ import { googleAds } from "./sandbox/googleAds.ts"
 import { googleAnalytics } from "./sandbox/googleAnalytics.ts"
 import { metaAds } from "./sandbox/metaAds.ts"
 import type { SandboxCall, SandboxPlatform } from "./sandbox/SandboxPlatform.ts"
-import { type SandboxStore, sandboxStore } from "./sandbox/SandboxStore.ts"
+import { sandboxStore } from "./sandbox/SandboxStore.ts"
 import { shopifyStore } from "./sandbox/shopifyStore.ts"
 
 export const sandboxPlatforms: ReadonlyArray<SandboxPlatform> = [googleAds, metaAds, googleAnalytics, shopifyStore]
@@ -148,12 +148,12 @@ export const PlatformsSandbox: Layer.Layer<
 
     /** What `authorized` answers for a call it lets through: the last day the metrics were filled through. */
     type Fills = { readonly filledThrough: string | null }
-    // The generator functions below are made once, with the layer, and called per call (docs/architecture.md, "Code
-    // on the request path").
+    // Made once, with the layer: docs/architecture.md, "Code on the request path".
     const connectWrites = Effect.fnUntraced(function* (
-      platform: SandboxPlatform, workspaceId: string, family: string, userId: string, token: string, sealed: string, now: number,
-      store: SandboxStore
+      platform: SandboxPlatform, workspaceId: string, userId: string, token: string, sealed: string, now: number
     ) {
+      const family = platform.family.id
+      const store = sandboxStore(workspaceId, family)
       yield* sql`INSERT INTO sandbox_tokens (workspace_id, family, token_hash) VALUES (${workspaceId}, ${family}, ${sha256(token)})
               ON CONFLICT (workspace_id, family) DO UPDATE SET token_hash = EXCLUDED.token_hash`
       yield* sql`INSERT INTO platform_connections (workspace_id, family, credential, connected_at, connected_by)
@@ -169,10 +169,10 @@ export const PlatformsSandbox: Layer.Layer<
       const token = `sbx_${family}_${randomBytes(24).toString("base64url")}`
       const sealed = yield* cipher.seal(credential ?? token)
       const now = yield* Clock.currentTimeMillis
-      const store = sandboxStore(workspaceId, family)
-      yield* sql.withTransaction(connectWrites(platform, workspaceId, family, userId, token, sealed, now, store))
+      yield* sql.withTransaction(connectWrites(platform, workspaceId, userId, token, sealed, now))
     })
 
+    /** One statement: the connected families' accounts (of `only` when given), in family then id order. */
     const accountsOf = Effect.fnUntraced(function* (workspaceId: string, only: string | undefined) {
       type Row = { family: string; id: string; name: string; status: string }
       const rows = yield* (only === undefined
@@ -245,7 +245,6 @@ export const PlatformsSandbox: Layer.Layer<
     const platforms = Platforms.of({
       families: sandboxPlatforms.map((p) => p.family),
       tools: sandboxPlatforms.flatMap((p) => p.tools),
-      // One statement: the connected families' accounts (of `only` when given), in family then id order.
       accounts: (workspaceId, only) => accountsOf(workspaceId, only).pipe(ourOutage("Platforms.accounts")),
       preview: (call): Effect.Effect<ProposedChange, PlatformUnavailable> => {
         const platform = platformOf(call)

@@ -20,7 +20,6 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
     row.encode(c, operation).pipe(Effect.flatMap((encoded) => sql`INSERT INTO clients ${sql.insert(encoded)}`))
   // Racing registrations for a workspace's last place: a transaction-scoped lock on the workspace serialises them,
   // and the count after it sees every insert committed before (READ COMMITTED takes a snapshot per statement).
-  // Made once, with the layer, not a generator closure per call (docs/architecture.md, "Code on the request path").
   const insertWorkspaceApp = Effect.fnUntraced(function* (c: Client, limit: number) {
     yield* sql`SELECT pg_advisory_xact_lock(hashtextextended(${`workspace-apps:${c.workspaceId ?? ""}`}, 0))`
     const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients

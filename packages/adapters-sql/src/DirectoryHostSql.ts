@@ -36,7 +36,6 @@ export const DirectoryHostSql = (host: DirectoryReads): Layer.Layer<Directory, n
       mirrored.has(workspace.id) ? Effect.void : Effect.asVoid(mirror(workspace))
     const withBalance = (found: Option.Option<Workspace>) =>
       Option.isNone(found) ? Effect.succeed(found) : Effect.map(mirror(found.value), Option.some)
-    // Made once, with the layer, not a generator closure per read (docs/architecture.md, "Code on the request path").
     const standing = Effect.fnUntraced(function* (workspaceId: WorkspaceId, userId: Parameters<DirectoryShape["standing"]>[1]) {
       const workspace = yield* host.workspace(workspaceId)
       if (Option.isNone(workspace)) return Option.none()

@@ -44,10 +44,7 @@ export const GrantReaderSql = Layer.effect(GrantReader, Effect.gen(function* () 
   const refreshGroundsText = groundsByHash(1)
   const recheckExchangeText = `SELECT (SELECT version FROM authorization_codes WHERE hash = $1) AS code_version,
     EXISTS (SELECT 1 FROM clients WHERE client_id = $2 AND removed_at IS NULL) AS client_usable`
-  // Each generator function below is made once, with the layer, and called per read: a `function*` written inside a
-  // per-request callback is a new closure per call, and V8 gives each new generator closure its own map, allocated
-  // in the old generation, which keeps the closure and all it captures (the row) alive through every scavenge until
-  // the next full collection (bench/README.md, round 11: ~3 KB promoted per read, none this way).
+  // Made once: docs/architecture.md, "Code on the request path".
   const groundsOf = Effect.fnUntraced(function* (row: Record<string, unknown>) {
     const connection = yield* decodeConnection(row)
     const { approverRole } = yield* decodeRole(row)

@@ -14,7 +14,6 @@ const decodeHolder = decodeFirstRow(IdempotencyRecord, { operation: "Idempotency
 
 export const IdempotencyStoreSql = Layer.effect(IdempotencyStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  // Made once, with the layer, not a generator closure per claim (docs/architecture.md, "Code on the request path").
   const claim: (scope: string, key: string, requestHash: string, now: number, ttlMs: number) => Effect.Effect<ClaimOutcome, StoreUnavailable | Conflict> =
     Effect.fnUntraced(function* (scope: string, key: string, requestHash: string, now: number, ttlMs: number) {
       const values = yield* row.encode(

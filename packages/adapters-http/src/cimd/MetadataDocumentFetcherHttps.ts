@@ -193,7 +193,7 @@ const fetchOnce = (url: URL, options: MetadataDocumentFetcherHttpsOptions): Prom
     req.end()
   })
 
-/** One document's fetch, made once, not a generator closure per fetch (docs/architecture.md, "Code on the request path"). */
+/** One document's fetch. */
 const fetchDocument = Effect.fnUntraced(function* (raw: string, options: MetadataDocumentFetcherHttpsOptions) {
   const checked = checkDocumentUrl(raw)
   if (typeof checked === "string") return yield* refuse(raw, checked)

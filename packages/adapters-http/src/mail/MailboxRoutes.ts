@@ -54,8 +54,6 @@ export const MailboxRoutes = HttpRouter.use((router) =>
     const mailer = yield* Mailer
     const { origin } = yield* Issuer
     const mailbox = yield* DevelopmentMailbox
-    // The generator functions below are made once, with the router, not per request (docs/architecture.md, "Code on
-    // the request path").
     /** Runs `f` for an instance admin of an open mailbox; 404 for anyone else, sign-in first for nobody. */
     const forInstanceAdmin = Effect.fnUntraced(function* <E, R>(f: (person: Person) => Effect.Effect<ReturnType<typeof renderPersonPage>, E, R>) {
       if (!mailbox.open) return yield* notFound

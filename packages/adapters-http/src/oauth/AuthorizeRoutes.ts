@@ -89,9 +89,7 @@ export const AuthorizeRoutes = HttpRouter.use((router) =>
       return errorPage(400, "This sign-in request is not valid", `The app sent a request adgate cannot accept: ${e.description}.`, location)
     }
 
-    // The handlers' generator functions are made once, with the router, and called per request: a `function*`
-    // written inside a per-request arrow is a new closure per call, which V8 keeps, with all it captures, until the
-    // next full collection (docs/architecture.md, "Code on the request path").
+    // The handlers are made once, with the router: docs/architecture.md, "Code on the request path".
 
     // The authorization request's consent page for a signed-in person: the request validated for them.
     const consentPageFor = Effect.fnUntraced(

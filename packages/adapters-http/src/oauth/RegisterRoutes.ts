@@ -14,7 +14,7 @@ import { type CorePorts, withCorePorts } from "./CorePorts.ts"
 /** Not a JSON object: the core answers invalid_client_metadata and still counts the attempt against the address. */
 const notJson: unknown = undefined
 
-/** The registration's answer, made once, not a generator closure per request (docs/architecture.md, "Code on the request path"). */
+/** The registration's answer (made once: docs/architecture.md, "Code on the request path"). */
 const registration = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, origin: string) {
   let body: unknown = notJson
   if (mediaType(request) === "application/json") {
@@ -26,8 +26,8 @@ const registration = Effect.fnUntraced(function* (request: HttpServerRequest.Htt
     }
   }
   const remoteAddress = Option.getOrElse(request.remoteAddress, () => "unknown")
-  const registration = yield* registerClient({ body, remoteAddress, serviceOrigin: origin })
-  return HttpServerResponse.jsonUnsafe(registration.response, { status: 201, headers: noStore })
+  const registered = yield* registerClient({ body, remoteAddress, serviceOrigin: origin })
+  return HttpServerResponse.jsonUnsafe(registered.response, { status: 201, headers: noStore })
 })
 
 const register = Effect.gen(function* () {

@@ -18,9 +18,7 @@ const caller = (request: HttpServerRequest.HttpServerRequest, basic: BasicCreden
   clientId: basic !== null && basic !== "malformed" ? basic.clientId : params.find(([key]) => key === "client_id")?.[1]
 })
 
-// The handlers' bodies are made once and called per request: a `function*` written inside the handler would be a new
-// closure per request, which V8 keeps with all it captures through every young-generation collection
-// (bench/README.md, round 11).
+// The handlers' bodies: Made once: docs/architecture.md, "Code on the request path".
 const issueTokens = Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest, basic: BasicCredentials) {
   const params = yield* readBodyParams(request)
   const tokens = yield* guardClientAuthentication(caller(request, basic, params), handleTokenRequest({ params, basic }))

@@ -14,7 +14,7 @@ export const askingApp = (clients: ClientStore["Service"], returnTo: string, ori
     Effect.catch(() => Effect.succeed(Option.none<Html>()))
   )
 
-/** askingApp's line, made once, not a generator closure per page (docs/architecture.md, "Code on the request path"). */
+/** askingApp's line. */
 const askingLine = Effect.fnUntraced(function* (clients: ClientStore["Service"], returnTo: string, origin: string) {
   const url = new URL(returnTo, origin)
   if (url.pathname !== oauthPaths.authorize) return Option.none()

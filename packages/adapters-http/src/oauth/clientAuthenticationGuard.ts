@@ -41,8 +41,7 @@ export const guardClientAuthentication = <A, E, R>(
 
 /**
  * A failed client authentication counted against each of its limits: ClientAuthenticationThrottled past a limit,
- * else null. Made once, not a generator closure per failure (docs/architecture.md,
- * "Code on the request path").
+ * else null.
  */
 const countFailure = Effect.fnUntraced(function* (
   who: { readonly address: string; readonly clientId: string | undefined },

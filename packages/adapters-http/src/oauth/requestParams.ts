@@ -111,7 +111,6 @@ export const bodyText = (request: HttpServerRequest.HttpServerRequest): Effect.E
  * (spec §POST /oauth/token). Parameters in the URL are refused: a secret must never travel in a URI (OAuth 2.1 §2.4.1).
  */
 export const readBodyParams: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Params, Unreadable> =
-  // Made once (Effect.fnUntraced), not a generator closure per request (bench/README.md, round 11).
   Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
     if (rawQuery(request.url) !== "") return yield* Effect.fail(unreadable("Parameters must be sent in the request body, not in the URL."))
     const type = mediaType(request)

@@ -126,8 +126,7 @@ export const withWorkspace = <E, R>(
   HttpServerResponse.HttpServerResponse, E | StoreUnavailable, R | HttpServerRequest.HttpServerRequest | People | HttpRouter.RouteContext
 > => inWorkspace(f)
 
-// withWorkspace's and withWorkspaceForm's generator functions, made once and called per request (docs/architecture.md,
-// "Code on the request path"); generic over f's types, which Effect.fnUntraced carries through.
+// withWorkspace's and withWorkspaceForm's bodies, generic over f's types (Effect.fnUntraced carries them through).
 const inWorkspace = Effect.fnUntraced(function* <E, R>(
   f: (view: WorkspaceView, request: HttpServerRequest.HttpServerRequest) => Effect.Effect<HttpServerResponse.HttpServerResponse, E, R>
 ) {

@@ -34,8 +34,6 @@ const parse = (stored: string) => {
   return { params, salt: Buffer.from(match[4] ?? "", "base64url"), key: Buffer.from(match[5] ?? "", "base64url") }
 }
 
-// Made once and called per sign-in or password change, not a generator closure per call (docs/architecture.md, "Code
-// on the request path").
 const hashWith = Effect.fnUntraced(function* (password: string, params: ScryptParameters) {
   const salt = randomBytes(16)
   const key = yield* derive(password, salt, params)

@@ -88,7 +88,7 @@ const answerRefusals = (origin: string, scopes: ReadonlyArray<string>) =>
 const serve = (route: BearerRoute, origin: string, matched?: Readonly<Record<string, string>>) =>
   answerRoute(route, origin, matched).pipe(answerRefusals(origin, route.access.challengeScopes))
 
-/** serve's body, made once and called per request (docs/architecture.md, "Code on the request path"). */
+/** serve's body: serve runs once per route when the router is built, and per request only from the fallback. */
 const answerRoute = Effect.fnUntraced(function* (route: BearerRoute, origin: string, matched: Readonly<Record<string, string>> | undefined) {
   const request = yield* HttpServerRequest.HttpServerRequest
   // The router drops a `;…` suffix before matching: refused, so a parameter is exactly what the client sent.

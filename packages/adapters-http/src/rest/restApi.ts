@@ -6,7 +6,7 @@ import {
   type Account as PlatformAccount, defaultInputLimits, Directory, InputLimits, InvalidCredential, Issuer, Platforms, type Principal, RateLimits, type Scope,
   TaskStatus, ToolKind, callTool, describeTool, findWorkspaceTask, findWriteRequest, hasToolScope, listTools, platformAllowed,
   listWorkspaceTasks, loadAccessGrounds, parseIdempotencyKey, requiredArguments, startTask, taskInputOf, taskListLimit,
-  toolAvailability, toolListLimit, type Tool, type WriteRequest,
+  callableTools, toolListLimit, type Tool, type WriteRequest,
   TaskId, WriteRequestId
 } from "@adgate/core"
 import {
@@ -157,12 +157,6 @@ export const toolArgumentsOf = (body: Schema.JsonObject): Schema.JsonObject => {
     return wrapped as Schema.JsonObject
   return body
 }
-
-/** The tools `principal` may call now. */
-const callableTools = Effect.fnUntraced(function* (principal: Principal) {
-  const grounds = yield* loadAccessGrounds(principal)
-  return (yield* Platforms).tools.filter((tool) => toolAvailability(grounds, tool) === null)
-})
 
 const meRoute = route({
   method: "GET", path: "/me", operationId: "getMe", summary: "What this credential may do",

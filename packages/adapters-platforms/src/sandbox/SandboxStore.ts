@@ -126,8 +126,7 @@ const toObject = (row: ObjectRow): SandboxObject => ({
 
 export type SqlEffect<A> = Effect.Effect<A, SqlError.SqlError, SqlClient.SqlClient>
 
-// The store's generator functions, made once and called per call with the workspace and family (docs/architecture.md,
-// "Code on the request path"): sandboxStore is made per platform call.
+// The store's functions, given the workspace and family: sandboxStore is made per platform call, these once.
 const storeAccounts = Effect.fnUntraced(function* (workspaceId: string, family: string) {
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ id: string; name: string; status: string; currency: string; timeZone: string }>`

@@ -12,7 +12,7 @@ import { runCommand } from "../commands/runCommand.ts"
 import { type CreditReservation, refundCredits, reserveCredits } from "../credits/reserveCredits.ts"
 import type { GuardrailRefused } from "../guardrails/errors.ts"
 import { executeWithinDeadline } from "../ports/PlatformCallDeadlineMs.ts"
-import { Platforms, type PlatformAnswer, type PlatformsShape, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
+import { Platforms, type PlatformAnswer, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { Transactor } from "../ports/Transactor.ts"
 import type { Principal } from "../credentials/records.ts"
@@ -20,7 +20,7 @@ import { checkGuardrails, toolWritesLock } from "../tools/callTool.ts"
 import { loadStanding, withAccounts } from "../tools/loadAccessGrounds.ts"
 import { scopeForCall, toolAccess } from "../tools/toolAccess.ts"
 import { recordToolRunWrites } from "../tools/recordToolRun.ts"
-import { kindOfCall, type Tool } from "../tools/Tool.ts"
+import { kindOfCall } from "../tools/Tool.ts"
 import type { ToolKind } from "../tools/ToolUsage.ts"
 import { WriteRequestNotFound } from "./errors.ts"
 import { findEndedRequester } from "./findEndedRequester.ts"
@@ -89,17 +89,14 @@ export const executeWriteRequest = Effect.fn("approvals.executeWriteRequest")(fu
   const call = { workspaceId: claimed.workspaceId, tool, arguments: claimed.arguments, idempotencyToken: claimed.id }
   // Under the workspace's write lock from the preview to the record, as a call that runs now (tools/callTool.ts): the
   // guardrails it is checked against still hold when it lands.
-  return yield* (yield* Transactor).exclusively(toolWritesLock(claimed.workspaceId))(runLocked(id, claimed, platforms, call, tool, kind))
+  return yield* (yield* Transactor).exclusively(toolWritesLock(claimed.workspaceId))(runLocked(claimed, call, kind))
 })
 
-/**
- * The run under the workspace's write lock: the preview, the guardrails and credits again, then the platform call.
- * Made once, not a generator closure per run (docs/architecture.md, "Code on the request path").
- */
-const runLocked = Effect.fnUntraced(function* (
-  id: WriteRequestId, claimed: WriteRequest, platforms: PlatformsShape, call: ToolCall, tool: Tool, kind: ToolKind
-) {
-  const change = yield* platforms.preview(call)
+/** The run under the workspace's write lock: the preview, the guardrails and credits again, then the platform call. */
+const runLocked = Effect.fnUntraced(function* (claimed: WriteRequest, call: ToolCall, kind: ToolKind) {
+  const id = claimed.id
+  const tool = call.tool
+  const change = yield* (yield* Platforms).preview(call)
   // Guardrails and credits again: the workspace may have changed both while the request waited.
   const blocked = yield* checkGuardrails(claimed.workspaceId, tool, change).pipe(
     Effect.as(Option.none<GuardrailRefused>()),
@@ -118,16 +115,17 @@ const runLocked = Effect.fnUntraced(function* (
       { needed: reservation.short.needed, left: reservation.short.left })
   }
   const reserved = reservation.reserved
-  return yield* runReserved(id, platforms, call, tool, kind, change, reserved).pipe(
+  return yield* runReserved(id, call, kind, change, reserved).pipe(
     Effect.onError(() => refundCredits(reserved).pipe(Effect.catchTag("StoreUnavailable", () => Effect.void)))
   )
 })
 
-/** The platform call and its record, once the credits are reserved (made once, as runLocked). */
+/** The platform call and its record, once the credits are reserved. */
 const runReserved = Effect.fnUntraced(function* (
-  id: WriteRequestId, platforms: PlatformsShape, call: ToolCall, tool: Tool, kind: ToolKind, change: ProposedChange,
-  reserved: CreditReservation | null
+  id: WriteRequestId, call: ToolCall, kind: ToolKind, change: ProposedChange, reserved: CreditReservation | null
 ) {
+  const tool = call.tool
+  const platforms = yield* Platforms
   // PlatformUnavailable leaves the claim to lapse; housekeeping claims it again later (same token: no double
   // apply), and the reservation goes back meanwhile.
   const answer: PlatformAnswer = yield* executeWithinDeadline(platforms, call)

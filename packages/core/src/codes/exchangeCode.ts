@@ -44,8 +44,7 @@ export interface ExchangeAttempt {
 }
 
 /**
- * A reuse's own writes, beside its refusal (made once, not a generator closure per exchange: docs/architecture.md,
- * "Code on the request path"). The code's version moves on, so that an exchange still opening its connection sees it
+ * A reuse's own writes, beside its refusal. The code's version moves on, so that an exchange still opening its connection sees it
  * (exchangeCode re-reads it after committing); a lost race here means another reuse already moved it, which is all
  * that is needed. RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends; its
  * ConnectionEnded is appended by endConnection's own command, in this same unit of work.

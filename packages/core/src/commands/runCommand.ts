@@ -98,12 +98,8 @@ export const runCommand = <S, A, E, M, B = A, E2 = never, R = never, E3 = never,
 ): Effect.Effect<B, E | M | E2 | E3 | Conflict | StoreUnavailable, R | R3 | Transactor | EventOutbox> =>
   runOnce(command)
 
-// runCommand's generator functions are made once, here, and called per command. Written inside runCommand, each
-// command made new generator closures (two, three with a transaction), and V8 keeps a new generator closure, with
-// all it captures (the command, its state, its rows), through every young-generation collection until the next full
-// one: a few KB of each request promoted to the old generation, whose collections then stall every request in
-// flight (bench/README.md, round 11). Each is generic over the command's type parameters, which Effect.fnUntraced
-// carries through: no cast at the calls.
+// runCommand's generator functions are made once (docs/architecture.md, "Code on the request path"), generic over
+// the command's type parameters, which Effect.fnUntraced carries through.
 
 /** The events of the attempt that ended a command, told to the metrics once it committed (a lost race retries). */
 interface Happened {
@@ -235,7 +231,7 @@ export const runWrite = <A, W, E, R>(
 ): Effect.Effect<A, E | StoreUnavailable, R | Transactor | EventOutbox> =>
   writeOnce(write, answer, events)
 
-/** runWrite's body, made once (see runOnce). */
+/** runWrite's body. */
 const writeOnce = Effect.fnUntraced(function* <A, W, E, R>(
   write: Effect.Effect<W, E, R>, answer: A,
   events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>)
@@ -251,7 +247,7 @@ const writeOnce = Effect.fnUntraced(function* <A, W, E, R>(
   return answer
 })
 
-/** runWrite's unit of work, made once too: the write and one append of its events; answers the events. */
+/** runWrite's unit of work: the write and one append of its events; answers the events. */
 const writeWithEvents = Effect.fnUntraced(function* <W, E, R>(
   write: Effect.Effect<W, E, R>,
   events: ReadonlyArray<DomainEvent> | ((written: W) => ReadonlyArray<DomainEvent>),

@@ -34,10 +34,7 @@ export const runIdempotent = <E, R>(
     claimAndRun(restore, scope, key, requestHash, execute)
   ).pipe(Effect.withSpan("idempotency.runIdempotent"))
 
-/**
- * runIdempotent's body, made once and called per call (not a generator closure per request: docs/architecture.md,
- * "Code on the request path").
- */
+/** runIdempotent's body. */
 const claimAndRun = Effect.fnUntraced(function* <E, R>(
   restore: <A, E1, R1>(effect: Effect.Effect<A, E1, R1>) => Effect.Effect<A, E1, R1>,
   scope: string, key: string, requestHash: string, execute: Execute<E, R>

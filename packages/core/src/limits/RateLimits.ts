@@ -60,8 +60,7 @@ export const RateLimits = Context.Reference<RateLimitPolicy>("core/limits/RateLi
 
 const allowed: RateDecision = { allowed: true, retryAfterSeconds: 0 }
 
-// The generator functions below are made once and called per request (docs/architecture.md, "Code on the request
-// path"): a `function*` written inside a per-call arrow is a new closure per call, kept by V8 until a full collection.
+// Made once: docs/architecture.md, "Code on the request path".
 const counted: (use: "hit" | "peek", name: LimitName, subject: string, now: number) => Effect.Effect<RateDecision, StoreUnavailable, RateLimiter> =
   Effect.fnUntraced(function* (use: "hit" | "peek", name: LimitName, subject: string, now: number) {
     const policy = yield* RateLimits

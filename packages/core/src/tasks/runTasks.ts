@@ -18,7 +18,7 @@ import { Transactor } from "../ports/Transactor.ts"
 import { WriteRequestStore } from "../ports/WriteRequestStore.ts"
 import { callTool, type ToolCallAnswer } from "../tools/callTool.ts"
 import { loadAccessGrounds } from "../tools/loadAccessGrounds.ts"
-import { toolAvailability } from "../tools/toolAccess.ts"
+import { callableOf } from "../tools/toolAccess.ts"
 import { principalOfTask } from "./principalOfTask.ts"
 import {
   budgetRows, decideChanges, findingsOf, performanceRows, totalsOf, type DerivedChange, type ObjectsRead, type PerformanceRead
@@ -82,7 +82,7 @@ const plan = (task: Task, principal: Principal) =>
   Effect.gen(function* () {
     const platforms = yield* Platforms
     const grounds = yield* loadAccessGrounds(principal)
-    const tools = platforms.tools.filter((tool) => toolAvailability(grounds, tool) === null)
+    const tools = callableOf(grounds, platforms.tools)
     const today = new Date(yield* Clock.currentTimeMillis).toISOString().slice(0, 10)
     return yield* Effect.result((yield* TaskPlanner).plan({
       goal: task.goal, today, tools, families: platforms.families, accounts: grounds.accounts

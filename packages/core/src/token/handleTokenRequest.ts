@@ -33,9 +33,7 @@ export interface TokenRequest {
   readonly basic: BasicCredentials
 }
 
-// The generator functions of this path are made once, here, and called per request: a `function*` written inside a
-// per-request arrow is a new closure per call, which V8 keeps (with all it captures) through every young-generation
-// collection until the next full one (bench/README.md, round 11).
+// Made once: docs/architecture.md, "Code on the request path".
 const resourceParam = Effect.fnUntraced(function* (value: string | null) {
   if (value === null) return null
   const surface = surfaceOfResource(value, (yield* Issuer).origin)

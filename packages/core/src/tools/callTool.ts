@@ -19,10 +19,10 @@ import { CreditsLedger } from "../ports/CreditsLedger.ts"
 import { StoreUnavailable } from "../ports/errors.ts"
 import { GuardrailStore } from "../ports/GuardrailStore.ts"
 import { executeWithinDeadline } from "../ports/PlatformCallDeadlineMs.ts"
-import { Platforms, type PlatformsShape, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
+import { Platforms, type ProposedChange, type ToolCall } from "../ports/Platforms.ts"
 import { Prefix, Secrets } from "../ports/Secrets.ts"
 import { ToolUsageLog } from "../ports/ToolUsageLog.ts"
-import { Transactor, type TransactorShape } from "../ports/Transactor.ts"
+import { Transactor } from "../ports/Transactor.ts"
 import {
   AccountNotConnected, NoConnectedAccount, PlatformRefused, ToolArgumentsInvalid, ToolNotFound
 } from "./errors.ts"
@@ -95,9 +95,7 @@ export const checkCredits = Effect.fn("tools.checkCredits")(function* (workspace
 /** The lock a workspace's writes take (Transactor.exclusively): its guardrails are checked and the write applied under it. */
 export const toolWritesLock = (workspaceId: WorkspaceId): string => `tool-writes:${workspaceId}`
 
-// The pipeline's generator functions are made once, here, and called per call: a `function*` written inside a
-// per-call function is a new generator closure per request, which V8 keeps, with all it captures, through every
-// young-generation collection until the next full one (docs/architecture.md, "Code on the request path").
+// The pipeline's steps are made once: docs/architecture.md, "Code on the request path".
 
 /**
  * Preview → route → guardrails → credits → platform call → record: the part an Idempotency-Key runs at most once.
@@ -123,29 +121,27 @@ const decideAndRun = Effect.fnUntraced(
       : Effect.void)
 )
 
-/** decideAndRun's checks and run, under the write's lock. */
+/** decideAndRun's checks and run: under the workspace's write lock when the call is a write. */
 const decideCall = Effect.fnUntraced(function* (
   request: ToolCallRequest, tool: Tool, kind: ToolKind, platformToken: Effect.Effect<string | undefined, never, Secrets>,
   applied: Effect.Effect<void>
 ) {
   const { principal } = request
-  const platforms = yield* Platforms
-  const transactor = yield* Transactor
   const toolCall: ToolCall = { workspaceId: principal.workspaceId, tool, arguments: request.arguments }
-  const change = kind === "write" ? yield* platforms.preview(toolCall) : null
+  const change = kind === "write" ? yield* (yield* Platforms).preview(toolCall) : null
   // Guardrails apply to every write when it is queued (and again when it executes: executeWriteRequest).
   if (change !== null) yield* checkGuardrails(principal.workspaceId, tool, change)
   const route = routeCall(tool, kind, principal.writeMode, change)
   if (route._tag === "Queue") {
     // A queued write is charged when it executes: here the balance is only checked.
     yield* checkCredits(principal.workspaceId, tool.credits)
-    return yield* transactor.atomically(queueCall(request, tool, kind, change, route.reason))
+    return yield* (yield* Transactor).atomically(queueCall(request, tool, kind, change, route.reason))
   }
   const usageId = yield* (yield* Secrets).generate(Prefix.toolUsage)
   const reserved = yield* reserveCredits(principal.workspaceId, tool.credits, `tool:${tool.name}`, usageId, "tool_call")
   // Uninterruptible from the platform call to the record (the call has its deadline, executeWithinDeadline): a client that hangs
   // up cannot leave a change applied with no usage record, charge or audit entry.
-  const { answer, notices } = yield* Effect.uninterruptible(runOnPlatform(platforms, transactor, toolCall, platformToken, applied, {
+  const { answer, notices } = yield* Effect.uninterruptible(runOnPlatform(toolCall, platformToken, applied, {
     workspaceId: principal.workspaceId, connectionId: principal.connectionId, apiKeyId: principal.apiKeyId,
     actorId: principal.userId, clientId: principal.clientId, tool, kind, change, requestId: null,
     reserved, usageId
@@ -181,17 +177,17 @@ const queueCall = Effect.fnUntraced(function* (
 
 /** The platform call and its record (`run`, but the answer): answers the platform's answer and the caller's notices. */
 const runOnPlatform = Effect.fnUntraced(function* (
-  platforms: PlatformsShape, transactor: TransactorShape, toolCall: ToolCall,
-  platformToken: Effect.Effect<string | undefined, never, Secrets>, applied: Effect.Effect<void>, run: Omit<ToolRun, "answer">
+  toolCall: ToolCall, platformToken: Effect.Effect<string | undefined, never, Secrets>, applied: Effect.Effect<void>,
+  run: Omit<ToolRun, "answer">
 ) {
   const idempotencyToken = yield* platformToken
-  const answer = yield* executeWithinDeadline(platforms, idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
+  const answer = yield* executeWithinDeadline(yield* Platforms, idempotencyToken === undefined ? toolCall : { ...toolCall, idempotencyToken })
   yield* applied
   const record = recordToolRun({ ...run, answer })
   // A read the platform accepted records one row, its usage (the charge was reserved before the call): one
   // statement is a unit on its own, so it takes no transaction. A refund or a write's ToolWriteApplied event
   // goes with the usage row in one unit.
-  const notices = yield* (run.kind === "read" && isChargedAnswer(answer.providerStatus) ? record : transactor.atomically(record))
+  const notices = yield* (run.kind === "read" && isChargedAnswer(answer.providerStatus) ? record : (yield* Transactor).atomically(record))
   return { answer, notices }
 })
 

@@ -7,7 +7,7 @@ import { Platforms } from "../ports/Platforms.ts"
 import { ToolSearch } from "../ports/ToolSearch.ts"
 import { loadAccessGrounds } from "./loadAccessGrounds.ts"
 import type { Tool } from "./Tool.ts"
-import { hasToolScope, noToolScopeRefusal, toolAvailability } from "./toolAccess.ts"
+import { callableOf, hasToolScope, noToolScopeRefusal } from "./toolAccess.ts"
 import type { ToolKind } from "./ToolUsage.ts"
 
 /** `limit` defaults to 20 and is clamped to 1..100 (docs/decisions.md, Tools); `offset` to 0 and up. */
@@ -27,11 +27,14 @@ export interface ToolList {
   readonly total: number
 }
 
+/** The tools `principal` may call now, in the catalog's order (REST GET /me, MCP tools/list). */
+export const callableTools = Effect.fnUntraced(function* (principal: Principal) {
+  return callableOf(yield* loadAccessGrounds(principal), (yield* Platforms).tools)
+})
+
 export const listTools = Effect.fn("tools.listTools")(function* (principal: Principal, query: ToolQuery) {
   if (!hasToolScope(principal)) return yield* noToolScopeRefusal(principal)
-  const grounds = yield* loadAccessGrounds(principal)
-  const callable = (yield* Platforms).tools.filter((tool) =>
-    toolAvailability(grounds, tool) === null &&
+  const callable = (yield* callableTools(principal)).filter((tool) =>
     (query.family === null || tool.family === query.family) &&
     (query.kind === null || tool.kind === query.kind))
   const q = query.q?.trim() ?? ""

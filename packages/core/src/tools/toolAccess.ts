@@ -73,3 +73,7 @@ export const toolAccess = (grounds: AccessGrounds, tool: Tool, kind: ToolKind): 
 export const toolAvailability = (grounds: AccessGrounds, tool: Tool): ToolAccessRefusal | NoConnectedAccount | null =>
   toolAccess(grounds, tool, tool.kind) ??
     (grounds.connectedFamilies.has(tool.family) ? null : new NoConnectedAccount({ tool: tool.name, platform: tool.family }))
+
+/** The tools of `tools` callable on `grounds` (toolAvailability null), in their order. */
+export const callableOf = (grounds: AccessGrounds, tools: ReadonlyArray<Tool>): ReadonlyArray<Tool> =>
+  tools.filter((tool) => toolAvailability(grounds, tool) === null)

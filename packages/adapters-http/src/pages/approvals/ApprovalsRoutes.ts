@@ -221,8 +221,8 @@ const listPage = Effect.fnUntraced(function* (view: WorkspaceView, request: Http
 <section aria-labelledby="waiting">
 <h2 id="waiting">Waiting for a decision <span class="badge ${pending.length === 0 ? "neutral" : "pending_approval"}">${pending.length}</span></h2>
 ${pending.length === 0
-? html`<p class="muted">No change is waiting. Changes an app proposes under “Wait for approval”, and changes that always need a person, appear here.</p>`
-: html`<p class="muted">Oldest first. Approve runs the change on the platform at once; Decline drops it. Nothing is applied without a decision.</p>
+  ? html`<p class="muted">No change is waiting. Changes an app proposes under “Wait for approval”, and changes that always need a person, appear here.</p>`
+  : html`<p class="muted">Oldest first. Approve runs the change on the platform at once; Decline drops it. Nothing is applied without a decision.</p>
 ${shown.map((facts) => pendingCard(view, facts, now, "h3"))}
 ${pending.length > shown.length ? html`<p class="muted">${pending.length - shown.length} more waiting: decide these first, or open one from its mail.</p>` : ""}`}
 </section>
@@ -230,8 +230,8 @@ ${pending.length > shown.length ? html`<p class="muted">${pending.length - shown
 <h2 id="decided">Decided and ended</h2>
 ${historyFilter(view, query.outcome)}
 ${history.length === 0
-? html`<p class="muted">${query.page === 1 ? "Nothing here yet." : "No more requests."}</p>`
-: html`<div class="table-wrap"><table>
+  ? html`<p class="muted">${query.page === 1 ? "Nothing here yet." : "No more requests."}</p>`
+  : html`<div class="table-wrap"><table>
 <thead><tr><th scope="col">Status</th><th scope="col">Change</th><th scope="col">Asked by</th><th scope="col">Decided by</th><th scope="col" class="num">Platform status</th><th scope="col">Last moved</th></tr></thead>
 <tbody>${history.map((facts) => historyRow(view, facts))}</tbody>
 </table></div>`}

@@ -33,8 +33,7 @@ export interface PendingFacts extends RequestFacts {
   readonly guardrailRefusal: string | null
 }
 
-// The generator functions of this module are made once and called per page (docs/architecture.md, "Code on the
-// request path"); a page's own state (its people seen) is passed in.
+// A page's own state (its people seen) is passed in: the functions are made once, the state per page.
 const cachedUser = Effect.fnUntraced(function* (seen: Map<string, User | null>, id: string | null) {
   if (id === null || !id.startsWith("usr_")) return null
   const cached = seen.get(id)

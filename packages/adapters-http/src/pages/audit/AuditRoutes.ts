@@ -235,8 +235,8 @@ ${kindFilter(query.kind)}
 <button type="submit" class="secondary small">Show</button>
 </form>
 ${shown.length === 0
-? html`<p class="muted">${query.page === 1 ? "No entry matches." : "No more entries."}</p>`
-: html`<div class="table-wrap"><table class="audit">
+  ? html`<p class="muted">${query.page === 1 ? "No entry matches." : "No more entries."}</p>`
+  : html`<div class="table-wrap"><table class="audit">
 <thead><tr><th scope="col">When</th><th scope="col">What</th><th scope="col">Who</th><th scope="col">App</th><th scope="col">Details</th></tr></thead>
 <tbody>
 ${shown.map((entry) => html`<tr data-kind="${entry.action}">
