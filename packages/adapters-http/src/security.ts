@@ -196,6 +196,61 @@ const requestTraceId = Effect.withFiber((fiber) => {
 })
 
 /**
+ * The headers every answer gets besides its own (the security middleware's, the direct token route's): the request
+ * id, the security headers, the default Content-Security-Policy when the answer sets none, HSTS on https, and for
+ * an HTML page without its own Cache-Control the pages' caching headers.
+ */
+export const securityHeaders = (
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  https: boolean
+): Record<string, string> => {
+  const headers: Record<string, string> = {
+    "x-request-id": requestId,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+    // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own form posts; either way
+    // no Referer reaches another site, such as the app the code is redirected to (checklist 160, 185).
+    "referrer-policy": "same-origin",
+    "cross-origin-opener-policy": "same-origin"
+  }
+  if (response.headers["content-security-policy"] === undefined) headers["content-security-policy"] = defaultContentSecurityPolicy
+  if (https) headers["strict-transport-security"] = "max-age=31536000; includeSubDomains"
+  if (responseIsHtml(response) && response.headers["cache-control"] === undefined) Object.assign(headers, htmlHeaders)
+  return headers
+}
+
+/**
+ * The request log line's fields: the path without query (cut at 200 characters), the route pattern, the counted
+ * address (TRUSTED_PROXIES resolved: ClientAddressMiddleware) and the credential's id, never its secret.
+ */
+export const requestLine = ({ durationMs, method, notes, path, peer, requestId, status, traceId }: {
+  readonly method: string
+  readonly path: string
+  readonly status: number
+  readonly durationMs: number
+  readonly notes: RequestNotes
+  /** The socket's peer, named when no middleware counted an address. */
+  readonly peer: Option.Option<string>
+  readonly requestId: string
+  readonly traceId: string | undefined
+}) => ({
+  requestId,
+  method,
+  path: path.length > 200 ? path.slice(0, 200) + "…" : path,
+  status,
+  durationMs,
+  ...(notes.route === undefined ? {} : { route: notes.route }),
+  client: notes.clientAddress ?? Option.getOrElse(peer, () => "unknown"),
+  ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId }),
+  ...(traceId === undefined ? {} : { traceId })
+})
+
+/** The request's one log line: 5xx at WARN (something an operator looks at); every client refusal, 401 and 429 included, INFO. */
+export const logRequestLine = (line: ReturnType<typeof requestLine>) =>
+  (line.status >= 500 ? Effect.logWarning("http") : Effect.logInfo("http")).pipe(Effect.annotateLogs(line))
+
+/**
  * The global middleware: body limit, request id, failure pages, security headers and the request log line.
  * Request logging of `HttpRouter.serve` must be disabled (`disableLogger: true`): this line replaces it.
  */
@@ -240,34 +295,11 @@ export const SecurityMiddleware = HttpRouter.middleware(
               Effect.annotateLogs(annotations))
           }
         }
-        const headers: Record<string, string> = {
-          "x-request-id": requestId,
-          "x-content-type-options": "nosniff",
-          "x-frame-options": "DENY",
-          // same-origin, not no-referrer: with no-referrer browsers send `Origin: null` on our own form posts; either way
-          // no Referer reaches another site, such as the app the code is redirected to (checklist 160, 185).
-          "referrer-policy": "same-origin",
-          "cross-origin-opener-policy": "same-origin"
-        }
-        if (response.headers["content-security-policy"] === undefined) headers["content-security-policy"] = defaultContentSecurityPolicy
-        if (https) headers["strict-transport-security"] = "max-age=31536000; includeSubDomains"
-        if (responseIsHtml(response) && response.headers["cache-control"] === undefined) Object.assign(headers, htmlHeaders)
-        response = HttpServerResponse.setHeaders(response, headers)
+        response = HttpServerResponse.setHeaders(response, securityHeaders(response, requestId, https))
         const finished = yield* Clock.currentTimeMillis
-        // 5xx at WARN (something an operator looks at); every client refusal, 401 and 429 included, stays INFO.
-        const line = {
-          requestId,
-          method: request.method,
-          path: path.length > 200 ? path.slice(0, 200) + "…" : path,
-          status: response.status,
-          durationMs: finished - started,
-          // The counted address (TRUSTED_PROXIES resolved: ClientAddressMiddleware) and the credential's id, never its secret.
-          ...(notes.route === undefined ? {} : { route: notes.route }),
-          client: notes.clientAddress ?? Option.getOrElse(request.remoteAddress, () => "unknown"),
-          ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId }),
-          ...(traceId === undefined ? {} : { traceId })
-        }
-        yield* (response.status >= 500 ? Effect.logWarning("http") : Effect.logInfo("http")).pipe(Effect.annotateLogs(line))
+        yield* logRequestLine(requestLine({
+          method: request.method, path, status: response.status, durationMs: finished - started, notes, peer: request.remoteAddress, requestId, traceId
+        }))
         // The route pattern, never the path (its ids); a request no route matched counts as `unmatched`.
         recordRequest(notes.route ?? "unmatched", request.method, response.status, (finished - started) / 1000)
         return response

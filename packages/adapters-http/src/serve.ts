@@ -1,14 +1,18 @@
 // Runs the HTTP application on Node's http server. The security middleware writes the request log line, so the
 // router's own logger is off. Stopping the layer (SIGTERM through NodeRuntime.runMain) stops accepting, closes
 // idle keep-alive connections at once, lets requests in flight finish for up to `drainSeconds`, then closes the rest.
-import { Context, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 // By module path, not the package's barrel: the barrel imports every Node module of the platform, NodeRedis with it,
 // and so loads the `redis` client (~650 modules, several MiB of resident memory) into a server that never uses it.
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
-import { createServer } from "node:http"
 import { HttpApp } from "./HttpApp.ts"
 import { answerParseErrorsGently, type GentleCloseOptions } from "./gentleClose.ts"
+import { DirectRoutes, DirectRoutingServer } from "./directRoutes.ts"
+import { withRequestRoom } from "./requestRoom.ts"
+
+export { requestContextDepth, withRequestRoom, withRoomForRequests } from "./requestRoom.ts"
+
 
 export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly port: number
@@ -21,27 +25,10 @@ export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly gentleClose?: GentleCloseOptions
 }
 
-/**
- * How many services a request may add to the server's context before Effect copies the whole context into a new map
- * (Context's `maxDepth`, 8 by default). Every request adds about eleven (the HTTP server's request, scope and state,
- * the middlewares' body limit, request id, notes, log annotations and counted address, the router's route and query):
- * with the default, each request copied the application's whole service map once (45 services in the reference
- * server; bench/README.md round 7b). Lookups walk the added services first, so the depth stays near what a request
- * adds.
- */
-export const requestContextDepth = 24
-
-/** The server's services as the context every request's own starts from: with room for what a request adds. */
-export const withRoomForRequests = <R>(context: Context.Context<R>): Context.Context<R> =>
-  Context.makeUnsafe(new Map(context.mapUnsafe), { maxDepth: requestContextDepth })
-
-/** Runs `effect` (one that makes a request handler) in withRoomForRequests of the current context. */
-export const withRequestRoom = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.updateContext(effect, withRoomForRequests<R>)
-
 export const serveHttp = <R = Layer.Services<typeof HttpApp>>(options: ServeOptions<R>) => {
   // Bytes the parser refuses are answered without a reset that would lose the answer (gentleClose.ts).
-  const server = answerParseErrorsGently(createServer(), options.gentleClose)
+  const server = new DirectRoutingServer()
+  answerParseErrorsGently(server, options.gentleClose)
   const listening = NodeHttpServer.layer(() => server, {
     port: options.port,
     ...(options.host === undefined ? {} : { host: options.host })
@@ -59,7 +46,10 @@ export const serveHttp = <R = Layer.Services<typeof HttpApp>>(options: ServeOpti
   // The application is built completely before the port opens: a request arriving in between would find no
   // handler and wait forever.
   return Layer.unwrap(Effect.gen(function* () {
-    const handler = yield* HttpRouter.toHttpEffect(options.app ?? (HttpApp as Layer.Layer<never, never, R | HttpRouter.HttpRouter>))
+    // The routes register their direct handlers (directRoutes.ts) on this server while they are built.
+    const handler = yield* HttpRouter.toHttpEffect(options.app ?? (HttpApp as Layer.Layer<never, never, R | HttpRouter.HttpRouter>)).pipe(
+      Effect.provideService(DirectRoutes, server.register)
+    )
     // HttpServer.serve, with the handler made inside withRequestRoom: Node's request handler keeps the context it was
     // made in, and every request's context is that one plus what the request adds.
     const served = Layer.effectDiscard(withRequestRoom(HttpServer.HttpServer.use((server) => server.serve(handler))))

@@ -33,7 +33,9 @@ let server: TestServer
 
 beforeAll(async () => {
   server = await startTestServer({
-    routesOnly: Layer.mergeAll(Logger.layer([routesLogger]), Layer.succeed(Tracer.Tracer, routesTracer))
+    routesOnly: Layer.mergeAll(
+      Logger.layer([routesLogger]), Layer.succeed(Tracer.Tracer, routesTracer), Layer.succeed(References.TracerEnabled, true)
+    )
   })
 })
 afterAll(async () => {

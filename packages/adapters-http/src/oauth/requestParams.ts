@@ -96,9 +96,12 @@ export const topLevelKeys = (text: string): ReadonlyArray<string> => {
   return keys
 }
 
+/** The media type of a Content-Type header without parameters, lower case ("" when absent). */
+export const mediaTypeOf = (contentType: string | undefined): string =>
+  (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+
 /** The media type of a request without parameters, lower case ("" when absent). */
-export const mediaType = (request: HttpServerRequest.HttpServerRequest): string =>
-  (request.headers["content-type"] ?? "").split(";")[0]?.trim().toLowerCase() ?? ""
+export const mediaType = (request: HttpServerRequest.HttpServerRequest): string => mediaTypeOf(request.headers["content-type"])
 
 /** The body text; a body over the limit is 413, any other read failure 400. */
 export const bodyText = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<string, Unreadable> =>
@@ -106,33 +109,43 @@ export const bodyText = (request: HttpServerRequest.HttpServerRequest): Effect.E
     Effect.mapError((error) => (isBodyTooLarge(error) ? bodyTooLarge() : unreadable("The request body could not be read.")))
   )
 
+/** The media types a token or revocation request's body may have (RFC 6749 §3.2; spec §POST /oauth/token: JSON too). */
+export const isParamsMediaType = (type: string): boolean => type === "application/x-www-form-urlencoded" || type === "application/json"
+
+const notParamsMediaType = (): Unreadable => unreadable("The body must be application/x-www-form-urlencoded or application/json.")
+
+/**
+ * The parameters of a body of media type `type` (mediaTypeOf): a form, or a JSON object of flat values in which no
+ * member is sent twice (OAuth 2.1 §3.1, in a JSON body as in a form).
+ */
+export const paramsOfBody = (type: string, text: string): Result.Result<Params, Unreadable> => {
+  if (type === "application/x-www-form-urlencoded") return parseFormEncoded(text)
+  if (type !== "application/json") return Result.fail(notParamsMediaType())
+  let body: unknown
+  try {
+    body = JSON.parse(text)
+  } catch {
+    return Result.fail(unreadable("The body is not valid JSON."))
+  }
+  const params = paramsFromJson(body)
+  if (Result.isFailure(params)) return params
+  const keys = topLevelKeys(text)
+  return new Set(keys).size !== keys.length ? Result.fail(unreadable("A parameter was sent more than once.")) : params
+}
+
+/** Parameters in the URL are refused: a secret must never travel in a URI (OAuth 2.1 §2.4.1). */
+export const paramsInUrl = (): Unreadable => unreadable("Parameters must be sent in the request body, not in the URL.")
+
 /**
  * The parameters of a token or revocation request: `application/x-www-form-urlencoded` (RFC 6749 §3.2), or JSON
- * (spec §POST /oauth/token). Parameters in the URL are refused: a secret must never travel in a URI (OAuth 2.1 §2.4.1).
+ * (spec §POST /oauth/token), in the body only (paramsInUrl). The body is read only when its media type is one of them.
  */
 export const readBodyParams: (request: HttpServerRequest.HttpServerRequest) => Effect.Effect<Params, Unreadable> =
   Effect.fnUntraced(function* (request: HttpServerRequest.HttpServerRequest) {
-    if (rawQuery(request.url) !== "") return yield* Effect.fail(unreadable("Parameters must be sent in the request body, not in the URL."))
+    if (rawQuery(request.url) !== "") return yield* Effect.fail(paramsInUrl())
     const type = mediaType(request)
-    if (type === "application/x-www-form-urlencoded") {
-      const text = yield* bodyText(request)
-      return yield* Effect.fromResult(parseFormEncoded(text))
-    }
-    if (type === "application/json") {
-      const text = yield* bodyText(request)
-      let body: unknown
-      try {
-        body = JSON.parse(text)
-      } catch {
-        return yield* Effect.fail(unreadable("The body is not valid JSON."))
-      }
-      const params = yield* Effect.fromResult(paramsFromJson(body))
-      // OAuth 2.1 §3.1: a parameter sent twice is refused, in a JSON body as in a form.
-      const keys = topLevelKeys(text)
-      if (new Set(keys).size !== keys.length) return yield* Effect.fail(unreadable("A parameter was sent more than once."))
-      return params
-    }
-    return yield* Effect.fail(unreadable("The body must be application/x-www-form-urlencoded or application/json."))
+    if (!isParamsMediaType(type)) return yield* Effect.fail(notParamsMediaType())
+    return yield* Effect.fromResult(paramsOfBody(type, yield* bodyText(request)))
   })
 
 export type BasicCredentials = { readonly clientId: string; readonly clientSecret: string } | null | "malformed"
@@ -144,8 +157,11 @@ const base64 = /^[A-Za-z0-9+/]+={0,2}$/
  * form-encoded, then joined by ":" and base64-encoded). No header → null; another scheme or a header that does not
  * decode → "malformed" (the core answers invalid_client, checklist 58).
  */
-export const basicCredentials = (request: HttpServerRequest.HttpServerRequest): BasicCredentials => {
-  const header = request.headers["authorization"]
+export const basicCredentials = (request: HttpServerRequest.HttpServerRequest): BasicCredentials =>
+  basicCredentialsOf(request.headers["authorization"])
+
+/** basicCredentials of an Authorization header's value (undefined: no header). */
+export const basicCredentialsOf = (header: string | undefined): BasicCredentials => {
   if (header === undefined) return null
   const match = /^basic +(\S+) *$/i.exec(header)
   if (match?.[1] === undefined || match[1].length % 4 !== 0 || !base64.test(match[1])) return "malformed"

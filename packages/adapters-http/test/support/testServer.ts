@@ -1,10 +1,9 @@
 // A real adgate HTTP server for tests: bound to 127.0.0.1 on an ephemeral port first, then built with that
 // origin as the Issuer, on the core's in-memory stores (with the in-memory platforms) or the SQL stores (PGlite or
 // PostgreSQL, with the sandbox platforms), seeded with known people, workspaces and connected platform accounts.
-import { Context, Effect, Exit, Layer, Logger, Option, Redacted, Ref, Scope } from "effect"
+import { Context, Effect, Exit, Layer, Logger, Option, Redacted, Ref, References, Scope } from "effect"
 import { HttpRouter, HttpServer } from "effect/http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { createServer } from "node:http"
 import {
   type ArgumentValidator,
   GrantReader,
@@ -50,6 +49,7 @@ import { TrustedProxies } from "../../src/clientAddress.ts"
 import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 import { answerParseErrorsGently } from "../../src/gentleClose.ts"
+import { type DirectHandler, DirectRoutes, DirectRoutingServer } from "../../src/directRoutes.ts"
 import { Readiness, type ReadinessChecks } from "../../src/readiness.ts"
 import { type Metrics, metricsLayer } from "../../src/metrics.ts"
 
@@ -86,6 +86,12 @@ export interface TestServerOptions {
    * that serves adgateRoutes with HttpRouter.toWebHandler: a policy, a logger, a tracer; default: none.
    */
   readonly routesOnly?: Layer.Layer<never>
+  /**
+   * Whether the server offers requests to the direct routes (directRoutes.ts) as serveHttp's does; default: yes. The
+   * server records no spans (References.TracerEnabled off, as `npm start` without an OTLP endpoint), so the token
+   * route registers its direct handler; a test that needs spans turns them on in `routesOnly`.
+   */
+  readonly directRoutes?: boolean
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -104,6 +110,8 @@ export interface TestServer {
   readonly directory: DirectoryMemoryControl
   /** Runs an effect against the server's own ports (stores, directory, secrets …). */
   readonly run: <A, E>(effect: Effect.Effect<A, E, Ports>) => Promise<A>
+  /** How many requests the direct routes answered (directRoutes.ts). */
+  readonly directAnswers: () => number
   /** Every log line the server wrote (logfmt), for checks that no secret is logged. */
   readonly logs: ReadonlyArray<string>
   /** fetch relative to the origin; redirects are not followed. */
@@ -231,10 +239,18 @@ const startWith = async (
 ): Promise<TestServer> => {
   const scope = Effect.runSync(Scope.make())
   const logs: Array<string> = []
+  const nodeServer = new DirectRoutingServer()
+  let directAnswers = 0
+  const registerCounted = (handler: DirectHandler) =>
+    nodeServer.register((request, response) => {
+      const taken = handler(request, response)
+      if (taken) directAnswers++
+      return taken
+    })
   const captureLogs = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
   try {
     const listening = await Effect.runPromise(
-      Layer.buildWithScope(NodeHttpServer.layer(() => answerParseErrorsGently(createServer()), { port: 0, host: "127.0.0.1" }), scope)
+      Layer.buildWithScope(NodeHttpServer.layer(() => answerParseErrorsGently(nodeServer), { port: 0, host: "127.0.0.1" }), scope)
     )
     const bound = Context.get(listening, HttpServer.HttpServer).address
     if (bound._tag === "UnixPathAddress") throw new Error("expected a TCP address")
@@ -308,6 +324,8 @@ const startWith = async (
         HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
           Layer.provide(Layer.mergeAll(
             Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
+            Layer.succeed(References.TracerEnabled, false),
+            ...(options.directRoutes === false ? [] : [Layer.succeed(DirectRoutes, registerCounted)]),
             Layer.succeed(RateLimits, rateLimits),
             ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)]),
             ...(options.mailbox === undefined ? [] : [Layer.succeed(DevelopmentMailbox, options.mailbox)]),
@@ -348,6 +366,7 @@ const startWith = async (
       workspaces: seeded.workspaces,
       directory: control,
       run,
+      directAnswers: () => directAnswers,
       logs,
       fetch: fetchAt,
       get,

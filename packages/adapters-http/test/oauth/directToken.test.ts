@@ -1,0 +1,209 @@
+// The direct token route (src/oauth/directToken.ts) against the full stack: the same request, sent once with a
+// Content-Length (the direct route takes it) and once chunked (it declines, and Effect's server, router and
+// middlewares answer), gets the same status, headers, body and log line. Then what it declines, and that the
+// token requests of every other suite are its: the suites test it as they test the route.
+import { request as httpRequest } from "node:http"
+import * as oauth from "oauth4webapi"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startTestServer, type TestServer } from "../support/testServer.ts"
+import { approve, authorizationUrl, connect, discover, insecure, pkce, registerApp } from "./oauthClient.ts"
+
+interface Answer {
+  readonly status: number
+  readonly headers: Readonly<Record<string, string | Array<string> | undefined>>
+  readonly body: string
+}
+
+/** POSTs `body` with `headers`: with its Content-Length, or chunked (no Content-Length: the direct route declines). */
+const send = (
+  server: TestServer,
+  path: string,
+  body: string,
+  headers: Readonly<Record<string, string>>,
+  framing: "length" | "chunked"
+): Promise<Answer> =>
+  new Promise((resolve, reject) => {
+    const url = new URL(path, server.origin)
+    const sent = httpRequest(url, {
+      method: "POST",
+      headers: framing === "length" ? { ...headers, "content-length": String(Buffer.byteLength(body)) } : headers
+    }, (response) => {
+      const chunks: Array<Buffer> = []
+      response.on("data", (chunk: Buffer) => chunks.push(chunk))
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }))
+    })
+    sent.on("error", reject)
+    // Written in two pieces so that the chunked request is chunked.
+    if (framing === "chunked") sent.write(body.slice(0, 1))
+    sent.end(framing === "chunked" ? body.slice(1) : body)
+  })
+
+/** What must match: every header but the date, the request id sent, and the lengths of answers whose tokens are fresh. */
+const comparable = (answer: Answer, tokens: boolean) => {
+  const { date: _date, "x-request-id": _id, "content-length": length, ...headers } = answer.headers
+  const body = JSON.parse(answer.body) as Record<string, unknown>
+  return {
+    status: answer.status,
+    headers: tokens ? headers : { ...headers, "content-length": length },
+    body: tokens ? Object.fromEntries(Object.entries(body).map(([k, v]) => [k, k.endsWith("_token") ? typeof v : v])) : body
+  }
+}
+
+/** The request's log line with its duration out: `requestId` is the one the test sent. */
+const lineOf = (server: TestServer, requestId: string) => {
+  const lines = server.logs.filter((l) => l.includes(`requestId=${requestId}`) && l.includes("message=http"))
+  expect(lines).toHaveLength(1)
+  return lines[0]!.replace(/ durationMs=\d+/, "").replace(`requestId=${requestId}`, "requestId=…").replace(/timestamp=\S+ /, "").replace(/fiber=#\d+ /, "")
+}
+
+let server: TestServer
+let as: oauth.AuthorizationServer
+let cookie: string
+let publicApp: string
+let serverApp: { readonly id: string; readonly secret: string }
+const cb = "https://app.example/cb"
+const form = { "content-type": "application/x-www-form-urlencoded" }
+const basic = (id: string, secret: string) => `Basic ${Buffer.from(`${encodeURIComponent(id)}:${encodeURIComponent(secret)}`).toString("base64")}`
+
+beforeAll(async () => {
+  server = await startTestServer({ trustedProxies: ["127.0.0.1"] })
+  as = await discover(server)
+  cookie = await server.signIn(server.users.admin.email, server.users.admin.password)
+  publicApp = (await registerApp(server, { type: "public", redirectUris: [cb] })).client.clientId
+  const confidential = await registerApp(server, { type: "server", redirectUris: [cb] })
+  serverApp = { id: confidential.client.clientId, secret: confidential.clientSecret ?? "" }
+})
+afterAll(() => server?.close())
+
+let sequence = 0
+/** The same request both ways; answers the two answers and the two log lines. */
+const bothWays = async (body: string, headers: Readonly<Record<string, string>>) => {
+  const ids = [`direct-${++sequence}-test`, `chunked-${sequence}-test`] as const
+  const before = server.directAnswers()
+  const direct = await send(server, "/oauth/token", body, { ...headers, "x-request-id": ids[0] }, "length")
+  expect(server.directAnswers()).toBe(before + 1)
+  const full = await send(server, "/oauth/token", body, { ...headers, "x-request-id": ids[1] }, "chunked")
+  expect(server.directAnswers()).toBe(before + 1)
+  expect([direct.headers["x-request-id"], full.headers["x-request-id"]]).toEqual(ids)
+  return { direct, full, lines: [lineOf(server, ids[0]), lineOf(server, ids[1])] as const }
+}
+
+const codeFor = async (clientId: string) => {
+  const { verifier, challenge } = await pkce()
+  const url = authorizationUrl(as, { response_type: "code", client_id: clientId, redirect_uri: cb, code_challenge: challenge, code_challenge_method: "S256" })
+  const location = await approve(server, url, cookie)
+  return { code: location.searchParams.get("code") ?? "", verifier }
+}
+
+describe("the direct token route answers as the full stack does", () => {
+  const refusals: ReadonlyArray<readonly [string, string, Readonly<Record<string, string>>]> = [
+    ["an unknown refresh token", "grant_type=refresh_token&refresh_token=nothing&client_id=PUBLIC", form],
+    ["an unsupported grant type", "grant_type=password&username=a&password=b&client_id=PUBLIC", form],
+    ["no grant type", "client_id=PUBLIC", form],
+    ["a parameter sent twice", "grant_type=refresh_token&grant_type=refresh_token&refresh_token=x&client_id=PUBLIC", form],
+    ["a broken percent-encoding", "grant_type=refresh_token&refresh_token=%zz&client_id=PUBLIC", form],
+    ["a control character", "grant_type=refresh_token&refresh_token=a%01b&client_id=PUBLIC", form],
+    ["a body of another media type", "grant_type=refresh_token", { "content-type": "text/plain" }],
+    ["no media type", "grant_type=refresh_token", {}],
+    ["a JSON body", '{"grant_type":"refresh_token","refresh_token":"nothing","client_id":"PUBLIC"}', { "content-type": "application/json; charset=utf-8" }],
+    ["a JSON member sent twice", '{"grant_type":"refresh_token","grant_type":"refresh_token"}', { "content-type": "application/json" }],
+    ["a JSON body that does not parse", '{"grant_type":', { "content-type": "application/json" }],
+    ["an empty body", "", form],
+    ["a malformed Basic header", "grant_type=authorization_code&code=x&redirect_uri=" + encodeURIComponent(cb), { ...form, authorization: "Basic !!!" }],
+    ["a wrong client secret (401, WWW-Authenticate)", "grant_type=authorization_code&code=x&redirect_uri=" + encodeURIComponent(cb), { ...form, authorization: "SERVER-WRONG" }],
+    ["a right secret and an unknown code", "grant_type=authorization_code&code=x&redirect_uri=" + encodeURIComponent(cb), { ...form, authorization: "SERVER-RIGHT" }],
+    ["a client address forwarded by a trusted proxy", "grant_type=refresh_token&refresh_token=nothing&client_id=PUBLIC", { ...form, "x-forwarded-for": "203.0.113.7" }]
+  ]
+  it.each(refusals)("%s: the same status, headers, body and log line", async (_name, template, given) => {
+    const body = template.replaceAll("PUBLIC", publicApp)
+    const headers = Object.fromEntries(Object.entries(given).map(([k, v]) =>
+      [k, v === "SERVER-WRONG" ? basic(serverApp.id, "wrong") : v === "SERVER-RIGHT" ? basic(serverApp.id, serverApp.secret) : v]))
+    const { direct, full, lines } = await bothWays(body, headers)
+    expect(direct.status).toBeGreaterThanOrEqual(400)
+    expect(comparable(direct, false)).toEqual(comparable(full, false))
+    expect(lines[0]).toEqual(lines[1])
+    if (given["x-forwarded-for"] !== undefined) expect(lines[0]).toContain("client=203.0.113.7")
+  })
+
+  it("a code exchange with Basic: the same status, headers, token answer and log line", async () => {
+    const answers = []
+    for (const _ of [1, 2]) {
+      const { code, verifier } = await codeFor(serverApp.id)
+      answers.push(`grant_type=authorization_code&code=${code}&code_verifier=${verifier}&redirect_uri=${encodeURIComponent(cb)}`)
+    }
+    const ids = [`direct-code-${++sequence}`, `chunked-code-${sequence}`]
+    const headers = { ...form, authorization: basic(serverApp.id, serverApp.secret) }
+    const direct = await send(server, "/oauth/token", answers[0]!, { ...headers, "x-request-id": ids[0]! }, "length")
+    const full = await send(server, "/oauth/token", answers[1]!, { ...headers, "x-request-id": ids[1]! }, "chunked")
+    expect(direct.status).toBe(200)
+    expect(comparable(direct, true)).toEqual(comparable(full, true))
+    expect(lineOf(server, ids[0]!)).toEqual(lineOf(server, ids[1]!))
+  })
+
+  it("a refresh: the same status, headers and token answer", async () => {
+    const client: oauth.Client = { client_id: publicApp, token_endpoint_auth_method: "none" }
+    const grants = []
+    for (const _ of [1, 2]) grants.push(await connect(server, as, { client, auth: oauth.None(), redirectUri: cb, cookie }))
+    const bodies = grants.map((g) => `grant_type=refresh_token&refresh_token=${g.tokens.refresh_token}&client_id=${publicApp}`)
+    const direct = await send(server, "/oauth/token", bodies[0]!, form, "length")
+    const full = await send(server, "/oauth/token", bodies[1]!, form, "chunked")
+    expect(direct.status).toBe(200)
+    expect(comparable(direct, true)).toEqual(comparable(full, true))
+  })
+})
+
+describe("what the direct route leaves to the full stack", () => {
+  const declined: ReadonlyArray<readonly [string, string, Readonly<Record<string, string>>, number]> = [
+    ["a query in the URL", "/oauth/token?grant_type=refresh_token", form, 400],
+    ["a trailing slash", "/oauth/token/", form, 400],
+    ["the path in other case", "/OAuth/Token", form, 400],
+    ["another endpoint", "/oauth/revoke", form, 400],
+    ["Expect: 100-continue", "/oauth/token", { ...form, expect: "100-continue" }, 400]
+  ]
+  it.each(declined)("%s: answered by the full stack (%s)", async (_name, path, headers, status) => {
+    const before = server.directAnswers()
+    const answer = await send(server, path, `client_id=${publicApp}`, headers, "length")
+    expect(answer.status).toBe(status)
+    expect(server.directAnswers()).toBe(before)
+  })
+
+  it("a body declared over 1 MB: the full stack's 413, as JSON", async () => {
+    const before = server.directAnswers()
+    const answer = await send(server, "/oauth/token", "a=" + "b".repeat(1024 * 1024), form, "length")
+    expect(answer.status).toBe(413)
+    expect(JSON.parse(answer.body)).toMatchObject({ error: "invalid_request" })
+    expect(server.directAnswers()).toBe(before)
+  })
+
+  it("a GET: 405 from the route table", async () => {
+    const before = server.directAnswers()
+    expect((await server.fetch("/oauth/token")).status).toBe(405)
+    expect(server.directAnswers()).toBe(before)
+  })
+})
+
+describe("the other suites' token requests", () => {
+  it("an OAuth client's refresh (oauth4webapi, Content-Length set) is the direct route's", async () => {
+    const client: oauth.Client = { client_id: publicApp, token_endpoint_auth_method: "none" }
+    const grant = await connect(server, as, { client, auth: oauth.None(), redirectUri: cb, cookie })
+    const before = server.directAnswers()
+    const refreshed = await oauth.processRefreshTokenResponse(as, client,
+      await oauth.refreshTokenGrantRequest(as, client, oauth.None(), grant.tokens.refresh_token ?? "", insecure))
+    expect(refreshed.access_token).toMatch(/./)
+    expect(server.directAnswers()).toBe(before + 1)
+  })
+})
+
+describe("a server that records spans", () => {
+  it("keeps the full stack for the token route (Effect's server opens each request's span)", async () => {
+    const { Layer, References } = await import("effect")
+    const traced = await startTestServer({ routesOnly: Layer.succeed(References.TracerEnabled, true) })
+    try {
+      const answer = await send(traced, "/oauth/token", "grant_type=password", form, "length")
+      expect(answer.status).toBe(400)
+      expect(traced.directAnswers()).toBe(0)
+    } finally {
+      await traced.close()
+    }
+  })
+})
