@@ -9,6 +9,8 @@
 // Every other request (registration, sign-in, the consent pages of the bench's untimed set-up) goes to adgate's full
 // application in the same process, so that the set-up is the one the real server gets. Run like main.ts, with
 // BENCH_ADGATE_SCRIPT=bench/servers/tokenFloor.mjs (targets/adgate.mjs). Not a product file: bench/ only.
+// FLOOR_FEATURES=1 (round 13): the full call plus the product's per-request work (request id, counted address, notes,
+// security headers, the request log line): what a token route without the framework could cost.
 // PROBE_MODE (round 11: what the refresh's call promotes into the old generation) cuts the refresh_token requests'
 // handler down: const (the form parsed, the presented refresh token echoed as a token answer, no Effect), fiber (the
 // same through run(Effect.succeed)), read (Secrets.hash and GrantReader.clientAndRefreshGrounds, as core's
