@@ -3,7 +3,9 @@
 // middleware's headers, log line and metrics, the client address middleware's counted address — without Effect's
 // HTTP server, router and middlewares around it (docs/architecture.md, "The direct token route"). It declines, and
 // the full stack answers, anything else: another method or path (a query, a trailing slash, other case), HTTP/2, a
-// body without Content-Length or over the limit, `Expect: 100-continue`.
+// body without Content-Length or over the limit, `Expect: 100-continue`. One difference in how, not in what, it
+// answers: it reads the whole body (at most the limit) before answering, where the full stack refuses a body of another
+// media type unread and drains it (closing the connection past 256 KB).
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, Fiber, Option } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -73,8 +75,9 @@ const answered = Effect.fnUntraced(function* <R>(
     Effect.annotateLogs({ requestId })
   )
   const secured = HttpServerResponse.setHeaders(response, securityHeaders(response, requestId, site.https))
-  write(nodeResponse, secured)
+  // The line before the write, as the security middleware's: the duration is the answer's making, not its sending.
   yield* logged(site, secured.status, started, requestId, notes)
+  write(nodeResponse, secured)
 })
 
 /** Built with the token routes (TokenRoutes), in their context: the handler serveHttp's server offers each request. */
