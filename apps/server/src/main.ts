@@ -34,7 +34,11 @@ export const serverLayer = (config: AppConfig, shutdown: { readonly isSet: () =>
   const seeded = Layer.effectDiscard(seedOnFirstStart({ adminEmail: config.adminEmail, adminPassword: config.adminPassword }))
   // Every route adgate owns (the OAuth server, discovery, REST, MCP, the pages), as a host mounts them.
   const app = adgateRoutes()
-  const http = serveHttp({ app, port: config.port, gentleClose: config.gentleClose, ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) }) })
+  // adgate's routes unchanged, so the token endpoint's plain requests may be answered directly (docs/architecture.md).
+  const http = serveHttp({
+    app, port: config.port, gentleClose: config.gentleClose, directRoutes: true,
+    ...Option.match(config.host, { onNone: () => ({}), onSome: (host) => ({ host }) })
+  })
   // Without SMTP_URL the mail is only logged, so the instance's admin (the first admin, ADGATE_ADMIN_EMAIL) reads it
   // on the development mailbox page (docs/decisions.md, Mail and the development mailbox).
   const instanceAdmin = Option.getOrElse(config.adminEmail, () => defaultAdminEmail)

@@ -69,6 +69,17 @@ export const answerParseErrorsGently = (server: Server, options: GentleCloseOpti
       return
     }
     const inFlight = (socket as Socket & { readonly _httpMessage?: ServerResponse | null })._httpMessage
+    // The refusal came while the request's body was still arriving (the request timed out, the client closed its side
+    // mid-body, the body's framing was refused): the rest of the body is not coming, and an answer waiting for it would
+    // wait until the client left. Node's answer now when none has started (408 at the timeout), then the request is
+    // ended, so that whatever reads its body stops (its fiber fails, the direct route logs 499), and the socket with it.
+    if (inFlight != null && !inFlight.req.complete) {
+      const request = inFlight.req
+      if (inFlight.headersSent) return void socket.destroy()
+      socket.write(answerFor(error.code))
+      request.destroy()
+      return closeGently(socket, options)
+    }
     if (inFlight != null && !inFlight.writableFinished) {
       // The request before the refused bytes is still being answered: its answer is the connection's last. Prepended,
       // so it runs before Node's own `finish` listener, which would destroy the socket (`_last`) with bytes unread.

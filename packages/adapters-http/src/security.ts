@@ -140,6 +140,19 @@ const failureResponse = (cause: Cause.Cause<unknown>, requestId: string, path: s
     return response
   })
 
+/**
+ * The answer to a request whose handling failed (the security middleware's, the direct token route's): failureResponse,
+ * and for a server failure its own line besides the request line: a defect (a bug) at ERROR, an outage at WARN naming
+ * the port that could not answer. Client mistakes (404, 413, 400) and a client that left are in the request line only.
+ */
+export const failureAnswer = (cause: Cause.Cause<unknown>, requestId: string, path: string, origin: string) =>
+  Effect.tap(failureResponse(cause, requestId, path, origin), (response) => {
+    if (response.status < 500 || interruptedOnly(cause)) return Effect.void
+    const port = failingPortOf(cause)
+    const annotations = { requestId, failure: describeFailure(cause), ...(port === undefined ? {} : { port }) }
+    return (Cause.hasDies(cause) ? Effect.logError("request failed") : Effect.logWarning("request failed")).pipe(Effect.annotateLogs(annotations))
+  })
+
 /** The tag of a cause's first failure, else "interrupt" or "defect": what one log line may name about it. */
 export const failureTagOf = (cause: Cause.Cause<unknown>): string => {
   const failure = cause.reasons.find(Cause.isFailReason)
@@ -281,20 +294,7 @@ export const SecurityMiddleware = HttpRouter.middleware(
           Effect.annotateLogs({ requestId }),
           Effect.exit
         )
-        let response: HttpServerResponse.HttpServerResponse
-        if (exit._tag === "Success") {
-          response = exit.value
-        } else {
-          response = yield* failureResponse(exit.cause, requestId, path, issuer.origin)
-          // Client mistakes (404, 413, 400) are in the request line already; server failures get their own line: a
-          // defect (a bug) at ERROR, an outage at WARN naming the port that could not answer.
-          if (response.status >= 500 && !interruptedOnly(exit.cause)) {
-            const port = failingPortOf(exit.cause)
-            const annotations = { requestId, failure: describeFailure(exit.cause), ...(port === undefined ? {} : { port }) }
-            yield* (Cause.hasDies(exit.cause) ? Effect.logError("request failed") : Effect.logWarning("request failed")).pipe(
-              Effect.annotateLogs(annotations))
-          }
-        }
+        let response = exit._tag === "Success" ? exit.value : yield* failureAnswer(exit.cause, requestId, path, issuer.origin)
         response = HttpServerResponse.setHeaders(response, securityHeaders(response, requestId, https))
         const finished = yield* Clock.currentTimeMillis
         yield* logRequestLine(requestLine({

@@ -8,7 +8,7 @@ import { HttpRouter, HttpServer } from "effect/http"
 import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import { HttpApp } from "./HttpApp.ts"
 import { answerParseErrorsGently, type GentleCloseOptions } from "./gentleClose.ts"
-import { DirectRoutes, DirectRoutingServer } from "./directRoutes.ts"
+import { DirectRoutes, DirectRoutingServer, directRoutesServed } from "./directRoutes.ts"
 import { withRequestRoom } from "./requestRoom.ts"
 
 export { requestContextDepth, withRequestRoom, withRoomForRequests } from "./requestRoom.ts"
@@ -23,6 +23,14 @@ export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly drainSeconds?: number
   /** How a connection closes after bytes the parser refused (default gentleClose.ts `defaultGentleClose`). */
   readonly gentleClose?: GentleCloseOptions
+  /**
+   * Whether the routes may answer their plain requests on node:http directly (directRoutes.ts: today POST
+   * /oauth/token, docs/architecture.md "The direct token route"), past Effect's server, router and global
+   * middlewares. Default: only when `app` is not given (HttpApp, whose middlewares the direct route applies itself).
+   * An application with global middlewares of its own keeps them on every request by leaving this off; one that serves
+   * adgate's routes unchanged (adgateRoutes(), as `npm start` does) turns it on.
+   */
+  readonly directRoutes?: boolean
 }
 
 export const serveHttp = <R = Layer.Services<typeof HttpApp>>(options: ServeOptions<R>) => {
@@ -46,13 +54,15 @@ export const serveHttp = <R = Layer.Services<typeof HttpApp>>(options: ServeOpti
   // The application is built completely before the port opens: a request arriving in between would find no
   // handler and wait forever.
   return Layer.unwrap(Effect.gen(function* () {
-    // The routes register their direct handlers (directRoutes.ts) on this server while they are built.
-    const handler = yield* HttpRouter.toHttpEffect(options.app ?? (HttpApp as Layer.Layer<never, never, R | HttpRouter.HttpRouter>)).pipe(
-      Effect.provideService(DirectRoutes, server.register)
-    )
+    const app = HttpRouter.toHttpEffect(options.app ?? (HttpApp as Layer.Layer<never, never, R | HttpRouter.HttpRouter>))
+    // The routes register their direct routes (directRoutes.ts) on this server while they are built, when it offers them.
+    const direct = options.directRoutes ?? options.app === undefined
+    const handler = yield* (direct ? Effect.provideService(app, DirectRoutes, server.register) : app)
     // HttpServer.serve, with the handler made inside withRequestRoom: Node's request handler keeps the context it was
     // made in, and every request's context is that one plus what the request adds.
     const served = Layer.effectDiscard(withRequestRoom(HttpServer.HttpServer.use((server) => server.serve(handler))))
-    return served.pipe(HttpServer.withLogAddress, Layer.provide(drain), Layer.provideMerge(listening))
+    // The direct routes serve in the context Effect's server serves in, from when it does.
+    const servedAll = direct ? Layer.merge(served, directRoutesServed(server)) : served
+    return servedAll.pipe(HttpServer.withLogAddress, Layer.provide(drain), Layer.provideMerge(listening))
   }))
 }

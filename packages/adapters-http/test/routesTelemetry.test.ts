@@ -33,6 +33,7 @@ let server: TestServer
 
 beforeAll(async () => {
   server = await startTestServer({
+    // Spans on for the routes only: the test server records none of its own (as `npm start` without an endpoint).
     routesOnly: Layer.mergeAll(
       Logger.layer([routesLogger]), Layer.succeed(Tracer.Tracer, routesTracer), Layer.succeed(References.TracerEnabled, true)
     )
@@ -55,6 +56,27 @@ describe("a logger and a tracer given to the routes only", () => {
     const serverLines = server.logs.filter((l) => l.includes(`requestId=${requestId}`))
     expect(serverLines.filter((l) => l.includes("port unavailable"))).toEqual([])
     expect(serverLines.filter((l) => l.includes("message=http"))).toHaveLength(1)
+  })
+
+  it("a token request's line is the server's, on the direct route as on the full stack", async () => {
+    const ids = ["routes-direct-1", "routes-chunked-1"] as const
+    const before = server.directAnswers()
+    const direct = await server.fetch("/oauth/token", {
+      method: "POST", body: "grant_type=password", headers: { "content-type": "application/x-www-form-urlencoded", "x-request-id": ids[0] }
+    })
+    expect(direct.status).toBe(400)
+    expect(server.directAnswers()).toBe(before + 1)
+    // A streamed body has no Content-Length: the full stack answers it.
+    const full = await server.fetch("/oauth/token", {
+      method: "POST", body: new Blob(["grant_type=password"]).stream(), duplex: "half",
+      headers: { "content-type": "application/x-www-form-urlencoded", "x-request-id": ids[1] }
+    } as RequestInit)
+    expect(full.status).toBe(400)
+    expect(server.directAnswers()).toBe(before + 1)
+    for (const id of ids) {
+      expect(server.logs.filter((l) => l.includes(`requestId=${id}`) && l.includes("message=http"))).toHaveLength(1)
+      expect(routesLines.filter((l) => l.annotations["requestId"] === id && String(l.message) === "http")).toEqual([])
+    }
   })
 
   it("a REST handler's spans are made by the routes' tracer", async () => {

@@ -1,7 +1,7 @@
 // POST /oauth/token (RFC 6749 §3.2, §4.1.3, §6; spec §POST /oauth/token) and POST /oauth/revoke (RFC 7009): read the
 // parameters and Basic credentials as sent, hand them to the core, answer JSON with Cache-Control: no-store.
 // No OAuth rule is decided here: the core's handleTokenRequest and revokeToken decide.
-import { Effect, Option, References } from "effect"
+import { Effect, Option } from "effect"
 import { HttpRouter, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { handleTokenRequest, revokeToken } from "@adgate/core"
 import { oauthPaths } from "../discovery/metadata.ts"
@@ -63,8 +63,10 @@ export const TokenRoutes = HttpRouter.use(Effect.fnUntraced(function* (router) {
     yield* router.add("OPTIONS", path, corsPreflight)
     for (const method of ["GET", "PUT", "PATCH", "DELETE"] as const) yield* router.add(method, path, methodNotAllowed("POST"))
   }
-  // The token endpoint's plain requests answered on node:http directly where the server offers it (serveHttp), unless
-  // spans are recorded: Effect's HTTP server opens each request's span, so a traced server keeps the full stack.
+  // The token endpoint's plain requests answered on node:http directly where the server offers it (directToken.ts).
   const register = yield* DirectRoutes
-  if (register !== undefined && !(yield* References.TracerEnabled)) register(yield* makeDirectToken(answerTokenRequest))
+  if (register !== undefined) {
+    const unregister = register(yield* makeDirectToken(answerTokenRequest, provided))
+    yield* Effect.addFinalizer(() => Effect.sync(unregister))
+  }
 }))

@@ -1,53 +1,68 @@
 // The direct token route: POST /oauth/token answered on node:http itself (directRoutes.ts), for the requests whose
-// whole answer it gives as the full stack does — the route's answer (TokenRoutes' answerTokenRequest), the security
-// middleware's headers, log line and metrics, the client address middleware's counted address — without Effect's
-// HTTP server, router and middlewares around it (docs/architecture.md, "The direct token route"). It declines, and
-// the full stack answers, anything else: another method or path (a query, a trailing slash, other case), HTTP/2, a
-// body without Content-Length or over the limit, `Expect: 100-continue`. One difference in how, not in what, it
-// answers: it reads the whole body (at most the limit) before answering, where the full stack refuses a body of another
-// media type unread and drains it (closing the connection past 256 KB).
+// whole answer it gives as the full stack does — the route's answer (TokenRoutes' answerTokenRequest, with the core
+// ports as the route gets them), the security middleware's headers, failure answers, log line and metrics, the client
+// address middleware's counted address — without Effect's HTTP server, router and middlewares around it
+// (docs/architecture.md, "The direct token route"). It declines, and the full stack answers, anything else: another
+// method or path (a query, a trailing slash, other case), HTTP/2, a body without Content-Length or over the limit.
+// One difference is in how, not in what, it answers: it reads the whole body (at most the limit) before answering,
+// where the full stack refuses a body of another media type unread and drains it (closing the connection past 256 KB).
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect, Fiber, Option } from "effect"
-import { HttpServerResponse } from "effect/http"
+import { Context, Effect, Fiber, Option, References } from "effect"
+import { HttpServerError, HttpServerResponse } from "effect/http"
 import { emptyRequestNotes, Issuer, type RequestNotes, RequestNotes as RequestNotesRef } from "@adgate/core"
 import { clientAddress, compileTrustedProxies, TrustedProxies } from "../clientAddress.ts"
 import { type RequestRecorder, RequestMetrics } from "../metrics.ts"
-import { logRequestLine, maxBodyBytes, RequestId, requestIdOf, requestLine, securityHeaders } from "../security.ts"
+import { failureAnswer, logRequestLine, maxBodyBytes, RequestId, requestIdOf, requestLine, securityHeaders } from "../security.ts"
 import { withRoomForRequests } from "../requestRoom.ts"
 import { oauthPaths } from "../discovery/metadata.ts"
-import type { DirectHandler } from "../directRoutes.ts"
+import type { DirectRoute } from "../directRoutes.ts"
+import type { WithPorts } from "@adgate/answers"
+import type { CorePorts } from "./CorePorts.ts"
 import type { Unreadable } from "./errors.ts"
 import { basicCredentialsOf, type BasicCredentials, mediaTypeOf, type Params, paramsOfBody } from "./requestParams.ts"
 
-type AnswerToken<R> = (
+/** The route's answer to a token request (TokenRoutes' answerTokenRequest). */
+type AnswerToken = (
   readParams: Effect.Effect<Params, Unreadable>,
   address: string,
   basic: BasicCredentials
-) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
-
-// Node joins a repeated header's values with ", " (set-cookie aside), as the full stack's request headers read them.
-const header = (request: IncomingMessage, name: string): string | undefined => request.headers[name] as string | undefined
+) => Effect.Effect<HttpServerResponse.HttpServerResponse, never, CorePorts>
 
 /** What the full stack does with a request the direct route takes; anything else is declined. */
 const takes = (request: IncomingMessage): boolean => {
   if (request.method !== "POST" || request.url !== oauthPaths.token || request.httpVersionMajor !== 1) return false
+  // Node hands a request with `Expect: 100-continue` to `checkContinue`, not `request`, and answers any other
+  // expectation 417 itself: the check only keeps that so.
   const { "content-length": length, "transfer-encoding": chunked, expect } = request.headers
-  // Node's parser has checked Content-Length (digits only, one value): a body over the limit is the full stack's 413.
+  // Node's parser has checked Content-Length (digits only): a body declared over the limit is the full stack's 413.
   return length !== undefined && chunked === undefined && expect === undefined && Number(length) <= maxBodyBytes
 }
 
+// As the full stack's request headers read them: Node keeps the first of a repeated Authorization, Content-Type or
+// Content-Length and joins the values of a repeated X-Request-Id or X-Forwarded-For with ", ".
+const header = (request: IncomingMessage, name: string): string | undefined => request.headers[name] as string | undefined
+
 const textDecoder = new TextDecoder()
 
-/** Writes `response` as platform-node does for a JSON answer read to its end: status, headers, then the body at once. */
+/**
+ * Writes `response` as platform-node does a JSON answer to a request read to its end: the status and headers, then the
+ * body in one piece. The route answers JSON only (`jsonUnsafe`, no cookies); a write Node refuses destroys the
+ * connection rather than leave it waiting.
+ */
 const write = (nodeResponse: ServerResponse, response: HttpServerResponse.HttpServerResponse): void => {
   if (nodeResponse.destroyed || nodeResponse.writableEnded) return
   const body = response.body
-  nodeResponse.writeHead(response.status, response.statusText, response.headers)
-  nodeResponse.end(body._tag === "Uint8Array" ? (body.text ?? body.body) : undefined)
+  try {
+    nodeResponse.writeHead(response.status, response.statusText, response.headers)
+    nodeResponse.end(body._tag === "Uint8Array" ? (body.text ?? body.body) : undefined)
+  } catch {
+    nodeResponse.destroy()
+  }
 }
 
-/** What every answer of the direct route needs from the server: whether it is https (HSTS), and the metrics. */
+/** What every answer of the direct route needs from the server: its origin (https: HSTS), and the metrics. */
 interface Site {
+  readonly origin: string
   readonly https: boolean
   readonly recordRequest: RequestRecorder
 }
@@ -61,56 +76,83 @@ const logged = (site: Site, status: number, started: number, requestId: string, 
   })
 
 // Made once: docs/architecture.md, "Code on the request path".
-const answered = Effect.fnUntraced(function* <R>(
+/**
+ * As the full stack: only the route's answer can be interrupted (a client that leaves); its failure, an interruption
+ * included (499 for a client that left), is answered as the security middleware answers it, then the line, then the write.
+ */
+const answered = Effect.fnUntraced(function* (
   site: Site,
   nodeResponse: ServerResponse,
   started: number,
   requestId: string,
   notes: RequestNotes,
-  answer: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>
+  answer: Effect.Effect<HttpServerResponse.HttpServerResponse>
 ) {
-  const response = yield* answer.pipe(
+  const exit = yield* Effect.exit(Effect.interruptible(answer.pipe(
     Effect.provideService(RequestId, requestId),
     Effect.provideService(RequestNotesRef, notes),
     Effect.annotateLogs({ requestId })
-  )
+  )))
+  const response = exit._tag === "Success" ? exit.value : yield* failureAnswer(exit.cause, requestId, oauthPaths.token, site.origin)
   const secured = HttpServerResponse.setHeaders(response, securityHeaders(response, requestId, site.https))
   // The line before the write, as the security middleware's: the duration is the answer's making, not its sending.
   yield* logged(site, secured.status, started, requestId, notes)
   write(nodeResponse, secured)
 })
 
-/** Built with the token routes (TokenRoutes), in their context: the handler serveHttp's server offers each request. */
-export const makeDirectToken = Effect.fnUntraced(function* <R>(answerToken: AnswerToken<R>) {
-  const site: Site = { https: (yield* Issuer).origin.startsWith("https://"), recordRequest: yield* RequestMetrics }
+/**
+ * Built with the token routes (TokenRoutes), in their context: the trusted proxies, the issuer and the metrics as the
+ * middlewares read them; `provided` gives the answer the route's core ports (withCorePorts). The handler is made
+ * for the serving context, and only when spans are off there: Effect's HTTP server opens each request's span.
+ */
+export const makeDirectToken = Effect.fnUntraced(function* (
+  answerToken: AnswerToken,
+  provided: WithPorts<CorePorts>
+) {
+  const origin = (yield* Issuer).origin
+  const site: Site = { origin, https: origin.startsWith("https://"), recordRequest: yield* RequestMetrics }
   const trust = compileTrustedProxies(yield* TrustedProxies)
-  const runFork = Effect.runForkWith(withRoomForRequests(yield* Effect.context<R>()))
-  const scope = yield* Effect.scope
-
-  const handler: DirectHandler = (request, nodeResponse) => {
-    if (!takes(request)) return false
-    const started = Date.now()
-    const requestId = requestIdOf(header(request, "x-request-id"))
-    const notes = emptyRequestNotes()
-    notes.route = oauthPaths.token
-    const address = clientAddress(request.socket.remoteAddress, header(request, "x-forwarded-for"), trust)
-    notes.clientAddress = address
-    const chunks: Array<Buffer> = []
-    request.on("data", (chunk: Buffer) => chunks.push(chunk))
-    request.on("end", () => {
-      const params = Effect.fromResult(paramsOfBody(mediaTypeOf(header(request, "content-type")), textDecoder.decode(Buffer.concat(chunks))))
-      const answer = answerToken(params, address, basicCredentialsOf(header(request, "authorization")))
-      // A client that leaves before its answer: as in the full stack, the request's fiber is interrupted; its line says 499.
-      const served = Effect.onInterrupt(answered(site, nodeResponse, started, requestId, notes, answer), () => logged(site, 499, started, requestId, notes))
-      const fiber = Fiber.runIn(runFork(served), scope)
-      nodeResponse.on("close", () => {
-        if (!nodeResponse.writableEnded) fiber.interruptUnsafe()
+  const route: DirectRoute = (serving, scope) => {
+    if (Context.get(serving, References.TracerEnabled)) return undefined
+    const runFork = Effect.runForkWith(withRoomForRequests(serving))
+    return (request, nodeResponse) => {
+      if (!takes(request)) return false
+      let started: number, requestId: string, address: string
+      const notes = emptyRequestNotes()
+      try {
+        started = Date.now()
+        requestId = requestIdOf(header(request, "x-request-id"))
+        address = clientAddress(request.socket.remoteAddress, header(request, "x-forwarded-for"), trust)
+      } catch {
+        // Whatever could not be read here the full stack reads again, and answers.
+        return false
+      }
+      notes.route = oauthPaths.token
+      notes.clientAddress = address
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        const text = textDecoder.decode(Buffer.concat(chunks))
+        // Read in the answer's fiber: a fault in reading is answered as the full stack answers one.
+        const answer = Effect.suspend(() =>
+          answerToken(
+            Effect.suspend(() => Effect.fromResult(paramsOfBody(mediaTypeOf(header(request, "content-type")), text))),
+            address,
+            basicCredentialsOf(header(request, "authorization"))
+          ))
+        const fiber = Fiber.runIn(runFork(Effect.uninterruptible(answered(site, nodeResponse, started, requestId, notes, provided(answer)))), scope)
+        // A client that leaves before its answer: as in the full stack, the answer is interrupted (499).
+        nodeResponse.on("close", () => {
+          if (!nodeResponse.writableEnded) fiber.interruptUnsafe(undefined, HttpServerError.ClientAbort.annotation)
+        })
       })
-    })
-    request.on("error", () => {
-      runFork(logged(site, 499, started, requestId, notes))
-    })
-    return true
+      // A client that leaves while sending the body: nothing to answer; its line says 499.
+      request.on("error", () => {})
+      request.on("close", () => {
+        if (!request.complete) runFork(logged(site, 499, started, requestId, notes))
+      })
+      return true
+    }
   }
-  return handler
+  return route
 })

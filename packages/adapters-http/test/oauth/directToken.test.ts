@@ -3,13 +3,14 @@
 // middlewares answer), gets the same status, headers, body and log line. Then what it declines, and that the
 // token requests of every other suite are its: the suites test it as they test the route.
 import { request as httpRequest } from "node:http"
+import { connect as connectTcp } from "node:net"
 import * as fc from "fast-check"
 import * as oauth from "oauth4webapi"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { defaultRateLimitPolicy } from "@adgate/core"
 import { attackerBody, attackerContentType, attackerPairs, encodePairs, fuzzParameters } from "../fuzz/fuzzSupport.ts"
-import { startTestServer, type TestServer } from "../support/testServer.ts"
-import { approve, authorizationUrl, connect, discover, insecure, pkce, registerApp } from "./oauthClient.ts"
+import { startTestServer, type TestServer, whileDirectoryDown } from "../support/testServer.ts"
+import { approve, authorizationUrl, connect, discover, insecure, moveClock, pkce, registerApp, useMovableClock } from "./oauthClient.ts"
 
 interface Answer {
   readonly status: number
@@ -159,6 +160,26 @@ describe("the direct token route answers as the full stack does", () => {
   })
 })
 
+describe("a client that leaves", () => {
+  it("a client that leaves while sending the body: one line, status 499, and nothing else happens", async () => {
+    const id = `direct-left-${++sequence}`
+    const before = server.directAnswers()
+    // The head and part of the body on a raw connection, then the connection closed.
+    await new Promise<void>((resolve) => {
+      const socket = connectTcp(Number(new URL(server.origin).port), "127.0.0.1")
+      socket.on("error", () => {})
+      socket.on("close", () => resolve())
+      socket.on("connect", () => {
+        socket.write(`POST /oauth/token HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\nX-Request-Id: ${id}\r\n\r\ngrant_type=refresh`)
+        setTimeout(() => socket.destroy(), 100)
+      })
+    })
+    await expect.poll(() => server.logs.filter((l) => l.includes(`requestId=${id}`))).toHaveLength(1)
+    expect(server.logs.find((l) => l.includes(`requestId=${id}`))).toContain("status=499")
+    expect(server.directAnswers()).toBe(before + 1)
+  })
+})
+
 describe("what the direct route leaves to the full stack", () => {
   const declined: ReadonlyArray<readonly [string, string, Readonly<Record<string, string>>, number]> = [
     ["a query in the URL", "/oauth/token?grant_type=refresh_token", form, 400],
@@ -203,8 +224,7 @@ describe("the other suites' token requests", () => {
 
 describe("a server that records spans", () => {
   it("keeps the full stack for the token route (Effect's server opens each request's span)", async () => {
-    const { Layer, References } = await import("effect")
-    const traced = await startTestServer({ routesOnly: Layer.succeed(References.TracerEnabled, true) })
+    const traced = await startTestServer({ spans: true })
     try {
       const answer = await send(traced, "/oauth/token", "grant_type=password", form, "length")
       expect(answer.status).toBe(400)
@@ -264,5 +284,31 @@ describe("for requests fast-check makes", () => {
       expect(comparable(direct, false)).toEqual(comparable(full, false))
       expect(lineIn(directLines, ids[0]!)).toEqual(lineIn(fullLines, ids[1]!))
     }), fuzzParameters(40))
+  })
+})
+
+describe("an outage, both ways", () => {
+  afterAll(() => vi.useRealTimers())
+
+  it("the Directory down at a refresh past the role's grace: the same 503, Retry-After, body and lines (the outage's WARN too)", async () => {
+    useMovableClock()
+    const client: oauth.Client = { client_id: publicApp, token_endpoint_auth_method: "none" }
+    const refreshTokens: Array<string> = []
+    for (const _ of [1, 2]) refreshTokens.push((await connect(server, as, { client, auth: oauth.None(), redirectUri: cb, cookie })).tokens.refresh_token ?? "")
+    // Past the 24 hours within which a refresh proceeds without the Directory (spec §Limits, "Role re-check grace").
+    moveClock(25 * 60 * 60 * 1000)
+    const ids = [`direct-outage-${++sequence}`, `chunked-outage-${sequence}`] as const
+    const body = (token: string) => `grant_type=refresh_token&refresh_token=${token}&client_id=${publicApp}`
+    const [direct, full] = await whileDirectoryDown(server, async () => [
+      await send(server, "/oauth/token", body(refreshTokens[0]!), { ...form, "x-request-id": ids[0] }, "length"),
+      await send(server, "/oauth/token", body(refreshTokens[1]!), { ...form, "x-request-id": ids[1] }, "chunked")
+    ])
+    expect(direct!.status).toBe(503)
+    expect(direct!.headers["retry-after"]).toBe("5")
+    expect(comparable(direct!, false)).toEqual(comparable(full!, false))
+    expect(lineOf(server, ids[0])).toEqual(lineOf(server, ids[1]))
+    const outageLines = (id: string) => server.logs.filter((l) => l.includes(`requestId=${id}`) && !l.includes("message=http"))
+      .map((l) => l.replace(/timestamp=\S+ /, "").replace(/fiber=#\d+ /, "").replace(id, "…"))
+    expect(outageLines(ids[0])).toEqual(outageLines(ids[1]))
   })
 })

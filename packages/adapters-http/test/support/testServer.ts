@@ -49,7 +49,7 @@ import { TrustedProxies } from "../../src/clientAddress.ts"
 import { DevelopmentMailbox, type DevelopmentMailboxShape } from "../../src/mail/MailboxRoutes.ts"
 import { PasswordHasherScrypt } from "../../src/people/PasswordHasherScrypt.ts"
 import { answerParseErrorsGently } from "../../src/gentleClose.ts"
-import { type DirectHandler, DirectRoutes, DirectRoutingServer } from "../../src/directRoutes.ts"
+import { type DirectRoute, DirectRoutes, directRoutesServed, DirectRoutingServer } from "../../src/directRoutes.ts"
 import { Readiness, type ReadinessChecks } from "../../src/readiness.ts"
 import { type Metrics, metricsLayer } from "../../src/metrics.ts"
 
@@ -92,6 +92,8 @@ export interface TestServerOptions {
    * route registers its direct handler; a test that needs spans turns them on in `routesOnly`.
    */
   readonly directRoutes?: boolean
+  /** Whether the server records spans (References.TracerEnabled, as with an OTLP endpoint); default: no. */
+  readonly spans?: boolean
 }
 
 /** The ports of the tool pipeline (REST /api/v1): operations stores, platforms, tool search, argument validator. */
@@ -241,11 +243,15 @@ const startWith = async (
   const logs: Array<string> = []
   const nodeServer = new DirectRoutingServer()
   let directAnswers = 0
-  const registerCounted = (handler: DirectHandler) =>
-    nodeServer.register((request, response) => {
-      const taken = handler(request, response)
-      if (taken) directAnswers++
-      return taken
+  // Counts the requests the direct routes answer (directAnswers), registered as the routes register them.
+  const registerCounted = (route: DirectRoute) =>
+    nodeServer.register((serving, scope) => {
+      const handler = route(serving, scope)
+      return handler === undefined ? undefined : (request, response) => {
+        const taken = handler(request, response)
+        if (taken) directAnswers++
+        return taken
+      }
     })
   const captureLogs = Logger.layer([Logger.map(Logger.formatLogFmt, (line) => { logs.push(line) })])
   try {
@@ -321,10 +327,14 @@ const startWith = async (
     }
     await Effect.runPromise(
       Layer.buildWithScope(
-        HttpRouter.serve(app, { disableLogger: true, disableListenLog: true }).pipe(
+        // The direct routes serve once the application is built and served (its routes have registered theirs).
+        (options.directRoutes === false
+          ? HttpRouter.serve(app, { disableLogger: true, disableListenLog: true })
+          : directRoutesServed(nodeServer).pipe(Layer.provideMerge(HttpRouter.serve(app, { disableLogger: true, disableListenLog: true })))
+        ).pipe(
           Layer.provide(Layer.mergeAll(
             Layer.succeedContext(portsContext), Layer.succeedContext(listening), captureLogs,
-            Layer.succeed(References.TracerEnabled, false),
+            Layer.succeed(References.TracerEnabled, options.spans === true),
             ...(options.directRoutes === false ? [] : [Layer.succeed(DirectRoutes, registerCounted)]),
             Layer.succeed(RateLimits, rateLimits),
             ...(options.trustedProxies === undefined ? [] : [Layer.succeed(TrustedProxies, options.trustedProxies)]),
