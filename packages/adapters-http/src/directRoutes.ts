@@ -62,9 +62,10 @@ export class DirectRoutingServer extends Server {
  * Serves `server`'s direct routes in the context this layer is built in (the one Effect's server serves in) for the
  * life of the layer; their requests' fibers run in a scope of their own, closed with it.
  */
-export const directRoutesServed = (server: DirectRoutingServer): Layer.Layer<never> =>
-  Layer.effectDiscard(Effect.gen(function* () {
-    const scope = yield* Scope.fork(yield* Effect.scope, "parallel")
-    server.serveDirect(yield* Effect.context<never>(), scope)
-    yield* Effect.addFinalizer(() => Effect.sync(server.stopDirect))
-  }))
+export const directRoutesServed = (server: DirectRoutingServer): Layer.Layer<never> => Layer.effectDiscard(serveDirectIn(server))
+
+const serveDirectIn = Effect.fnUntraced(function* (server: DirectRoutingServer) {
+  const scope = yield* Scope.fork(yield* Effect.scope, "parallel")
+  server.serveDirect(yield* Effect.context<never>(), scope)
+  yield* Effect.addFinalizer(() => Effect.sync(server.stopDirect))
+})
