@@ -9,6 +9,7 @@ import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { defaultRateLimitPolicy } from "@adgate/core"
 import { attackerBody, attackerContentType, attackerPairs, encodePairs, fuzzParameters } from "../fuzz/fuzzSupport.ts"
+import { makeMetrics } from "../../src/metrics.ts"
 import { startTestServer, type TestServer, whileDirectoryDown } from "../support/testServer.ts"
 import { approve, authorizationUrl, connect, discover, insecure, moveClock, pkce, registerApp, useMovableClock } from "./oauthClient.ts"
 
@@ -177,6 +178,48 @@ describe("a client that leaves", () => {
     await expect.poll(() => server.logs.filter((l) => l.includes(`requestId=${id}`))).toHaveLength(1)
     expect(server.logs.find((l) => l.includes(`requestId=${id}`))).toContain("status=499")
     expect(server.directAnswers()).toBe(before + 1)
+  })
+})
+
+describe("one connection, several requests", () => {
+  it("pipelined direct, full-stack and direct requests are answered in order, each with its own id", async () => {
+    const form1 = "grant_type=password"
+    const head = (id: string, framing: string) =>
+      `POST /oauth/token HTTP/1.1\r\nHost: a\r\nContent-Type: application/x-www-form-urlencoded\r\nX-Request-Id: ${id}\r\n${framing}\r\n`
+    const direct = (id: string) => head(id, `Content-Length: ${form1.length}\r\n`) + form1
+    const chunked = (id: string) => head(id, "Transfer-Encoding: chunked\r\n") + `${form1.length.toString(16)}\r\n${form1}\r\n0\r\n\r\n`
+    const before = server.directAnswers()
+    const text = await new Promise<string>((resolve) => {
+      const socket = connectTcp(Number(new URL(server.origin).port), "127.0.0.1")
+      const chunks: Array<Buffer> = []
+      socket.on("data", (chunk: Buffer) => {
+        chunks.push(chunk)
+        const so = Buffer.concat(chunks).toString("latin1")
+        if ((so.match(/HTTP\/1\.1 /g) ?? []).length === 3 && so.includes("pipe-3-direct") && so.endsWith("}")) socket.end()
+      })
+      socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")))
+      socket.on("connect", () => socket.write(direct("pipe-1-direct") + chunked("pipe-2-chunked") + direct("pipe-3-direct")))
+    })
+    const ids = [...text.matchAll(/x-request-id: (\S+)/gi)].map((m) => m[1])
+    expect(ids).toEqual(["pipe-1-direct", "pipe-2-chunked", "pipe-3-direct"])
+    expect([...text.matchAll(/HTTP\/1\.1 (\d{3})/g)].map((m) => m[1])).toEqual(["400", "400", "400"])
+    expect(server.directAnswers()).toBe(before + 2)
+  })
+})
+
+describe("the metrics", () => {
+  it("count a direct answer as the full stack's: the same route, method and status labels", async () => {
+    const metrics = makeMetrics()
+    const measured = await startTestServer({ metrics })
+    try {
+      await send(measured, "/oauth/token", "grant_type=password", form, "length")
+      await send(measured, "/oauth/token", "grant_type=password", form, "chunked")
+      expect(measured.directAnswers()).toBe(1)
+      const counted = (await metrics.registry.metrics()).split("\n").filter((l) => l.startsWith("adgate_http_requests_total{") && l.includes("/oauth/token"))
+      expect(counted).toEqual(['adgate_http_requests_total{route="/oauth/token",method="POST",status="400"} 2'])
+    } finally {
+      await measured.close()
+    }
   })
 })
 
