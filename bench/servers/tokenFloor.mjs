@@ -9,8 +9,6 @@
 // Every other request (registration, sign-in, the consent pages of the bench's untimed set-up) goes to adgate's full
 // application in the same process, so that the set-up is the one the real server gets. Run like main.ts, with
 // BENCH_ADGATE_SCRIPT=bench/servers/tokenFloor.mjs (targets/adgate.mjs). Not a product file: bench/ only.
-// FLOOR_FEATURES=1 (round 13): the full call plus the product's per-request work (request id, counted address, notes,
-// security headers, the request log line): what a token route without the framework could cost.
 // PROBE_MODE (round 11: what the refresh's call promotes into the old generation) cuts the refresh_token requests'
 // handler down: const (the form parsed, the presented refresh token echoed as a token answer, no Effect), fiber (the
 // same through run(Effect.succeed)), read (Secrets.hash and GrantReader.clientAndRefreshGrounds, as core's
@@ -27,9 +25,7 @@ import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { adgateMetadataFetcher, adgatePolicy, adgateRoutes, LogfmtLogger } from "adgate"
 import { DevelopmentMailbox, makeShutdownFlag, pendingMigrations, Readiness } from "adgate/server"
-import { emptyRequestNotes, GrantReader, handleTokenRequest, Issuer, refreshConnection, RequestNotes, Secrets } from "@adgate/core"
-import { clientAddress, compileTrustedProxies, TrustedProxies } from "../../packages/adapters-http/src/clientAddress.ts"
-import { contentSecurityPolicy, RequestId, requestIdOf } from "../../packages/adapters-http/src/security.ts"
+import { GrantReader, handleTokenRequest, Issuer, refreshConnection, Secrets } from "@adgate/core"
 import { appPorts } from "../../apps/server/src/appPorts.ts"
 import { loadAppConfig } from "../../apps/server/src/config.ts"
 import { seedOnFirstStart } from "../../apps/server/src/seed.ts"
@@ -57,32 +53,6 @@ const floorLayer = Layer.effectDiscard(Effect.gen(function* () {
     yield* (yield* GrantReader).clientAndRefreshGrounds(clientId, hash)
     return echo
   })
-  // FLOOR_FEATURES=1: the full call with what every adgate request gets besides the framework (a lean route's cost):
-  // request id, counted client address, notes, log annotation, the security headers and the request log line.
-  const features = process.env.FLOOR_FEATURES === "1"
-  const trust = compileTrustedProxies(yield* TrustedProxies)
-  const csp = contentSecurityPolicy()
-  const answered = Effect.fnUntraced(function* (exit, response, requestId, started, notes, address) {
-    const status = exit._tag === "Success" ? 200 : 400
-    response.writeHead(status, {
-      ...tokenHeaders, "x-request-id": requestId, "x-content-type-options": "nosniff", "x-frame-options": "DENY",
-      "referrer-policy": "same-origin", "cross-origin-opener-policy": "same-origin", "content-security-policy": csp
-    }).end(exit._tag === "Success" ? JSON.stringify(exit.value) : '{"error":"invalid_request"}')
-    yield* Effect.logInfo("http").pipe(Effect.annotateLogs({
-      requestId, method: "POST", path: "/oauth/token", status, durationMs: Date.now() - started, route: "/oauth/token",
-      client: address, ...(notes.credentialId === undefined ? {} : { credential: notes.credentialId })
-    }))
-  })
-  const withFeatures = (request, response, clientId, params) => {
-    const requestId = requestIdOf(request.headers["x-request-id"])
-    const address = clientAddress(request.socket.remoteAddress, request.headers["x-forwarded-for"], trust)
-    const notes = emptyRequestNotes()
-    notes.clientAddress = address
-    const started = Date.now()
-    return run(guardClientAuthentication({ address, clientId }, handleTokenRequest({ params, basic: null })).pipe(
-      Effect.provideService(RequestId, requestId), Effect.provideService(RequestNotes, notes), Effect.annotateLogs({ requestId }),
-      Effect.exit, Effect.flatMap((exit) => answered(exit, response, requestId, started, notes, address))))
-  }
   const token = (request, response) => {
     const chunks = []
     request.on("data", (chunk) => chunks.push(chunk))
@@ -104,7 +74,6 @@ const floorLayer = Layer.effectDiscard(Effect.gen(function* () {
             ({ tokens }) => ({ access_token: tokens.accessToken, token_type: "Bearer", expires_in: tokens.expiresIn, refresh_token: tokens.refreshToken, scope: "" }))
         return run(probe).then(answer)
       }
-      if (features) return withFeatures(request, response, clientId, params)
       run(guardClientAuthentication({ address: request.socket.remoteAddress ?? "unknown", clientId }, handleTokenRequest({ params, basic: null })))
         .then(answer)
     })

@@ -13,7 +13,6 @@ import { withRequestRoom } from "./requestRoom.ts"
 
 export { requestContextDepth, withRequestRoom, withRoomForRequests } from "./requestRoom.ts"
 
-
 export interface ServeOptions<R = Layer.Services<typeof HttpApp>> {
   readonly port: number
   readonly host?: string

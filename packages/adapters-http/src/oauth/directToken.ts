@@ -132,7 +132,7 @@ export const makeDirectToken = Effect.fnUntraced(function* (
       const chunks: Array<Buffer> = []
       request.on("data", (chunk: Buffer) => chunks.push(chunk))
       request.on("end", () => {
-        const text = textDecoder.decode(Buffer.concat(chunks))
+        const text = textDecoder.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))
         // Read in the answer's fiber: a fault in reading is answered as the full stack answers one.
         const answer = Effect.suspend(() =>
           answerToken(

@@ -2,22 +2,15 @@
 // Content-Length (the direct route takes it) and once chunked (it declines, and Effect's server, router and
 // middlewares answer), gets the same status, headers, body and log line. Then what it declines, and that the
 // token requests of every other suite are its: the suites test it as they test the route.
-import { request as httpRequest } from "node:http"
 import { connect as connectTcp } from "node:net"
 import * as fc from "fast-check"
 import * as oauth from "oauth4webapi"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { defaultRateLimitPolicy } from "@adgate/core"
-import { attackerBody, attackerContentType, attackerPairs, encodePairs, fuzzParameters } from "../fuzz/fuzzSupport.ts"
+import { attackerBody, attackerContentType, attackerPairs, encodePairs, fuzzParameters, type RawAnswer, rawRequest } from "../fuzz/fuzzSupport.ts"
 import { makeMetrics } from "../../src/metrics.ts"
 import { startTestServer, type TestServer, whileDirectoryDown } from "../support/testServer.ts"
 import { approve, authorizationUrl, connect, discover, insecure, moveClock, pkce, registerApp, useMovableClock } from "./oauthClient.ts"
-
-interface Answer {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string | Array<string> | undefined>>
-  readonly body: string
-}
 
 /** POSTs `body` with `headers`: with its Content-Length, or chunked (no Content-Length: the direct route declines). */
 const send = (
@@ -26,29 +19,13 @@ const send = (
   body: string | Uint8Array,
   headers: Readonly<Record<string, string>>,
   framing: "length" | "chunked"
-): Promise<Answer> =>
-  new Promise((resolve, reject) => {
-    const url = new URL(path, server.origin)
-    const sent = httpRequest(url, {
-      method: "POST",
-      headers: framing === "length"
-        ? { ...headers, "content-length": String(typeof body === "string" ? Buffer.byteLength(body) : body.length) }
-        : { ...headers, "transfer-encoding": "chunked" }
-    }, (response) => {
-      const chunks: Array<Buffer> = []
-      response.on("data", (chunk: Buffer) => chunks.push(chunk))
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(chunks).toString("utf8") }))
-    })
-    sent.on("error", reject)
-    // Written in two pieces so that the chunked request is chunked.
-    if (framing === "chunked" && body.length > 0) sent.write(body.slice(0, 1))
-    sent.end(framing === "chunked" ? body.slice(1) : body)
-  })
+): Promise<RawAnswer> =>
+  rawRequest(server.origin, { method: "POST", path, body, headers: framing === "length" ? headers : { ...headers, "transfer-encoding": "chunked" } })
 
 /** What must match: every header but the date, the request id sent, and the lengths of answers whose tokens are fresh. */
-const comparable = (answer: Answer, tokens: boolean) => {
+const comparable = (answer: RawAnswer, tokens: boolean) => {
   const { date: _date, "x-request-id": _id, "content-length": length, ...headers } = answer.headers
-  const body = JSON.parse(answer.body) as Record<string, unknown>
+  const body = JSON.parse(answer.text) as Record<string, unknown>
   return {
     status: answer.status,
     headers: tokens ? headers : { ...headers, "content-length": length },
@@ -242,7 +219,7 @@ describe("what the direct route leaves to the full stack", () => {
     const before = server.directAnswers()
     const answer = await send(server, "/oauth/token", "a=" + "b".repeat(1024 * 1024), form, "length")
     expect(answer.status).toBe(413)
-    expect(JSON.parse(answer.body)).toMatchObject({ error: "invalid_request" })
+    expect(JSON.parse(answer.text)).toMatchObject({ error: "invalid_request" })
     expect(server.directAnswers()).toBe(before)
   })
 
