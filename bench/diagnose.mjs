@@ -7,12 +7,11 @@
 //                                        summarised as the top self-time functions and the share per package
 //                                        (BENCH_PROFILE_SCENARIO=d or e profiles a tool-call scenario instead,
 //                                        BENCH_PROFILE_STORE=pglite the embedded database, PGlite's WASM included)
-import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync } from "node:fs"
-import { join } from "node:path"
+import { closeSync, openSync, readSync, statSync } from "node:fs"
 import { request } from "undici"
 import { makeAgent } from "./lib/driver.mjs"
 import { pin } from "./lib/procstat.mjs"
-import { adminQuery, benchDatabase, outDir, repoDir } from "./lib/processes.mjs"
+import { adminQuery, benchDatabase, repoDir } from "./lib/processes.mjs"
 import { sleep } from "./lib/http.mjs"
 import { scenarios } from "./scenarios.mjs"
 import { adgateTarget } from "./targets/adgate.mjs"
@@ -104,33 +103,61 @@ if (what === "statements" || what === "statements-oidc") {
     await target.stop()
   }
 } else if (what === "profile") {
-  const profileDir = join(outDir, "profile")
-  rmSync(profileDir, { recursive: true, force: true })
-  mkdirSync(profileDir, { recursive: true })
+  // Sampled through the inspector (Chrome DevTools Protocol), only while the load is measured: the profiler starts
+  // when the warm-up ends and stops when the window does, so set-up (minting codes through the consent pages, seeding)
+  // and shutdown are not in it. A scenario with a follow-up (b: the readers' and the mail sender's work after the
+  // answers) gets a second profile of that follow-up alone.
   const durationMs = Number(process.env.BENCH_PROFILE_SECONDS ?? 10) * 1000
   const scenarioId = process.env.BENCH_PROFILE_SCENARIO ?? "a16"
   const store = process.env.BENCH_PROFILE_STORE ?? "pg"
-  const target = adgateTarget({ store, port, database: benchDatabase("adgate_bench_prof"), nodeArgs: ["--cpu-prof", "--cpu-prof-dir", profileDir], rateLimits: ["a16", "b"].includes(scenarioId) ? "on" : "off" })
+  const inspectPort = port + 1
+  const target = adgateTarget({ store, port, database: benchDatabase("adgate_bench_prof"), nodeArgs: [`--inspect=127.0.0.1:${inspectPort}`], rateLimits: ["a16", "b"].includes(scenarioId) ? "on" : "off" })
   const agent = makeAgent(64)
+  const profiles = []
   let figures
   try {
     pin(process.pid, 1)
     await target.start()
     pin(target.pid, 0)
+    const profiler = await inspectorOf(inspectPort)
+    await profiler.send("Profiler.enable")
+    await profiler.send("Profiler.setSamplingInterval", { interval: 1000 })
+    let recording = false
+    const start = async () => {
+      await profiler.send("Profiler.start")
+      recording = true
+    }
+    const stop = async (label) => {
+      recording = false
+      profiles.push({ label, profile: (await profiler.send("Profiler.stop")).profile })
+    }
+    // The scenario's set-up settles too (before any window): only a settle after the window is the follow-up.
+    const settle = target.settle
+    if (settle !== undefined)
+      target.settle = async () => {
+        if (!recording) return settle()
+        await stop("the measured window")
+        await start()
+        await settle()
+        await stop("the follow-up (after the window, until the target settled)")
+      }
     const scenario = scenarios.find((s) => s.id === scenarioId)
     // BENCH_PROFILE_CODES: codes minted for (b) (its default of 1500 takes minutes of consents through the pages).
     const codes = Number(process.env.BENCH_PROFILE_CODES ?? 0) || undefined
-    figures = await scenario.run(target, agent, { durationMs, warmupMs: 2000, onWarm: async () => {}, codes }, {})
+    figures = await scenario.run(target, agent, { durationMs, warmupMs: 2000, onWarm: start, codes }, {})
+    if (recording) await stop("the measured window")
+    profiler.close()
   } finally {
     await agent.close()
     await target.stop()
   }
   console.log(`scenario ${scenarioId} under the profiler: ${JSON.stringify(figures)}`)
-  const file = readdirSync(profileDir).find((f) => f.endsWith(".cpuprofile"))
-  if (file === undefined) throw new Error("no .cpuprofile written (did the server exit cleanly?)")
-  const profile = JSON.parse(readFileSync(join(profileDir, file), "utf8"))
-  summarise(profile, durationMs)
-  inclusive(profile, durationMs)
+  for (const { label, profile } of profiles) {
+    const windowMs = (profile.endTime - profile.startTime) / 1000
+    console.log(`\n## ${label}`)
+    summarise(profile, windowMs)
+    inclusive(profile, windowMs)
+  }
 } else {
   console.error("usage: node bench/diagnose.mjs statements|statements-oidc|statements-tool|profile")
   process.exit(2)
@@ -146,6 +173,34 @@ function windowed(profile, windowMs) {
   for (const delta of profile.timeDeltas) times.push((t += delta))
   const from = times[times.length - 1] - windowMs * 1000
   return profile.samples.flatMap((id, i) => (times[i] < from ? [] : [{ id, ms: (profile.timeDeltas[i + 1] ?? 0) / 1000 }]))
+}
+
+/** A CDP session with the process whose inspector listens on `inspectPort`: `send(method, params)` answers its result. */
+async function inspectorOf(inspectPort) {
+  const [{ webSocketDebuggerUrl }] = await (await fetch(`http://127.0.0.1:${inspectPort}/json/list`)).json()
+  const socket = new WebSocket(webSocketDebuggerUrl)
+  await new Promise((resolve, reject) => {
+    socket.addEventListener("open", resolve, { once: true })
+    socket.addEventListener("error", reject, { once: true })
+  })
+  const waiting = new Map()
+  let next = 0
+  socket.addEventListener("message", (message) => {
+    const answer = JSON.parse(message.data)
+    const pending = waiting.get(answer.id)
+    if (pending === undefined) return
+    waiting.delete(answer.id)
+    if (answer.error !== undefined) pending.reject(new Error(`${answer.error.message} (${answer.error.code})`))
+    else pending.resolve(answer.result)
+  })
+  return {
+    send: (method, params = {}) => new Promise((resolve, reject) => {
+      const id = ++next
+      waiting.set(id, { resolve, reject })
+      socket.send(JSON.stringify({ id, method, params }))
+    }),
+    close: () => socket.close()
+  }
 }
 
 function keyOf(node) {
