@@ -44,12 +44,16 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
           unavailable("ClientStore.findMany"),
           Effect.flatMap(findMany)
         ),
-    // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches.
+    // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches. The row
+    // is first held FOR UPDATE, which waits for the code exchanges holding it (CodeStoreSql's saveWith, FOR KEY SHARE)
+    // to commit: a plain UPDATE would not (it takes the weaker FOR NO KEY UPDATE), and a removal's ending of the
+    // app's connections, after this in its unit of work, could miss the connection of an exchange committing meanwhile.
     save: (c) =>
       row.encode(c, "ClientStore.save").pipe(
         Effect.flatMap((encoded) =>
-          sql`UPDATE clients SET ${sql.update(encoded, ["clientId"])}
-            WHERE client_id = ${c.clientId} AND version = ${c.version - 1}
+          sql`WITH held AS (SELECT 1 FROM clients WHERE client_id = ${c.clientId} FOR UPDATE)
+            UPDATE clients SET ${sql.update(encoded, ["clientId"])}
+            WHERE client_id = ${c.clientId} AND version = ${c.version - 1} AND EXISTS (SELECT 1 FROM held)
             RETURNING client_id`),
         unavailable("ClientStore.save"),
         Effect.flatMap(compareAndSet("client"))

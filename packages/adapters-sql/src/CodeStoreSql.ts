@@ -1,7 +1,7 @@
 // CodeStore on SQL (spec §Tokens and codes, §States: Authorization code): codes are stored and found by the
 // SHA-256 of their value only; the compare-and-set save makes the exchange single-use (RFC 6749 §4.1.2). The
 // AuthorizationCode Schema is the row (tableRow).
-import { AuthorizationCode, CodeStore } from "@adgate/core"
+import { AuthorizationCode, ClientGone, CodeStore, Conflict } from "@adgate/core"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { compareAndSet } from "./compareAndSet.ts"
@@ -13,6 +13,12 @@ import { unavailable } from "./unavailable.ts"
 
 const row = tableRow(AuthorizationCode, { table: "authorization_codes", key: "hash", jsonb: ["scopes", "platforms"] })
 
+/** The exchange statement's one row: written (a hash), or which check failed: the client (ClientGone) or the version. */
+const savedWithClient = ([answer]: ReadonlyArray<Record<string, unknown>>): Effect.Effect<void, Conflict | ClientGone> =>
+  answer?.["hash"] !== null && answer?.["hash"] !== undefined ? Effect.void
+    : answer?.["client_live"] === false ? Effect.fail(new ClientGone())
+    : Effect.fail(new Conflict({ entity: "authorization_code" }))
+
 export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const decode = decodeFirstRow(AuthorizationCode, { operation: "CodeStore.findByHash", table: "authorization_codes", key: "hash" })
@@ -20,31 +26,45 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
   // when rows follow, their CTEs (followingWrites.ts), written only when it matched. Of 32 racing exchanges that
   // loaded one version, exactly one row matches: the code is spent once. Its text is kept per shape
   // (statementText.ts): an exchange sends the same string every time, only its parameters are made per request.
+  //
+  // With rows following (an exchange opening its connection), the statement first holds the code's client FOR KEY
+  // SHARE, found only while not removed, and writes nothing without it. Read COMMITTED re-checks a locked row on its
+  // latest committed version, so a removal committed after this statement's snapshot is seen; a removal still
+  // running (ClientStoreSql.save holds the row FOR UPDATE) is waited for; and a removal starting after this lock waits
+  // until this statement commits, so its ending of the app's connections sees the one opened here. KEY SHARE is the
+  // weakest lock that does this: exchanges of one client do not wait for each other, nor for the token notes (a
+  // plain UPDATE of non-key columns). It replaces a re-read after committing (one statement less per exchange:
+  // bench/README.md, round 14). The answer says which of the two failed when nothing was written.
   const saveTexts = statementTexts()
-  const save = (c: AuthorizationCode, follows: EncodedFollows, operation: string) =>
+  const write = (c: AuthorizationCode, follows: EncodedFollows, operation: string) =>
     row.encode(c, operation).pipe(
       Effect.flatMap((encoded) => {
         const layout = row.layout(encoded)
         const statement = saveTexts(`${layout.id}|${follows.shape}`, (s) => {
           const following = followsAnything(follows)
-          s.sql(following ? "WITH spent AS (UPDATE authorization_codes SET " : "UPDATE authorization_codes SET ")
+          if (following) {
+            s.sql("WITH live_client AS (SELECT 1 FROM clients WHERE client_id = ")
+            s.param(c.clientId)
+            s.sql(" AND removed_at IS NULL FOR KEY SHARE), spent AS (UPDATE authorization_codes SET ")
+          } else s.sql("UPDATE authorization_codes SET ")
           row.emitAssignments(s, encoded, layout, ["hash"])
           s.sql(" WHERE hash = ")
           s.param(c.hash)
           s.sql(" AND version = ")
           s.param(c.version - 1)
-          s.sql(" RETURNING hash")
+          s.sql(following ? " AND EXISTS (SELECT 1 FROM live_client) RETURNING hash" : " RETURNING hash")
           if (following) {
             s.sql(")")
             emitFollowing(s, "spent", follows)
-            s.sql(" SELECT hash FROM spent")
+            s.sql(" SELECT (SELECT hash FROM spent) AS hash, EXISTS (SELECT 1 FROM live_client) AS client_live")
           }
         })
-        return sql.unsafe(statement.text, statement.params)
+        return sql.unsafe<Record<string, unknown>>(statement.text, statement.params).withoutTransform
       }),
-      unavailable(operation),
-      Effect.flatMap(compareAndSet("authorization_code"))
+      unavailable(operation)
     )
+  const save = (c: AuthorizationCode) =>
+    Effect.flatMap(write(c, nothingFollows, "CodeStore.save"), compareAndSet("authorization_code"))
   return CodeStore.of({
     insert: (c) =>
       row.encode(c, "CodeStore.insert").pipe(
@@ -58,12 +78,12 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
         Effect.flatMap(decode)
       ),
     // Of 32 racing exchanges that loaded one version, exactly one row matches: the code is spent once.
-    save: (c) => save(c, nothingFollows, "CodeStore.save"),
-    // An exchange in one statement: the code's compare-and-set and, only when it matched, the connection, its refresh
-    // hash, its access token and the ConnectionOpened rows for the outbox readers.
+    save,
+    // An exchange in one statement: the code's compare-and-set and, only when it matched and the client is usable, the
+    // connection, its refresh hash, its access token and the ConnectionOpened rows for the outbox readers.
     saveWith: (c, follows) =>
       Effect.flatMap(encodeFollows(follows, "CodeStore.saveWith"), (encoded) =>
-        followsAnything(encoded) ? save(c, encoded, "CodeStore.saveWith") : save(c, nothingFollows, "CodeStore.save")),
+        followsAnything(encoded) ? Effect.flatMap(write(c, encoded, "CodeStore.saveWith"), savedWithClient) : save(c)),
     challengeSeen: (clientId, codeChallenge) =>
       sql`SELECT 1 FROM authorization_codes WHERE client_id = ${clientId} AND code_challenge = ${codeChallenge} LIMIT 1`.pipe(
         unavailable("CodeStore.challengeSeen"),

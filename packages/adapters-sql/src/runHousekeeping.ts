@@ -58,9 +58,14 @@ export interface HousekeepingCounts {
 
 /**
  * The client purges' statements at `now` (spec §Register, §Authentication 4), apart so that their plans can be checked
- * (durability.test.ts); each answers how many clients it deleted.
+ * (durability.test.ts). Each purge is two statements in one transaction: `candidates` locks the clients it would
+ * delete FOR UPDATE, skipping any a code exchange holds (CodeStoreSql's saveWith, FOR KEY SHARE), and `remove(ids)`
+ * deletes those of them that still qualify. The second statement's snapshot is taken after the locks: an exchange that
+ * committed its connection before them is seen (the client is kept), one still running was skipped, and one starting
+ * after them waits and finds its client gone (ClientGone). One statement could not do this: its snapshot would predate
+ * the exchanges it waited for.
  */
-export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => ({
+export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => {
   // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof
   // of a token issued, and an unexpired code one about to be.
   // "No connection" is asked as "the client's first connection in client_id order is none", so that the only
@@ -72,22 +77,26 @@ export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => 
   // made a join) takes the first row of a closed range on client_id (the same rows as `=`: text under the
   // database's deterministic collation) in client_id order: the index gives that order at once, any scan would
   // have to read and sort every match first.
-  dynamicClients: sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'dynamic'
+  const dynamic = sql`c.kind = 'dynamic'
     AND c.last_token_at IS NULL AND c.created_at < ${now - retention.unusedDynamicClient}
     AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
       ORDER BY k.client_id LIMIT 1) IS NULL
-    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
-    RETURNING 1) SELECT count(*)::int AS n FROM d`,
+    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})`
   // Kept while any of its connections could still obtain a token (active, refresh token used within 30 days): the
   // token endpoint never fetches the document, so it needs the row. Its live connections asked the same way.
-  metadataDocumentClients: sql<{ n: number }>`WITH d AS (DELETE FROM clients c WHERE c.kind = 'metadata_document'
+  const metadataDocument = sql`c.kind = 'metadata_document'
     AND coalesce(c.last_token_at, c.created_at) < ${now - retention.unusedMetadataDocumentClient}
     AND (SELECT k.client_id FROM connections k WHERE k.client_id >= c.client_id AND k.client_id <= c.client_id
       AND k.status = 'active' AND k.expires_at > ${now} AND (k.refresh->>'issuedAt')::bigint > ${now - refreshIdleMs}
       ORDER BY k.client_id LIMIT 1) IS NULL
-    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})
-    RETURNING 1) SELECT count(*)::int AS n FROM d`
-})
+    AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})`
+  const purge = (qualifies: typeof dynamic) => ({
+    candidates: sql<{ id: string }>`SELECT c.client_id AS id FROM clients c WHERE ${qualifies} FOR UPDATE SKIP LOCKED`,
+    remove: (ids: ReadonlyArray<string>) => sql<{ n: number }>`WITH d AS (DELETE FROM clients c
+      WHERE ${sql.in("c.client_id", ids)} AND ${qualifies} RETURNING 1) SELECT count(*)::int AS n FROM d`
+  })
+  return { dynamicClients: purge(dynamic), metadataDocumentClients: purge(metadataDocument) }
+}
 
 /** One pass at time `now` (epoch ms); answers how many rows each step removed. */
 export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, StoreUnavailable, SqlClient.SqlClient> =>
@@ -96,6 +105,10 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
     const count = (statement: Effect.Effect<ReadonlyArray<{ readonly n: number }>, SqlError.SqlError>) =>
       Effect.map(statement, (rows) => rows[0]?.n ?? 0)
     const clientPurges = clientPurgeStatements(sql, now)
+    // The candidates locked, then those still qualifying deleted, in one transaction (clientPurgeStatements).
+    const purgeClients = (purge: ReturnType<typeof clientPurgeStatements>["dynamicClients"]) =>
+      sql.withTransaction(Effect.flatMap(purge.candidates, (rows) =>
+        rows.length === 0 ? Effect.succeed(0) : count(purge.remove(rows.map((r) => r.id)))))
     const purge = {
       codes: count(sql<{ n: number }>`WITH d AS (DELETE FROM authorization_codes WHERE expires_at < ${now - retention.codesAfterExpiry}
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
@@ -103,8 +116,8 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
         RETURNING 1) SELECT count(*)::int AS n FROM d`),
       consentPages: count(sql<{ n: number }>`WITH d AS (DELETE FROM consent_pages
         WHERE expires_at < ${now - retention.consentPagesAfterExpiry} RETURNING 1) SELECT count(*)::int AS n FROM d`),
-      dynamicClients: count(clientPurges.dynamicClients),
-      metadataDocumentClients: count(clientPurges.metadataDocumentClients),
+      dynamicClients: purgeClients(clientPurges.dynamicClients),
+      metadataDocumentClients: purgeClients(clientPurges.metadataDocumentClients),
       sessions: count(sql<{ n: number }>`WITH d AS (DELETE FROM sessions WHERE expires_at < ${now} RETURNING 1)
         SELECT count(*)::int AS n FROM d`),
       rateLimitWindows: count(sql<{ n: number }>`WITH d AS (DELETE FROM rate_limit_windows WHERE window_end < ${now} RETURNING 1)

@@ -359,7 +359,9 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* sql`ALTER TABLE connections ALTER COLUMN client_id SET (n_distinct = 1)`
       yield* sql`ANALYZE connections`
       const statements = clientPurgeStatements(sql, now)
-      const plans = yield* Effect.forEach([statements.dynamicClients, statements.metadataDocumentClients], (statement) =>
+      const purges = [statements.dynamicClients, statements.metadataDocumentClients]
+      const candidateIds = [popular.clientId, "apc_absent"]
+      const plans = yield* Effect.forEach(purges.flatMap((p) => [p.candidates, p.remove(candidateIds)]), (statement) =>
         Effect.map(sql<Record<string, string>>`EXPLAIN ${statement}`, (rows) => rows.map((r) => Object.values(r)[0]).join("\n")))
       yield* sql`DELETE FROM connections WHERE id LIKE 'hk-plan-%'`
       yield* sql`ALTER TABLE connections ALTER COLUMN client_id RESET (n_distinct)`

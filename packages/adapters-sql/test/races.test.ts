@@ -2,9 +2,9 @@
 // kit's races (@adgate/contract-kit, the same suite a host runs on its own stores) on the SQL stores and on the core's
 // memory stores, and two races only SQL has: a role set waiting on another's row lock, and housekeeping passes racing
 // each other. The SQL races only when DATABASE_URL is set (PGlite serialises every statement).
-import { Directory, IdempotencyStore, Issuer, UserId, WriteRequestStore } from "@adgate/core"
+import { ClientStore, ConnectionStore, Directory, IdempotencyStore, Issuer, UserId, WriteRequestStore } from "@adgate/core"
 import { CoreMemory, DirectoryMemory, GrantReaderMemory, OperationsMemory, SecretsWebCrypto } from "@adgate/core/testing"
-import { aWorkspace, aWriteRequest, everyRace, unique } from "@adgate/contract-kit"
+import { aClient, aConnection, aWorkspace, aWriteRequest, everyRace, unique } from "@adgate/contract-kit"
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -63,6 +63,36 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       // It replaced viewer (what committed before it wrote), not editor (what its snapshot saw).
       assert.deepStrictEqual(yield* Fiber.join(setting), Option.some("viewer" as const))
       assert.deepStrictEqual(yield* directory.role(workspaceId, editor), Option.some("admin" as const))
+    }))
+
+    it.effect("housekeeping skips an unused client that a code exchange holds, and keeps it once the exchange's connection commits", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      // Long after the client's registration: without a token, a connection or a code it is forgotten by this pass.
+      const now = 100 * 86_400_000
+      const unused = aClient({ createdAt: now - 4 * 86_400_000 })
+      const held = aClient({ createdAt: now - 4 * 86_400_000 })
+      yield* Effect.forEach([unused, held], (yield* ClientStore).insert)
+      const holding = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      // An exchange's statement in flight: the client held FOR KEY SHARE (CodeStoreSql's saveWith) and its connection
+      // written, uncommitted, on a connection of its own.
+      const exchange = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+        yield* sql`SELECT 1 FROM clients WHERE client_id = ${held.clientId} AND removed_at IS NULL FOR KEY SHARE`
+        yield* (yield* ConnectionStore).insert(aConnection({ clientId: held.clientId }))
+        yield* Deferred.succeed(holding, undefined)
+        yield* Deferred.await(release)
+      })))
+      yield* Deferred.await(holding)
+      // The pass does not wait for it (one statement deleting the client would, then delete it on its old snapshot).
+      // (Other tests' clients may be forgotten by it too: only these two are asserted.)
+      yield* runHousekeeping(now)
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(exchange)
+      assert.isTrue(Option.isNone(yield* (yield* ClientStore).find(unused.clientId)))
+      assert.isTrue(Option.isSome(yield* (yield* ClientStore).find(held.clientId)))
+      // Once committed, its connection keeps it (the next pass's snapshot sees it).
+      yield* runHousekeeping(now)
+      assert.isTrue(Option.isSome(yield* (yield* ClientStore).find(held.clientId)))
     }))
 
     it.effect("8 housekeeping passes at once expire exactly the past-deadline pending requests, each once, and purge expired keys", () => Effect.gen(function* () {

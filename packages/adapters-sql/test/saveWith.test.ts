@@ -3,7 +3,7 @@
 // readers that take it, and a failure of any part leaves nothing, the save included. PGlite, and PostgreSQL when
 // DATABASE_URL is set.
 import {
-  AccessTokenStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites, type OutboxSubscription,
+  AccessTokenStore, ClientStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites, type OutboxSubscription,
   ConnectionId,
   UserId,
   WorkspaceId,
@@ -13,7 +13,7 @@ import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
-import { aCode, aConnection, anAccessToken, unique, uniqueHash } from "@adgate/contract-kit"
+import { aClient, aCode, aConnection, anAccessToken, unique, uniqueHash } from "@adgate/contract-kit"
 import { backends } from "./databases.ts"
 
 /** Two readers of every event, and one of a connection ended only (as the withdrawals reader). */
@@ -36,7 +36,10 @@ const outboxOf = (connectionId: ConnectionId) => Effect.gen(function* () {
 
 /** An issued code and what its exchange writes with it. */
 const exchangeRows = Effect.gen(function* () {
-  const code = aCode({ hash: uniqueHash("code-hash-"), version: 1, status: "issued" })
+  // The code's client exists and is usable: saveWith writes only while it is.
+  const client = aClient({ clientId: ClientId.make(unique("apc_")) })
+  yield* (yield* ClientStore).insert(client)
+  const code = aCode({ hash: uniqueHash("code-hash-"), version: 1, status: "issued", clientId: client.clientId })
   yield* (yield* CodeStore).insert(code)
   const connection = aConnection({ id: ConnectionId.make(unique("con_")), refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: 1_000 } })
   const token = anAccessToken({ hash: uniqueHash("at-hash-"), connectionId: connection.id })
@@ -44,7 +47,7 @@ const exchangeRows = Effect.gen(function* () {
     connections: [connection], accessTokens: [token], outbox: { events: [opened(connection.id, connection.workspaceId)], readers }
   }
   const spent = { ...code, version: 2, status: "used" as const, connectionId: connection.id }
-  return { code, spent, connection, token, follows }
+  return { client, code, spent, connection, token, follows }
 })
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveWith on ${name}`, () => {
@@ -68,6 +71,22 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
         assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
         assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(token.hash), Option.none())
         assert.deepStrictEqual(yield* outboxOf(connection.id), [])
+      }))
+
+    it.effect("CodeStore.saveWith for a client removed, or gone, before the write: ClientGone, the code unspent, none of the rows or events", () =>
+      Effect.gen(function* () {
+        const clients = yield* ClientStore
+        for (const away of ["removed", "deleted"] as const) {
+          const { client, code, spent, connection, token, follows } = yield* exchangeRows
+          if (away === "removed") yield* clients.save({ ...client, removedAt: 5_000, version: client.version + 1 })
+          else yield* (yield* SqlClient.SqlClient)`DELETE FROM clients WHERE client_id = ${client.clientId}`
+          const failed = yield* Effect.flip((yield* CodeStore).saveWith!(spent, follows))
+          assert.strictEqual(failed._tag, "ClientGone", away)
+          assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
+          assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
+          assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(token.hash), Option.none())
+          assert.deepStrictEqual(yield* outboxOf(connection.id), [])
+        }
       }))
 
     it.effect("CodeStore.saveWith whose access token cannot be inserted (its hash taken): 503, the code unspent, no connection", () =>

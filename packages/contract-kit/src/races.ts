@@ -5,17 +5,17 @@
 // compare-and-set is a read then a write (not one atomic step) fails these; one that serialises everything passes.
 import {
   AccessTokenStore, ClientStore, CodeStore, ConnectionStore, CreditsLedger, decideWriteRequest, Directory, handleTokenRequest,
-  IdempotencyStore, Issuer, maxAppsPerWorkspace, RateLimiter, registerWorkspaceApp, resolveBearer, runIdempotent, Secrets,
+  IdempotencyStore, Issuer, maxAppsPerWorkspace, RateLimiter, registerWorkspaceApp, removeWorkspaceApp, resolveBearer, runIdempotent, Secrets,
   WriteRequestStore, UserId, ConnectionId, SecretHash, type Connection, type EventOutbox, type IdempotentResponse,
   type Transactor
 } from "@adgate/core"
 import { queueWithoutCall } from "@adgate/core/testing"
 import { assert } from "@effect/vitest"
-import { Deferred, Effect, type Layer, Option, Ref } from "effect"
+import { Clock, Deferred, Effect, type Layer, Option, Ref } from "effect"
 import { TestClock } from "effect/testing"
 import type { AllPorts } from "./contracts/index.ts"
-import { aCode, aConnection, aWorkspace, type ContractHost, unique } from "./contracts/fixtures.ts"
-import { refreshGrant, seedAdminWorkspace, seedCode } from "./seeds.ts"
+import { aClient, aCode, aConnection, aWorkspace, type ContractHost, unique } from "./contracts/fixtures.ts"
+import { refreshGrant, seedAdminWorkspace, seedCode, seedCodeFor } from "./seeds.ts"
 
 /** What the races run on: every store port, the Transactor and outbox the services write through, secrets, the issuer. */
 export type RaceWorld = AllPorts | Transactor | EventOutbox | Secrets | Issuer
@@ -98,6 +98,32 @@ export const everyRace = <E, R>(name: string, layer: Layer.Layer<RaceWorld, E, R
       const results = yield* race(() => handleTokenRequest({ params: grant(), basic: null }))
       assert.strictEqual(results.filter((r) => r._tag === "Success").length, 1)
       for (const r of results) if (r._tag === "Failure") assert.isTrue(lostExchange.has(r.failure._tag), r.failure._tag)
+    }))
+
+    it.effect("code exchanges racing their app's removal: afterwards none of the app's connections is active; each exchange answered tokens or invalid_client", () => Effect.gen(function* () {
+      // Spec §Resources: OAuth client, "Removing the app ends every connection made with it". Either side may win
+      // each code: an exchange that opened its connection before the removal saw it has that connection ended by
+      // the removal; one after is refused as the removed app's request (ClientGone, answered as invalid_client).
+      const clients = yield* ClientStore
+      const connections = yield* ConnectionStore
+      for (let round = 0; round < 4; round++) {
+        const { workspaceId, userId } = yield* seedAdminWorkspace
+        const app = aClient({ kind: "workspace_app", workspaceId, createdAt: yield* Clock.currentTimeMillis })
+        yield* clients.insert(app)
+        const grants = yield* Effect.forEach(Array.from({ length: 8 }, (_, i) => i), () => seedCodeFor(app, workspaceId, userId))
+        const exchanges = grants.map(({ grant }) => Effect.result(handleTokenRequest({ params: grant(), basic: null })))
+        const [removal, ...results] = yield* Effect.all(
+          [Effect.result(removeWorkspaceApp({ clientId: app.clientId, workspaceId, actorId: userId })), ...exchanges],
+          { concurrency: "unbounded" }
+        )
+        assert.strictEqual(removal?._tag, "Success")
+        for (const r of results) if (r._tag === "Failure") assert.isTrue(["ClientAuthenticationFailed", "StoreUnavailable", "Conflict"].includes(r.failure._tag), r.failure._tag)
+        const made = yield* connections.listByClient(app.clientId)
+        assert.deepStrictEqual(made.filter((c) => c.status === "active").map((c) => c.id), [], `round ${round}`)
+        // Every exchange that answered tokens made one of them, and the removal ended it.
+        assert.strictEqual(made.length, results.filter((r) => r._tag === "Success").length)
+        for (const c of made) assert.strictEqual(c.endedReason, "app_removed")
+      }
     }))
 
     it.effect("32 concurrent refreshes of one refresh token: afterwards one live refresh token, one chain (checklist 78/79)", () => Effect.gen(function* () {

@@ -1,6 +1,6 @@
 // What the lifecycle tests seed through the ports (the races here, adgate's own SQL tests): a workspace with an
 // admin, an issued code as the consent decision leaves it, and the grants' parameters.
-import { ClientStore, CodeStore, Directory, Secrets, type AuthorizationCode, WorkspaceId, UserId } from "@adgate/core"
+import { ClientStore, CodeStore, Directory, Secrets, type AuthorizationCode, type Client, WorkspaceId, UserId } from "@adgate/core"
 import { Clock, Effect, Option } from "effect"
 import { aClient, aCode, unique } from "./contracts/fixtures.ts"
 
@@ -16,15 +16,12 @@ export const seedAdminWorkspace = Effect.gen(function* () {
 })
 
 /**
- * A public client and a code issued to it now (by the Clock the services read), as the consent decision leaves them;
- * `grant(over)` is the token request's parameters.
+ * A code issued now (by the Clock the services read) to `client`, for `userId` in `workspaceId`, as the consent
+ * decision leaves it; `grant(over)` is the token request's parameters.
  */
-export const seedCode = Effect.gen(function* () {
+export const seedCodeFor = Effect.fnUntraced(function* (client: Client, workspaceId: WorkspaceId, userId: UserId) {
   const secrets = yield* Secrets
   const now = yield* Clock.currentTimeMillis
-  const { workspaceId, userId } = yield* seedAdminWorkspace
-  const client = aClient({ createdAt: now })
-  yield* (yield* ClientStore).insert(client)
   const value = yield* secrets.generate("apo_ac_")
   const verifier = "v".repeat(43)
   const code: AuthorizationCode = aCode({
@@ -36,6 +33,19 @@ export const seedCode = Effect.gen(function* () {
     grant_type: "authorization_code", code: value, redirect_uri: code.redirectUri, code_verifier: verifier,
     client_id: client.clientId, ...over
   })
+  return { code, grant }
+})
+
+/**
+ * A public client and a code issued to it now (by the Clock the services read), as the consent decision leaves them;
+ * `grant(over)` is the token request's parameters.
+ */
+export const seedCode = Effect.gen(function* () {
+  const now = yield* Clock.currentTimeMillis
+  const { workspaceId, userId } = yield* seedAdminWorkspace
+  const client = aClient({ createdAt: now })
+  yield* (yield* ClientStore).insert(client)
+  const { code, grant } = yield* seedCodeFor(client, workspaceId, userId)
   return { clientId: client.clientId, workspaceId, code, grant }
 })
 

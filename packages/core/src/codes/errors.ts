@@ -5,6 +5,12 @@ import { ConnectionId } from "../connections/Connection.ts"
 /** No code with this value exists (or a token of another kind was sent as `code`). */
 export class CodeNotFound extends Schema.TaggedError<CodeNotFound>()("CodeNotFound", {}) {}
 
+/**
+ * The code's client was removed (or forgotten by housekeeping) before the exchange's write: nothing was written and the
+ * code is left as it was. The token endpoint answers it as it answers any request after the removal: invalid_client.
+ */
+export class ClientGone extends Schema.TaggedError<ClientGone>()("ClientGone", {}) {}
+
 /** The code outlived its 10 minutes. */
 export class CodeExpired extends Schema.TaggedError<CodeExpired>()("CodeExpired", {}) {}
 

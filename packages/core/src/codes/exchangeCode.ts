@@ -1,8 +1,8 @@
 // The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, spec §POST /oauth/token): a command on the runner
 // (commands/runCommand.ts): load by hash → pure transition → compare-and-set save → open the connection, issue its
 // tokens and append its ConnectionOpened (the audit entry and the admins' mail come from it through the outbox
-// readers), all in one write (one statement on SQL: CodeStore.saveWith): a failure anywhere leaves the code unspent
-// for a retry (docs/decisions.md §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
+// readers), all in one write (one statement on SQL: CodeStore.saveWith, made only while the client is usable): a
+// failure anywhere leaves the code unspent for a retry (docs/decisions.md §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
 import { Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
 import type { Client } from "../clients/Client.ts"
@@ -95,13 +95,16 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
         onRefused: (error, code) => error._tag !== "CodeReused" ? null : endReused(codes.save, error, code)
       }
     })
-    // A second exchange, or the app's removal, may have happened while the connection was being opened: its
-    // endConnection found nothing to end yet. Re-read after committing, so that one side always sees the other.
-    // Both in one read (GrantReader: one statement on SQL).
-    const after = yield* (yield* GrantReader).recheckExchange(codeHash, attempt.client.clientId)
-    const removed = !after.clientUsable
-    if (removed || after.codeVersion !== outcome.version)
-      yield* endConnection(connectionId, removed ? "app_removed" : "code_reused", null)
+    // Without the store's saveWith, a second exchange or the app's removal may have happened while the connection was
+    // being opened: its endConnection found nothing to end yet. Re-read after committing, so that one side always
+    // sees the other (GrantReader: one read). With saveWith neither can: the code's spend and the connection are one
+    // write, and that write holds the client, so a removal waits for it and an exchange after a removal is ClientGone.
+    if (saveWith === undefined) {
+      const after = yield* (yield* GrantReader).recheckExchange(codeHash, attempt.client.clientId)
+      const removed = !after.clientUsable
+      if (removed || after.codeVersion !== outcome.version)
+        yield* endConnection(connectionId, removed ? "app_removed" : "code_reused", null)
+    }
     return outcome.opened
   }
 )

@@ -60,9 +60,10 @@ export interface SavePlanned<S, A, E, B, E2, R, E3, R3, W> {
    * The store's one atomic write (ConnectionStore.saveWith, CodeStore.saveWith: one statement on SQL, no
    * transaction), undefined when the store has none: `next` with the planned rows (null for a refusal that saves)
    * and the events for the outbox, all or nothing, a Conflict when the compare-and-set does not match. Used for
-   * every save that has rows or events to go with it and no `onRefused` writes after it.
+   * every save that has rows or events to go with it and no `onRefused` writes after it. It may refuse with what
+   * `plan` may fail with (`E2`: the exchange's ClientGone).
    */
-  readonly saveWith: ((next: S, rows: W | null, outbox: OutboxAppend) => Effect.Effect<void, Conflict | StoreUnavailable, R>) | undefined
+  readonly saveWith: ((next: S, rows: W | null, outbox: OutboxAppend) => Effect.Effect<void, Conflict | StoreUnavailable | E2, R>) | undefined
   /** A refusal that commits writes of its own (see OnRefused). */
   readonly onRefused?: OnRefused<S, E, E3, R3>
 }

@@ -2,6 +2,7 @@
 // compare-and-set on `version`: a store saves `next` only if the stored version is still `next.version - 1`, else Conflict.
 import { Context, Effect, Option } from "effect"
 import type { AuthorizationCode } from "../codes/AuthorizationCode.ts"
+import type { ClientGone } from "../codes/errors.ts"
 import type { Conflict, StoreUnavailable } from "./errors.ts"
 import type { FollowingWrites } from "./FollowingWrites.ts"
 import type { SecretHash } from "./Secrets.ts"
@@ -15,10 +16,15 @@ export interface CodeStoreShape {
   readonly findByHash: (hash: SecretHash) => Fx<Option.Option<AuthorizationCode>>
   readonly save: (next: AuthorizationCode) => Cas
   /**
-   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction).
-   * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts).
+   * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction), made only
+   * while the code's client is usable: ClientGone (nothing written) when the client is removed or gone by then.
+   * The client is checked as last committed, and held until the write commits: a save of that client made meanwhile
+   * (a removal) waits for it, so that a removal sees the connection an exchange opened or the exchange sees the
+   * removal (codes/exchangeCode.ts; the contract kit's race "exchanges racing the app's removal").
+   * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts), and the
+   * exchange re-reads the client after committing instead.
    */
-  readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Cas
+  readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Effect.Effect<void, Conflict | ClientGone | StoreUnavailable>
   /** Whether a code still kept was issued to this client with this PKCE challenge (checklist decision 47). */
   readonly challengeSeen: (clientId: ClientId, codeChallenge: string) => Fx<boolean>
 }

@@ -3,7 +3,7 @@
 // adapter's one table answers them (adapters-http/src/oauth/errors.ts).
 import { Cause, Clock, Effect, type Exit } from "effect"
 import { Observations } from "../ports/Observations.ts"
-import { InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
+import { ClientAuthenticationFailed, InvalidRequest, UnknownResource, UnsupportedGrantType } from "./errors.ts"
 import { type RawParams, readParams, required } from "./TokenParams.ts"
 import { authenticateClient, type BasicCredentials, claimedClientId } from "./authenticateClient.ts"
 import { surfaceOfResource } from "./surfaceOfResource.ts"
@@ -113,7 +113,10 @@ const grant = Effect.fnUntraced(function* (request: TokenRequest) {
     const { tokens } = yield* exchangeCode({
       code, client, redirectUri: params.get("redirect_uri"), codeVerifier, surface,
       ...(prereadCode === undefined ? {} : { preread: prereadCode.grant })
-    })
+    }).pipe(
+      // The app was removed (or forgotten) after it was authenticated here: answered as a request after the removal is.
+      Effect.catchTag("ClientGone", () => Effect.fail(new ClientAuthenticationFailed({ reason: "unknown_client", usedBasic: request.basic !== null })))
+    )
     yield* noteTokenIssued(client)
     return { response: toResponse(tokens), retried: false }
   }
