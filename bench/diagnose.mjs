@@ -3,8 +3,10 @@
 //                                        (log_statement = 'all' on a bench database, read from the server log)
 //   node bench/diagnose.mjs statements-oidc   the same for oidc-provider 9 with servers/PostgresAdapter.mjs
 //   node bench/diagnose.mjs statements-tool   the same for ONE REST tool call (d) and ONE MCP tools/call (e)
-//   node bench/diagnose.mjs profile      `node --cpu-prof` of adgate on PostgreSQL under scenario (a), concurrency 16,
-//                                        summarised as the top self-time functions and the share per package
+//   node bench/diagnose.mjs profile      a CPU profile of adgate on PostgreSQL under scenario (a), concurrency 16,
+//                                        sampled through the inspector while the load is measured only (and, for b,
+//                                        its follow-up in a second profile), summarised as the top self-time
+//                                        functions and the share per package
 //                                        (BENCH_PROFILE_SCENARIO=d or e profiles a tool-call scenario instead,
 //                                        BENCH_PROFILE_STORE=pglite the embedded database, PGlite's WASM included)
 import { closeSync, openSync, readSync, statSync } from "node:fs"

@@ -44,17 +44,28 @@ export const ClientStoreSql = Layer.effect(ClientStore, Effect.gen(function* () 
           unavailable("ClientStore.findMany"),
           Effect.flatMap(findMany)
         ),
-    // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches. The row
-    // is first held FOR UPDATE, which waits for the code exchanges holding it (CodeStoreSql's saveWith, FOR KEY SHARE)
-    // to commit: a plain UPDATE would not (it takes the weaker FOR NO KEY UPDATE), and a removal's ending of the
-    // app's connections, after this in its unit of work, could miss the connection of an exchange committing meanwhile.
+    // The version check is the compare-and-set: of two racing saves from one loaded version, one row matches.
+    //
+    // A save that marks the client removed first holds the row FOR UPDATE (docs/decisions.md, Atomicity). The code
+    // exchanges' writes hold it FOR KEY SHARE (CodeStoreSql's saveHoldingClient), which a plain UPDATE of non-key
+    // columns neither waits for nor is seen by: an exchange in flight would still find the row it read, not removed.
+    // FOR UPDATE conflicts with KEY SHARE both ways: this save waits for the exchanges holding the row, so that the
+    // removal's ending of the app's connections (later in its unit of work) sees theirs; and an exchange arriving
+    // after it waits for the removal to commit, then finds the row's new version (an update by a FOR UPDATE holder is a
+    // key update to a KEY SHARE locker, which follows it and checks it again) removed. Every write of removed_at must
+    // come through here. Other saves (a metadata document's refresh) take no such lock, so they never queue behind
+    // an app's exchanges.
     save: (c) =>
       row.encode(c, "ClientStore.save").pipe(
         Effect.flatMap((encoded) =>
-          sql`WITH held AS (SELECT 1 FROM clients WHERE client_id = ${c.clientId} FOR UPDATE)
-            UPDATE clients SET ${sql.update(encoded, ["clientId"])}
-            WHERE client_id = ${c.clientId} AND version = ${c.version - 1} AND EXISTS (SELECT 1 FROM held)
-            RETURNING client_id`),
+          c.removedAt === null
+            ? sql`UPDATE clients SET ${sql.update(encoded, ["clientId"])}
+              WHERE client_id = ${c.clientId} AND version = ${c.version - 1}
+              RETURNING client_id`
+            : sql`WITH held AS MATERIALIZED (SELECT 1 FROM clients WHERE client_id = ${c.clientId} FOR UPDATE)
+              UPDATE clients SET ${sql.update(encoded, ["clientId"])}
+              WHERE client_id = ${c.clientId} AND version = ${c.version - 1} AND EXISTS (SELECT 1 FROM held)
+              RETURNING client_id`),
         unavailable("ClientStore.save"),
         Effect.flatMap(compareAndSet("client"))
       ),

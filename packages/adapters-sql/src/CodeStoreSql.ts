@@ -28,13 +28,14 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
   // (statementText.ts): an exchange sends the same string every time, only its parameters are made per request.
   //
   // With rows following (an exchange opening its connection), the statement first holds the code's client FOR KEY
-  // SHARE, found only while not removed, and writes nothing without it. Read COMMITTED re-checks a locked row on its
-  // latest committed version, so a removal committed after this statement's snapshot is seen; a removal still
-  // running (ClientStoreSql.save holds the row FOR UPDATE) is waited for; and a removal starting after this lock waits
-  // until this statement commits, so its ending of the app's connections sees the one opened here. KEY SHARE is the
-  // weakest lock that does this: exchanges of one client do not wait for each other, nor for the token notes (a
-  // plain UPDATE of non-key columns). It replaces a re-read after committing (one statement less per exchange:
-  // bench/README.md, round 14). The answer says which of the two failed when nothing was written.
+  // SHARE, found only while not removed, and writes nothing without it (docs/decisions.md, Atomicity). A removal
+  // marks the client while holding it FOR UPDATE (ClientStoreSql.save), which conflicts with KEY SHARE: a removal
+  // still running is waited for, and one that committed after this statement's snapshot left a version that the
+  // lock follows and checks again (READ COMMITTED), so either way the client is found removed; a removal starting
+  // after this lock waits until this statement commits, so its ending of the app's connections sees the one opened
+  // here. KEY SHARE is the weakest lock that does this: exchanges of one client do not wait for each other, nor for
+  // the token notes (a plain UPDATE of non-key columns). It replaces a re-read after committing (one statement less
+  // per exchange: bench/README.md, round 14). The answer says which of the two checks failed when nothing was written.
   const saveTexts = statementTexts()
   const write = (c: AuthorizationCode, follows: EncodedFollows, operation: string) =>
     row.encode(c, operation).pipe(
@@ -43,7 +44,7 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
         const statement = saveTexts(`${layout.id}|${follows.shape}`, (s) => {
           const following = followsAnything(follows)
           if (following) {
-            s.sql("WITH live_client AS (SELECT 1 FROM clients WHERE client_id = ")
+            s.sql("WITH live_client AS MATERIALIZED (SELECT 1 FROM clients WHERE client_id = ")
             s.param(c.clientId)
             s.sql(" AND removed_at IS NULL FOR KEY SHARE), spent AS (UPDATE authorization_codes SET ")
           } else s.sql("UPDATE authorization_codes SET ")
@@ -81,9 +82,9 @@ export const CodeStoreSql = Layer.effect(CodeStore, Effect.gen(function* () {
     save,
     // An exchange in one statement: the code's compare-and-set and, only when it matched and the client is usable, the
     // connection, its refresh hash, its access token and the ConnectionOpened rows for the outbox readers.
-    saveWith: (c, follows) =>
-      Effect.flatMap(encodeFollows(follows, "CodeStore.saveWith"), (encoded) =>
-        followsAnything(encoded) ? Effect.flatMap(write(c, encoded, "CodeStore.saveWith"), savedWithClient) : save(c)),
+    saveHoldingClient: (c, follows) =>
+      Effect.flatMap(encodeFollows(follows, "CodeStore.saveHoldingClient"), (encoded) =>
+        followsAnything(encoded) ? Effect.flatMap(write(c, encoded, "CodeStore.saveHoldingClient"), savedWithClient) : save(c)),
     challengeSeen: (clientId, codeChallenge) =>
       sql`SELECT 1 FROM authorization_codes WHERE client_id = ${clientId} AND code_challenge = ${codeChallenge} LIMIT 1`.pipe(
         unavailable("CodeStore.challengeSeen"),

@@ -1,6 +1,6 @@
-// GrantReader on SQL: the reads of a refresh and of a code exchange's re-check, each one statement. A
-// refresh: the connection by any refresh hash with its approver's membership. The re-check: the code's version and
-// whether its client is still usable.
+// GrantReader on SQL: the reads of a refresh and of a code exchange, each one statement. A refresh: the connection by
+// any refresh hash with its approver's membership. The exchange's re-check (the code's version and whether its client
+// is still usable) is the port's, for a CodeStore without saveHoldingClient; the SQL CodeStore's write holds the client instead.
 import { AuthorizationCode, Client, Connection, GrantReader, Role } from "@adgate/core"
 import { Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"

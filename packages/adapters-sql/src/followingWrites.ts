@@ -1,5 +1,5 @@
 // What a compare-and-set save writes with it (ports/Stores.ts FollowingWrites: ConnectionStore.saveWith,
-// CodeStore.saveWith), as data-modifying CTEs of the save's own statement (no BEGIN/COMMIT round trips), written to
+// CodeStore.saveHoldingClient), as data-modifying CTEs of the save's own statement (no BEGIN/COMMIT round trips), written to
 // the save's statementTexts sink (statementText.ts: one text per shape, parameters per request).
 // Every INSERT selects FROM the save's CTE, which returns its one row only when the version matched: a lost race
 // writes nothing, and a failing INSERT fails the whole statement, so the save and its rows are all or nothing.

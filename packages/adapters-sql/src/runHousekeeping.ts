@@ -1,7 +1,7 @@
 // Housekeeping (spec §Lifetimes, §States: Write request, §States: Connection): purges spent and expired rows (the
 // refresh-token hashes of ended connections among them) and expires unanswered write requests (each with its
-// WriteExpired event). Every step is one idempotent statement, so any number of server processes may run it at once
-// without double work or lost rows.
+// WriteExpired event). Every step is idempotent (one statement, or for the client purges a lock and a delete in one
+// transaction), so any number of server processes may run it at once without double work or lost rows.
 import { idempotencyKeyLifetimeMs, inBackground, Observations, outboxSubscriptions, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer } from "effect"
@@ -57,9 +57,17 @@ export interface HousekeepingCounts {
 }
 
 /**
+ * How many clients one transaction of a client purge locks and deletes: a pass repeats it while a batch comes back
+ * full, up to `clientPurgeBatchesPerPass` (a backlog of 100,000 a minute, the registrations a day allows). The bound
+ * keeps the deletion's parameters far below the protocol's 32,767 and each transaction's locks few.
+ */
+export const clientPurgeBatch = 1_000
+const clientPurgeBatchesPerPass = 100
+
+/**
  * The client purges' statements at `now` (spec §Register, §Authentication 4), apart so that their plans can be checked
  * (durability.test.ts). Each purge is two statements in one transaction: `candidates` locks the clients it would
- * delete FOR UPDATE, skipping any a code exchange holds (CodeStoreSql's saveWith, FOR KEY SHARE), and `remove(ids)`
+ * delete FOR UPDATE, skipping any a code exchange holds (CodeStoreSql's saveHoldingClient, FOR KEY SHARE), and `remove(ids)`
  * deletes those of them that still qualify. The second statement's snapshot is taken after the locks: an exchange that
  * committed its connection before them is seen (the client is kept), one still running was skipped, and one starting
  * after them waits and finds its client gone (ClientGone). One statement could not do this: its snapshot would predate
@@ -91,7 +99,8 @@ export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => 
       ORDER BY k.client_id LIMIT 1) IS NULL
     AND NOT EXISTS (SELECT 1 FROM authorization_codes a WHERE a.client_id = c.client_id AND a.expires_at > ${now})`
   const purge = (qualifies: typeof dynamic) => ({
-    candidates: sql<{ id: string }>`SELECT c.client_id AS id FROM clients c WHERE ${qualifies} FOR UPDATE SKIP LOCKED`,
+    candidates: sql<{ id: string }>`SELECT c.client_id AS id FROM clients c WHERE ${qualifies} LIMIT ${clientPurgeBatch}
+      FOR UPDATE SKIP LOCKED`,
     remove: (ids: ReadonlyArray<string>) => sql<{ n: number }>`WITH d AS (DELETE FROM clients c
       WHERE ${sql.in("c.client_id", ids)} AND ${qualifies} RETURNING 1) SELECT count(*)::int AS n FROM d`
   })
@@ -105,10 +114,20 @@ export const runHousekeeping = (now: number): Effect.Effect<HousekeepingCounts, 
     const count = (statement: Effect.Effect<ReadonlyArray<{ readonly n: number }>, SqlError.SqlError>) =>
       Effect.map(statement, (rows) => rows[0]?.n ?? 0)
     const clientPurges = clientPurgeStatements(sql, now)
-    // The candidates locked, then those still qualifying deleted, in one transaction (clientPurgeStatements).
-    const purgeClients = (purge: ReturnType<typeof clientPurgeStatements>["dynamicClients"]) =>
-      sql.withTransaction(Effect.flatMap(purge.candidates, (rows) =>
-        rows.length === 0 ? Effect.succeed(0) : count(purge.remove(rows.map((r) => r.id)))))
+    // The candidates locked, then those still qualifying deleted, in one transaction (clientPurgeStatements) at READ
+    // COMMITTED whatever the server's default (the deletion's snapshot must be taken after the locks), batch after
+    // batch while one comes back full.
+    type Purge = ReturnType<typeof clientPurgeStatements>["dynamicClients"]
+    const purgeBatch = (purge: Purge) =>
+      sql.withTransaction(Effect.flatMap(sql`SET TRANSACTION ISOLATION LEVEL READ COMMITTED`, () =>
+        Effect.flatMap(purge.candidates, (rows) => rows.length === 0
+          ? Effect.succeed({ locked: 0, deleted: 0 })
+          : Effect.map(count(purge.remove(rows.map((r) => r.id))), (deleted) => ({ locked: rows.length, deleted })))))
+    const purgeClients = (purge: Purge, batches = 1): Effect.Effect<number, SqlError.SqlError> =>
+      Effect.flatMap(purgeBatch(purge), ({ locked, deleted }) =>
+        locked < clientPurgeBatch || batches >= clientPurgeBatchesPerPass
+          ? Effect.succeed(deleted)
+          : Effect.map(purgeClients(purge, batches + 1), (more) => deleted + more))
     const purge = {
       codes: count(sql<{ n: number }>`WITH d AS (DELETE FROM authorization_codes WHERE expires_at < ${now - retention.codesAfterExpiry}
         RETURNING 1) SELECT count(*)::int AS n FROM d`),

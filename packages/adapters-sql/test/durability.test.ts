@@ -23,7 +23,7 @@ import {
 } from "@adgate/contract-kit"
 import { backends, databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
-import { clientPurgeStatements } from "../src/runHousekeeping.ts"
+import { clientPurgeBatch, clientPurgeStatements } from "../src/runHousekeeping.ts"
 
 /** Writes one record to every store, closes the database, opens it again and reads everything back. */
 const restartRoundTrip = (open: () => Layer.Layer<SqlClient.SqlClient, unknown>) =>
@@ -339,6 +339,22 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       yield* runHousekeeping(now)
       const kept = yield* Effect.forEach(all, (c) => Effect.map(clients.find(c.clientId), Option.isSome))
       assert.deepStrictEqual(kept, [true, true, true, true, false, false])
+    }))
+
+    it.effect("housekeeping forgets a backlog of unused registrations larger than one batch in one pass, a batch a transaction", () => Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const clients = yield* ClientStore
+      const now = Date.UTC(2031, 0, 1)
+      const model = aClient({ createdAt: now - 4 * 86_400_000 })
+      yield* clients.insert(model)
+      // Two and a half batches of copies of it: one DELETE of them all would take one parameter per client.
+      const backlog = 2 * clientPurgeBatch + clientPurgeBatch / 2
+      yield* sql`INSERT INTO clients SELECT (jsonb_populate_record(c, jsonb_build_object('client_id', c.client_id || '-' || i))).*
+        FROM clients c, generate_series(1, ${backlog}) i WHERE c.client_id = ${model.clientId}`
+      const pass = yield* runHousekeeping(now)
+      assert.isAtLeast(pass.dynamicClients, backlog + 1)
+      const [left] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients WHERE client_id LIKE ${model.clientId + "%"}`
+      assert.strictEqual(left?.n, 0)
     }))
 
     it.effect("the client purges are planned as a probe of connections_by_client per candidate, even when statistics say one client holds every connection", () => Effect.gen(function* () {

@@ -74,7 +74,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       yield* Effect.forEach([unused, held], (yield* ClientStore).insert)
       const holding = yield* Deferred.make<void>()
       const release = yield* Deferred.make<void>()
-      // An exchange's statement in flight: the client held FOR KEY SHARE (CodeStoreSql's saveWith) and its connection
+      // An exchange's statement in flight: the client held FOR KEY SHARE (CodeStoreSql's saveHoldingClient) and its connection
       // written, uncommitted, on a connection of its own.
       const exchange = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
         yield* sql`SELECT 1 FROM clients WHERE client_id = ${held.clientId} AND removed_at IS NULL FOR KEY SHARE`

@@ -10,7 +10,7 @@ import {
   ClientId
 } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
-import { Effect, Layer, Option } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
 import { aClient, aCode, aConnection, anAccessToken, unique, uniqueHash } from "@adgate/contract-kit"
@@ -36,12 +36,12 @@ const outboxOf = (connectionId: ConnectionId) => Effect.gen(function* () {
 
 /** An issued code and what its exchange writes with it. */
 const exchangeRows = Effect.gen(function* () {
-  // The code's client exists and is usable: saveWith writes only while it is.
+  // The code's client exists and is usable: saveHoldingClient writes only while it is.
   const client = aClient({ clientId: ClientId.make(unique("apc_")) })
   yield* (yield* ClientStore).insert(client)
   const code = aCode({ hash: uniqueHash("code-hash-"), version: 1, status: "issued", clientId: client.clientId })
   yield* (yield* CodeStore).insert(code)
-  const connection = aConnection({ id: ConnectionId.make(unique("con_")), refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: 1_000 } })
+  const connection = aConnection({ id: ConnectionId.make(unique("con_")), clientId: client.clientId, refresh: { hash: uniqueHash("rt-hash-"), generation: 1, issuedAt: 1_000 } })
   const token = anAccessToken({ hash: uniqueHash("at-hash-"), connectionId: connection.id })
   const follows: FollowingWrites = {
     connections: [connection], accessTokens: [token], outbox: { events: [opened(connection.id, connection.workspaceId)], readers }
@@ -52,20 +52,20 @@ const exchangeRows = Effect.gen(function* () {
 
 for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveWith on ${name}`, () => {
   layer(SqlStores.pipe(Layer.provideMerge(database())), { timeout: "60 seconds" })(name, (it) => {
-    it.effect("CodeStore.saveWith: the code spent, the connection, its refresh hash, its access token and the events for the readers that take them", () =>
+    it.effect("CodeStore.saveHoldingClient: the code spent, the connection, its refresh hash, its access token and the events for the readers that take them", () =>
       Effect.gen(function* () {
         const { code, spent, connection, token, follows } = yield* exchangeRows
-        yield* (yield* CodeStore).saveWith!(spent, follows)
+        yield* (yield* CodeStore).saveHoldingClient!(spent, follows)
         assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(spent))
         assert.deepStrictEqual(yield* (yield* ConnectionStore).findByRefreshHash(connection.refresh.hash), Option.some(connection))
         assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(token.hash), Option.some(token))
         assert.deepStrictEqual(yield* outboxOf(connection.id), ["probe-a:ConnectionOpened", "probe-b:ConnectionOpened"])
       }))
 
-    it.effect("CodeStore.saveWith on a stale version: Conflict, and none of the rows or events", () =>
+    it.effect("CodeStore.saveHoldingClient on a stale version: Conflict, and none of the rows or events", () =>
       Effect.gen(function* () {
         const { code, spent, connection, token, follows } = yield* exchangeRows
-        const failed = yield* Effect.flip((yield* CodeStore).saveWith!({ ...spent, version: 3 }, follows))
+        const failed = yield* Effect.flip((yield* CodeStore).saveHoldingClient!({ ...spent, version: 3 }, follows))
         assert.strictEqual(failed._tag, "Conflict")
         assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
         assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
@@ -73,14 +73,14 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
         assert.deepStrictEqual(yield* outboxOf(connection.id), [])
       }))
 
-    it.effect("CodeStore.saveWith for a client removed, or gone, before the write: ClientGone, the code unspent, none of the rows or events", () =>
+    it.effect("CodeStore.saveHoldingClient for a client removed, or gone, before the write: ClientGone, the code unspent, none of the rows or events", () =>
       Effect.gen(function* () {
         const clients = yield* ClientStore
         for (const away of ["removed", "deleted"] as const) {
           const { client, code, spent, connection, token, follows } = yield* exchangeRows
           if (away === "removed") yield* clients.save({ ...client, removedAt: 5_000, version: client.version + 1 })
           else yield* (yield* SqlClient.SqlClient)`DELETE FROM clients WHERE client_id = ${client.clientId}`
-          const failed = yield* Effect.flip((yield* CodeStore).saveWith!(spent, follows))
+          const failed = yield* Effect.flip((yield* CodeStore).saveHoldingClient!(spent, follows))
           assert.strictEqual(failed._tag, "ClientGone", away)
           assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
           assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
@@ -89,21 +89,21 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
         }
       }))
 
-    it.effect("CodeStore.saveWith whose access token cannot be inserted (its hash taken): 503, the code unspent, no connection", () =>
+    it.effect("CodeStore.saveHoldingClient whose access token cannot be inserted (its hash taken): 503, the code unspent, no connection", () =>
       Effect.gen(function* () {
         const { code, spent, connection, token, follows } = yield* exchangeRows
         yield* (yield* AccessTokenStore).insert({ ...token, connectionId: ConnectionId.make("con_other") })
-        const failed = yield* Effect.flip((yield* CodeStore).saveWith!(spent, follows))
+        const failed = yield* Effect.flip((yield* CodeStore).saveHoldingClient!(spent, follows))
         assert.strictEqual(failed._tag, "StoreUnavailable")
         assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
         assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
         assert.deepStrictEqual(yield* outboxOf(connection.id), [])
       }))
 
-    it.effect("CodeStore.saveWith whose access token does not encode through its Schema: StoreUnavailable naming it, nothing written", () =>
+    it.effect("CodeStore.saveHoldingClient whose access token does not encode through its Schema: StoreUnavailable naming it, nothing written", () =>
       Effect.gen(function* () {
         const { code, spent, connection, token, follows } = yield* exchangeRows
-        const failed = yield* Effect.flip((yield* CodeStore).saveWith!(spent, { ...follows, accessTokens: [{ ...token, generation: 1.5 }] }))
+        const failed = yield* Effect.flip((yield* CodeStore).saveHoldingClient!(spent, { ...follows, accessTokens: [{ ...token, generation: 1.5 }] }))
         if (failed._tag !== "StoreUnavailable") return assert.fail(`expected StoreUnavailable, got ${failed._tag}`)
         assert.include(failed.message, `access_tokens row "${token.hash}" does not encode`)
         assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
@@ -130,6 +130,91 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
         assert.deepStrictEqual(yield* connections.findByRefreshHash(rotated.refresh.hash), Option.some(rotated))
         assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(token.hash), Option.some(token))
         assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(stale.hash), Option.none())
+      }))
+  })
+})
+
+/** Polls until `n` sessions of this database wait for a lock (a few seconds at most), answering how many do. */
+const lockWaiters = (n: number) => Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  let waiting = 0
+  for (let i = 0; i < 500 && waiting < n; i++) {
+    const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`
+    waiting = rows[0]?.n ?? 0
+  }
+  return waiting
+})
+
+// The two locks of docs/decisions.md (Atomicity, "A connection is never left active on a removed app"), each side
+// held open on a connection of its own while the other runs. PostgreSQL only: PGlite runs one transaction at a time.
+describe.runIf(backends[1]![1])("the exchange's and the removal's locks on PostgreSQL", () => {
+  layer(SqlStores.pipe(Layer.provideMerge(backends[1]![2]())), { timeout: "60 seconds" })("PostgreSQL", (it) => {
+    it.effect("an exchange's write waits for a removal marking its client, then is ClientGone with nothing written", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const clients = yield* ClientStore
+        const { client, code, spent, connection, follows } = yield* exchangeRows
+        const marked = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const removal = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+          yield* clients.save({ ...client, removedAt: 5_000, version: client.version + 1 })
+          yield* Deferred.succeed(marked, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(marked)
+        const exchange = yield* Effect.forkChild(Effect.flip((yield* CodeStore).saveHoldingClient!(spent, follows)))
+        assert.strictEqual(yield* lockWaiters(1), 1, "the exchange waits for the removal")
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(removal)
+        assert.strictEqual((yield* Fiber.join(exchange))._tag, "ClientGone")
+        assert.deepStrictEqual(yield* (yield* CodeStore).findByHash(code.hash), Option.some(code))
+        assert.deepStrictEqual(yield* (yield* ConnectionStore).find(connection.id), Option.none())
+      }))
+
+    it.effect("a removal's mark waits for an exchange holding its client, so that what follows it sees the connection", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const clients = yield* ClientStore
+        const { client, spent, connection, follows } = yield* exchangeRows
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        // The exchange's own statement, then its transaction kept open: the client held FOR KEY SHARE, uncommitted.
+        const exchange = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+          yield* (yield* CodeStore).saveHoldingClient!(spent, follows)
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(holding)
+        const removal = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+          yield* clients.save({ ...client, removedAt: 5_000, version: client.version + 1 })
+          // READ COMMITTED: this statement's snapshot is taken after the mark waited, so it sees the connection.
+          return yield* (yield* ConnectionStore).listByClient(client.clientId)
+        })))
+        assert.strictEqual(yield* lockWaiters(1), 1, "the removal waits for the exchange")
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(exchange)
+        assert.deepStrictEqual((yield* Fiber.join(removal)).map((c) => c.id), [connection.id])
+      }))
+
+    it.effect("a save that does not mark the client removed takes no lock: it does not wait for an exchange holding the client", () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const clients = yield* ClientStore
+        const { client, spent, follows } = yield* exchangeRows
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const exchange = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+          yield* (yield* CodeStore).saveHoldingClient!(spent, follows)
+          yield* Deferred.succeed(holding, undefined)
+          yield* Deferred.await(release)
+        })))
+        yield* Deferred.await(holding)
+        // A metadata refresh's kind of save, while the exchange is still open: done at once.
+        yield* clients.save({ ...client, name: "Renamed", version: client.version + 1 })
+        yield* Deferred.succeed(release, undefined)
+        yield* Fiber.join(exchange)
+        assert.strictEqual(Option.getOrThrow(yield* clients.find(client.clientId)).name, "Renamed")
       }))
   })
 })

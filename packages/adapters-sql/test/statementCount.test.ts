@@ -1,7 +1,7 @@
 // What one token request costs the database (bench/README.md §Findings): every statement the core's token
 // endpoint sends for an exchange and for a refresh, counted at the PGlite driver (the statements are the ones sent
 // to PostgreSQL: one compiler). A refresh writes no client row in steady state and reads each row once; the writes
-// of a rotation and of an exchange are one statement each (the store's saveWith), with no BEGIN/COMMIT.
+// of a rotation and of an exchange are one statement each (the stores' saveWith and saveHoldingClient), with no BEGIN/COMMIT.
 import { handleTokenRequest, Mailer, MailId, sendQueuedMail } from "@adgate/core"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -15,7 +15,7 @@ const kind = (text: string): string => {
     [/^SELECT \* FROM clients WHERE/, "client"],
     [/^SELECT \* FROM authorization_codes WHERE hash/, "code"],
     [/^SELECT c\.\*, m\.role AS approver_role FROM connection_refresh_tokens/, "connection with role"],
-    [/^WITH live_client AS \( ?SELECT 1 FROM clients WHERE client_id = \$1 AND removed_at IS NULL FOR KEY SHARE\), spent AS \( ?UPDATE authorization_codes .* AND EXISTS \(SELECT 1 FROM live_client\) RETURNING hash\).* INSERT INTO connections .* INSERT INTO connection_refresh_tokens .* INSERT INTO access_tokens .* INSERT INTO event_outbox .* SELECT \(SELECT hash FROM spent\) AS hash, EXISTS \(SELECT 1 FROM live_client\) AS client_live$/, "client held + code CAS + connection + refresh hash + access token + events"],
+    [/^WITH live_client AS MATERIALIZED \( ?SELECT 1 FROM clients WHERE client_id = \$1 AND removed_at IS NULL FOR KEY SHARE\), spent AS \( ?UPDATE authorization_codes .* AND EXISTS \(SELECT 1 FROM live_client\) RETURNING hash\).* INSERT INTO connections .* INSERT INTO connection_refresh_tokens .* INSERT INTO access_tokens .* INSERT INTO event_outbox .* SELECT \(SELECT hash FROM spent\) AS hash, EXISTS \(SELECT 1 FROM live_client\) AS client_live$/, "client held + code CAS + connection + refresh hash + access token + events"],
     [/^WITH updated AS \( ?UPDATE connections .* INSERT INTO connection_refresh_tokens .* INSERT INTO access_tokens .* SELECT id FROM updated$/, "connection CAS + refresh hash + access token"],
     [/^SELECT cl\.client_id AS cl_client_id, .* FROM \(SELECT 1\) AS one LEFT JOIN clients cl .* LEFT JOIN \(SELECT c\.\*, m\.role AS approver_role FROM connection_refresh_tokens/, "client + connection with role"],
     [/^SELECT cl\.client_id AS cl_client_id, .* FROM \(SELECT 1\) AS one LEFT JOIN clients cl .* LEFT JOIN \(SELECT \* FROM authorization_codes WHERE hash/, "client + code"],

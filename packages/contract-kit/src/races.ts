@@ -106,7 +106,7 @@ export const everyRace = <E, R>(name: string, layer: Layer.Layer<RaceWorld, E, R
       // the removal; one after is refused as the removed app's request (ClientGone, answered as invalid_client).
       const clients = yield* ClientStore
       const connections = yield* ConnectionStore
-      for (let round = 0; round < 4; round++) {
+      for (let round = 0; round < 8; round++) {
         const { workspaceId, userId } = yield* seedAdminWorkspace
         const app = aClient({ kind: "workspace_app", workspaceId, createdAt: yield* Clock.currentTimeMillis })
         yield* clients.insert(app)
@@ -117,7 +117,8 @@ export const everyRace = <E, R>(name: string, layer: Layer.Layer<RaceWorld, E, R
           { concurrency: "unbounded" }
         )
         assert.strictEqual(removal?._tag, "Success")
-        for (const r of results) if (r._tag === "Failure") assert.isTrue(["ClientAuthenticationFailed", "StoreUnavailable", "Conflict"].includes(r.failure._tag), r.failure._tag)
+        // Only the removed app's refusal: a deadlock or a lost race would be a 503 here, and is a failure of the store.
+        for (const r of results) if (r._tag === "Failure") assert.strictEqual(r.failure._tag, "ClientAuthenticationFailed")
         const made = yield* connections.listByClient(app.clientId)
         assert.deepStrictEqual(made.filter((c) => c.status === "active").map((c) => c.id), [], `round ${round}`)
         // Every exchange that answered tokens made one of them, and the removal ended it.

@@ -62,7 +62,9 @@ export const removeWorkspaceApp = Effect.fn("clients.removeWorkspaceApp")(functi
       then: (client) => Effect.map(endActiveConnections(client.clientId, input.actorId), (ended) => ({ answer: { client, ended }, events: [] }))
     }
   })
-  // The mark is seen by others only once committed: an exchange that committed its connection meanwhile and looked
-  // the client up before this commit (codes/exchangeCode.ts) is found by this second look, after the commit.
+  // The mark is seen by others only once committed: with a CodeStore whose write does not hold the client (no
+  // saveHoldingClient: codes/exchangeCode.ts), an exchange that committed its connection meanwhile and looked the client
+  // up before this commit is found by this second look, after the commit. (On SQL the mark waits for the exchanges
+  // holding the client instead, and those after it are refused: docs/decisions.md, Atomicity.)
   return { client, ended: ended + (yield* endActiveConnections(client.clientId, input.actorId)) }
 })

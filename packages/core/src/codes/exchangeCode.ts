@@ -1,7 +1,7 @@
 // The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6, spec §POST /oauth/token): a command on the runner
 // (commands/runCommand.ts): load by hash → pure transition → compare-and-set save → open the connection, issue its
 // tokens and append its ConnectionOpened (the audit entry and the admins' mail come from it through the outbox
-// readers), all in one write (one statement on SQL: CodeStore.saveWith, made only while the client is usable): a
+// readers), all in one write (one statement on SQL: CodeStore.saveHoldingClient, made only while the client is usable): a
 // failure anywhere leaves the code unspent for a retry (docs/decisions.md §Atomicity). A refusal that counts an attempt commits it before answering; a reuse ends the first connection.
 import { Effect, Option } from "effect"
 import type { Surface } from "../scopes/Scope.ts"
@@ -45,7 +45,7 @@ export interface ExchangeAttempt {
 
 /**
  * A reuse's own writes, beside its refusal. The code's version moves on, so that an exchange still opening its connection sees it
- * (exchangeCode re-reads it after committing); a lost race here means another reuse already moved it, which is all
+ * (exchangeCode re-reads it after committing, on a store without saveHoldingClient); a lost race here means another reuse already moved it, which is all
  * that is needed. RFC 6749 §4.1.2: a second exchange is refused and the connection made by the first one ends; its
  * ConnectionEnded is appended by endConnection's own command, in this same unit of work.
  */
@@ -63,7 +63,7 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
     const codes = yield* CodeStore
     const connections = yield* ConnectionStore
     const accessTokens = yield* AccessTokenStore
-    const saveWith = codes.saveWith
+    const saveHoldingClient = codes.saveHoldingClient
     const codeHash = attempt.preread?.codeHash ?? (yield* secrets.hash(attempt.code))
     // RFC 7636 §4.6: BASE64URL(SHA-256(ASCII(code_verifier))), the same digest the Secrets port stores secrets by.
     const verifierChallenge = yield* secrets.hash(attempt.codeVerifier)
@@ -80,7 +80,7 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
       writes: {
         _tag: "SavePlanned",
         save: codes.save,
-        // The connection and its first access token are planned as rows: with the store's saveWith, the code's
+        // The connection and its first access token are planned as rows: with the store's saveHoldingClient, the code's
         // compare-and-set, both inserts and the ConnectionOpened are one statement on SQL.
         plan: (spent) => Effect.map(
           planConnection({ code: { ...spent, connectionId } }),
@@ -89,17 +89,17 @@ export const exchangeCode = Effect.fn("codes.exchangeCode")(
           })
         ),
         write: (rows: OpenedRows) => Effect.andThen(connections.insert(rows.connection), accessTokens.insert(rows.accessToken)),
-        saveWith: saveWith === undefined ? undefined : (next: AuthorizationCode, rows: OpenedRows | null, outbox: OutboxAppend) =>
-          saveWith(next, { connections: rows === null ? [] : [rows.connection], accessTokens: rows === null ? [] : [rows.accessToken], outbox }),
+        saveWith: saveHoldingClient === undefined ? undefined : (next: AuthorizationCode, rows: OpenedRows | null, outbox: OutboxAppend) =>
+          saveHoldingClient(next, { connections: rows === null ? [] : [rows.connection], accessTokens: rows === null ? [] : [rows.accessToken], outbox }),
         // Only a reuse writes beside its refusal; any other refusal opens no transaction.
         onRefused: (error, code) => error._tag !== "CodeReused" ? null : endReused(codes.save, error, code)
       }
     })
-    // Without the store's saveWith, a second exchange or the app's removal may have happened while the connection was
-    // being opened: its endConnection found nothing to end yet. Re-read after committing, so that one side always
-    // sees the other (GrantReader: one read). With saveWith neither can: the code's spend and the connection are one
-    // write, and that write holds the client, so a removal waits for it and an exchange after a removal is ClientGone.
-    if (saveWith === undefined) {
+    // Without the store's saveHoldingClient, a second exchange or the app's removal may have happened while the
+    // connection was being opened: its endConnection found nothing to end yet. Re-read after committing, so that one
+    // side always sees the other (GrantReader: one read). With saveHoldingClient neither can: the code's spend and the
+    // connection are one write, and a removal and that write see each other (ports/CodeStore.ts).
+    if (saveHoldingClient === undefined) {
       const after = yield* (yield* GrantReader).recheckExchange(codeHash, attempt.client.clientId)
       const removed = !after.clientUsable
       if (removed || after.codeVersion !== outcome.version)

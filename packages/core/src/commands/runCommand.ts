@@ -57,7 +57,7 @@ export interface SavePlanned<S, A, E, B, E2, R, E3, R3, W> {
   /** Writes planned rows through the stores, inside the runner's unit of work. */
   readonly write: (rows: W) => Effect.Effect<void, StoreUnavailable>
   /**
-   * The store's one atomic write (ConnectionStore.saveWith, CodeStore.saveWith: one statement on SQL, no
+   * The store's one atomic write (ConnectionStore.saveWith, CodeStore.saveHoldingClient: one statement on SQL, no
    * transaction), undefined when the store has none: `next` with the planned rows (null for a refusal that saves)
    * and the events for the outbox, all or nothing, a Conflict when the compare-and-set does not match. Used for
    * every save that has rows or events to go with it and no `onRefused` writes after it. It may refuse with what

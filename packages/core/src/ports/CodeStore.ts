@@ -17,14 +17,14 @@ export interface CodeStoreShape {
   readonly save: (next: AuthorizationCode) => Cas
   /**
    * `save`, and when it matches `follows` too, as one atomic write (SQL: one statement, no transaction), made only
-   * while the code's client is usable: ClientGone (nothing written) when the client is removed or gone by then.
-   * The client is checked as last committed, and held until the write commits: a save of that client made meanwhile
-   * (a removal) waits for it, so that a removal sees the connection an exchange opened or the exchange sees the
-   * removal (codes/exchangeCode.ts; the contract kit's race "exchanges racing the app's removal").
-   * Optional: without it the command runner writes the same in a unit of work (commands/runCommand.ts), and the
-   * exchange re-reads the client after committing instead.
+   * while the code's client (as the ClientStore of the same database keeps it) is usable: ClientGone, nothing
+   * written, when it is removed or gone. A removal and this write must see each other: a removal that commits
+   * before the write is seen by it, and one that starts during it waits for it, so that the removal's ending of the
+   * app's connections sees the connection opened here (codes/exchangeCode.ts; the contract kit's race "code exchanges
+   * racing their app's removal"). Optional: without it the command runner writes the same in a unit of work
+   * (commands/runCommand.ts) and the exchange re-reads the client after committing instead.
    */
-  readonly saveWith?: (next: AuthorizationCode, follows: FollowingWrites) => Effect.Effect<void, Conflict | ClientGone | StoreUnavailable>
+  readonly saveHoldingClient?: (next: AuthorizationCode, follows: FollowingWrites) => Effect.Effect<void, Conflict | ClientGone | StoreUnavailable>
   /** Whether a code still kept was issued to this client with this PKCE challenge (checklist decision 47). */
   readonly challengeSeen: (clientId: ClientId, codeChallenge: string) => Fx<boolean>
 }

@@ -46,7 +46,10 @@ export interface GrantReaderShape {
   readonly clientAndRefreshGrounds: (clientId: ClientId, refreshHash: SecretHash) => Effect.Effect<ClientAndRefreshGrounds, StoreUnavailable>
   /** The client by id and the authorization code by hash, read together (one statement on SQL), as stored. */
   readonly clientAndCode: (clientId: ClientId, codeHash: SecretHash) => Effect.Effect<ClientAndCode, StoreUnavailable>
-  /** The code's version and the client's usability, read together after an exchange committed. */
+  /**
+   * The code's version and the client's usability, read together after an exchange committed: only with a CodeStore
+   * without `saveHoldingClient` (codes/exchangeCode.ts).
+   */
   readonly recheckExchange: (codeHash: SecretHash, clientId: ClientId) => Effect.Effect<ExchangeRecheck, StoreUnavailable>
 }
 export class GrantReader extends Context.Service<GrantReader, GrantReaderShape>()("core/ports/GrantReader") {}

@@ -6,7 +6,7 @@ import { Effect, Layer, Logger, Option } from "effect"
 import { TestClock } from "effect/testing"
 import {
   AccessTokenStore, EventOutbox, ClientStore, CodeStore, ConnectionStore, Directory, handleTokenRequest, Mailer,
-  resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials,
+  resolveBearer, SecretHash, StoreUnavailable, type BasicCredentials, ClientGone,
   ConnectionId,
   ClientId
 } from "@adgate/core"
@@ -144,6 +144,20 @@ describe("§OAuth errors: invalid_client (401)", () => {
       assert.notInclude(JSON.stringify(error), secrets.conf)
       assert.strictEqual(yield* codeStatus(code.hash), "issued")
     })))
+  it.effect("an app removed after its authentication, before the exchange's write (the store's saveHoldingClient answers ClientGone) → invalid_client, Basic challenged when tried; the code not consumed", () => {
+    // A store whose one-statement write holds the client, and finds it removed (adapters-sql's CodeStoreSql).
+    const ClientGoneAtWrite = Layer.effect(CodeStore, Effect.map(Effect.service(CodeStore), (codes) =>
+      CodeStore.of({ ...codes, saveHoldingClient: () => Effect.fail(new ClientGone()) }))).pipe(Layer.provideMerge(World))
+    return Effect.gen(function* () {
+      yield* seed
+      for (const [clientId, basic] of [["apc_pub", null], ["apc_conf", { clientId: "apc_conf", clientSecret: secrets.conf }]] as const) {
+        const code = yield* insertCode({ clientId })
+        const error = yield* refused(codeGrant(code, { client_id: clientId }), basic)
+        assert.deepStrictEqual([error._tag, error._tag === "ClientAuthenticationFailed" && error.usedBasic], ["ClientAuthenticationFailed", basic !== null])
+        assert.strictEqual(yield* codeStatus(code.hash), "issued")
+      }
+    }).pipe(Effect.provide(ClientGoneAtWrite))
+  })
   it.effect("a removed workspace app cannot get tokens: invalid_client", () => run(Effect.gen(function* () {
     const clients = yield* ClientStore
     const own = Option.getOrThrow(yield* clients.find(ClientId.make("apc_own")))
