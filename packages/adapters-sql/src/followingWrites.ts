@@ -1,4 +1,4 @@
-// What a compare-and-set save writes with it (ports/Stores.ts FollowingWrites: ConnectionStore.saveWith,
+// What a compare-and-set save writes with it (ports/FollowingWrites.ts: ConnectionStore.saveWith,
 // CodeStore.saveHoldingClient), as data-modifying CTEs of the save's own statement (no BEGIN/COMMIT round trips), written to
 // the save's statementTexts sink (statementText.ts: one text per shape, parameters per request).
 // Every INSERT selects FROM the save's CTE, which returns its one row only when the version matched: a lost race

@@ -1,7 +1,7 @@
 // Housekeeping (spec §Lifetimes, §States: Write request, §States: Connection): purges spent and expired rows (the
 // refresh-token hashes of ended connections among them) and expires unanswered write requests (each with its
-// WriteExpired event). Every step is idempotent (one statement, or for the client purges a lock and a delete in one
-// transaction), so any number of server processes may run it at once without double work or lost rows.
+// WriteExpired event). Every step is idempotent (one statement; for the client purges, batches of a lock and a
+// delete, a transaction each), so any number of server processes may run it at once without double work or lost rows.
 import { idempotencyKeyLifetimeMs, inBackground, Observations, outboxSubscriptions, refreshIdleMs } from "@adgate/core"
 import type { StoreUnavailable } from "@adgate/core"
 import { Clock, Duration, Effect, Layer } from "effect"
@@ -59,16 +59,19 @@ export interface HousekeepingCounts {
 /**
  * How many clients one transaction of a client purge locks and deletes: a pass repeats it while a batch comes back
  * full, up to `clientPurgeBatchesPerPass` (a backlog of 100,000 a minute, the registrations a day allows). The bound
- * keeps the deletion's parameters far below the protocol's 32,767 and each transaction's locks few.
+ * keeps the deletion's parameters far below the SQL driver's limit of 32,767 and each transaction's locks few. (Each
+ * batch scans the candidates' range again from its start: a backlog's pass reads the clients kept before it once per
+ * batch. A backlog is rare, and bounded by the registrations a day allows.)
  */
 export const clientPurgeBatch = 1_000
 const clientPurgeBatchesPerPass = 100
 
 /**
  * The client purges' statements at `now` (spec §Register, §Authentication 4), apart so that their plans can be checked
- * (durability.test.ts). Each purge is two statements in one transaction: `candidates` locks the clients it would
- * delete FOR UPDATE, skipping any a code exchange holds (CodeStoreSql's saveHoldingClient, FOR KEY SHARE), and `remove(ids)`
- * deletes those of them that still qualify. The second statement's snapshot is taken after the locks: an exchange that
+ * (durability.test.ts). Each batch of a purge is a transaction at READ COMMITTED (runHousekeeping): `candidates` locks
+ * up to a batch of the clients it would delete FOR UPDATE, skipping any a code exchange holds (CodeStoreSql's
+ * saveHoldingClient, FOR KEY SHARE), and `remove(ids)` deletes those of them that still qualify. The second
+ * statement's snapshot is taken after the locks: an exchange that
  * committed its connection before them is seen (the client is kept), one still running was skipped, and one starting
  * after them waits and finds its client gone (ClientGone). One statement could not do this: its snapshot would predate
  * the exchanges it waited for.

@@ -21,7 +21,7 @@ import {
   aClient, aCode, aConnection, aConsentPage, anAccessToken, anApiKey, anAuditEntry, aMail, aSession, aUser,
   aWorkspace, t0, unique, uniqueHash
 } from "@adgate/contract-kit"
-import { backends, databaseUrl, freshPostgresDatabase, pgliteDatabase, tempDataDir } from "./databases.ts"
+import { backends, databaseUrl, freshPostgresDatabase, pgliteDatabase, statementsOf, tempDataDir } from "./databases.ts"
 import { refreshGrant, seedCode, TokenWorld } from "./tokenWorld.ts"
 import { clientPurgeBatch, clientPurgeStatements } from "../src/runHousekeeping.ts"
 
@@ -351,10 +351,17 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(name, 
       const backlog = 2 * clientPurgeBatch + clientPurgeBatch / 2
       yield* sql`INSERT INTO clients SELECT (jsonb_populate_record(c, jsonb_build_object('client_id', c.client_id || '-' || i))).*
         FROM clients c, generate_series(1, ${backlog}) i WHERE c.client_id = ${model.clientId}`
-      const pass = yield* runHousekeeping(now)
+      const { result: pass, texts } = yield* statementsOf(runHousekeeping(now))
       assert.isAtLeast(pass.dynamicClients, backlog + 1)
       const [left] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM clients WHERE client_id LIKE ${model.clientId + "%"}`
       assert.strictEqual(left?.n, 0)
+      // The statements are seen on PGlite (statementsOf): three batches of the dynamic clients' purge, each deletion
+      // naming at most a batch of clients (one parameter each).
+      if (texts.length > 0) {
+        const deletions = texts.filter((t) => t.startsWith('WITH d AS (DELETE FROM clients c WHERE "c"."client_id" IN') && t.includes("c.kind = 'dynamic'"))
+        assert.strictEqual(deletions.length, 3)
+        for (const d of deletions) assert.isAtMost(d.split("c.kind")[0]!.match(/\$\d+/g)?.length ?? 0, clientPurgeBatch)
+      }
     }))
 
     it.effect("the client purges are planned as a probe of connections_by_client per candidate, even when statistics say one client holds every connection", () => Effect.gen(function* () {

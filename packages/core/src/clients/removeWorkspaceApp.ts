@@ -64,7 +64,8 @@ export const removeWorkspaceApp = Effect.fn("clients.removeWorkspaceApp")(functi
   })
   // The mark is seen by others only once committed: with a CodeStore whose write does not hold the client (no
   // saveHoldingClient: codes/exchangeCode.ts), an exchange that committed its connection meanwhile and looked the client
-  // up before this commit is found by this second look, after the commit. (On SQL the mark waits for the exchanges
-  // holding the client instead, and those after it are refused: docs/decisions.md, Atomicity.)
+  // up before this commit is found by this second look, after the commit. On SQL the mark waits for the exchanges
+  // holding the client, and the ending above sees their connections at READ COMMITTED; this look, in a transaction of
+  // its own, is what still finds them on a database whose default isolation is stricter. Keep it on every store.
   return { client, ended: ended + (yield* endActiveConnections(client.clientId, input.actorId)) }
 })

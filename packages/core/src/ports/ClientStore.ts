@@ -14,8 +14,9 @@ export interface ClientStoreShape {
   /** The clients of `clientIds` that exist, in one read (a page naming the apps of many connections). */
   readonly findMany: (clientIds: ReadonlyArray<ClientId>) => Fx<ReadonlyArray<Client>>
   /**
-   * Compare-and-set. A save waits for a code exchange holding the client (CodeStore.saveHoldingClient) to commit, so that what
-   * follows it in the same unit of work (a removal's ending of the app's connections) sees the connection opened.
+   * Compare-and-set. A save that marks the client removed waits for a code exchange holding the client
+   * (CodeStore.saveHoldingClient) to commit, so that what follows it in the same unit of work (the removal's ending of
+   * the app's connections) sees the connection opened, and an exchange after it finds the client removed.
    */
   readonly save: (next: Client) => Cas
   readonly listByWorkspace: (workspaceId: WorkspaceId) => Fx<ReadonlyArray<Client>>

@@ -38,7 +38,7 @@ export interface OutboxEntry<Event extends DomainEvent = DomainEvent> {
   readonly event: Event
 }
 
-/** Events to append for readers, handed to a store that writes them with its own save (ports/Stores.ts, `saveWith`). */
+/** Events to append for readers, handed to a store that writes them with its own save (ports/FollowingWrites.ts). */
 export interface OutboxAppend {
   readonly events: ReadonlyArray<DomainEvent>
   /** One row per event and reader that takes it (takesKind); none (or no events) writes nothing. */

@@ -146,8 +146,9 @@ describe("§OAuth errors: invalid_client (401)", () => {
     })))
   it.effect("an app removed after its authentication, before the exchange's write (the store's saveHoldingClient answers ClientGone) → invalid_client, Basic challenged when tried; the code not consumed", () => {
     // A store whose one-statement write holds the client, and finds it removed (adapters-sql's CodeStoreSql).
+    let writes = 0
     const ClientGoneAtWrite = Layer.effect(CodeStore, Effect.map(Effect.service(CodeStore), (codes) =>
-      CodeStore.of({ ...codes, saveHoldingClient: () => Effect.fail(new ClientGone()) }))).pipe(Layer.provideMerge(World))
+      CodeStore.of({ ...codes, saveHoldingClient: () => Effect.suspend(() => (writes++, Effect.fail(new ClientGone()))) }))).pipe(Layer.provideMerge(World))
     return Effect.gen(function* () {
       yield* seed
       for (const [clientId, basic] of [["apc_pub", null], ["apc_conf", { clientId: "apc_conf", clientSecret: secrets.conf }]] as const) {
@@ -156,6 +157,8 @@ describe("§OAuth errors: invalid_client (401)", () => {
         assert.deepStrictEqual([error._tag, error._tag === "ClientAuthenticationFailed" && error.usedBasic], ["ClientAuthenticationFailed", basic !== null])
         assert.strictEqual(yield* codeStatus(code.hash), "issued")
       }
+      // Each refusal came from the write (authentication had passed), not from an earlier check.
+      assert.strictEqual(writes, 2)
     }).pipe(Effect.provide(ClientGoneAtWrite))
   })
   it.effect("a removed workspace app cannot get tokens: invalid_client", () => run(Effect.gen(function* () {
