@@ -3,7 +3,7 @@
 // readers that take it, and a failure of any part leaves nothing, the save included. PGlite, and PostgreSQL when
 // DATABASE_URL is set.
 import {
-  AccessTokenStore, ClientStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites, type OutboxSubscription,
+  AccessTokenStore, type AuthorizationCode, ClientStore, CodeStore, ConnectionStore, type DomainEvent, type FollowingWrites, type OutboxSubscription,
   ConnectionId,
   UserId,
   WorkspaceId,
@@ -151,6 +151,23 @@ const lockWaiters = (n: number) => Effect.gen(function* () {
   return waiting
 })
 
+/**
+ * The exchange's own statement run in a transaction kept open on a connection of its own, so that the client stays
+ * held FOR KEY SHARE (uncommitted) until `commit`.
+ */
+const exchangeHeldOpen = (spent: AuthorizationCode, follows: FollowingWrites) => Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const holding = yield* Deferred.make<void>()
+  const release = yield* Deferred.make<void>()
+  const fiber = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
+    yield* (yield* CodeStore).saveHoldingClient!(spent, follows)
+    yield* Deferred.succeed(holding, undefined)
+    yield* Deferred.await(release)
+  })))
+  yield* Deferred.await(holding)
+  return { commit: Effect.andThen(Deferred.succeed(release, undefined), Fiber.join(fiber)) }
+})
+
 // The two locks of docs/decisions.md (Atomicity, "A connection is never left active on a removed app"), each side
 // held open on a connection of its own while the other runs. PostgreSQL only: PGlite runs one transaction at a time.
 describe.runIf(backends[1]![1])("the exchange's and the removal's locks on PostgreSQL", () => {
@@ -182,43 +199,25 @@ describe.runIf(backends[1]![1])("the exchange's and the removal's locks on Postg
         const sql = yield* SqlClient.SqlClient
         const clients = yield* ClientStore
         const { client, spent, connection, follows } = yield* exchangeRows
-        const holding = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        // The exchange's own statement, then its transaction kept open: the client held FOR KEY SHARE, uncommitted.
-        const exchange = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
-          yield* (yield* CodeStore).saveHoldingClient!(spent, follows)
-          yield* Deferred.succeed(holding, undefined)
-          yield* Deferred.await(release)
-        })))
-        yield* Deferred.await(holding)
+        const exchange = yield* exchangeHeldOpen(spent, follows)
         const removal = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
           yield* clients.save({ ...client, removedAt: 5_000, version: client.version + 1 })
           // READ COMMITTED: this statement's snapshot is taken after the mark waited, so it sees the connection.
           return yield* (yield* ConnectionStore).listByClient(client.clientId)
         })))
         assert.strictEqual(yield* lockWaiters(1), 1, "the removal waits for the exchange")
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(exchange)
+        yield* exchange.commit
         assert.deepStrictEqual((yield* Fiber.join(removal)).map((c) => c.id), [connection.id])
       }))
 
     it.effect("a save that does not mark the client removed does not wait for an exchange holding the client", () =>
       Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
         const clients = yield* ClientStore
         const { client, spent, follows } = yield* exchangeRows
-        const holding = yield* Deferred.make<void>()
-        const release = yield* Deferred.make<void>()
-        const exchange = yield* Effect.forkChild(sql.withTransaction(Effect.gen(function* () {
-          yield* (yield* CodeStore).saveHoldingClient!(spent, follows)
-          yield* Deferred.succeed(holding, undefined)
-          yield* Deferred.await(release)
-        })))
-        yield* Deferred.await(holding)
+        const exchange = yield* exchangeHeldOpen(spent, follows)
         // A metadata refresh's kind of save, while the exchange is still open: done at once.
         yield* clients.save({ ...client, name: "Renamed", version: client.version + 1 })
-        yield* Deferred.succeed(release, undefined)
-        yield* Fiber.join(exchange)
+        yield* exchange.commit
         assert.strictEqual(Option.getOrThrow(yield* clients.find(client.clientId)).name, "Renamed")
       }))
   })
