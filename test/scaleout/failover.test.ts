@@ -116,7 +116,14 @@ describe.skipIf(!scaleOutAvailable)("a database failover under traffic, through 
     // Every acknowledged charge is on the new primary: its idempotency record, its usage row, its credits.
     const acknowledged = answers.filter((a) => a.status === 200).map((a) => a.key)
     const keys = acknowledged.map((k) => `'${k}'`).join(",")
-    expect(await replica.psql(`SELECT count(*) FROM idempotency_keys WHERE key IN (${keys}) AND state = 'completed'`, "adgate")).toBe(String(acknowledged.length))
+    // Each key is there. A call whose charge committed just before the primary died may have answered 200 without its
+    // answer stored (runIdempotent: the caller gets the answer of an effect that happened; the key stays in flight
+    // until its lease ends, and a retry runs again under the same platform token): at most one per caller in flight
+    // at the crash, here two. Every other one is completed.
+    const stored = await replica.psql(`SELECT count(*) FILTER (WHERE state = 'completed') || ',' || count(*) FROM idempotency_keys WHERE key IN (${keys})`, "adgate")
+    const [completed, kept] = stored.split(",").map(Number)
+    expect(kept).toBe(acknowledged.length)
+    expect(completed).toBeGreaterThanOrEqual(acknowledged.length - 2)
     const usages = Number(await replica.psql(`SELECT count(*) FROM tool_usage WHERE tool = 'gads__list_campaigns'`, "adgate"))
     expect(usages).toBeGreaterThanOrEqual(acknowledged.length)
     // The ledger still adds up: the balance is the last entry's balance_after.
