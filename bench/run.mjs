@@ -12,6 +12,7 @@ import { execFileSync } from "node:child_process"
 import { makeAgent } from "./lib/driver.mjs"
 import { pin } from "./lib/procstat.mjs"
 import { benchDir, node24 } from "./lib/processes.mjs"
+import { fixed, spread } from "./lib/stats.mjs"
 import { scenarios } from "./scenarios.mjs"
 import { adgateTarget } from "./targets/adgate.mjs"
 import { oidcProviderTarget } from "./targets/oidcProvider.mjs"
@@ -251,12 +252,7 @@ async function runInterleaved(rounds) {
 
 /** Medians and spread (min–max) per scenario and target, and the per-round ratios of adgate to each reference. */
 export function summariseRepeats(results, rounds) {
-  const median = (xs) => {
-    const s = [...xs].sort((a, b) => a - b)
-    return s.length === 0 ? null : s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
-  }
-  const f = (x, digits = 2) => (x === null || x === undefined || Number.isNaN(x) ? "–" : x.toFixed(digits))
-  const spread = (xs, digits) => (xs.length === 0 ? "–" : `${f(median(xs), digits)} (${f(Math.min(...xs), digits)}–${f(Math.max(...xs), digits)})`)
+  const f = fixed
   const cpuUs = (r) => ((r.serverCpuMsPerReq ?? 0) + (r.dbCpuMsPerReq ?? 0)) * 1000
   const ok = results.filter((r) => r.rps !== undefined && r.round !== undefined)
   const keys = [...new Set(ok.map((r) => `${r.scenario}\u0000${r.target}`))]

@@ -8,6 +8,7 @@
 // (`followUp`). Per round: the anchor's CPU per exchange, and for each variant the exchange alone, its follow-up, and
 // the CPU efficiency against the anchor with and without the follow-up; then each variant's medians and spread.
 import { readFileSync } from "node:fs"
+import { median, spread } from "./lib/stats.mjs"
 
 const file = process.argv[2]
 if (file === undefined) throw new Error("usage: node bench/splitFollowUp.mjs <output of ab.mjs with SCEN=b and OIDC=tuned>")
@@ -42,12 +43,6 @@ for (const [round, byLabel] of [...rounds].sort((a, b) => a[0] - b[0])) {
   }
   console.log(line.join(" | "))
 }
-const median = (xs) => {
-  const s = [...xs].sort((a, b) => a - b)
-  const m = s.length >> 1
-  return s.length % 2 === 1 ? s[m] : (s[m - 1] + s[m]) / 2
-}
-const spread = (xs) => `${median(xs).toFixed(2)} (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`
 for (const [label, f] of figures) {
   if (f.alone.length === 0) continue
   console.log(`${label}: the exchange alone ${median(f.alone).toFixed(3)} ms (server ${median(f.server).toFixed(3)} + DB ${median(f.db).toFixed(3)}), ` +

@@ -16,10 +16,6 @@ export const connectionRow = tableRow(Connection, {
 /** The access_tokens row (AccessTokenStoreSql writes it too): the AccessToken Schema is its list of columns. */
 export const accessTokenRow = tableRow(AccessToken, { table: "access_tokens", key: "hash", jsonb: ["scopes"] })
 
-/** Whether anything follows the save (else it is the save alone). */
-export const followsAnything = (encoded: EncodedFollows): boolean =>
-  encoded.connections.length > 0 || encoded.accessTokens.length > 0 || encoded.events.length > 0
-
 /** `follows` encoded (FollowingWrites' rows through their Schemas), with the shape its statement text depends on. */
 export interface EncodedFollows {
   readonly connections: ReadonlyArray<{ readonly row: { readonly [field: string]: unknown }; readonly layout: RowLayout; readonly refreshHash: string }>

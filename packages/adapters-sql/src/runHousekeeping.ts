@@ -71,10 +71,9 @@ const clientPurgeBatchesPerPass = 100
  * (durability.test.ts). Each batch of a purge is a transaction at READ COMMITTED (runHousekeeping): `candidates` locks
  * up to a batch of the clients it would delete FOR UPDATE, skipping any a code exchange holds (CodeStoreSql's
  * saveHoldingClient, FOR KEY SHARE), and `remove(ids)` deletes those of them that still qualify. The second
- * statement's snapshot is taken after the locks: an exchange that
- * committed its connection before them is seen (the client is kept), one still running was skipped, and one starting
- * after them waits and finds its client gone (ClientGone). One statement could not do this: its snapshot would predate
- * the exchanges it waited for.
+ * statement's snapshot is taken after the locks: an exchange that committed its connection before them is seen (the
+ * client is kept), one still running was skipped, and one starting after them waits and finds its client gone
+ * (ClientGone). One statement could not do this: its snapshot would predate the exchanges it waited for.
  */
 export const clientPurgeStatements = (sql: SqlClient.SqlClient, now: number) => {
   // lastTokenAt is noted best effort after issuing, so it alone cannot prove "no token": a connection is the proof

@@ -70,3 +70,20 @@ export const backends: ReadonlyArray<readonly [string, boolean, () => Layer.Laye
   ["PGlite", true, () => pgliteDatabase()],
   ["PostgreSQL", Option.isSome(databaseUrl), () => postgresDatabase(Option.getOrElse(databaseUrl, () => ""))]
 ]
+
+/**
+ * Polls until `n` sessions of this database (each layer has a fresh one) wait for a lock, for up to 10 s of real time
+ * (the tests' clock is a TestClock, so the pause between polls is a timer of the host), answering how many do.
+ */
+export const lockWaiters = (n: number) => Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const deadline = Date.now() + 10_000
+  let waiting = 0
+  while (waiting < n && Date.now() < deadline) {
+    const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE datname = current_database() AND wait_event_type = 'Lock'`
+    waiting = rows[0]?.n ?? 0
+    if (waiting < n) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
+  }
+  return waiting
+})

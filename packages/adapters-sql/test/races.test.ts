@@ -10,7 +10,7 @@ import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { runHousekeeping } from "../src/index.ts"
 import { origin, TokenWorld } from "./tokenWorld.ts"
-import { databaseUrl, postgresDatabase } from "./databases.ts"
+import { databaseUrl, lockWaiters, postgresDatabase } from "./databases.ts"
 
 const seedWorkspace = (credits: number) => Effect.gen(function* () {
   const directory = yield* Directory
@@ -51,13 +51,7 @@ describe.skipIf(Option.isNone(databaseUrl))("races on PostgreSQL", () => {
       yield* Deferred.await(held)
       // This setting starts meanwhile (its statement's snapshot still sees editor) and waits for the row.
       const setting = yield* Effect.forkChild(directory.setRole(workspaceId, editor, Option.some("admin")))
-      let waiting = 0
-      for (let i = 0; i < 500 && waiting === 0; i++) {
-        const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-          WHERE datname = current_database() AND wait_event_type = 'Lock'`
-        waiting = rows[0]?.n ?? 0
-      }
-      assert.strictEqual(waiting, 1, "the setting waits for the other's row")
+      assert.strictEqual(yield* lockWaiters(1), 1, "the setting waits for the other's row")
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(other)
       // It replaced viewer (what committed before it wrote), not editor (what its snapshot saw).

@@ -14,7 +14,7 @@ import { Deferred, Effect, Fiber, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { SqlStores } from "../src/index.ts"
 import { aClient, aCode, aConnection, anAccessToken, unique, uniqueHash } from "@adgate/contract-kit"
-import { backends } from "./databases.ts"
+import { backends, lockWaiters } from "./databases.ts"
 
 /** Two readers of every event, and one of a connection ended only (as the withdrawals reader). */
 const readers: ReadonlyArray<OutboxSubscription> = [
@@ -132,23 +132,6 @@ for (const [name, enabled, database] of backends) describe.runIf(enabled)(`saveW
         assert.deepStrictEqual(yield* (yield* AccessTokenStore).findByHash(stale.hash), Option.none())
       }))
   })
-})
-
-/**
- * Polls until `n` sessions of this database (each layer has a fresh one) wait for a lock, for up to 10 s of real time
- * (the tests' clock is a TestClock, so the pause between polls is a timer of the host), answering how many do.
- */
-const lockWaiters = (n: number) => Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const deadline = Date.now() + 10_000
-  let waiting = 0
-  while (waiting < n && Date.now() < deadline) {
-    const rows = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND wait_event_type = 'Lock'`
-    waiting = rows[0]?.n ?? 0
-    if (waiting < n) yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
-  }
-  return waiting
 })
 
 /**
